@@ -1,0 +1,133 @@
+/* diag: storage, ordering and GCC-style printing of diagnostics. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void diag_init(diag_list *d, size_t max_errors)
+{
+    memset(d, 0, sizeof *d);
+    d->max_errors = max_errors ? max_errors : DIAG_DEFAULT_MAX;
+}
+
+void diag_free(diag_list *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->items[i].msg);
+        free(d->items[i].note);
+    }
+    free(d->items);
+    memset(d, 0, sizeof *d);
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (len < 0)
+        return NULL;
+    char *s = malloc((size_t)len + 1);
+    if (s)
+        vsnprintf(s, (size_t)len + 1, fmt, ap);
+    return s;
+}
+
+void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+{
+    if (d->n >= d->max_errors) {
+        d->n_dropped++;
+        return;
+    }
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 8;
+        diag *items = realloc(d->items, cap * sizeof *items);
+        if (!items) {
+            d->oom = true;
+            d->n_dropped++;
+            return;
+        }
+        d->items = items;
+        d->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = vformat(fmt, ap);
+    va_end(ap);
+    if (!msg) {
+        d->oom = true;
+        d->n_dropped++;
+        return;
+    }
+    diag *e = &d->items[d->n];
+    memset(e, 0, sizeof *e);
+    e->file = file;
+    e->line = line;
+    e->col = col;
+    e->msg = msg;
+    e->seq = d->n;
+    d->n++;
+}
+
+void diag_note(diag_list *d, unsigned line, unsigned col, const char *fmt, ...)
+{
+    if (d->n == 0 || d->n_dropped)
+        return;
+    diag *e = &d->items[d->n - 1];
+    if (e->note)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    e->note = vformat(fmt, ap);
+    va_end(ap);
+    e->note_line = line;
+    e->note_col = col;
+}
+
+size_t diag_count(const diag_list *d) { return d->n + d->n_dropped; }
+
+bool diag_full(const diag_list *d) { return d->n >= d->max_errors; }
+
+static int by_position(const void *pa, const void *pb)
+{
+    const diag *a = pa, *b = pb;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    if (a->col != b->col)
+        return a->col < b->col ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void print_prefix(FILE *out, const char *file, unsigned line, unsigned col)
+{
+    fputs(file ? file : "tfc", out);
+    if (line) {
+        fprintf(out, ":%u", line);
+        if (col)
+            fprintf(out, ":%u", col);
+    }
+    fputs(": ", out);
+}
+
+void diag_print(diag_list *d, FILE *out)
+{
+    if (d->n > 1)
+        qsort(d->items, d->n, sizeof *d->items, by_position);
+    for (size_t i = 0; i < d->n; i++) {
+        const diag *e = &d->items[i];
+        print_prefix(out, e->file, e->line, e->col);
+        fprintf(out, "error: %s\n", e->msg);
+        if (e->note) {
+            print_prefix(out, e->file, e->note_line, e->note_col);
+            fprintf(out, "note: %s\n", e->note);
+        }
+    }
+    if (d->n_dropped) {
+        const char *file = d->n ? d->items[0].file : NULL;
+        print_prefix(out, file, 0, 0);
+        fprintf(out, "error: %zu more error%s not shown%s\n", d->n_dropped,
+                d->n_dropped == 1 ? "" : "s", d->oom ? " (out of memory)" : "");
+    }
+}

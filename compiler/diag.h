@@ -1,0 +1,50 @@
+/* diag: diagnostics as values. Library code appends; only main prints.
+ * Printed GCC-style: FILE:LINE:COL: error: MESSAGE (line 0 = no position). */
+#ifndef TFC_DIAG_H
+#define TFC_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct diag {
+    const char *file; /* not owned; NULL prints as "tfc" */
+    unsigned line, col; /* 1-based; 0 = unknown */
+    char *msg;
+    char *note; /* optional follow-up, printed as "note:" at note_line:note_col */
+    unsigned note_line, note_col;
+    size_t seq; /* insertion order, keeps sorting stable */
+} diag;
+
+typedef struct diag_list {
+    diag *items;
+    size_t n, cap;
+    size_t max_errors; /* errors kept; later ones are counted in n_dropped */
+    size_t n_dropped;
+    bool oom; /* a message could not be stored */
+} diag_list;
+
+enum { DIAG_DEFAULT_MAX = 20 };
+
+void diag_init(diag_list *d, size_t max_errors);
+void diag_free(diag_list *d);
+
+#if defined(__GNUC__)
+#define DIAG_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define DIAG_PRINTF(a, b)
+#endif
+
+void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+    DIAG_PRINTF(5, 6);
+/* Attach a note to the most recent error (ignored when that error was dropped). */
+void diag_note(diag_list *d, unsigned line, unsigned col, const char *fmt, ...) DIAG_PRINTF(4, 5);
+
+size_t diag_count(const diag_list *d); /* errors reported, including dropped ones */
+bool diag_full(const diag_list *d);     /* cap reached: callers may stop early */
+
+/* Prints errors ordered by position (ties by insertion order), then a line
+ * saying how many were left out, if any. */
+void diag_print(diag_list *d, FILE *out);
+
+#endif

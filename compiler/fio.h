@@ -1,0 +1,22 @@
+/* fio: checked file input. Every failure becomes a diagnostic naming the
+ * file and the reason; nothing here prints or exits. */
+#ifndef TFC_FIO_H
+#define TFC_FIO_H
+
+#include <stddef.h>
+
+#include "diag.h"
+
+typedef enum {
+    FIO_OK = 0,
+    FIO_TOO_LARGE, /* more than limit bytes: an input error, not an I/O one */
+    FIO_ERROR,     /* could not open or read (missing, directory, permission, ...) */
+} fio_status;
+
+/* Reads the whole of path ("-" = standard input) into a malloc'd buffer with
+ * a NUL after the last byte. Refuses directories and anything over limit
+ * bytes without reading more than limit + 1 bytes. On success the caller
+ * frees *buf. */
+fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len, diag_list *d);
+
+#endif

@@ -1,0 +1,191 @@
+/* main: the tfc command line. Parses arguments, runs one verb, prints the
+ * diagnostics the library collected and picks the exit code. The only file
+ * that prints errors or exits. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "spec.h"
+#include "text.h"
+#include "version.h"
+
+enum exit_code {
+    EXIT_OK = 0,
+    EXIT_INVALID = 1,    /* invalid spec or input */
+    EXIT_USAGE = 2,      /* bad command line, or a verb not implemented yet */
+    EXIT_INFEASIBLE = 3, /* no plan */
+    EXIT_IO = 4,
+    EXIT_CUDA = 5, /* generated CUDA failed the NVRTC check */
+};
+
+static const char usage_text[] =
+    "usage: tfc <command> [options]\n"
+    "\n"
+    "tfc compiles a pipeline-parallel training spec (YAML) into C and CUDA source\n"
+    "with the TimelyFreeze freezing plan baked in.\n"
+    "\n"
+    "commands:\n"
+    "  compile SPEC [-o DIR]    write the generated folder (default generated/<name>/)\n"
+    "  check SPEC [-q]          validate a spec; print a one-line summary\n"
+    "  plan SPEC [--json]       print the plan: makespans, speed-up, freeze ratios\n"
+    "  index build|query ...    build or query an LCP index\n"
+    "\n"
+    "options:\n"
+    "  -h, --help               this help; 'tfc COMMAND --help' for one command\n"
+    "  -V, --version            tfc's version and the libraries it was built with\n"
+    "\n"
+    "SPEC may be '-' for standard input. Errors are printed as FILE:LINE:COL: error: ...\n"
+    "exit codes: 0 ok, 1 invalid spec or input, 2 usage, 3 infeasible / no plan,\n"
+    "            4 I/O error, 5 generated CUDA failed the NVRTC check\n";
+
+static const char check_help[] =
+    "usage: tfc check SPEC [-q|--quiet]\n"
+    "\n"
+    "Reads SPEC, validates it against spec v1 (docs/spec.md) and reports every\n"
+    "problem found, each as FILE:LINE:COL: error: MESSAGE. On success prints a\n"
+    "one-line summary (nothing with -q). Exit 0 valid, 1 invalid, 4 unreadable.\n";
+
+static const char compile_help[] =
+    "usage: tfc compile SPEC [-o DIR]\n"
+    "\n"
+    "Writes the generated folder for SPEC (default generated/<name>/), atomically.\n"
+    "Not implemented in this release: it arrives with code generation.\n";
+
+static const char plan_help[] =
+    "usage: tfc plan SPEC [--json]\n"
+    "\n"
+    "Prints the baseline and optimised makespan, the speed-up and the per-stage\n"
+    "mean freeze ratio. Not implemented in this release: it arrives with the\n"
+    "schedule and freeze LP modules.\n";
+
+static const char index_help[] =
+    "usage: tfc index build|query ...\n"
+    "\n"
+    "Builds and queries an LCP index over token shards with the code tfc emits.\n"
+    "Not implemented in this release: it arrives with the LCP index module.\n";
+
+typedef struct verb {
+    const char *name;
+    const char *help;
+    int (*run)(int argc, char **argv);
+} verb;
+
+/* "tfc: error: MSG 'ARG'" (ARG quoted and escaped, omitted when NULL). */
+static int usage_error(const char *msg, const char *arg)
+{
+    char q[TEXT_QUOTE_CAP];
+    if (arg)
+        fprintf(stderr, "tfc: error: %s %s\nTry 'tfc --help'.\n", msg, text_quote(q, sizeof q, arg, strlen(arg)));
+    else
+        fprintf(stderr, "tfc: error: %s\nTry 'tfc --help'.\n", msg);
+    return EXIT_USAGE;
+}
+
+static bool is_help(const char *a) { return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0; }
+
+static int run_check(int argc, char **argv)
+{
+    const char *path = NULL;
+    bool quiet = false, options_done = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!options_done && strcmp(a, "--") == 0) {
+            options_done = true;
+        } else if (!options_done && (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
+            quiet = true;
+        } else if (!options_done && is_help(a)) {
+            fputs(check_help, stdout);
+            return EXIT_OK;
+        } else if (!options_done && a[0] == '-' && a[1] != '\0') {
+            return usage_error("check: unknown option", a);
+        } else if (path) {
+            return usage_error("check: more than one SPEC given; extra:", a);
+        } else {
+            path = a;
+        }
+    }
+    if (!path)
+        return usage_error("check: missing SPEC", NULL);
+
+    arena a;
+    arena_init(&a, 0);
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    const spec *s;
+    spec_status st = spec_load_file(path, &a, &d, &s);
+    diag_print(&d, stderr);
+    if (st == SPEC_OK && !quiet) {
+        printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu parameter tensors, "
+               "%llu parameters\n",
+               path, s->name, spec_schedule_name(s->schedule), s->ranks, s->ranks == 1 ? "" : "s",
+               s->stages_per_rank, s->stages_per_rank == 1 ? "" : "s", s->microbatches, s->n_params,
+               (unsigned long long)s->numel);
+    }
+    diag_free(&d);
+    arena_free(&a);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tfc: error: cannot write to standard output\n");
+        return EXIT_IO;
+    }
+    return st == SPEC_OK ? EXIT_OK : st == SPEC_IO ? EXIT_IO : EXIT_INVALID;
+}
+
+static int not_implemented(const char *name, const char *help, int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (is_help(argv[i])) {
+            fputs(help, stdout);
+            return EXIT_OK;
+        }
+    fprintf(stderr, "tfc: error: '%s' is not implemented in tfc %s yet\n", name, version_string());
+    return EXIT_USAGE;
+}
+
+static int run_compile(int argc, char **argv) { return not_implemented("compile", compile_help, argc, argv); }
+static int run_plan(int argc, char **argv) { return not_implemented("plan", plan_help, argc, argv); }
+static int run_index(int argc, char **argv) { return not_implemented("index", index_help, argc, argv); }
+
+static const verb verbs[] = {
+    {"compile", compile_help, run_compile},
+    {"check", check_help, run_check},
+    {"plan", plan_help, run_plan},
+    {"index", index_help, run_index},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (is_help(cmd) || strcmp(cmd, "help") == 0) {
+        if (argc > 2 && strcmp(cmd, "help") == 0)
+            for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+                if (strcmp(verbs[i].name, argv[2]) == 0) {
+                    fputs(verbs[i].help, stdout);
+                    return EXIT_OK;
+                }
+        fputs(usage_text, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+        version_print(stdout);
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
+    }
+    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+        if (strcmp(verbs[i].name, cmd) == 0)
+            return verbs[i].run(argc - 2, argv + 2);
+
+    static const char *const names[] = {"compile", "check", "plan", "index", NULL};
+    const char *near = text_nearest(cmd, strlen(cmd), names);
+    char q[TEXT_QUOTE_CAP];
+    text_quote(q, sizeof q, cmd, strlen(cmd));
+    if (near)
+        fprintf(stderr, "tfc: error: unknown command %s; did you mean '%s'?\nTry 'tfc --help'.\n", q, near);
+    else
+        fprintf(stderr, "tfc: error: unknown command %s\nTry 'tfc --help'.\n", q);
+    return EXIT_USAGE;
+}

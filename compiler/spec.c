@@ -1,0 +1,857 @@
+/* spec: the v1 schema. Walks a ydoc tree, fills a typed struct, and reports
+ * every independent problem with its position. Checks that depend on a value
+ * that was itself wrong (array lengths when the stage count is unknown) are
+ * skipped rather than reported twice. docs/spec.md is the prose twin of this
+ * file: change both together. */
+#include "spec.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fio.h"
+#include "text.h"
+#include "ydoc.h"
+
+enum { PATH_CAP = 96 };
+
+typedef struct ctx {
+    const char *file;
+    arena *a;
+    diag_list *d;
+    spec *s;
+    bool oom;
+} ctx;
+
+static const ydoc_limits yaml_limits = {
+    .max_depth = SPEC_MAX_YAML_DEPTH,
+    .max_nodes = SPEC_MAX_YAML_NODES,
+    .max_scalar_bytes = SPEC_MAX_SCALAR_BYTES,
+};
+
+static const char *const schedule_names[] = {
+    [SCHED_GPIPE] = "GPipe", [SCHED_1F1B] = "1F1B", [SCHED_INTERLEAVED_1F1B] = "Interleaved1F1B",
+    [SCHED_ZBH1] = "ZBH1",   [SCHED_ZBV] = "ZBV",   [SCHED_CUSTOM] = "custom",
+    NULL,
+};
+
+/* CUDA architectures NVRTC in current toolkits compiles for. */
+static const char *const cuda_archs[] = {
+    "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120", NULL,
+};
+
+static const char *const c_keywords[] = {
+    "auto",     "break",    "case",     "char",      "const",    "continue",      "default",
+    "do",       "double",   "else",     "enum",      "extern",   "float",         "for",
+    "goto",     "if",       "inline",   "int",       "long",     "register",      "restrict",
+    "return",   "short",    "signed",   "sizeof",    "static",   "struct",        "switch",
+    "typedef",  "union",    "unsigned", "void",      "volatile", "while",         "_Alignas",
+    "_Alignof", "_Atomic",  "_Bool",    "_Complex",  "_Generic", "_Imaginary",    "_Noreturn",
+    "_Static_assert",       "_Thread_local",         "bool",     "true",          "false",
+    "NULL",     "main",     NULL,
+};
+
+const char *spec_schedule_name(spec_schedule s) { return schedule_names[s]; }
+
+bool spec_schedule_is_split(spec_schedule s) { return s == SCHED_ZBH1 || s == SCHED_ZBV; }
+
+/* ---- reporting ---- */
+
+#define ERR(c, node, ...) diag_error((c)->d, (c)->file, (node)->line, (node)->col, __VA_ARGS__)
+
+static void out_of_memory(ctx *c, const ydoc_node *at)
+{
+    if (!c->oom)
+        ERR(c, at, "out of memory while reading the spec");
+    c->oom = true;
+}
+
+/* "\"text\"" for a scalar, "a sequence" / "a mapping" otherwise. */
+static const char *describe(const ydoc_node *n, char *buf, size_t cap)
+{
+    if (n->kind == YDOC_SEQ)
+        return "a sequence";
+    if (n->kind == YDOC_MAP)
+        return "a mapping";
+    if (n->n == 0)
+        return n->plain ? "an empty value" : "an empty string";
+    return text_quote(buf, cap, n->u.str, n->n);
+}
+
+/* What a node is, for "got ..." in type errors: "a sequence", "a mapping",
+ * "an empty value", or the type and text of a scalar: string "four". */
+static const char *got(const ydoc_node *n, char *buf, size_t cap)
+{
+    if (n->kind != YDOC_SCALAR || n->n == 0)
+        return describe(n, buf, cap);
+    const char *type = ydoc_type_name(ydoc_scalar_type(n));
+    size_t tl = strlen(type);
+    memcpy(buf, type, tl);
+    buf[tl] = ' ';
+    text_quote(buf + tl + 1, cap - tl - 1, n->u.str, n->n);
+    return buf;
+}
+
+/* Key paths ("model.stages[3].params[0].numel") for messages. Every path
+ * tfc builds fits PATH_CAP; a cut one would still be marked. */
+static void path_mark_cut(char *out, int written)
+{
+    if (written < 0 || written >= PATH_CAP)
+        memcpy(out + PATH_CAP - 4, "...", 4);
+}
+
+static void path_key(char *out, const char *parent, const char *key)
+{
+    int r = (parent && *parent) ? snprintf(out, PATH_CAP, "%s.%s", parent, key) : snprintf(out, PATH_CAP, "%s", key);
+    path_mark_cut(out, r);
+}
+
+static void path_index(char *out, const char *parent, size_t i)
+{
+    path_mark_cut(out, snprintf(out, PATH_CAP, "%s[%zu]", parent, i));
+}
+
+/* ---- mappings ---- */
+
+/* Checks that node is a mapping whose keys are all in known; reports the
+ * others with the nearest known key as a hint. */
+static bool check_map(ctx *c, const ydoc_node *node, const char *path, const char *const *known)
+{
+    char q[TEXT_QUOTE_CAP];
+    if (node->kind != YDOC_MAP) {
+        ERR(c, node, "%s must be a mapping, got %s", path, got(node, q, sizeof q));
+        return false;
+    }
+    for (uint32_t i = 0; i < node->n && !diag_full(c->d); i++) {
+        const ydoc_node *k = ydoc_key(node, i);
+        bool found = false;
+        for (size_t j = 0; known[j]; j++)
+            if (strlen(known[j]) == k->n && memcmp(known[j], k->u.str, k->n) == 0)
+                found = true;
+        if (found)
+            continue;
+        const char *near = text_nearest(k->u.str, k->n, known);
+        char where[PATH_CAP + 8];
+        snprintf(where, sizeof where, "%s%s", *path ? " in " : "", path);
+        if (k->n == 2 && memcmp(k->u.str, "<<", 2) == 0)
+            ERR(c, k, "merge keys (<<) are not supported%s; write the keys out", where);
+        else if (near)
+            ERR(c, k, "unknown key %s%s; did you mean '%s'?", text_quote(q, sizeof q, k->u.str, k->n),
+                where, near);
+        else
+            ERR(c, k, "unknown key %s%s", text_quote(q, sizeof q, k->u.str, k->n), where);
+    }
+    return true;
+}
+
+static const ydoc_node *require(ctx *c, const ydoc_node *map, const char *path, const char *key)
+{
+    const ydoc_node *v = ydoc_get(map, key);
+    if (!v) {
+        char full[PATH_CAP];
+        path_key(full, path, key);
+        ERR(c, map, "missing required key %s", full);
+    }
+    return v;
+}
+
+/* ---- typed scalars ---- */
+
+static bool get_uint(ctx *c, const ydoc_node *n, const char *path, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char q[TEXT_QUOTE_CAP];
+    bool neg;
+    uint64_t v;
+    if (n->kind != YDOC_SCALAR || ydoc_scalar_type(n) != YDOC_INT) {
+        const char *hint = n->kind == YDOC_SCALAR && !n->plain && ydoc_scalar_type(n) == YDOC_STR
+                               ? " (quoted values are strings)"
+                               : "";
+        ERR(c, n, "%s must be an integer, got %s%s", path, got(n, q, sizeof q), hint);
+        return false;
+    }
+    if (!ydoc_scalar_int(n, &neg, &v) || neg || v < min || v > max) {
+        if (neg && v == 0 && min == 0) {
+            *out = 0;
+            return true;
+        }
+        ERR(c, n, "%s must be an integer from %llu to %llu, got %s", path, (unsigned long long)min,
+            (unsigned long long)max, describe(n, q, sizeof q));
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static bool get_u32(ctx *c, const ydoc_node *n, const char *path, uint32_t min, uint32_t max, uint32_t *out)
+{
+    uint64_t v;
+    if (!get_uint(c, n, path, min, max, &v))
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* A finite number in [min, max]; min_open excludes min itself. */
+static bool get_number(ctx *c, const ydoc_node *n, const char *path, double min, bool min_open, double max,
+                       double *out)
+{
+    char q[TEXT_QUOTE_CAP];
+    ydoc_type t = n->kind == YDOC_SCALAR ? ydoc_scalar_type(n) : YDOC_STR;
+    if (n->kind != YDOC_SCALAR || (t != YDOC_INT && t != YDOC_FLOAT)) {
+        ERR(c, n, "%s must be a number, got %s", path, got(n, q, sizeof q));
+        return false;
+    }
+    double v;
+    bool ok;
+    if (t == YDOC_INT) {
+        bool neg;
+        uint64_t mag;
+        ok = ydoc_scalar_int(n, &neg, &mag);
+        v = neg ? -(double)mag : (double)mag;
+    } else {
+        ok = ydoc_scalar_float(n, &v);
+    }
+    if (!ok) {
+        ERR(c, n, "%s is out of the range of a double, got %s", path, describe(n, q, sizeof q));
+        return false;
+    }
+    if (!isfinite(v)) {
+        ERR(c, n, "%s must be a finite number, got %s", path, describe(n, q, sizeof q));
+        return false;
+    }
+    if (v < min || (min_open && v == min) || v > max) {
+        ERR(c, n, "%s must be a number %s %g and at most %g, got %s", path, min_open ? "above" : "of at least",
+            min, max, describe(n, q, sizeof q));
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static bool get_bool(ctx *c, const ydoc_node *n, const char *path, bool *out)
+{
+    char q[TEXT_QUOTE_CAP];
+    if (n->kind != YDOC_SCALAR || ydoc_scalar_type(n) != YDOC_BOOL) {
+        ERR(c, n, "%s must be true or false, got %s", path, got(n, q, sizeof q));
+        return false;
+    }
+    *out = ydoc_scalar_bool(n);
+    return true;
+}
+
+/* A string of 1..max_bytes bytes without control characters. */
+static const char *get_string(ctx *c, const ydoc_node *n, const char *path, size_t max_bytes)
+{
+    char q[TEXT_QUOTE_CAP];
+    if (n->kind != YDOC_SCALAR || ydoc_scalar_type(n) != YDOC_STR) {
+        const char *hint = n->kind == YDOC_SCALAR && ydoc_scalar_type(n) != YDOC_NULL ? "; quote it" : "";
+        ERR(c, n, "%s must be a string, got %s%s", path, got(n, q, sizeof q), hint);
+        return NULL;
+    }
+    if (n->n == 0) {
+        ERR(c, n, "%s must not be empty", path);
+        return NULL;
+    }
+    if (n->n > max_bytes) {
+        ERR(c, n, "%s is %u bytes long, more than the limit of %zu: %s", path, n->n, max_bytes,
+            describe(n, q, sizeof q));
+        return NULL;
+    }
+    if (text_has_control(n->u.str, n->n)) {
+        ERR(c, n, "%s must not contain control characters, got %s", path, describe(n, q, sizeof q));
+        return NULL;
+    }
+    return n->u.str;
+}
+
+/* One of names (NULL-terminated); returns the index or -1. */
+static int get_enum(ctx *c, const ydoc_node *n, const char *path, const char *const *names)
+{
+    char q[TEXT_QUOTE_CAP];
+    if (n->kind == YDOC_SCALAR && ydoc_scalar_type(n) != YDOC_NULL) {
+        for (int i = 0; names[i]; i++)
+            if (strlen(names[i]) == n->n && memcmp(names[i], n->u.str, n->n) == 0)
+                return i;
+    }
+    char list[256] = "";
+    size_t o = 0;
+    for (int i = 0; names[i] && o < sizeof list; i++)
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", names[i]);
+    const char *near = n->kind == YDOC_SCALAR ? text_nearest(n->u.str, n->n, names) : NULL;
+    if (near)
+        ERR(c, n, "%s must be one of %s, got %s; did you mean '%s'?", path, list, describe(n, q, sizeof q),
+            near);
+    else
+        ERR(c, n, "%s must be one of %s, got %s", path, list, describe(n, q, sizeof q));
+    return -1;
+}
+
+/* Optional key: absent leaves *present false and returns NULL. */
+static const ydoc_node *opt(const ydoc_node *map, const char *key) { return map ? ydoc_get(map, key) : NULL; }
+
+/* ---- duplicate names in a list ---- */
+
+typedef struct named {
+    const char *name;
+    const spec_pos *pos;
+    size_t index;
+} named;
+
+static int cmp_named(const void *pa, const void *pb)
+{
+    const named *a = pa, *b = pb;
+    int r = strcmp(a->name, b->name);
+    if (r)
+        return r;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Reports each name that repeats an earlier one in the list. */
+static void check_unique(ctx *c, named *items, size_t n, const char *what, const ydoc_node *at)
+{
+    if (n < 2)
+        return;
+    (void)at;
+    qsort(items, n, sizeof *items, cmp_named);
+    char q[TEXT_QUOTE_CAP];
+    for (size_t i = 1, first = 0; i < n && !diag_full(c->d); i++) {
+        if (strcmp(items[first].name, items[i].name) != 0) {
+            first = i;
+            continue;
+        }
+        diag_error(c->d, c->file, items[i].pos->line, items[i].pos->col, "duplicate %s %s", what,
+                   text_quote(q, sizeof q, items[i].name, strlen(items[i].name)));
+        diag_note(c->d, items[first].pos->line, items[first].pos->col, "first used here");
+    }
+}
+
+/* ---- sections ---- */
+
+static void read_name(ctx *c, const ydoc_node *n)
+{
+    char q[TEXT_QUOTE_CAP];
+    const char *name = get_string(c, n, "name", SPEC_MAX_NAME_BYTES);
+    if (!name)
+        return;
+    if (!text_is_c_identifier(name, n->n)) {
+        ERR(c, n, "name must be a C identifier ([A-Za-z_][A-Za-z0-9_]*), got %s", describe(n, q, sizeof q));
+        return;
+    }
+    if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))) {
+        ERR(c, n, "name %s is reserved in C (leading '__' or '_' and a capital)", describe(n, q, sizeof q));
+        return;
+    }
+    for (size_t i = 0; c_keywords[i]; i++)
+        if (strcmp(c_keywords[i], name) == 0) {
+            ERR(c, n, "name %s is a C keyword or standard name; the generated symbols need their own prefix",
+                describe(n, q, sizeof q));
+            return;
+        }
+    c->s->name = name;
+}
+
+/* Returns true when schedule, ranks and stages_per_rank are all valid, so
+ * the stage count can be relied on. */
+static bool read_pipeline(ctx *c, const ydoc_node *p)
+{
+    static const char *const known[] = {"schedule", "ranks", "stages_per_rank", "microbatches", "order", NULL};
+    spec *s = c->s;
+    if (!check_map(c, p, "pipeline", known))
+        return false;
+    bool ok = true;
+    const ydoc_node *n;
+    int sched = -1;
+    if ((n = require(c, p, "pipeline", "schedule"))) {
+        sched = get_enum(c, n, "pipeline.schedule", schedule_names);
+        if (sched >= 0)
+            s->schedule = (spec_schedule)sched;
+    }
+    ok &= sched >= 0;
+    if ((n = require(c, p, "pipeline", "ranks")))
+        ok &= get_u32(c, n, "pipeline.ranks", 1, SPEC_MAX_RANKS, &s->ranks);
+    else
+        ok = false;
+    s->stages_per_rank = 1;
+    const ydoc_node *spr = ydoc_get(p, "stages_per_rank");
+    if (spr)
+        ok &= get_u32(c, spr, "pipeline.stages_per_rank", 1, SPEC_MAX_STAGES, &s->stages_per_rank);
+    if ((n = require(c, p, "pipeline", "microbatches")))
+        get_u32(c, n, "pipeline.microbatches", 1, SPEC_MAX_MICROBATCHES, &s->microbatches);
+
+    const ydoc_node *order = ydoc_get(p, "order");
+    if (sched == SCHED_CUSTOM) {
+        if ((n = require(c, p, "pipeline", "order")))
+            s->order = get_string(c, n, "pipeline.order", SPEC_MAX_PATH_BYTES);
+    } else if (order && sched >= 0) {
+        ERR(c, order, "pipeline.order is only read with schedule: custom (schedule is %s)",
+            schedule_names[sched]);
+    }
+    if (!ok)
+        return false;
+
+    const ydoc_node *at = spr ? spr : ydoc_get(p, "ranks");
+    uint64_t stages = (uint64_t)s->ranks * s->stages_per_rank;
+    if (stages > SPEC_MAX_STAGES) {
+        ERR(c, at, "pipeline.ranks x pipeline.stages_per_rank = %llu stages, more than the limit of %u",
+            (unsigned long long)stages, SPEC_MAX_STAGES);
+        return false;
+    }
+    /* Shape rules that follow from what each schedule is; the schedule
+     * module checks the rest (microbatch counts, orders). */
+    const char *rule = NULL;
+    switch (s->schedule) {
+    case SCHED_GPIPE:
+    case SCHED_1F1B:
+        if (s->stages_per_rank != 1)
+            rule = "runs one stage per rank: stages_per_rank must be 1";
+        break;
+    case SCHED_INTERLEAVED_1F1B:
+        if (s->stages_per_rank < 2)
+            rule = "interleaves several stages per rank: stages_per_rank must be at least 2";
+        break;
+    case SCHED_ZBV:
+        if (s->stages_per_rank != 2)
+            rule = "places two stages per rank in a V: stages_per_rank must be 2";
+        break;
+    default:
+        break;
+    }
+    if (rule) {
+        ERR(c, at, "schedule %s %s, got %u", schedule_names[s->schedule], rule, s->stages_per_rank);
+        return false;
+    }
+    s->n_stages = (size_t)stages;
+    return true;
+}
+
+static void read_param(ctx *c, const ydoc_node *n, const char *path, spec_param *out)
+{
+    static const char *const known[] = {"name", "numel", NULL};
+    char sub[PATH_CAP];
+    out->pos = (spec_pos){n->line, n->col};
+    if (!check_map(c, n, path, known))
+        return;
+    const ydoc_node *v;
+    path_key(sub, path, "name");
+    if ((v = require(c, n, path, "name"))) {
+        out->name = get_string(c, v, sub, SPEC_MAX_PARAM_NAME_BYTES);
+        out->pos = (spec_pos){v->line, v->col};
+    }
+    path_key(sub, path, "numel");
+    if ((v = require(c, n, path, "numel")))
+        get_uint(c, v, sub, 1, SPEC_MAX_NUMEL, &out->numel);
+}
+
+static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
+{
+    static const char *const known[] = {"name", "params", NULL};
+    char path[PATH_CAP], sub[PATH_CAP];
+    path_index(path, "model.stages", index);
+    st->pos = (spec_pos){n->line, n->col};
+    if (!check_map(c, n, path, known))
+        return;
+    const ydoc_node *v = ydoc_get(n, "name");
+    path_key(sub, path, "name");
+    if (v) {
+        st->name = get_string(c, v, sub, SPEC_MAX_PARAM_NAME_BYTES);
+        st->pos = (spec_pos){v->line, v->col};
+    } else {
+        char def[32];
+        snprintf(def, sizeof def, "stage%zu", index);
+        st->name = arena_strndup(c->a, def, strlen(def));
+        if (!st->name)
+            out_of_memory(c, n);
+    }
+    path_key(sub, path, "params");
+    const ydoc_node *params = require(c, n, path, "params");
+    if (!params)
+        return;
+    if (params->kind != YDOC_SEQ || params->n == 0) {
+        char q[TEXT_QUOTE_CAP];
+        if (params->kind == YDOC_SEQ)
+            ERR(c, params, "%s must list at least one parameter tensor", sub);
+        else
+            ERR(c, params, "%s must be a sequence of {name, numel}, got %s", sub, got(params, q, sizeof q));
+        return;
+    }
+    /* The total was checked against SPEC_MAX_PARAMS before any stage was read. */
+    st->params = arena_alloc_array(c->a, params->n, sizeof *st->params);
+    named *names = malloc(params->n * sizeof *names);
+    if (!st->params || !names) {
+        free(names);
+        out_of_memory(c, params);
+        return;
+    }
+    st->n_params = params->n;
+    size_t n_named = 0;
+    for (uint32_t i = 0; i < params->n && !diag_full(c->d); i++) {
+        char ppath[PATH_CAP];
+        path_index(ppath, sub, i);
+        spec_param *p = &st->params[i];
+        read_param(c, params->u.items[i], ppath, p);
+        st->numel += p->numel; /* each <= 2^48, at most 1e6 of them: no overflow */
+        if (p->name)
+            names[n_named++] = (named){p->name, &p->pos, i};
+    }
+    check_unique(c, names, n_named, "parameter name in this stage", params);
+    free(names);
+}
+
+static void read_model(ctx *c, const ydoc_node *m, bool stages_known)
+{
+    static const char *const known[] = {"stages", NULL};
+    spec *s = c->s;
+    if (!check_map(c, m, "model", known))
+        return;
+    const ydoc_node *stages = require(c, m, "model", "stages");
+    if (!stages)
+        return;
+    char q[TEXT_QUOTE_CAP];
+    if (stages->kind != YDOC_SEQ) {
+        ERR(c, stages, "model.stages must be a sequence of stages, got %s", got(stages, q, sizeof q));
+        return;
+    }
+    if (stages->n == 0 || stages->n > SPEC_MAX_STAGES) {
+        ERR(c, stages, "model.stages must list 1 to %u stages, got %u", SPEC_MAX_STAGES, stages->n);
+        return;
+    }
+    if (stages_known && stages->n != s->n_stages) {
+        ERR(c, stages,
+            "model.stages lists %u stages, but pipeline.ranks x pipeline.stages_per_rank = %u x %u = %zu",
+            stages->n, s->ranks, s->stages_per_rank, s->n_stages);
+        return;
+    }
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < stages->n; i++) {
+        const ydoc_node *st = stages->u.items[i];
+        const ydoc_node *params = st->kind == YDOC_MAP ? ydoc_get(st, "params") : NULL;
+        if (params && params->kind == YDOC_SEQ)
+            total += params->n;
+    }
+    if (total > SPEC_MAX_PARAMS) {
+        ERR(c, stages, "model.stages holds %llu parameter tensors, more than the limit of %u",
+            (unsigned long long)total, SPEC_MAX_PARAMS);
+        return;
+    }
+    s->stages = arena_alloc_array(c->a, stages->n, sizeof *s->stages);
+    named *names = malloc(stages->n * sizeof *names);
+    if (!s->stages || !names) {
+        free(names);
+        out_of_memory(c, stages);
+        return;
+    }
+    size_t n_named = 0;
+    for (uint32_t i = 0; i < stages->n && !diag_full(c->d); i++) {
+        spec_stage *st = &s->stages[i];
+        read_stage(c, stages->u.items[i], i, st);
+        s->n_params += st->n_params;
+        s->numel += st->numel;
+        if (st->name)
+            names[n_named++] = (named){st->name, &st->pos, i};
+    }
+    check_unique(c, names, n_named, "stage name", stages);
+    free(names);
+    if (!stages_known)
+        s->n_stages = 0; /* unknown shape: the spec is invalid anyway */
+}
+
+/* A per-stage table: a sequence of n numbers, or one number for every stage. */
+static double *read_table(ctx *c, const ydoc_node *n, const char *path, size_t stages, double min, bool min_open)
+{
+    char q[TEXT_QUOTE_CAP];
+    double *out = NULL;
+    if (stages)
+        out = arena_alloc_array(c->a, stages, sizeof *out);
+    if (stages && !out) {
+        out_of_memory(c, n);
+        return NULL;
+    }
+    if (n->kind == YDOC_SCALAR) {
+        double v;
+        if (!get_number(c, n, path, min, min_open, SPEC_MAX_MS, &v) || !stages)
+            return NULL;
+        for (size_t i = 0; i < stages; i++)
+            out[i] = v;
+        return out;
+    }
+    if (n->kind != YDOC_SEQ) {
+        ERR(c, n, "%s must be a sequence of numbers (one per stage) or one number, got %s", path,
+            got(n, q, sizeof q));
+        return NULL;
+    }
+    if (stages && n->n != stages) {
+        ERR(c, n, "%s has %u entries, but the pipeline has %zu stages", path, n->n, stages);
+        return NULL;
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < n->n && !diag_full(c->d); i++) {
+        char sub[PATH_CAP];
+        path_index(sub, path, i);
+        double v = 0;
+        const ydoc_node *item = n->u.items[i];
+        if (item->kind != YDOC_SCALAR) {
+            ERR(c, item, "%s must be a number, got %s", sub, got(item, q, sizeof q));
+            ok = false;
+            continue;
+        }
+        if (!get_number(c, item, sub, min, min_open, SPEC_MAX_MS, &v))
+            ok = false;
+        else if (out)
+            out[i] = v;
+    }
+    return ok ? out : NULL;
+}
+
+static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
+{
+    static const char *const known[] = {"forward_ms",        "backward_ms",        "backward_frozen_ms",
+                                        "backward_input_ms", "backward_weight_ms", "comm_ms",
+                                        NULL};
+    spec *s = c->s;
+    spec_timing *tm = &s->timing;
+    if (!check_map(c, t, "timing", known))
+        return;
+    size_t n = stages_known ? s->n_stages : 0;
+    const ydoc_node *v;
+    if ((v = require(c, t, "timing", "forward_ms")))
+        tm->forward_ms = read_table(c, v, "timing.forward_ms", n, 0.0, true);
+    const ydoc_node *b = ydoc_get(t, "backward_ms");
+    const ydoc_node *bf = ydoc_get(t, "backward_frozen_ms");
+    const ydoc_node *bi = ydoc_get(t, "backward_input_ms");
+    const ydoc_node *bw = ydoc_get(t, "backward_weight_ms");
+    if (b)
+        tm->backward_ms = read_table(c, b, "timing.backward_ms", n, 0.0, true);
+    if (bf)
+        tm->backward_frozen_ms = read_table(c, bf, "timing.backward_frozen_ms", n, 0.0, false);
+    if (bi)
+        tm->backward_input_ms = read_table(c, bi, "timing.backward_input_ms", n, 0.0, true);
+    if (bw)
+        tm->backward_weight_ms = read_table(c, bw, "timing.backward_weight_ms", n, 0.0, false);
+    if ((v = ydoc_get(t, "comm_ms")))
+        get_number(c, v, "timing.comm_ms", 0.0, false, SPEC_MAX_MS, &tm->comm_ms);
+
+    if (bf && !b)
+        ERR(c, bf, "timing.backward_frozen_ms needs timing.backward_ms (the unfrozen backward it shortens)");
+    if (b && !bf)
+        ERR(c, b, "timing.backward_ms needs timing.backward_frozen_ms (the same backward with every "
+                  "parameter frozen)");
+    if (!bi != !bw)
+        ERR(c, bi ? bi : bw, "timing.backward_input_ms and timing.backward_weight_ms go together");
+
+    if (stages_known) {
+        bool split = spec_schedule_is_split(s->schedule);
+        if (split && !(bi && bw))
+            ERR(c, t, "schedule %s splits the backward: timing needs backward_input_ms and backward_weight_ms",
+                schedule_names[s->schedule]);
+        if (!split && s->schedule != SCHED_CUSTOM && !(b && bf))
+            ERR(c, t, "schedule %s needs timing.backward_ms and timing.backward_frozen_ms",
+                schedule_names[s->schedule]);
+        if (s->schedule == SCHED_CUSTOM && !(b && bf) && !(bi && bw))
+            ERR(c, t, "a custom schedule needs backward_ms and backward_frozen_ms, or backward_input_ms "
+                      "and backward_weight_ms");
+    }
+    if (tm->backward_ms && tm->backward_frozen_ms) {
+        for (size_t i = 0; i < n && !diag_full(c->d); i++) {
+            if (tm->backward_frozen_ms[i] > tm->backward_ms[i]) {
+                const ydoc_node *at = bf->kind == YDOC_SEQ ? bf->u.items[i] : bf;
+                ERR(c, at, "timing.backward_frozen_ms[%zu] = %g is longer than timing.backward_ms[%zu] = %g; "
+                           "freezing cannot make a backward slower",
+                    i, tm->backward_frozen_ms[i], i, tm->backward_ms[i]);
+                if (bf->kind != YDOC_SEQ)
+                    break;
+            }
+        }
+    }
+}
+
+static void read_freeze(ctx *c, const ydoc_node *f)
+{
+    static const char *const known[] = {"max_ratio", "warmup_steps", "ramp_steps", "reselect_every", "seed",
+                                        NULL};
+    spec_freeze *fr = &c->s->freeze;
+    if (!check_map(c, f, "freeze", known))
+        return;
+    const ydoc_node *v;
+    if ((v = require(c, f, "freeze", "max_ratio")))
+        get_number(c, v, "freeze.max_ratio", 0.0, false, 1.0, &fr->max_ratio);
+    const uint64_t max_steps = UINT64_C(1) << 40;
+    if ((v = ydoc_get(f, "warmup_steps")))
+        get_uint(c, v, "freeze.warmup_steps", 0, max_steps, &fr->warmup_steps);
+    if ((v = ydoc_get(f, "ramp_steps")))
+        get_uint(c, v, "freeze.ramp_steps", 0, max_steps, &fr->ramp_steps);
+    if ((v = ydoc_get(f, "reselect_every")))
+        get_uint(c, v, "freeze.reselect_every", 1, max_steps, &fr->reselect_every);
+    if ((v = ydoc_get(f, "seed")))
+        get_uint(c, v, "freeze.seed", 0, UINT64_MAX, &fr->seed);
+}
+
+static void read_targets(ctx *c, const ydoc_node *t)
+{
+    static const char *const known[] = {"c", "cuda", NULL};
+    static const char *const cuda_known[] = {"enabled", "arch", NULL};
+    spec_targets *tg = &c->s->targets;
+    if (!check_map(c, t, "targets", known))
+        return;
+    const ydoc_node *v;
+    if ((v = ydoc_get(t, "c")))
+        get_bool(c, v, "targets.c", &tg->c);
+    const ydoc_node *cu = ydoc_get(t, "cuda");
+    if (!cu)
+        return;
+    if (cu->kind == YDOC_SCALAR) { /* cuda: false is short for cuda: {enabled: false} */
+        get_bool(c, cu, "targets.cuda", &tg->cuda);
+        return;
+    }
+    if (!check_map(c, cu, "targets.cuda", cuda_known))
+        return;
+    if ((v = ydoc_get(cu, "enabled")))
+        get_bool(c, v, "targets.cuda.enabled", &tg->cuda);
+    if ((v = ydoc_get(cu, "arch"))) {
+        int i = get_enum(c, v, "targets.cuda.arch", cuda_archs);
+        if (i >= 0)
+            tg->cuda_arch = cuda_archs[i];
+    }
+}
+
+static void read_data(ctx *c, const ydoc_node *dt)
+{
+    static const char *const known[] = {"lcp_index", NULL};
+    static const char *const lcp_known[] = {"token_bytes", "seq_len", "topk", NULL};
+    spec_lcp_index *li = &c->s->lcp_index;
+    if (!check_map(c, dt, "data", known))
+        return;
+    const ydoc_node *l = ydoc_get(dt, "lcp_index");
+    if (!l || !check_map(c, l, "data.lcp_index", lcp_known))
+        return;
+    li->enabled = true;
+    const ydoc_node *v;
+    char q[TEXT_QUOTE_CAP];
+    if ((v = ydoc_get(l, "token_bytes")) && get_u32(c, v, "data.lcp_index.token_bytes", 1, 8, &li->token_bytes) &&
+        li->token_bytes != 2 && li->token_bytes != 4) {
+        ERR(c, v, "data.lcp_index.token_bytes must be 2 or 4, got %s", describe(v, q, sizeof q));
+    }
+    if ((v = require(c, l, "data.lcp_index", "seq_len")))
+        get_u32(c, v, "data.lcp_index.seq_len", 1, SPEC_MAX_SEQ_LEN, &li->seq_len);
+    if ((v = ydoc_get(l, "topk")))
+        get_u32(c, v, "data.lcp_index.topk", 1, SPEC_MAX_TOPK, &li->topk);
+}
+
+static void set_defaults(spec *s)
+{
+    s->stages_per_rank = 1;
+    s->freeze = (spec_freeze){.max_ratio = 0.0, .warmup_steps = 1000, .ramp_steps = 3000, .reselect_every = 10,
+                              .seed = 0};
+    s->targets = (spec_targets){.c = true, .cuda = true, .cuda_arch = "sm_90"};
+    s->lcp_index = (spec_lcp_index){.enabled = false, .token_bytes = 2, .seq_len = 0, .topk = 8};
+}
+
+static void read_root(ctx *c, const ydoc_node *root)
+{
+    static const char *const known[] = {"tfc", "name", "model", "pipeline", "timing", "freeze", "targets", "data",
+                                        NULL};
+    char q[TEXT_QUOTE_CAP];
+    if (root->kind != YDOC_MAP) {
+        ERR(c, root, "a tfc spec must be a mapping with keys tfc, name, model, pipeline and timing; got %s",
+            got(root, q, sizeof q));
+        return;
+    }
+    check_map(c, root, "", known);
+    /* A file that is not a spec at all would get five "missing" errors; say it once. */
+    static const char *const required[] = {"tfc", "name", "pipeline", "model", "timing"};
+    char missing[64] = "";
+    size_t n_missing = 0;
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (!ydoc_get(root, required[i])) {
+            strcat(missing, n_missing++ ? ", " : "");
+            strcat(missing, required[i]);
+        }
+    if (n_missing > 1) {
+        ERR(c, root, "missing required keys %s%s", missing,
+            ydoc_get(root, "tfc") ? "" : " (a tfc spec starts with 'tfc: 1')");
+        return;
+    }
+    const ydoc_node *v;
+    if ((v = require(c, root, "", "tfc"))) {
+        uint64_t version;
+        if (get_uint(c, v, "tfc", 0, UINT64_MAX, &version)) {
+            if (version != 1)
+                ERR(c, v, "unsupported spec version %s; this tfc reads version 1", describe(v, q, sizeof q));
+            else
+                c->s->version = 1;
+        }
+    }
+    if ((v = require(c, root, "", "name")))
+        read_name(c, v);
+    bool stages_known = false;
+    if ((v = require(c, root, "", "pipeline")))
+        stages_known = read_pipeline(c, v);
+    if ((v = require(c, root, "", "model")))
+        read_model(c, v, stages_known);
+    if ((v = require(c, root, "", "timing")))
+        read_timing(c, v, stages_known);
+    if ((v = opt(root, "freeze")))
+        read_freeze(c, v);
+    if ((v = opt(root, "targets")))
+        read_targets(c, v);
+    if ((v = opt(root, "data")))
+        read_data(c, v);
+}
+
+spec_status spec_load_buffer(const char *file, const char *buf, size_t len, arena *a, diag_list *d,
+                             const spec **out)
+{
+    *out = NULL;
+    size_t before = diag_count(d);
+    size_t bad;
+    const char *why;
+    if (len >= 2 && ((unsigned char)buf[0] == 0xFF || (unsigned char)buf[0] == 0xFE) &&
+        ((unsigned char)buf[1] == 0xFE || (unsigned char)buf[1] == 0xFF)) {
+        diag_error(d, file, 1, 1, "spec is UTF-16 (byte order mark); tfc reads UTF-8 specs");
+        return SPEC_INVALID;
+    }
+    if (!text_check_yaml_chars(buf, len, &bad, &why)) {
+        unsigned line, col;
+        text_position(buf, len, bad, &line, &col);
+        diag_error(d, file, line, col, "%s (byte 0x%02X at offset %zu); a spec must be UTF-8 text", why,
+                   (unsigned char)buf[bad], bad);
+        return SPEC_INVALID;
+    }
+    const ydoc_node *root;
+    if (!ydoc_parse(file, buf, len, &yaml_limits, a, d, &root))
+        return SPEC_INVALID;
+    if (!root) {
+        diag_error(d, file, 1, 1, "spec is empty: expected a mapping starting with 'tfc: 1'");
+        return SPEC_INVALID;
+    }
+    spec *s = arena_alloc(a, sizeof *s);
+    if (!s) {
+        diag_error(d, file, 0, 0, "out of memory");
+        return SPEC_INVALID;
+    }
+    set_defaults(s);
+    s->path = file;
+    ctx c = {.file = file, .a = a, .d = d, .s = s};
+    read_root(&c, root);
+    if (diag_count(d) > before)
+        return SPEC_INVALID;
+    *out = s;
+    return SPEC_OK;
+}
+
+spec_status spec_load_file(const char *path, arena *a, diag_list *d, const spec **out)
+{
+    char *buf;
+    size_t len;
+    *out = NULL;
+    fio_status st = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
+    if (st == FIO_TOO_LARGE)
+        return SPEC_INVALID;
+    if (st != FIO_OK)
+        return SPEC_IO;
+    /* Names in the spec point into the arena, not into buf. */
+    spec_status r = spec_load_buffer(path, buf, len, a, d, out);
+    free(buf);
+    return r;
+}

@@ -1,0 +1,129 @@
+/* spec: the typed, validated tfc spec (v1) and the function that reads it.
+ * Everything downstream takes a spec and never looks at YAML. The schema,
+ * with every key, type, default and range, is written down in docs/spec.md. */
+#ifndef TFC_SPEC_H
+#define TFC_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+
+/* Hard limits (docs/spec.md, "Limits"). Past them: an error, never a crash
+ * or a huge allocation. */
+#define SPEC_MAX_FILE_BYTES (64u * 1024u * 1024u)
+#define SPEC_MAX_YAML_DEPTH 64u
+#define SPEC_MAX_YAML_NODES 8000000u
+#define SPEC_MAX_SCALAR_BYTES 65536u
+#define SPEC_MAX_STAGES 1024u
+#define SPEC_MAX_RANKS 1024u
+#define SPEC_MAX_MICROBATCHES 65536u
+#define SPEC_MAX_PARAMS 1000000u
+#define SPEC_MAX_NUMEL (UINT64_C(1) << 48)
+#define SPEC_MAX_NAME_BYTES 64u
+#define SPEC_MAX_PARAM_NAME_BYTES 512u
+#define SPEC_MAX_PATH_BYTES 4096u
+#define SPEC_MAX_MS 1.0e7
+#define SPEC_MAX_SEQ_LEN 1048576u
+#define SPEC_MAX_TOPK 1024u
+
+typedef enum {
+    SCHED_GPIPE,
+    SCHED_1F1B,
+    SCHED_INTERLEAVED_1F1B,
+    SCHED_ZBH1,
+    SCHED_ZBV,
+    SCHED_CUSTOM,
+} spec_schedule;
+
+/* The spelling used in specs ("GPipe", "1F1B", ...). */
+const char *spec_schedule_name(spec_schedule s);
+/* Schedules whose backward is split into input-grad I and weight-grad W. */
+bool spec_schedule_is_split(spec_schedule s);
+
+typedef struct spec_pos {
+    uint32_t line, col;
+} spec_pos;
+
+typedef struct spec_param {
+    const char *name;
+    uint64_t numel;
+    spec_pos pos;
+} spec_param;
+
+typedef struct spec_stage {
+    const char *name;
+    spec_param *params;
+    size_t n_params;
+    uint64_t numel; /* sum over params */
+    spec_pos pos;
+} spec_stage;
+
+/* Per-stage timing table in milliseconds; NULL when the spec leaves it out. */
+typedef struct spec_timing {
+    double *forward_ms;
+    double *backward_ms;
+    double *backward_frozen_ms;
+    double *backward_input_ms;
+    double *backward_weight_ms;
+    double comm_ms;
+} spec_timing;
+
+typedef struct spec_freeze {
+    double max_ratio;
+    uint64_t warmup_steps;
+    uint64_t ramp_steps;
+    uint64_t reselect_every;
+    uint64_t seed;
+} spec_freeze;
+
+typedef struct spec_targets {
+    bool c;
+    bool cuda;
+    const char *cuda_arch; /* "sm_90", ... */
+} spec_targets;
+
+typedef struct spec_lcp_index {
+    bool enabled; /* data.lcp_index present */
+    uint32_t token_bytes;
+    uint32_t seq_len;
+    uint32_t topk;
+} spec_lcp_index;
+
+typedef struct spec {
+    const char *path; /* as given on the command line */
+    unsigned version;
+    const char *name;
+    spec_stage *stages;
+    size_t n_stages; /* ranks * stages_per_rank */
+    size_t n_params; /* over all stages */
+    uint64_t numel;  /* over all stages */
+    spec_schedule schedule;
+    uint32_t ranks;
+    uint32_t stages_per_rank;
+    uint32_t microbatches;
+    const char *order; /* custom schedules: CSV path as written in the spec */
+    spec_timing timing;
+    spec_freeze freeze;
+    spec_targets targets;
+    spec_lcp_index lcp_index;
+} spec;
+
+typedef enum {
+    SPEC_OK = 0,
+    SPEC_INVALID = 1, /* errors in d */
+    SPEC_IO = 4,      /* could not read the file; error in d */
+} spec_status;
+
+/* Reads and validates the spec at path ("-" reads standard input). On
+ * SPEC_OK, *out points into a. Otherwise d holds every independent error
+ * found (up to its cap), each with file and, where there is one, line:column. */
+spec_status spec_load_file(const char *path, arena *a, diag_list *d, const spec **out);
+
+/* The same for bytes already in memory; file is the name used in messages. */
+spec_status spec_load_buffer(const char *file, const char *buf, size_t len, arena *a, diag_list *d,
+                             const spec **out);
+
+#endif
