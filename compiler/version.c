@@ -4,9 +4,7 @@
 #include <lpsolve/lp_lib.h>
 #include <yaml.h>
 
-#ifdef TFC_HAVE_NVRTC
-#include <nvrtc.h>
-#endif
+#include "nvrtc_check.h"
 
 #ifndef TFC_VERSION
 #error "TFC_VERSION must be defined by the build"
@@ -21,13 +19,9 @@ void version_print(FILE *out)
     int maj, min, rel, build;
     lp_solve_version(&maj, &min, &rel, &build);
     fprintf(out, "lp_solve %d.%d.%d.%d\n", maj, min, rel, build);
-#ifdef TFC_HAVE_NVRTC
     int nmaj = 0, nmin = 0;
-    if (nvrtcVersion(&nmaj, &nmin) == NVRTC_SUCCESS)
+    if (nvrtc_version(&nmaj, &nmin))
         fprintf(out, "NVRTC %d.%d\n", nmaj, nmin);
     else
-        fprintf(out, "NVRTC unavailable at run time\n");
-#else
-    fprintf(out, "NVRTC not built in (CUDA checks are skipped)\n");
-#endif
+        fprintf(out, "NVRTC not available (CUDA checks are skipped)\n");
 }

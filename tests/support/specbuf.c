@@ -1,0 +1,37 @@
+/* specbuf: spec loading helpers for the Criterion tests. */
+#include "specbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void load_str(loaded *l, const char *yaml)
+{
+    memset(l, 0, sizeof *l);
+    arena_init(&l->a, 0);
+    diag_init(&l->d, 100);
+    l->status = spec_load_buffer("t.yaml", yaml, strlen(yaml), &l->a, &l->d, &l->s);
+    size_t o = 0;
+    for (size_t i = 0; i < l->d.n && o < sizeof l->dump; i++) {
+        int w = snprintf(l->dump + o, sizeof l->dump - o, "%u:%u: %s\n", l->d.items[i].line, l->d.items[i].col,
+                         l->d.items[i].msg);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+}
+
+void loaded_free(loaded *l)
+{
+    diag_free(&l->d);
+    arena_free(&l->a);
+}
+
+bool has_error(const loaded *l, unsigned line, unsigned col, const char *fragment)
+{
+    for (size_t i = 0; i < l->d.n; i++) {
+        const diag *e = &l->d.items[i];
+        if ((line == 0 || e->line == line) && (col == 0 || e->col == col) && strstr(e->msg, fragment))
+            return true;
+    }
+    return false;
+}

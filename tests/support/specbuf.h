@@ -1,0 +1,25 @@
+/* specbuf: load a spec from a string in a test and ask about the errors. */
+#ifndef TFC_TEST_SPECBUF_H
+#define TFC_TEST_SPECBUF_H
+
+#include <stdbool.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "spec.h"
+
+typedef struct loaded {
+    arena a;
+    diag_list d;
+    const spec *s;
+    spec_status status;
+    char dump[4096]; /* every diagnostic, one per line, for failure messages */
+} loaded;
+
+/* Loads yaml (as file "t.yaml") with room for 100 errors. */
+void load_str(loaded *l, const char *yaml);
+void loaded_free(loaded *l);
+/* An error at line:col (0 = any) whose message contains fragment. */
+bool has_error(const loaded *l, unsigned line, unsigned col, const char *fragment);
+
+#endif

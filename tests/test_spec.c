@@ -1,0 +1,601 @@
+/* spec: valid specs become the expected struct; every class of invalid spec
+ * is refused with its position and a message naming the problem. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "specbuf.h"
+
+/* A small valid spec; tests replace one line of it to break one thing, so
+ * every expected position is known from this listing. */
+static const char *const base_lines[] = {
+    "tfc: 1",                                                         /* 1 */
+    "name: t",                                                        /* 2 */
+    "model:",                                                         /* 3 */
+    "  stages:",                                                      /* 4 */
+    "    - params: [{name: a, numel: 10}]",                           /* 5 */
+    "    - params: [{name: b, numel: 20}, {name: c, numel: 30}]",     /* 6 */
+    "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 4}",          /* 7 */
+    "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}", /* 8 */
+};
+enum { BASE_LINES = sizeof base_lines / sizeof *base_lines };
+
+/* The base spec with line `line` (1-based) replaced by text (which may hold
+ * several lines, or be empty to delete it); line 0 appends text. */
+static char *spec_with(unsigned line, const char *text)
+{
+    size_t cap = strlen(text) + 1024;
+    char *out = malloc(cap);
+    size_t o = 0;
+    for (unsigned i = 1; i <= BASE_LINES; i++) {
+        const char *l = i == line ? text : base_lines[i - 1];
+        if (i == line && !*text)
+            continue;
+        o += (size_t)snprintf(out + o, cap - o, "%s\n", l);
+    }
+    if (line == 0)
+        snprintf(out + o, cap - o, "%s\n", text);
+    return out;
+}
+
+static void load_with(loaded *l, unsigned line, const char *text)
+{
+    char *yaml = spec_with(line, text);
+    load_str(l, yaml);
+    free(yaml);
+}
+
+#define EXPECT_ERROR(l, line, col, frag) \
+    cr_assert(has_error(l, line, col, frag), "want %u:%u \"%s\", got:\n%s", line, col, frag, (l)->dump)
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* ---- valid specs ---- */
+
+Test(spec_valid, base_spec_loads_with_documented_defaults)
+{
+    loaded l;
+    load_with(&l, 99, "");
+    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    const spec *s = l.s;
+    cr_assert_str_eq(s->name, "t");
+    cr_assert_eq(s->version, 1);
+    cr_assert_eq(s->schedule, SCHED_1F1B);
+    cr_assert_eq(s->ranks, 2);
+    cr_assert_eq(s->stages_per_rank, 1);
+    cr_assert_eq(s->microbatches, 4);
+    cr_assert_eq(s->n_stages, 2);
+    cr_assert_eq(s->n_params, 3);
+    cr_assert_eq(s->numel, 60);
+    cr_assert_str_eq(s->stages[0].name, "stage0");
+    cr_assert_str_eq(s->stages[1].params[1].name, "c");
+    cr_assert_eq(s->stages[1].numel, 50);
+    /* Scalars broadcast to every stage. */
+    cr_assert(s->timing.forward_ms[0] == 1.0 && s->timing.forward_ms[1] == 1.0);
+    cr_assert(s->timing.backward_ms[1] == 2.0);
+    cr_assert_null(s->timing.backward_input_ms);
+    cr_assert(s->timing.comm_ms == 0.0);
+    /* No freeze section: no freezing. */
+    cr_assert(s->freeze.max_ratio == 0.0);
+    cr_assert_eq(s->freeze.warmup_steps, 1000);
+    cr_assert_eq(s->freeze.ramp_steps, 3000);
+    cr_assert_eq(s->freeze.reselect_every, 10);
+    cr_assert(s->targets.c && s->targets.cuda);
+    cr_assert_str_eq(s->targets.cuda_arch, "sm_90");
+    cr_assert_not(s->lcp_index.enabled);
+    loaded_free(&l);
+}
+
+Test(spec_valid, default_spec_matches_llama3_8b)
+{
+    char *yaml = read_file(TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml");
+    loaded l;
+    load_str(&l, yaml);
+    free(yaml);
+    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    const spec *s = l.s;
+    cr_assert_str_eq(s->name, "llama8b_1f1b");
+    cr_assert_eq(s->schedule, SCHED_1F1B);
+    cr_assert(s->ranks == 4 && s->stages_per_rank == 1 && s->n_stages == 4 && s->microbatches == 8);
+    /* LLaMA-3-8B from its published shape: dim 4096, 32 layers, 8 KV heads of
+     * 128, FFN 14336, vocabulary 128256, untied output. */
+    const uint64_t dim = 4096, kv = 8 * 128, ffn = 14336, vocab = 128256;
+    const uint64_t layer = 2 * dim * dim + 2 * kv * dim + 3 * ffn * dim + 2 * dim;
+    cr_assert_eq(s->numel, 2 * vocab * dim + 32 * layer + dim);
+    cr_assert_eq(s->numel, UINT64_C(8030261248)); /* the published 8.03B */
+    cr_assert_eq(s->n_params, 1 + 32 * 9 + 2);
+    cr_assert_eq(s->stages[0].numel, vocab * dim + 8 * layer);
+    cr_assert_eq(s->stages[3].numel, vocab * dim + 8 * layer + dim);
+    /* Issue #2: the last stage is the slowest; backward = 2 x forward; frozen = forward. */
+    for (size_t i = 0; i < 4; i++) {
+        cr_assert(s->timing.forward_ms[i] <= s->timing.forward_ms[3]);
+        cr_assert(s->timing.backward_ms[i] == 2 * s->timing.forward_ms[i]);
+        cr_assert(s->timing.backward_frozen_ms[i] == s->timing.forward_ms[i]);
+    }
+    cr_assert(s->timing.forward_ms[3] > s->timing.forward_ms[0]);
+    cr_assert(s->freeze.max_ratio == 0.9);
+    cr_assert_eq(s->freeze.seed, 42);
+    cr_assert(s->lcp_index.enabled && s->lcp_index.token_bytes == 2 && s->lcp_index.seq_len == 1024 &&
+              s->lcp_index.topk == 8);
+    loaded_free(&l);
+}
+
+Test(spec_valid, full_schema_round_trips_every_key)
+{
+    loaded l;
+    load_str(&l, "tfc: 1\n"
+                 "name: zb\n"
+                 "model:\n"
+                 "  stages:\n"
+                 "    - {name: first, params: [{name: w0, numel: 0x10}]}\n"
+                 "    - {name: second, params: [{name: w1, numel: 1_000}]}\n"
+                 "pipeline: {schedule: ZBH1, ranks: 2, stages_per_rank: 1, microbatches: 65536}\n"
+                 "timing:\n"
+                 "  forward_ms: [1.5, 2]\n"
+                 "  backward_input_ms: [1, 1]\n"
+                 "  backward_weight_ms: [0.5, 0]\n"
+                 "  comm_ms: 0.25\n"
+                 "freeze: {max_ratio: 1, warmup_steps: 0, ramp_steps: 0, reselect_every: 1,\n"
+                 "         seed: 18446744073709551615}\n"
+                 "targets: {c: false, cuda: {enabled: true, arch: sm_80}}\n"
+                 "data: {lcp_index: {token_bytes: 4, seq_len: 1048576, topk: 1024}}\n");
+    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    const spec *s = l.s;
+    cr_assert_eq(s->schedule, SCHED_ZBH1);
+    cr_assert_eq(s->microbatches, 65536);
+    cr_assert_eq(s->stages[0].params[0].numel, 16);
+    cr_assert_eq(s->stages[1].params[0].numel, 1000);
+    cr_assert_str_eq(s->stages[1].name, "second");
+    cr_assert(s->timing.forward_ms[0] == 1.5 && s->timing.backward_weight_ms[1] == 0.0);
+    cr_assert(s->timing.comm_ms == 0.25);
+    cr_assert_null(s->timing.backward_ms);
+    cr_assert(s->freeze.max_ratio == 1.0 && s->freeze.reselect_every == 1);
+    cr_assert_eq(s->freeze.seed, UINT64_MAX);
+    cr_assert(!s->targets.c && s->targets.cuda);
+    cr_assert_str_eq(s->targets.cuda_arch, "sm_80");
+    cr_assert(s->lcp_index.token_bytes == 4 && s->lcp_index.seq_len == 1048576 && s->lcp_index.topk == 1024);
+    loaded_free(&l);
+}
+
+Test(spec_valid, cuda_false_is_short_for_disabled)
+{
+    loaded l;
+    load_with(&l, 0, "targets: {cuda: false}");
+    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_not(l.s->targets.cuda);
+    loaded_free(&l);
+}
+
+Test(spec_valid, small_aliases_are_allowed)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {forward_ms: &f [1, 2], backward_ms: [2, 4], backward_frozen_ms: *f}");
+    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert(l.s->timing.backward_frozen_ms[1] == 2.0);
+    loaded_free(&l);
+}
+
+Test(spec_valid, interleaved_and_zbv_accept_their_stage_shapes)
+{
+    loaded l;
+    load_str(&l, "tfc: 1\nname: v\nmodel:\n  stages:\n"
+                 "    - params: [{name: a, numel: 1}]\n    - params: [{name: a, numel: 1}]\n"
+                 "    - params: [{name: a, numel: 1}]\n    - params: [{name: a, numel: 1}]\n"
+                 "pipeline: {schedule: ZBV, ranks: 2, stages_per_rank: 2, microbatches: 4}\n"
+                 "timing: {forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1}\n");
+    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_eq(l.s->n_stages, 4);
+    loaded_free(&l);
+}
+
+/* ---- rejections: one class each ---- */
+
+Test(spec_invalid, unknown_key_suggests_the_nearest_known_key)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: 2, microbatch: 4}");
+    cr_assert_eq(l.status, SPEC_INVALID);
+    EXPECT_ERROR(&l, 7, 38, "unknown key \"microbatch\" in pipeline; did you mean 'microbatches'?");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, unknown_top_level_key)
+{
+    loaded l;
+    load_with(&l, 0, "optimiser: adam");
+    EXPECT_ERROR(&l, 9, 1, "unknown key \"optimiser\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, duplicate_key)
+{
+    loaded l;
+    load_with(&l, 2, "name: t\nname: u");
+    EXPECT_ERROR(&l, 3, 1, "duplicate key \"name\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, negative_ranks_reads_like_the_issue_example)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: -3, microbatches: 4}");
+    EXPECT_ERROR(&l, 7, 35, "pipeline.ranks must be an integer from 1 to 1024, got \"-3\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, wrong_type_for_an_integer)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: four, microbatches: 4}");
+    EXPECT_ERROR(&l, 7, 35, "pipeline.ranks must be an integer, got string \"four\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, quoted_number_is_a_string_and_the_message_says_so)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: \"2\", microbatches: 4}");
+    EXPECT_ERROR(&l, 7, 35, "quoted values are strings");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, float_where_an_integer_is_required)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 4.5}");
+    EXPECT_ERROR(&l, 7, 52, "pipeline.microbatches must be an integer, got number \"4.5\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, integer_overflow)
+{
+    loaded l;
+    load_with(&l, 5, "    - params: [{name: a, numel: 99999999999999999999999}]");
+    EXPECT_ERROR(&l, 5, 33, "numel must be an integer from 1 to 281474976710656");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, nan_infinity_and_1e400_are_not_finite)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {forward_ms: [.nan, .inf], backward_ms: 1e400, backward_frozen_ms: 1}");
+    EXPECT_ERROR(&l, 8, 23, "timing.forward_ms[0] must be a finite number, got \".nan\"");
+    EXPECT_ERROR(&l, 8, 29, "timing.forward_ms[1] must be a finite number, got \".inf\"");
+    EXPECT_ERROR(&l, 8, 49, "timing.backward_ms is out of the range of a double, got \"1e400\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, negative_and_zero_durations)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {forward_ms: [0, 1], backward_ms: [2, -2], backward_frozen_ms: 1}");
+    EXPECT_ERROR(&l, 8, 23, "timing.forward_ms[0] must be a number above 0");
+    EXPECT_ERROR(&l, 8, 47, "timing.backward_ms[1] must be a number above 0");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, timing_array_length_must_match_the_stage_count)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {forward_ms: [1, 1, 1], backward_ms: 2, backward_frozen_ms: 1}");
+    EXPECT_ERROR(&l, 8, 22, "timing.forward_ms has 3 entries, but the pipeline has 2 stages");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, stage_count_must_be_ranks_times_stages_per_rank)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: 3, microbatches: 4}");
+    EXPECT_ERROR(&l, 5, 5, "model.stages lists 2 stages, but pipeline.ranks x pipeline.stages_per_rank = 3 x 1 = 3");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, frozen_backward_longer_than_backward)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {forward_ms: 1, backward_ms: [2, 2], backward_frozen_ms: [1, 3]}");
+    EXPECT_ERROR(&l, 8, 70, "timing.backward_frozen_ms[1] = 3 is longer than timing.backward_ms[1] = 2");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, name_must_be_a_c_identifier)
+{
+    loaded l;
+    load_with(&l, 2, "name: 8-bit");
+    EXPECT_ERROR(&l, 2, 7, "name must be a C identifier");
+    loaded_free(&l);
+    load_with(&l, 2, "name: __x");
+    EXPECT_ERROR(&l, 2, 7, "reserved in C");
+    loaded_free(&l);
+    load_with(&l, 2, "name: struct");
+    EXPECT_ERROR(&l, 2, 7, "C keyword");
+    loaded_free(&l);
+    load_with(&l, 2, "name: \"a\\nb\"");
+    EXPECT_ERROR(&l, 2, 7, "control characters");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, name_longer_than_64_bytes)
+{
+    char line[128] = "name: ";
+    memset(line + 6, 'n', 65);
+    loaded l;
+    load_with(&l, 2, line);
+    EXPECT_ERROR(&l, 2, 7, "is 65 bytes long, more than the limit of 64");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, parameter_names_with_control_characters)
+{
+    loaded l;
+    load_with(&l, 5, "    - params: [{name: \"a\\x01b\", numel: 10}]");
+    EXPECT_ERROR(&l, 5, 23, "model.stages[0].params[0].name must not contain control characters, got \"a\\u0001b\"");
+    loaded_free(&l);
+    load_with(&l, 5, "    - params: [{name: \"a\\0b\", numel: 10}]");
+    EXPECT_ERROR(&l, 5, 23, "control characters");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, duplicate_parameter_and_stage_names)
+{
+    loaded l;
+    load_with(&l, 6, "    - params: [{name: b, numel: 20}, {name: b, numel: 30}]");
+    EXPECT_ERROR(&l, 6, 45, "duplicate parameter name in this stage \"b\"");
+    loaded_free(&l);
+    /* An explicit name may not take the default name of another stage. */
+    load_with(&l, 6, "    - {name: stage0, params: [{name: a, numel: 1}]}");
+    EXPECT_ERROR(&l, 6, 14, "duplicate stage name \"stage0\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, missing_required_key_points_at_its_mapping)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: 2}");
+    EXPECT_ERROR(&l, 7, 11, "missing required key pipeline.microbatches");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, unsupported_version)
+{
+    loaded l;
+    load_with(&l, 1, "tfc: 2");
+    EXPECT_ERROR(&l, 1, 6, "unsupported spec version \"2\"; this tfc reads version 1");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, schedule_typo_lists_the_choices_and_suggests_one)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: 1f1b, ranks: 2, microbatches: 4}");
+    EXPECT_ERROR(&l, 7, 22, "must be one of GPipe, 1F1B, Interleaved1F1B, ZBH1, ZBV, custom, got \"1f1b\"; did you mean '1F1B'?");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, schedule_shape_rules)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: GPipe, ranks: 1, stages_per_rank: 2, microbatches: 4}");
+    EXPECT_ERROR(&l, 7, 56, "runs one stage per rank");
+    loaded_free(&l);
+    load_with(&l, 7, "pipeline: {schedule: Interleaved1F1B, ranks: 2, microbatches: 4}");
+    EXPECT_ERROR(&l, 7, 46, "stages_per_rank must be at least 2");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, custom_needs_order_and_only_custom_takes_it)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: custom, ranks: 2, microbatches: 4}");
+    EXPECT_ERROR(&l, 7, 11, "missing required key pipeline.order");
+    loaded_free(&l);
+    load_with(&l, 7, "pipeline: {schedule: GPipe, ranks: 2, microbatches: 4, order: o.csv}");
+    EXPECT_ERROR(&l, 7, 63, "pipeline.order is only read with schedule: custom");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, split_schedule_needs_input_and_weight_timings)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: ZBH1, ranks: 2, microbatches: 4}");
+    EXPECT_ERROR(&l, 8, 9, "needs backward_input_ms and backward_weight_ms");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, bad_cuda_arch_and_token_width)
+{
+    loaded l;
+    load_with(&l, 0, "targets: {cuda: {arch: sm_9}}\ndata: {lcp_index: {token_bytes: 3, seq_len: 8}}");
+    EXPECT_ERROR(&l, 9, 24, "targets.cuda.arch must be one of sm_75");
+    EXPECT_ERROR(&l, 10, 33, "token_bytes must be 2 or 4, got \"3\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, bool_field_refuses_yaml_1_1_yes)
+{
+    loaded l;
+    load_with(&l, 0, "targets: {c: yes}");
+    EXPECT_ERROR(&l, 9, 14, "targets.c must be true or false, got string \"yes\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, freeze_ratio_outside_zero_to_one)
+{
+    loaded l;
+    load_with(&l, 0, "freeze: {max_ratio: 1.5}");
+    EXPECT_ERROR(&l, 9, 21, "freeze.max_ratio must be a number of at least 0 and at most 1, got \"1.5\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, independent_errors_are_all_reported_in_one_run)
+{
+    loaded l;
+    char *yaml = spec_with(2, "name: 9x");
+    char *yaml2 = malloc(strlen(yaml) + 200);
+    sprintf(yaml2, "%sfreeze: {max_ratio: -1, reselect_every: 0}\ntargets: {c: 1}\n", yaml);
+    load_str(&l, yaml2);
+    free(yaml);
+    free(yaml2);
+    cr_assert_eq(l.d.n, 4, "%s", l.dump);
+    EXPECT_ERROR(&l, 2, 7, "C identifier");
+    EXPECT_ERROR(&l, 9, 21, "max_ratio");
+    EXPECT_ERROR(&l, 9, 41, "reselect_every");
+    EXPECT_ERROR(&l, 10, 14, "targets.c");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, dependent_errors_are_not_reported_twice)
+{
+    /* With ranks invalid the stage count is unknown: no length errors follow. */
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: 0, microbatches: 4}");
+    cr_assert_eq(l.d.n, 1, "%s", l.dump);
+    loaded_free(&l);
+}
+
+/* ---- not a spec at all ---- */
+
+Test(spec_invalid, empty_file)
+{
+    loaded l;
+    load_str(&l, "");
+    EXPECT_ERROR(&l, 1, 1, "spec is empty");
+    loaded_free(&l);
+    load_str(&l, "\xEF\xBB\xBF"); /* BOM only */
+    EXPECT_ERROR(&l, 1, 1, "spec is empty");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, not_a_mapping)
+{
+    loaded l;
+    load_str(&l, "- a\n- b\n");
+    EXPECT_ERROR(&l, 1, 1, "must be a mapping");
+    loaded_free(&l);
+    load_str(&l, "just text\n");
+    EXPECT_ERROR(&l, 1, 1, "must be a mapping");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, invalid_utf8_gets_a_line_and_column)
+{
+    loaded l;
+    load_str(&l, "tfc: 1\nname: \xC3\xA9\xFF\n");
+    EXPECT_ERROR(&l, 2, 8, "invalid UTF-8");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, nul_byte_gets_a_line_and_column)
+{
+    loaded l;
+    char yaml[] = "tfc: 1\nname: t\n  x\0y\n";
+    l.status = spec_load_buffer("t.yaml", yaml, sizeof yaml - 1, (arena_init(&l.a, 0), &l.a),
+                                (diag_init(&l.d, 10), &l.d), &l.s);
+    cr_assert_eq(l.status, SPEC_INVALID);
+    cr_assert_eq(l.d.items[0].line, 3);
+    cr_assert_eq(l.d.items[0].col, 4);
+    cr_assert(strstr(l.d.items[0].msg, "NUL byte") != NULL);
+    loaded_free(&l);
+}
+
+Test(spec_invalid, utf16_is_refused_with_a_hint)
+{
+    loaded l;
+    char yaml[] = "\xFF\xFEt\0f\0c\0";
+    l.status = spec_load_buffer("t.yaml", yaml, sizeof yaml - 1, (arena_init(&l.a, 0), &l.a),
+                                (diag_init(&l.d, 10), &l.d), &l.s);
+    cr_assert_eq(l.status, SPEC_INVALID);
+    cr_assert(strstr(l.d.items[0].msg, "UTF-16") != NULL);
+    loaded_free(&l);
+}
+
+Test(spec_invalid, merge_keys_are_refused_with_a_hint)
+{
+    loaded l;
+    load_with(&l, 0, "freeze: {<<: {max_ratio: 0.5}}");
+    EXPECT_ERROR(&l, 9, 10, "merge keys (<<) are not supported");
+    loaded_free(&l);
+}
+
+/* ---- limits ---- */
+
+Test(spec_limits, microbatches_at_and_past_the_limit)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 65536}");
+    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    loaded_free(&l);
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 65537}");
+    EXPECT_ERROR(&l, 7, 52, "from 1 to 65536");
+    loaded_free(&l);
+}
+
+Test(spec_limits, stage_count_past_the_limit)
+{
+    loaded l;
+    load_with(&l, 7, "pipeline: {schedule: Interleaved1F1B, ranks: 512, stages_per_rank: 3, microbatches: 4}");
+    EXPECT_ERROR(&l, 7, 68, "1536 stages, more than the limit of 1024");
+    loaded_free(&l);
+}
+
+Test(spec_limits, numel_at_and_past_the_limit)
+{
+    loaded l;
+    load_with(&l, 5, "    - params: [{name: a, numel: 281474976710656}]");
+    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    loaded_free(&l);
+    load_with(&l, 5, "    - params: [{name: a, numel: 281474976710657}]");
+    EXPECT_ERROR(&l, 5, 33, "from 1 to 281474976710656");
+    loaded_free(&l);
+    load_with(&l, 5, "    - params: [{name: a, numel: 0}]");
+    EXPECT_ERROR(&l, 5, 33, "from 1 to");
+    loaded_free(&l);
+}
+
+Test(spec_limits, parameter_name_at_and_past_512_bytes)
+{
+    char line[700];
+    for (int len = 512; len <= 513; len++) {
+        int o = snprintf(line, sizeof line, "    - params: [{name: ");
+        memset(line + o, 'p', (size_t)len);
+        snprintf(line + o + len, sizeof line - (size_t)o - (size_t)len, ", numel: 1}]");
+        loaded l;
+        load_with(&l, 5, line);
+        if (len == 512)
+            cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+        else
+            EXPECT_ERROR(&l, 5, 23, "513 bytes long, more than the limit of 512");
+        loaded_free(&l);
+    }
+}
+
+Test(spec_limits, parameter_tensor_count_past_the_limit_is_refused_before_reading_them)
+{
+    /* 1,000,001 tensors written out (about 30 MB of YAML). */
+    size_t n = SPEC_MAX_PARAMS + 1;
+    size_t cap = n * 40 + 1024;
+    char *yaml = malloc(cap);
+    size_t o = (size_t)snprintf(yaml, cap, "tfc: 1\nname: t\nmodel:\n  stages:\n    - params:\n");
+    for (size_t i = 0; i < n; i++)
+        o += (size_t)snprintf(yaml + o, cap - o, "      - {name: p%zu, numel: 1}\n", i);
+    snprintf(yaml + o, cap - o, "pipeline: {schedule: 1F1B, ranks: 1, microbatches: 1}\n"
+                                "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n");
+    loaded l;
+    load_str(&l, yaml);
+    free(yaml);
+    EXPECT_ERROR(&l, 5, 5, "1000001 parameter tensors, more than the limit of 1000000");
+    loaded_free(&l);
+}
