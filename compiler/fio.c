@@ -14,22 +14,23 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
     *buf = NULL;
     *len = 0;
     bool is_stdin = strcmp(path, "-") == 0;
+    const char *label = is_stdin ? "<stdin>" : path;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
-        diag_error(d, path, 0, 0, "cannot open: %s", strerror(errno));
+        diag_error(d, label, 0, 0, "cannot open: %s", strerror(errno));
         return FIO_ERROR;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        diag_error(d, path, 0, 0, "cannot stat: %s", strerror(errno));
+        diag_error(d, label, 0, 0, "cannot stat: %s", strerror(errno));
         goto fail;
     }
     if (S_ISDIR(st.st_mode)) {
-        diag_error(d, path, 0, 0, "is a directory, not a file");
+        diag_error(d, label, 0, 0, "is a directory, not a file");
         goto fail;
     }
     if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > limit) {
-        diag_error(d, path, 0, 0, "file is %lld bytes, larger than the limit of %zu bytes",
+        diag_error(d, label, 0, 0, "file is %lld bytes, larger than the limit of %zu bytes",
                    (long long)st.st_size, limit);
         if (!is_stdin)
             close(fd);
@@ -42,7 +43,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
         cap = limit + 1;
     char *b = malloc(cap + 1);
     if (!b) {
-        diag_error(d, path, 0, 0, "out of memory reading %zu bytes", cap);
+        diag_error(d, label, 0, 0, "out of memory reading %zu bytes", cap);
         goto fail;
     }
     size_t n = 0;
@@ -54,7 +55,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
             char *nb = realloc(b, ncap + 1);
             if (!nb) {
                 free(b);
-                diag_error(d, path, 0, 0, "out of memory reading %zu bytes", ncap);
+                diag_error(d, label, 0, 0, "out of memory reading %zu bytes", ncap);
                 goto fail;
             }
             b = nb;
@@ -64,7 +65,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            diag_error(d, path, 0, 0, "read error: %s", strerror(errno));
+            diag_error(d, label, 0, 0, "read error: %s", strerror(errno));
             free(b);
             goto fail;
         }
@@ -76,7 +77,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
         close(fd);
     if (n > limit) {
         free(b);
-        diag_error(d, path, 0, 0, "input is larger than the limit of %zu bytes", limit);
+        diag_error(d, label, 0, 0, "input is larger than the limit of %zu bytes", limit);
         return FIO_TOO_LARGE;
     }
     b[n] = '\0';

@@ -86,6 +86,8 @@ static const char *got(const ydoc_node *n, char *buf, size_t cap)
 {
     if (n->kind != YDOC_SCALAR || n->n == 0)
         return describe(n, buf, cap);
+    if (ydoc_scalar_type(n) == YDOC_NULL)
+        return "null";
     const char *type = ydoc_type_name(ydoc_scalar_type(n));
     size_t tl = strlen(type);
     memcpy(buf, type, tl);
@@ -146,10 +148,23 @@ static bool check_map(ctx *c, const ydoc_node *node, const char *path, const cha
     return true;
 }
 
+/* True when some key of map is a likely misspelling of key: the unknown-key
+ * error already says "did you mean", so "missing" would only repeat it. */
+static bool misspelt_in(const ydoc_node *map, const char *key)
+{
+    const char *const one[] = {key, NULL};
+    for (uint32_t i = 0; i < map->n; i++) {
+        const ydoc_node *k = ydoc_key(map, i);
+        if (!(k->n == strlen(key) && memcmp(k->u.str, key, k->n) == 0) && text_nearest(k->u.str, k->n, one))
+            return true;
+    }
+    return false;
+}
+
 static const ydoc_node *require(ctx *c, const ydoc_node *map, const char *path, const char *key)
 {
     const ydoc_node *v = ydoc_get(map, key);
-    if (!v) {
+    if (!v && !misspelt_in(map, key)) {
         char full[PATH_CAP];
         path_key(full, path, key);
         ERR(c, map, "missing required key %s", full);
@@ -264,6 +279,39 @@ static const char *get_string(ctx *c, const ydoc_node *n, const char *path, size
         return NULL;
     }
     return n->u.str;
+}
+
+/* Parameter and stage names end up in C string literals, comments, JSON
+ * and CSV. Keeping them to the characters real parameter names use (PyTorch:
+ * "layers.0.attention.wq.weight") means no emitter ever has to escape them
+ * and no name can close a string or comment: no quotes, backslashes, '*',
+ * '?', spaces or non-ASCII. */
+static bool is_name_char(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+           ch == '.' || ch == '-' || ch == ':' || ch == '/' || ch == '[' || ch == ']' || ch == '@' || ch == '+';
+}
+
+static const char *get_tensor_name(ctx *c, const ydoc_node *n, const char *path)
+{
+    const char *name = get_string(c, n, path, SPEC_MAX_PARAM_NAME_BYTES);
+    if (!name)
+        return NULL;
+    for (uint32_t i = 0; i < n->n; i++) {
+        unsigned char ch = (unsigned char)name[i];
+        if (!is_name_char(ch)) {
+            char q[TEXT_QUOTE_CAP];
+            char what[24];
+            if (ch < 0x80)
+                snprintf(what, sizeof what, "'%c'", (char)ch);
+            else
+                snprintf(what, sizeof what, "non-ASCII byte 0x%02X", ch);
+            ERR(c, n, "%s may hold only letters, digits and _ . - : / [ ] @ +; %s has %s at byte %u", path,
+                describe(n, q, sizeof q), what, i);
+            return NULL;
+        }
+    }
+    return name;
 }
 
 /* One of names (NULL-terminated); returns the index or -1. */
@@ -436,7 +484,7 @@ static void read_param(ctx *c, const ydoc_node *n, const char *path, spec_param 
     const ydoc_node *v;
     path_key(sub, path, "name");
     if ((v = require(c, n, path, "name"))) {
-        out->name = get_string(c, v, sub, SPEC_MAX_PARAM_NAME_BYTES);
+        out->name = get_tensor_name(c, v, sub);
         out->pos = (spec_pos){v->line, v->col};
     }
     path_key(sub, path, "numel");
@@ -455,7 +503,7 @@ static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
     const ydoc_node *v = ydoc_get(n, "name");
     path_key(sub, path, "name");
     if (v) {
-        st->name = get_string(c, v, sub, SPEC_MAX_PARAM_NAME_BYTES);
+        st->name = get_tensor_name(c, v, sub);
         st->pos = (spec_pos){v->line, v->col};
     } else {
         char def[32];
@@ -758,22 +806,25 @@ static void read_root(ctx *c, const ydoc_node *root)
         return;
     }
     check_map(c, root, "", known);
-    /* A file that is not a spec at all would get five "missing" errors; say it once. */
+    /* Missing top-level keys are said in one error; a file that is not a
+     * spec at all (no "tfc" key either) gets nothing more. */
     static const char *const required[] = {"tfc", "name", "pipeline", "model", "timing"};
     char missing[64] = "";
     size_t n_missing = 0;
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (!ydoc_get(root, required[i])) {
+        if (!ydoc_get(root, required[i]) && !misspelt_in(root, required[i])) {
             strcat(missing, n_missing++ ? ", " : "");
             strcat(missing, required[i]);
         }
-    if (n_missing > 1) {
-        ERR(c, root, "missing required keys %s%s", missing,
-            ydoc_get(root, "tfc") ? "" : " (a tfc spec starts with 'tfc: 1')");
-        return;
+    if (n_missing) {
+        bool no_tfc = !ydoc_get(root, "tfc");
+        ERR(c, root, "missing required key%s %s%s", n_missing > 1 ? "s" : "", missing,
+            no_tfc ? " (a tfc spec starts with 'tfc: 1')" : "");
+        if (no_tfc && n_missing > 1)
+            return;
     }
     const ydoc_node *v;
-    if ((v = require(c, root, "", "tfc"))) {
+    if ((v = ydoc_get(root, "tfc"))) {
         uint64_t version;
         if (get_uint(c, v, "tfc", 0, UINT64_MAX, &version)) {
             if (version != 1)
@@ -782,14 +833,14 @@ static void read_root(ctx *c, const ydoc_node *root)
                 c->s->version = 1;
         }
     }
-    if ((v = require(c, root, "", "name")))
+    if ((v = ydoc_get(root, "name")))
         read_name(c, v);
     bool stages_known = false;
-    if ((v = require(c, root, "", "pipeline")))
+    if ((v = ydoc_get(root, "pipeline")))
         stages_known = read_pipeline(c, v);
-    if ((v = require(c, root, "", "model")))
+    if ((v = ydoc_get(root, "model")))
         read_model(c, v, stages_known);
-    if ((v = require(c, root, "", "timing")))
+    if ((v = ydoc_get(root, "timing")))
         read_timing(c, v, stages_known);
     if ((v = opt(root, "freeze")))
         read_freeze(c, v);
@@ -851,7 +902,7 @@ spec_status spec_load_file(const char *path, arena *a, diag_list *d, const spec 
     if (st != FIO_OK)
         return SPEC_IO;
     /* Names in the spec point into the arena, not into buf. */
-    spec_status r = spec_load_buffer(path, buf, len, a, d, out);
+    spec_status r = spec_load_buffer(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len, a, d, out);
     free(buf);
     return r;
 }
