@@ -127,7 +127,10 @@ void diag_print(diag_list *d, FILE *out)
     if (d->n_dropped) {
         const char *file = d->n ? d->items[0].file : NULL;
         print_prefix(out, file, 0, 0);
-        fprintf(out, "error: %zu more error%s not shown%s\n", d->n_dropped,
-                d->n_dropped == 1 ? "" : "s", d->oom ? " (out of memory)" : "");
+        /* Checks stop early once the cap is reached, so n_dropped is a lower bound. */
+        if (d->oom)
+            fprintf(out, "error: out of memory while storing diagnostics; some are not shown\n");
+        else
+            fprintf(out, "error: too many errors; stopped after %zu\n", d->n);
     }
 }

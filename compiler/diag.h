@@ -43,8 +43,8 @@ void diag_note(diag_list *d, unsigned line, unsigned col, const char *fmt, ...) 
 size_t diag_count(const diag_list *d); /* errors reported, including dropped ones */
 bool diag_full(const diag_list *d);     /* cap reached: callers may stop early */
 
-/* Prints errors ordered by position (ties by insertion order), then a line
- * saying how many were left out, if any. */
+/* Prints errors ordered by position (ties by insertion order), then, when
+ * the cap was reached, a line saying the checks stopped there. */
 void diag_print(diag_list *d, FILE *out);
 
 #endif

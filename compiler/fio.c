@@ -30,7 +30,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
         goto fail;
     }
     if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > limit) {
-        diag_error(d, label, 0, 0, "file is %lld bytes, larger than the limit of %zu bytes",
+        diag_error(d, label, 1, 1, "file is %lld bytes, larger than the limit of %zu bytes",
                    (long long)st.st_size, limit);
         if (!is_stdin)
             close(fd);
@@ -77,7 +77,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
         close(fd);
     if (n > limit) {
         free(b);
-        diag_error(d, label, 0, 0, "input is larger than the limit of %zu bytes", limit);
+        diag_error(d, label, 1, 1, "input is larger than the limit of %zu bytes", limit);
         return FIO_TOO_LARGE;
     }
     b[n] = '\0';

@@ -9,7 +9,7 @@
 
 typedef enum {
     FIO_OK = 0,
-    FIO_TOO_LARGE, /* more than limit bytes: an input error, not an I/O one */
+    FIO_TOO_LARGE, /* more than limit bytes: an input error, reported at 1:1 */
     FIO_ERROR,     /* could not open or read (missing, directory, permission, ...) */
 } fio_status;
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,7 +55,8 @@ static int temp_fd(void)
     return fd;
 }
 
-bool proc_run(const char *const *argv, const char *stdin_path, double timeout_s, proc_result *r)
+bool proc_run(const char *const *argv, const char *stdin_path, double timeout_s, size_t mem_limit,
+              proc_result *r)
 {
     memset(r, 0, sizeof *r);
     int out = temp_fd(), err = temp_fd();
@@ -69,6 +71,10 @@ bool proc_run(const char *const *argv, const char *stdin_path, double timeout_s,
         dup2(in, 0);
         dup2(out, 1);
         dup2(err, 2);
+        if (mem_limit) {
+            struct rlimit rl = {mem_limit, mem_limit};
+            setrlimit(RLIMIT_AS, &rl);
+        }
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
@@ -118,5 +124,5 @@ bool proc_tfc(proc_result *r, const char *arg0, ...)
         argv[n++] = a;
     va_end(ap);
     argv[n] = NULL;
-    return proc_run(argv, NULL, 10.0, r);
+    return proc_run(argv, NULL, 10.0, 0, r);
 }

@@ -16,8 +16,11 @@ typedef struct proc_result {
 } proc_result;
 
 /* Runs argv[0] with argv, standard input from stdin_path (NULL = /dev/null),
- * killing it after timeout_s seconds. Returns false if it could not start. */
-bool proc_run(const char *const *argv, const char *stdin_path, double timeout_s, proc_result *r);
+ * killing it after timeout_s seconds; mem_limit bytes of address space
+ * (0 = no limit; sanitizer builds need none). Returns false if it could not
+ * start. */
+bool proc_run(const char *const *argv, const char *stdin_path, double timeout_s, size_t mem_limit,
+              proc_result *r);
 void proc_result_free(proc_result *r);
 
 /* Runs TFC_BIN with the given arguments (NULL-terminated), 10 s limit. */

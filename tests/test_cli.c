@@ -1,0 +1,456 @@
+/* cli: tfc as a user runs it. Exit codes, help, version, every spec in
+ * specs/, the YAML test-suite corpus, and the hostile-input table in
+ * tests/hostile/README.md (read at run time: the table is the oracle). */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+static const double time_bound_s = SANITIZED ? 10.0 : 2.0;
+
+/* No sanitizer report, no signal, no time-out. */
+static void assert_clean(const proc_result *r, const char *what)
+{
+    cr_assert_eq(r->signal, 0, "%s: killed by signal %d", what, r->signal);
+    cr_assert_not(r->timed_out, "%s: timed out", what);
+    cr_assert_null(strstr(r->err, "Sanitizer"), "%s: sanitizer report:\n%s", what, r->err);
+    cr_assert_null(strstr(r->err, "runtime error"), "%s: UB report:\n%s", what, r->err);
+}
+
+/* True if some line of err is "FILE:LINE:COL: error: ..." for this file and
+ * position (line 0 = "FILE: error: ...") and contains fragment. */
+static bool has_error_line(const char *err, const char *file, unsigned line, unsigned col, const char *fragment)
+{
+    char prefix[512];
+    if (line)
+        snprintf(prefix, sizeof prefix, "%s:%u:%u: error: ", file, line, col);
+    else
+        snprintf(prefix, sizeof prefix, "%s: error: ", file);
+    for (const char *l = err; l && *l;) {
+        const char *end = strchr(l, '\n');
+        size_t len = end ? (size_t)(end - l) : strlen(l);
+        if (len >= strlen(prefix) && strncmp(l, prefix, strlen(prefix)) == 0) {
+            char *copy = strndup(l, len);
+            bool found = strstr(copy, fragment) != NULL;
+            free(copy);
+            if (found)
+                return true;
+        }
+        l = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/* ---- the command line itself ---- */
+
+Test(cli, help_lists_every_command_and_exits_0)
+{
+    proc_result r;
+    cr_assert(proc_tfc(&r, "--help", NULL));
+    cr_assert_eq(r.exit_code, 0);
+    for (const char *const *v = (const char *const[]){"compile", "check", "plan", "index", NULL}; *v; v++)
+        cr_assert_not_null(strstr(r.out, *v), "help lacks %s", *v);
+    cr_assert_not_null(strstr(r.out, "exit codes"));
+    proc_result_free(&r);
+}
+
+Test(cli, no_arguments_prints_usage_and_exits_2)
+{
+    proc_result r;
+    cr_assert(proc_tfc(&r, NULL));
+    cr_assert_eq(r.exit_code, 2);
+    cr_assert_not_null(strstr(r.err, "usage: tfc"));
+    proc_result_free(&r);
+}
+
+Test(cli, version_names_the_release_and_the_libraries)
+{
+    proc_result r;
+    cr_assert(proc_tfc(&r, "--version", NULL));
+    cr_assert_eq(r.exit_code, 0);
+    cr_assert(strncmp(r.out, "tfc " TFC_EXPECTED_VERSION "\n", strlen("tfc " TFC_EXPECTED_VERSION "\n")) == 0,
+              "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "libyaml 0."));
+    cr_assert_not_null(strstr(r.out, "lp_solve 5.5"));
+    cr_assert_not_null(strstr(r.out, "NVRTC"));
+    proc_result_free(&r);
+}
+
+Test(cli, unknown_command_suggests_the_nearest_and_exits_2)
+{
+    proc_result r;
+    cr_assert(proc_tfc(&r, "chek", "x.yaml", NULL));
+    cr_assert_eq(r.exit_code, 2);
+    cr_assert_not_null(strstr(r.err, "did you mean 'check'?"), "%s", r.err);
+    proc_result_free(&r);
+}
+
+Test(cli, check_usage_errors_exit_2)
+{
+    proc_result r;
+    cr_assert(proc_tfc(&r, "check", NULL));
+    cr_assert_eq(r.exit_code, 2);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "check", "a.yaml", "b.yaml", NULL));
+    cr_assert_eq(r.exit_code, 2);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "check", "--frobnicate", "a.yaml", NULL));
+    cr_assert_eq(r.exit_code, 2);
+    cr_assert_not_null(strstr(r.err, "unknown option"));
+    proc_result_free(&r);
+}
+
+Test(cli, verb_help_exits_0)
+{
+    const char *verbs[] = {"check", "compile", "plan", "index"};
+    for (size_t i = 0; i < 4; i++) {
+        proc_result r;
+        cr_assert(proc_tfc(&r, verbs[i], "--help", NULL));
+        cr_assert_eq(r.exit_code, 0, "%s --help", verbs[i]);
+        cr_assert_not_null(strstr(r.out, "usage: tfc"));
+        proc_result_free(&r);
+    }
+}
+
+Test(cli, verbs_of_later_releases_say_so_and_exit_2)
+{
+    const char *verbs[] = {"compile", "plan", "index"};
+    for (size_t i = 0; i < 3; i++) {
+        proc_result r;
+        cr_assert(proc_tfc(&r, verbs[i], TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", NULL));
+        cr_assert_eq(r.exit_code, 2, "%s", verbs[i]);
+        cr_assert_not_null(strstr(r.err, "not implemented"), "%s", r.err);
+        proc_result_free(&r);
+    }
+}
+
+Test(cli, every_spec_in_specs_checks_clean)
+{
+    DIR *d = opendir(TFC_SOURCE_DIR "/specs");
+    cr_assert_not_null(d);
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0)
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/specs/%s", TFC_SOURCE_DIR, e->d_name);
+        proc_result r;
+        cr_assert(proc_tfc(&r, "check", path, NULL));
+        assert_clean(&r, path);
+        cr_assert_eq(r.exit_code, 0, "%s:\n%s", path, r.err);
+        cr_assert_not_null(strstr(r.out, ": ok: "));
+        proc_result_free(&r);
+        n++;
+    }
+    closedir(d);
+    cr_assert_geq(n, 1);
+}
+
+Test(cli, quiet_check_prints_nothing_on_success)
+{
+    proc_result r;
+    cr_assert(proc_tfc(&r, "check", "-q", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", NULL));
+    cr_assert_eq(r.exit_code, 0);
+    cr_assert_eq(r.out_len, 0);
+    cr_assert_eq(r.err_len, 0);
+    proc_result_free(&r);
+}
+
+Test(cli, check_reads_standard_input_as_dash)
+{
+    const char *argv[] = {TFC_BIN, "check", "-", NULL};
+    proc_result r;
+    cr_assert(proc_run(argv, TFC_SOURCE_DIR "/tests/hostile/negative_ranks.yaml", 10.0, 0, &r));
+    cr_assert_eq(r.exit_code, 1);
+    cr_assert(has_error_line(r.err, "<stdin>", 7, 35, "pipeline.ranks"), "%s", r.err);
+    proc_result_free(&r);
+    cr_assert(proc_run(argv, TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", 10.0, 0, &r));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+}
+
+Test(cli, errors_are_capped_at_20_with_a_line_saying_so)
+{
+    char dir[] = "/tmp/tfc-cli-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[512];
+    snprintf(path, sizeof path, "%s/many.yaml", dir);
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < 30; i++)
+        fprintf(f, "bogus%02d: 1\n", i);
+    fprintf(f, "tfc: 1\n");
+    fclose(f);
+    proc_result r;
+    cr_assert(proc_tfc(&r, "check", path, NULL));
+    cr_assert_eq(r.exit_code, 1);
+    /* 30 unknown keys + 1 missing-keys error: 20 shown, then a stop line. */
+    size_t lines = 0;
+    for (const char *p = r.err; (p = strstr(p, ": error: ")); p++)
+        lines++;
+    cr_assert_eq(lines, 21, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "too many errors; stopped after 20"), "%s", r.err);
+    proc_result_free(&r);
+    unlink(path);
+    rmdir(dir);
+}
+
+Test(cli, errors_are_printed_in_file_order)
+{
+    proc_result r;
+    cr_assert(proc_tfc(&r, "check", TFC_SOURCE_DIR "/tests/hostile/wrong_types.yaml", NULL));
+    cr_assert_eq(r.exit_code, 1);
+    unsigned prev_line = 0, prev_col = 0, n = 0;
+    regex_t re;
+    cr_assert_eq(regcomp(&re, ":([0-9]+):([0-9]+): error: ", REG_EXTENDED), 0);
+    regmatch_t m[3];
+    for (const char *p = r.err; regexec(&re, p, 3, m, 0) == 0; p += m[0].rm_eo) {
+        unsigned line = (unsigned)strtoul(p + m[1].rm_so, NULL, 10);
+        unsigned col = (unsigned)strtoul(p + m[2].rm_so, NULL, 10);
+        cr_assert(line > prev_line || (line == prev_line && col >= prev_col), "%u:%u after %u:%u", line, col,
+                  prev_line, prev_col);
+        prev_line = line, prev_col = col;
+        n++;
+    }
+    regfree(&re);
+    /* Every section of that file has its own wrong type: all are reported. */
+    cr_assert_geq(n, 15, "%s", r.err);
+    proc_result_free(&r);
+}
+
+/* ---- the YAML test-suite corpus ---- */
+
+typedef struct corpus_file {
+    char path[256];
+} corpus_file;
+
+static size_t list_yaml(const char *dir, corpus_file *out, size_t max)
+{
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < max) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0)
+            snprintf(out[n++].path, sizeof out->path, "%s/%s", dir, e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+ParameterizedTestParameters(corpus, yaml_test_suite_file_is_refused_with_a_position)
+{
+    static corpus_file files[256];
+    size_t n = list_yaml(TFC_SOURCE_DIR "/tests/yaml_bad/suite", files, 256);
+    n += list_yaml(TFC_SOURCE_DIR "/tests/yaml_bad/valid_not_spec", files + n, 256 - n);
+    return cr_make_param_array(corpus_file, files, n);
+}
+
+ParameterizedTest(corpus_file *f, corpus, yaml_test_suite_file_is_refused_with_a_position)
+{
+    proc_result r;
+    cr_assert(proc_tfc(&r, "check", f->path, NULL));
+    assert_clean(&r, f->path);
+    cr_assert_eq(r.exit_code, 1, "%s: exit %d\n%s", f->path, r.exit_code, r.err);
+    /* The first line is FILE:LINE:COL: error: with LINE, COL >= 1. */
+    char pattern[400];
+    snprintf(pattern, sizeof pattern, "%s:", f->path);
+    cr_assert(strncmp(r.err, pattern, strlen(pattern)) == 0, "%s", r.err);
+    unsigned line = 0, col = 0;
+    cr_assert_eq(sscanf(r.err + strlen(pattern), "%u:%u: error: ", &line, &col), 2, "%s", r.err);
+    cr_assert(line >= 1 && col >= 1, "%s", r.err);
+    cr_assert_eq(r.out_len, 0);
+    proc_result_free(&r);
+}
+
+Test(corpus, holds_all_137_cases)
+{
+    static corpus_file files[256];
+    size_t n = list_yaml(TFC_SOURCE_DIR "/tests/yaml_bad/suite", files, 256);
+    cr_assert_eq(n, 94);
+    cr_assert_eq(list_yaml(TFC_SOURCE_DIR "/tests/yaml_bad/valid_not_spec", files, 256), 43);
+}
+
+/* ---- hostile inputs: tests/hostile/README.md ---- */
+
+typedef struct hostile_row {
+    char file[64];
+    int exit_code;
+    unsigned line, col; /* 0:0 = no position ("-") */
+    char fragment[160];
+} hostile_row;
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '`'))
+        s[--n] = '\0';
+    size_t i = 0;
+    while (s[i] == ' ' || s[i] == '`')
+        i++;
+    memmove(s, s + i, n - i + 1);
+}
+
+/* Rows look like: | `file` | what | exit | line:col or - | fragment | */
+static size_t read_table(hostile_row *rows, size_t max)
+{
+    FILE *f = fopen(TFC_SOURCE_DIR "/tests/hostile/README.md", "r");
+    if (!f)
+        return 0;
+    char line[1024];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f) && n < max) {
+        if (strncmp(line, "| `", 3) != 0)
+            continue;
+        char *cells[6];
+        size_t k = 0;
+        for (char *p = line + 1; k < 6 && p; k++) {
+            char *bar = strstr(p, " | ");
+            if (!bar)
+                bar = strstr(p, " |\n");
+            if (!bar)
+                break;
+            *bar = '\0';
+            cells[k] = p;
+            p = bar + 3;
+        }
+        if (k < 5)
+            continue;
+        hostile_row *r = &rows[n++];
+        memset(r, 0, sizeof *r);
+        trim(cells[0]);
+        snprintf(r->file, sizeof r->file, "%s", cells[0]);
+        r->exit_code = atoi(cells[2]);
+        sscanf(cells[3], "%u:%u", &r->line, &r->col);
+        trim(cells[4]);
+        snprintf(r->fragment, sizeof r->fragment, "%s", cells[4]);
+    }
+    fclose(f);
+    return n;
+}
+
+ParameterizedTestParameters(hostile, input_is_refused_as_the_table_says)
+{
+    static hostile_row rows[128];
+    size_t n = read_table(rows, 128);
+    return cr_make_param_array(hostile_row, rows, n);
+}
+
+static void write_repeated(const char *path, const char *head, const char *unit, size_t times, const char *tail)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(head, f);
+    for (size_t i = 0; i < times; i++)
+        fputs(unit, f);
+    fputs(tail, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Makes the input of a gen: row in dir; returns the path to pass to tfc. */
+static void generate(const char *name, const char *dir, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/%s.yaml", dir, name);
+    if (strcmp(name, "deep_flow_100k") == 0) {
+        FILE *f = fopen(path, "w");
+        for (int i = 0; i < 100000; i++)
+            fputc('[', f);
+        for (int i = 0; i < 100000; i++)
+            fputc(']', f);
+        fclose(f);
+    } else if (strcmp(name, "deep_block_2000") == 0) {
+        FILE *f = fopen(path, "w");
+        for (int i = 0; i < 2000; i++)
+            fprintf(f, "%*sa:\n", 2 * i, "");
+        fclose(f);
+    } else if (strcmp(name, "line_50mb") == 0) {
+        write_repeated(path, "tfc: 1\nname: ", "xxxxxxxxxx", 5000000, "\n");
+    } else if (strcmp(name, "file_65mib") == 0) {
+        write_repeated(path, "", "# padding padding padding padding padding padding padding padding\n",
+                       65 * 1024 * 1024 / 64 + 1, "");
+    } else if (strcmp(name, "map_1m_keys") == 0) {
+        FILE *f = fopen(path, "w");
+        for (int i = 0; i < 1000000; i++)
+            fprintf(f, "k%d: %d\n", i, i);
+        fputs("k5: again\n", f);
+        fclose(f);
+    } else if (strcmp(name, "directory") == 0) {
+        snprintf(path, cap, "%s", dir);
+    } else if (strcmp(name, "missing_file") == 0) {
+        snprintf(path, cap, "%s/does-not-exist.yaml", dir);
+    } else if (strcmp(name, "unreadable") == 0) {
+        /* Readable by permission even for root, but read() fails with EIO. */
+        snprintf(path, cap, "/proc/self/mem");
+    } else {
+        cr_assert_fail("no generator for gen:%s", name);
+    }
+}
+
+ParameterizedTest(hostile_row *row, hostile, input_is_refused_as_the_table_says, .timeout = 60)
+{
+    char dir[] = "/tmp/tfc-hostile-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[1024];
+    bool generated = strncmp(row->file, "gen:", 4) == 0;
+    if (generated)
+        generate(row->file + 4, dir, path, sizeof path);
+    else
+        snprintf(path, sizeof path, "%s/tests/hostile/%s", TFC_SOURCE_DIR, row->file);
+
+    const char *argv[] = {TFC_BIN, "check", path, NULL};
+    proc_result r;
+    size_t mem_limit = SANITIZED ? 0 : (size_t)512 << 20;
+    cr_assert(proc_run(argv, NULL, time_bound_s * 3, mem_limit, &r));
+    assert_clean(&r, row->file);
+    cr_assert_lt(r.seconds, time_bound_s, "%s took %.2f s", row->file, r.seconds);
+    cr_assert_eq(r.exit_code, row->exit_code, "%s: exit %d, want %d\n%s", row->file, r.exit_code, row->exit_code,
+                 r.err);
+    cr_assert(has_error_line(r.err, path, row->line, row->col, row->fragment),
+              "%s: want %u:%u \"%s\", got:\n%.2000s", row->file, row->line, row->col, row->fragment, r.err);
+    cr_assert_eq(r.out_len, 0, "%s wrote to stdout", row->file);
+    proc_result_free(&r);
+
+    if (generated && strcmp(path, dir) != 0 && strncmp(path, "/proc", 5) != 0)
+        unlink(path);
+    rmdir(dir);
+}
+
+Test(hostile, table_covers_every_committed_file)
+{
+    static hostile_row rows[128];
+    size_t n = read_table(rows, 128);
+    cr_assert_geq(n, 40);
+    DIR *d = opendir(TFC_SOURCE_DIR "/tests/hostile");
+    cr_assert_not_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "README.md") == 0)
+            continue;
+        bool listed = false;
+        for (size_t i = 0; i < n; i++)
+            listed |= strcmp(rows[i].file, e->d_name) == 0;
+        cr_assert(listed, "tests/hostile/%s has no row in README.md", e->d_name);
+    }
+    closedir(d);
+}
