@@ -53,6 +53,56 @@ static const char *const c_keywords[] = {
     "NULL",     "main",     NULL,
 };
 
+/* The schema's keys, per mapping. spec_schema_key() lists them with their
+ * paths, and a test holds docs/spec.md to the same list. */
+static const char *const pipeline_keys[] = {"schedule", "ranks", "stages_per_rank", "microbatches", "order", NULL};
+static const char *const param_keys[] = {"name", "numel", NULL};
+static const char *const stage_keys[] = {"name", "params", NULL};
+static const char *const model_keys[] = {"stages", NULL};
+static const char *const timing_keys[] = {"forward_ms",        "backward_ms",        "backward_frozen_ms",
+                                        "backward_input_ms", "backward_weight_ms", "comm_ms",
+                                        NULL};
+static const char *const freeze_keys[] = {"max_ratio", "warmup_steps", "ramp_steps", "reselect_every", "seed",
+                                        NULL};
+static const char *const targets_keys[] = {"c", "cuda", NULL};
+static const char *const cuda_keys[] = {"enabled", "arch", NULL};
+static const char *const data_keys[] = {"lcp_index", NULL};
+static const char *const lcp_keys[] = {"token_bytes", "seq_len", "topk", NULL};
+static const char *const root_keys[] = {"tfc", "name", "model", "pipeline", "timing", "freeze", "targets", "data",
+                                        NULL};
+
+static const struct {
+    const char *path; /* as docs/spec.md writes it */
+    const char *const *keys;
+} schema_sections[] = {
+    {"", root_keys},
+    {"model", model_keys},
+    {"model.stages[i]", stage_keys},
+    {"model.stages[i].params[j]", param_keys},
+    {"pipeline", pipeline_keys},
+    {"timing", timing_keys},
+    {"freeze", freeze_keys},
+    {"targets", targets_keys},
+    {"targets.cuda", cuda_keys},
+    {"data", data_keys},
+    {"data.lcp_index", lcp_keys},
+};
+
+bool spec_schema_key(size_t i, char *out, size_t cap)
+{
+    for (size_t k = 0; k < sizeof schema_sections / sizeof *schema_sections; k++) {
+        const char *const *keys = schema_sections[k].keys;
+        for (size_t j = 0; keys[j]; j++, i--) {
+            if (i == 0) {
+                const char *p = schema_sections[k].path;
+                int w = snprintf(out, cap, "%s%s%s", p, *p ? "." : "", keys[j]);
+                return w > 0 && (size_t)w < cap;
+            }
+        }
+    }
+    return false;
+}
+
 const char *spec_schedule_name(spec_schedule s) { return schedule_names[s]; }
 
 bool spec_schedule_is_split(spec_schedule s) { return s == SCHED_ZBH1 || s == SCHED_ZBV; }
@@ -404,9 +454,8 @@ static void read_name(ctx *c, const ydoc_node *n)
  * the stage count can be relied on. */
 static bool read_pipeline(ctx *c, const ydoc_node *p)
 {
-    static const char *const known[] = {"schedule", "ranks", "stages_per_rank", "microbatches", "order", NULL};
     spec *s = c->s;
-    if (!check_map(c, p, "pipeline", known))
+    if (!check_map(c, p, "pipeline", pipeline_keys))
         return false;
     bool ok = true;
     const ydoc_node *n;
@@ -476,10 +525,9 @@ static bool read_pipeline(ctx *c, const ydoc_node *p)
 
 static void read_param(ctx *c, const ydoc_node *n, const char *path, spec_param *out)
 {
-    static const char *const known[] = {"name", "numel", NULL};
     char sub[PATH_CAP];
     out->pos = (spec_pos){n->line, n->col};
-    if (!check_map(c, n, path, known))
+    if (!check_map(c, n, path, param_keys))
         return;
     const ydoc_node *v;
     path_key(sub, path, "name");
@@ -494,11 +542,10 @@ static void read_param(ctx *c, const ydoc_node *n, const char *path, spec_param 
 
 static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
 {
-    static const char *const known[] = {"name", "params", NULL};
     char path[PATH_CAP], sub[PATH_CAP];
     path_index(path, "model.stages", index);
     st->pos = (spec_pos){n->line, n->col};
-    if (!check_map(c, n, path, known))
+    if (!check_map(c, n, path, stage_keys))
         return;
     const ydoc_node *v = ydoc_get(n, "name");
     path_key(sub, path, "name");
@@ -549,9 +596,8 @@ static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
 
 static void read_model(ctx *c, const ydoc_node *m, bool stages_known)
 {
-    static const char *const known[] = {"stages", NULL};
     spec *s = c->s;
-    if (!check_map(c, m, "model", known))
+    if (!check_map(c, m, "model", model_keys))
         return;
     const ydoc_node *stages = require(c, m, "model", "stages");
     if (!stages)
@@ -654,12 +700,9 @@ static double *read_table(ctx *c, const ydoc_node *n, const char *path, size_t s
 
 static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
 {
-    static const char *const known[] = {"forward_ms",        "backward_ms",        "backward_frozen_ms",
-                                        "backward_input_ms", "backward_weight_ms", "comm_ms",
-                                        NULL};
     spec *s = c->s;
     spec_timing *tm = &s->timing;
-    if (!check_map(c, t, "timing", known))
+    if (!check_map(c, t, "timing", timing_keys))
         return;
     size_t n = stages_known ? s->n_stages : 0;
     const ydoc_node *v;
@@ -716,10 +759,8 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
 
 static void read_freeze(ctx *c, const ydoc_node *f)
 {
-    static const char *const known[] = {"max_ratio", "warmup_steps", "ramp_steps", "reselect_every", "seed",
-                                        NULL};
     spec_freeze *fr = &c->s->freeze;
-    if (!check_map(c, f, "freeze", known))
+    if (!check_map(c, f, "freeze", freeze_keys))
         return;
     const ydoc_node *v;
     if ((v = require(c, f, "freeze", "max_ratio")))
@@ -737,10 +778,8 @@ static void read_freeze(ctx *c, const ydoc_node *f)
 
 static void read_targets(ctx *c, const ydoc_node *t)
 {
-    static const char *const known[] = {"c", "cuda", NULL};
-    static const char *const cuda_known[] = {"enabled", "arch", NULL};
     spec_targets *tg = &c->s->targets;
-    if (!check_map(c, t, "targets", known))
+    if (!check_map(c, t, "targets", targets_keys))
         return;
     const ydoc_node *v;
     if ((v = ydoc_get(t, "c")))
@@ -752,7 +791,7 @@ static void read_targets(ctx *c, const ydoc_node *t)
         get_bool(c, cu, "targets.cuda", &tg->cuda);
         return;
     }
-    if (!check_map(c, cu, "targets.cuda", cuda_known))
+    if (!check_map(c, cu, "targets.cuda", cuda_keys))
         return;
     if ((v = ydoc_get(cu, "enabled")))
         get_bool(c, v, "targets.cuda.enabled", &tg->cuda);
@@ -765,13 +804,11 @@ static void read_targets(ctx *c, const ydoc_node *t)
 
 static void read_data(ctx *c, const ydoc_node *dt)
 {
-    static const char *const known[] = {"lcp_index", NULL};
-    static const char *const lcp_known[] = {"token_bytes", "seq_len", "topk", NULL};
     spec_lcp_index *li = &c->s->lcp_index;
-    if (!check_map(c, dt, "data", known))
+    if (!check_map(c, dt, "data", data_keys))
         return;
     const ydoc_node *l = ydoc_get(dt, "lcp_index");
-    if (!l || !check_map(c, l, "data.lcp_index", lcp_known))
+    if (!l || !check_map(c, l, "data.lcp_index", lcp_keys))
         return;
     li->enabled = true;
     const ydoc_node *v;
@@ -797,15 +834,13 @@ static void set_defaults(spec *s)
 
 static void read_root(ctx *c, const ydoc_node *root)
 {
-    static const char *const known[] = {"tfc", "name", "model", "pipeline", "timing", "freeze", "targets", "data",
-                                        NULL};
     char q[TEXT_QUOTE_CAP];
     if (root->kind != YDOC_MAP) {
         ERR(c, root, "a tfc spec must be a mapping with keys tfc, name, model, pipeline and timing; got %s",
             got(root, q, sizeof q));
         return;
     }
-    check_map(c, root, "", known);
+    check_map(c, root, "", root_keys);
     /* Missing top-level keys are said in one error; a file that is not a
      * spec at all (no "tfc" key either) gets nothing more. */
     static const char *const required[] = {"tfc", "name", "pipeline", "model", "timing"};

@@ -117,6 +117,10 @@ typedef enum {
     SPEC_IO = 4,      /* could not read the file; error in d */
 } spec_status;
 
+/* The i-th key of the schema as a dotted path ("pipeline.ranks",
+ * "model.stages[i].params[j].numel"); false past the last one. */
+bool spec_schema_key(size_t i, char *out, size_t cap);
+
 /* Reads and validates the spec at path ("-" reads standard input). On
  * SPEC_OK, *out points into a. Otherwise d holds every independent error
  * found (up to its cap), each with file and, where there is one, line:column. */

@@ -251,8 +251,11 @@ static size_t list_yaml(const char *dir, corpus_file *out, size_t max)
     struct dirent *e;
     while (d && (e = readdir(d)) && n < max) {
         size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0)
-            snprintf(out[n++].path, sizeof out->path, "%s/%s", dir, e->d_name);
+        if (len <= 5 || strcmp(e->d_name + len - 5, ".yaml") != 0)
+            continue;
+        int w = snprintf(out[n].path, sizeof out->path, "%s/%s", dir, e->d_name);
+        cr_assert(w > 0 && (size_t)w < sizeof out->path, "path too long: %s/%s", dir, e->d_name);
+        n++;
     }
     if (d)
         closedir(d);

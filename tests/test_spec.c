@@ -599,3 +599,36 @@ Test(spec_limits, parameter_tensor_count_past_the_limit_is_refused_before_readin
     EXPECT_ERROR(&l, 5, 5, "1000001 parameter tensors, more than the limit of 1000000");
     loaded_free(&l);
 }
+
+/* ---- docs/spec.md and the schema say the same ---- */
+
+Test(spec_docs, every_schema_key_is_documented_and_every_documented_key_exists)
+{
+    char *doc = read_file(TFC_SOURCE_DIR "/docs/spec.md");
+    char key[128], quoted[160];
+    size_t n = 0;
+    for (; spec_schema_key(n, key, sizeof key); n++) {
+        snprintf(quoted, sizeof quoted, "| `%s` |", key);
+        cr_expect_not_null(strstr(doc, quoted), "docs/spec.md has no row for %s", key);
+    }
+    cr_assert_geq(n, 30);
+    /* Each table row "| `key` | type | required | default | rule |" names a schema key. */
+    size_t rows = 0;
+    for (const char *p = doc; (p = strstr(p, "\n| `")); p++) {
+        const char *start = p + 4, *end = strchr(start, '`');
+        const char *eol = strchr(start, '\n');
+        size_t cells = 0;
+        for (const char *q = start; q < eol; q++)
+            cells += *q == '|';
+        if (!end || cells != 5) /* other tables have other widths */
+            continue;
+        snprintf(key, sizeof key, "%.*s", (int)(end - start), start);
+        bool known = false;
+        for (size_t i = 0; spec_schema_key(i, quoted, sizeof quoted); i++)
+            known |= strcmp(quoted, key) == 0;
+        cr_expect(known, "docs/spec.md documents %s, which the schema does not have", key);
+        rows++;
+    }
+    cr_assert_eq(rows, n, "docs/spec.md has %zu key rows, the schema %zu keys", rows, n);
+    free(doc);
+}

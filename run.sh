@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The two entry points for a fresh Debian machine (see README.md):
+#   ./run.sh demo   install dependencies, build tfc, run it on the default spec
+#   ./run.sh test   install dependencies, build (normal and ASan+UBSan), run every test
+set -euo pipefail
+cd "$(dirname "$0")"
+
+DEFAULT_SPEC=specs/llama8b_1f1b.yaml
+PACKAGES="build-essential cmake pkg-config libyaml-dev liblpsolve55-dev libsuitesparse-dev libcriterion-dev"
+
+install_deps() {
+  local missing=()
+  for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "run.sh: installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -q
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+}
+
+# CI turns warnings into errors; a user's newer compiler should not break the build.
+werror() { [ -n "${CI:-}" ] && echo "-DTFC_WERROR=ON" || echo "-DTFC_WERROR=OFF"; }
+
+build() {
+  local dir=$1; shift
+  cmake -S . -B "$dir" "$(werror)" "$@"
+  cmake --build "$dir" -j "$(nproc)"
+}
+
+case "${1:-}" in
+  demo)
+    install_deps
+    build build -DTFC_TESTS=OFF
+    ./build/tfc --version
+    # tfc compile arrives with code generation; until then the demo validates the spec.
+    ./build/tfc check "$DEFAULT_SPEC"
+    ;;
+  test)
+    install_deps
+    build build -DTFC_TESTS=ON
+    ctest --test-dir build --output-on-failure
+    build build-asan -DTFC_TESTS=ON -DTFC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+    ctest --test-dir build-asan --output-on-failure
+    ;;
+  *)
+    echo "usage: ./run.sh demo|test" >&2
+    exit 2
+    ;;
+esac
