@@ -324,7 +324,8 @@ static void on_end(builder *b)
         oom(b, n->line, n->col);
         return;
     }
-    memcpy(items, b->pending + f->base, count * sizeof *items);
+    if (count) /* pending is NULL until the first node is pushed */
+        memcpy(items, b->pending + f->base, count * sizeof *items);
     b->n_pending = f->base;
     n->u.items = items;
     n->n = (uint32_t)(n->kind == YDOC_MAP ? count / 2 : count);

@@ -276,3 +276,16 @@ Test(ydoc_scalar, floats_decode_and_out_of_range_values_are_refused)
     cr_assert_not(float_of("1e400", &v));
     cr_assert_not(float_of("1e-400", &v));
 }
+
+/* Found by fuzzing: an empty collection closed before any node was pending
+ * did pointer arithmetic on NULL (UBSan: "applying zero offset to null pointer"). */
+Test(ydoc, empty_collection_before_any_other_node)
+{
+    static const char *const docs[] = {"[]", "{}", "- - - []\n", "- - - {}\n- x\n"};
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+        parsed p;
+        parse(&p, docs[i]);
+        cr_assert(p.ok, "%s", docs[i]);
+        done(&p);
+    }
+}
