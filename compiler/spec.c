@@ -391,38 +391,54 @@ static const ydoc_node *opt(const ydoc_node *map, const char *key) { return map 
 
 /* ---- duplicate names in a list ---- */
 
-typedef struct named {
-    const char *name;
-    const spec_pos *pos;
-    size_t index;
-} named;
+typedef struct named_ctx {
+    ctx *c;
+    const char *what;
+    const spec_pos *const *pos; /* by text_ref.index */
+} named_ctx;
 
-static int cmp_named(const void *pa, const void *pb)
+static bool report_named(const text_ref *first, const text_ref *dup, void *p)
 {
-    const named *a = pa, *b = pb;
-    int r = strcmp(a->name, b->name);
-    if (r)
-        return r;
-    return a->index < b->index ? -1 : a->index > b->index;
+    named_ctx *nc = p;
+    char q[TEXT_QUOTE_CAP];
+    const spec_pos *a = nc->pos[first->index], *b = nc->pos[dup->index];
+    diag_error(nc->c->d, nc->c->file, b->line, b->col, "duplicate %s %s", nc->what,
+               text_quote(q, sizeof q, dup->s, dup->len));
+    diag_note(nc->c->d, a->line, a->col, "first used here");
+    return !diag_full(nc->c->d);
 }
 
-/* Reports each name that repeats an earlier one in the list. */
-static void check_unique(ctx *c, named *items, size_t n, const char *what, const ydoc_node *at)
+/* A list of names being checked for repeats; entries for names that failed
+ * their own checks are simply not added. */
+typedef struct name_list {
+    text_ref *refs;
+    const spec_pos **pos;
+    size_t n;
+} name_list;
+
+static bool name_list_init(name_list *l, size_t cap)
 {
-    if (n < 2)
-        return;
-    (void)at;
-    qsort(items, n, sizeof *items, cmp_named);
-    char q[TEXT_QUOTE_CAP];
-    for (size_t i = 1, first = 0; i < n && !diag_full(c->d); i++) {
-        if (strcmp(items[first].name, items[i].name) != 0) {
-            first = i;
-            continue;
-        }
-        diag_error(c->d, c->file, items[i].pos->line, items[i].pos->col, "duplicate %s %s", what,
-                   text_quote(q, sizeof q, items[i].name, strlen(items[i].name)));
-        diag_note(c->d, items[first].pos->line, items[first].pos->col, "first used here");
-    }
+    l->n = 0;
+    l->refs = malloc((cap ? cap : 1) * sizeof *l->refs);
+    l->pos = malloc((cap ? cap : 1) * sizeof *l->pos);
+    return l->refs && l->pos;
+}
+
+static void name_list_add(name_list *l, const char *name, const spec_pos *pos)
+{
+    l->refs[l->n] = (text_ref){name, strlen(name), l->n};
+    l->pos[l->n] = pos;
+    l->n++;
+}
+
+/* Reports each name that repeats an earlier one, then frees the list. */
+static void name_list_check(ctx *c, name_list *l, const char *what)
+{
+    named_ctx nc = {c, what, l->pos};
+    if (l->refs && l->pos)
+        text_report_duplicates(l->refs, l->n, report_named, &nc);
+    free(l->refs);
+    free(l->pos);
 }
 
 /* ---- sections ---- */
@@ -573,14 +589,13 @@ static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
     }
     /* The total was checked against SPEC_MAX_PARAMS before any stage was read. */
     st->params = arena_alloc_array(c->a, params->n, sizeof *st->params);
-    named *names = malloc(params->n * sizeof *names);
-    if (!st->params || !names) {
-        free(names);
+    name_list names;
+    if (!name_list_init(&names, params->n) || !st->params) {
+        name_list_check(c, &names, "");
         out_of_memory(c, params);
         return;
     }
     st->n_params = params->n;
-    size_t n_named = 0;
     for (uint32_t i = 0; i < params->n && !diag_full(c->d); i++) {
         char ppath[PATH_CAP];
         path_index(ppath, sub, i);
@@ -588,10 +603,9 @@ static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
         read_param(c, params->u.items[i], ppath, p);
         st->numel += p->numel; /* each <= 2^48, at most 1e6 of them: no overflow */
         if (p->name)
-            names[n_named++] = (named){p->name, &p->pos, i};
+            name_list_add(&names, p->name, &p->pos);
     }
-    check_unique(c, names, n_named, "parameter name in this stage", params);
-    free(names);
+    name_list_check(c, &names, "parameter name in this stage");
 }
 
 static void read_model(ctx *c, const ydoc_node *m, bool stages_known)
@@ -630,23 +644,21 @@ static void read_model(ctx *c, const ydoc_node *m, bool stages_known)
         return;
     }
     s->stages = arena_alloc_array(c->a, stages->n, sizeof *s->stages);
-    named *names = malloc(stages->n * sizeof *names);
-    if (!s->stages || !names) {
-        free(names);
+    name_list names;
+    if (!name_list_init(&names, stages->n) || !s->stages) {
+        name_list_check(c, &names, "");
         out_of_memory(c, stages);
         return;
     }
-    size_t n_named = 0;
     for (uint32_t i = 0; i < stages->n && !diag_full(c->d); i++) {
         spec_stage *st = &s->stages[i];
         read_stage(c, stages->u.items[i], i, st);
         s->n_params += st->n_params;
         s->numel += st->numel;
         if (st->name)
-            names[n_named++] = (named){st->name, &st->pos, i};
+            name_list_add(&names, st->name, &st->pos);
     }
-    check_unique(c, names, n_named, "stage name", stages);
-    free(names);
+    name_list_check(c, &names, "stage name");
     if (!stages_known)
         s->n_stages = 0; /* unknown shape: the spec is invalid anyway */
 }

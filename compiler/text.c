@@ -2,6 +2,7 @@
 #include "text.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Decodes one UTF-8 sequence at s (n bytes available). Returns its length and
@@ -232,4 +233,33 @@ bool text_has_control(const char *s, size_t len)
         i += k;
     }
     return false;
+}
+
+static int cmp_ref(const void *pa, const void *pb)
+{
+    const text_ref *a = pa, *b = pb;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int r = memcmp(a->s, b->s, n);
+    if (r)
+        return r;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+void text_report_duplicates(text_ref *refs, size_t n,
+                            bool (*report)(const text_ref *first, const text_ref *dup, void *ctx), void *ctx)
+{
+    if (n < 2)
+        return;
+    qsort(refs, n, sizeof *refs, cmp_ref);
+    /* Sorted by (bytes, index): the first of each run of equal strings is the original. */
+    for (size_t i = 1, first = 0; i < n; i++) {
+        if (refs[i].len == refs[first].len && memcmp(refs[i].s, refs[first].s, refs[i].len) == 0) {
+            if (!report(&refs[first], &refs[i], ctx))
+                return;
+        } else {
+            first = i;
+        }
+    }
 }

@@ -30,6 +30,17 @@ size_t text_edit_distance(const char *a, size_t alen, const char *b, size_t blen
  * to be a plausible typo), or NULL. candidates ends with NULL. */
 const char *text_nearest(const char *word, size_t len, const char *const *candidates);
 
+/* Duplicate detection in n log n: sorts refs by (bytes, index) and calls
+ * report(first, dup, ctx) for every entry equal to an earlier one, with the
+ * earliest as first. Stops early when report returns false. */
+typedef struct text_ref {
+    const char *s;
+    size_t len;
+    size_t index; /* the caller's position of s; ties keep this order */
+} text_ref;
+void text_report_duplicates(text_ref *refs, size_t n,
+                            bool (*report)(const text_ref *first, const text_ref *dup, void *ctx), void *ctx);
+
 /* [A-Za-z_][A-Za-z0-9_]* */
 bool text_is_c_identifier(const char *s, size_t len);
 

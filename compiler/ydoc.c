@@ -242,26 +242,24 @@ static int cmp_key(const ydoc_node *a, const ydoc_node *b)
     return memcmp(a->u.str, b->u.str, a->n);
 }
 
-typedef struct keyref {
-    const ydoc_node *key;
-    uint32_t index;
-} keyref;
-
-static int cmp_keyref(const void *pa, const void *pb)
-{
-    const keyref *a = pa, *b = pb;
-    int c = cmp_key(a->key, b->key);
-    if (c)
-        return c;
-    return a->index < b->index ? -1 : a->index > b->index;
-}
-
 static void report_duplicate(builder *b, const ydoc_node *first, const ydoc_node *dup)
 {
     char q[TEXT_QUOTE_CAP];
     diag_error(b->d, b->file, dup->line, dup->col, "duplicate key %s",
                text_quote(q, sizeof q, dup->u.str, dup->n));
     diag_note(b->d, first->line, first->col, "first defined here");
+}
+
+typedef struct dup_ctx {
+    builder *b;
+    const ydoc_node *const *kv;
+} dup_ctx;
+
+static bool report_duplicate_ref(const text_ref *first, const text_ref *dup, void *ctx)
+{
+    dup_ctx *dc = ctx;
+    report_duplicate(dc->b, dc->kv[2 * first->index], dc->kv[2 * dup->index]);
+    return !diag_full(dc->b->d);
 }
 
 /* Mapping keys must be scalars and unique. Small mappings are checked pair by
@@ -290,21 +288,15 @@ static void check_keys(builder *b, const ydoc_node *map)
                 }
         return;
     }
-    keyref *refs = malloc(map->n * sizeof *refs);
+    text_ref *refs = malloc(map->n * sizeof *refs);
     if (!refs) {
         oom(b, map->line, map->col);
         return;
     }
     for (uint32_t i = 0; i < map->n; i++)
-        refs[i] = (keyref){kv[2 * i], i};
-    qsort(refs, map->n, sizeof *refs, cmp_keyref);
-    /* Sorted by (key, index): the first of each run is the original. */
-    for (uint32_t i = 1, first = 0; i < map->n && !diag_full(b->d); i++) {
-        if (cmp_key(refs[first].key, refs[i].key) == 0)
-            report_duplicate(b, refs[first].key, refs[i].key);
-        else
-            first = i;
-    }
+        refs[i] = (text_ref){kv[2 * i]->u.str, kv[2 * i]->n, i};
+    dup_ctx dc = {b, kv};
+    text_report_duplicates(refs, map->n, report_duplicate_ref, &dc);
     free(refs);
 }
 

@@ -1,5 +1,5 @@
 /* proc: fork/exec with captured output, for black-box tests of tfc. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* wait4 */
 #include "proc.h"
 
 #include <errno.h>
@@ -80,13 +80,15 @@ bool proc_run(const char *const *argv, const char *stdin_path, double timeout_s,
     }
     close(in);
     int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
     for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
+        pid_t w = wait4(pid, &status, WNOHANG, &ru);
         if (w == pid)
             break;
         if (now() - t0 > timeout_s) {
             kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
+            wait4(pid, &status, 0, &ru);
             r->timed_out = true;
             break;
         }
@@ -94,6 +96,8 @@ bool proc_run(const char *const *argv, const char *stdin_path, double timeout_s,
         nanosleep(&ts, NULL);
     }
     r->seconds = now() - t0;
+    r->cpu_seconds = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+                     (double)ru.ru_stime.tv_usec * 1e-6;
     if (WIFEXITED(status)) {
         r->exit_code = WEXITSTATUS(status);
     } else {

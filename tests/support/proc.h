@@ -12,7 +12,8 @@ typedef struct proc_result {
     bool timed_out;  /* killed after the time limit */
     char *out, *err; /* NUL-terminated, malloc'd */
     size_t out_len, err_len;
-    double seconds;
+    double seconds;     /* wall time */
+    double cpu_seconds; /* user + system time of the child */
 } proc_result;
 
 /* Runs argv[0] with argv, standard input from stdin_path (NULL = /dev/null),
