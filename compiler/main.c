@@ -7,6 +7,8 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "plan.h"
+#include "plan_print.h"
 #include "spec.h"
 #include "text.h"
 #include "version.h"
@@ -43,9 +45,10 @@ static const char usage_text[] =
 static const char check_help[] =
     "usage: tfc check SPEC [-q|--quiet]\n"
     "\n"
-    "Reads SPEC, validates it against spec v1 (docs/spec.md) and reports every\n"
-    "problem found, each as FILE:LINE:COL: error: MESSAGE. On success prints a\n"
-    "one-line summary (nothing with -q). Exit 0 valid, 1 invalid, 4 unreadable.\n";
+    "Reads SPEC, validates it against spec v1 (docs/spec.md), builds its schedule\n"
+    "and checks that the schedule cannot deadlock. Reports every problem found,\n"
+    "each as FILE:LINE:COL: error: MESSAGE. On success prints a one-line summary\n"
+    "(nothing with -q). Exit 0 valid, 1 invalid, 4 unreadable.\n";
 
 static const char compile_help[] =
     "usage: tfc compile SPEC [-o DIR]\n"
@@ -56,9 +59,11 @@ static const char compile_help[] =
 static const char plan_help[] =
     "usage: tfc plan SPEC [--json]\n"
     "\n"
-    "Prints the baseline and optimised makespan, the speed-up and the per-stage\n"
-    "mean freeze ratio. Not implemented in this release: it arrives with the\n"
-    "schedule and freeze LP modules.\n";
+    "Builds SPEC's schedule and its dependency DAG and simulates one training step:\n"
+    "the baseline makespan (nothing frozen) and each rank's busy time, idle time\n"
+    "and bubble ratio. --json prints the same as a JSON object with every action's\n"
+    "rank, stage, microbatch, type, start_ms and duration_ms (docs/plan-json.md).\n"
+    "The optimised (frozen) plan arrives with the freeze LP.\n";
 
 static const char index_help[] =
     "usage: tfc index build|query ...\n"
@@ -85,51 +90,125 @@ static int usage_error(const char *msg, const char *arg)
 
 static bool is_help(const char *a) { return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0; }
 
-static int run_check(int argc, char **argv)
+/* Parses "[options] SPEC" where options are the given flags; returns the
+ * exit code on a usage problem or help, or -1 to go on. */
+typedef struct flag {
+    const char *shortname, *longname;
+    bool *value;
+} flag;
+
+static int parse_spec_args(const char *verb_name, const char *help, int argc, char **argv, const flag *flags,
+                           const char **path)
 {
-    const char *path = NULL;
-    bool quiet = false, options_done = false;
+    bool options_done = false;
+    char msg[64];
+    *path = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        bool matched = false;
         if (!options_done && strcmp(a, "--") == 0) {
             options_done = true;
-        } else if (!options_done && (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
-            quiet = true;
-        } else if (!options_done && is_help(a)) {
-            fputs(check_help, stdout);
-            return EXIT_OK;
-        } else if (!options_done && a[0] == '-' && a[1] != '\0') {
-            return usage_error("check: unknown option", a);
-        } else if (path) {
-            return usage_error("check: more than one SPEC given; extra:", a);
-        } else {
-            path = a;
+            continue;
         }
+        if (!options_done && is_help(a)) {
+            fputs(help, stdout);
+            return EXIT_OK;
+        }
+        for (const flag *f = flags; !options_done && f->longname; f++)
+            if ((f->shortname && strcmp(a, f->shortname) == 0) || strcmp(a, f->longname) == 0) {
+                *f->value = true;
+                matched = true;
+            }
+        if (matched)
+            continue;
+        if (!options_done && a[0] == '-' && a[1] != '\0') {
+            snprintf(msg, sizeof msg, "%s: unknown option", verb_name);
+            return usage_error(msg, a);
+        }
+        if (*path) {
+            snprintf(msg, sizeof msg, "%s: more than one SPEC given; extra:", verb_name);
+            return usage_error(msg, a);
+        }
+        *path = a;
     }
-    if (!path)
-        return usage_error("check: missing SPEC", NULL);
+    if (!*path) {
+        snprintf(msg, sizeof msg, "%s: missing SPEC", verb_name);
+        return usage_error(msg, NULL);
+    }
+    return -1;
+}
 
-    arena a;
-    arena_init(&a, 0);
-    diag_list d;
-    diag_init(&d, DIAG_DEFAULT_MAX);
-    const spec *s;
-    spec_status st = spec_load_file(path, &a, &d, &s);
-    diag_print(&d, stderr);
-    if (st == SPEC_OK && !quiet) {
-        printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu parameter tensors, "
-               "%llu parameters\n",
-               path, s->name, spec_schedule_name(s->schedule), s->ranks, s->ranks == 1 ? "" : "s",
-               s->stages_per_rank, s->stages_per_rank == 1 ? "" : "s", s->microbatches, s->n_params,
-               (unsigned long long)s->numel);
-    }
-    diag_free(&d);
-    arena_free(&a);
+static int exit_for(spec_status st) { return st == SPEC_OK ? EXIT_OK : st == SPEC_IO ? EXIT_IO : EXIT_INVALID; }
+
+static int flush_stdout(int code)
+{
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "tfc: error: cannot write to standard output\n");
         return EXIT_IO;
     }
-    return st == SPEC_OK ? EXIT_OK : st == SPEC_IO ? EXIT_IO : EXIT_INVALID;
+    return code;
+}
+
+/* Loads the spec and builds its plan; prints diagnostics. */
+static spec_status load_plan(const char *path, arena *a, const plan **out)
+{
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    const spec *s;
+    plan *p = NULL;
+    spec_status st = spec_load_file(path, a, &d, &s);
+    if (st == SPEC_OK)
+        st = plan_build(s, a, &d, &p);
+    diag_print(&d, stderr);
+    diag_free(&d);
+    *out = p;
+    return st;
+}
+
+static int run_check(int argc, char **argv)
+{
+    bool quiet = false;
+    const flag flags[] = {{"-q", "--quiet", &quiet}, {NULL, NULL, NULL}};
+    const char *path;
+    int r = parse_spec_args("check", check_help, argc, argv, flags, &path);
+    if (r >= 0)
+        return r;
+    arena a;
+    arena_init(&a, 0);
+    const plan *p;
+    spec_status st = load_plan(path, &a, &p);
+    if (st == SPEC_OK && !quiet) {
+        const spec *s = p->sp;
+        printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions, %zu parameter "
+               "tensors, %llu parameters\n",
+               path, s->name, spec_schedule_name(s->schedule), s->ranks, s->ranks == 1 ? "" : "s",
+               s->stages_per_rank, s->stages_per_rank == 1 ? "" : "s", s->microbatches, p->s->n_actions,
+               s->n_params, (unsigned long long)s->numel);
+    }
+    arena_free(&a);
+    return flush_stdout(exit_for(st));
+}
+
+static int run_plan(int argc, char **argv)
+{
+    bool json = false;
+    const flag flags[] = {{NULL, "--json", &json}, {NULL, NULL, NULL}};
+    const char *path;
+    int r = parse_spec_args("plan", plan_help, argc, argv, flags, &path);
+    if (r >= 0)
+        return r;
+    arena a;
+    arena_init(&a, 0);
+    const plan *p;
+    spec_status st = load_plan(path, &a, &p);
+    if (st == SPEC_OK) {
+        if (json)
+            plan_print_json(p, stdout);
+        else
+            plan_print_text(p, stdout);
+    }
+    arena_free(&a);
+    return flush_stdout(exit_for(st));
 }
 
 static int not_implemented(const char *name, const char *help, int argc, char **argv)
@@ -144,7 +223,6 @@ static int not_implemented(const char *name, const char *help, int argc, char **
 }
 
 static int run_compile(int argc, char **argv) { return not_implemented("compile", compile_help, argc, argv); }
-static int run_plan(int argc, char **argv) { return not_implemented("plan", plan_help, argc, argv); }
 static int run_index(int argc, char **argv) { return not_implemented("index", index_help, argc, argv); }
 
 static const verb verbs[] = {

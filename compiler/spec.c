@@ -477,6 +477,7 @@ static bool read_pipeline(ctx *c, const ydoc_node *p)
     const ydoc_node *n;
     int sched = -1;
     if ((n = require(c, p, "pipeline", "schedule"))) {
+        s->pos_schedule = (spec_pos){n->line, n->col};
         sched = get_enum(c, n, "pipeline.schedule", schedule_names);
         if (sched >= 0)
             s->schedule = (spec_schedule)sched;
@@ -490,13 +491,19 @@ static bool read_pipeline(ctx *c, const ydoc_node *p)
     const ydoc_node *spr = ydoc_get(p, "stages_per_rank");
     if (spr)
         ok &= get_u32(c, spr, "pipeline.stages_per_rank", 1, SPEC_MAX_STAGES, &s->stages_per_rank);
-    if ((n = require(c, p, "pipeline", "microbatches")))
-        get_u32(c, n, "pipeline.microbatches", 1, SPEC_MAX_MICROBATCHES, &s->microbatches);
+    const ydoc_node *mb = require(c, p, "pipeline", "microbatches");
+    bool mb_ok = false;
+    if (mb) {
+        s->pos_microbatches = (spec_pos){mb->line, mb->col};
+        mb_ok = get_u32(c, mb, "pipeline.microbatches", 1, SPEC_MAX_MICROBATCHES, &s->microbatches);
+    }
 
     const ydoc_node *order = ydoc_get(p, "order");
     if (sched == SCHED_CUSTOM) {
-        if ((n = require(c, p, "pipeline", "order")))
+        if ((n = require(c, p, "pipeline", "order"))) {
+            s->pos_order = (spec_pos){n->line, n->col};
             s->order = get_string(c, n, "pipeline.order", SPEC_MAX_PATH_BYTES);
+        }
     } else if (order && sched >= 0) {
         ERR(c, order, "pipeline.order is only read with schedule: custom (schedule is %s)",
             schedule_names[sched]);
@@ -533,6 +540,12 @@ static bool read_pipeline(ctx *c, const ydoc_node *p)
     }
     if (rule) {
         ERR(c, at, "schedule %s %s, got %u", schedule_names[s->schedule], rule, s->stages_per_rank);
+        return false;
+    }
+    if (mb_ok && stages * s->microbatches > SPEC_MAX_STAGE_MICROBATCHES) {
+        ERR(c, mb, "%llu stages x %u microbatches = %llu (stage, microbatch) pairs, more than the limit of %u",
+            (unsigned long long)stages, s->microbatches, (unsigned long long)(stages * s->microbatches),
+            SPEC_MAX_STAGE_MICROBATCHES);
         return false;
     }
     s->n_stages = (size_t)stages;
@@ -716,6 +729,7 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
     spec_timing *tm = &s->timing;
     if (!check_map(c, t, "timing", timing_keys))
         return;
+    s->pos_timing = (spec_pos){t->line, t->col};
     size_t n = stages_known ? s->n_stages : 0;
     const ydoc_node *v;
     if ((v = require(c, t, "timing", "forward_ms")))

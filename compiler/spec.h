@@ -20,6 +20,8 @@
 #define SPEC_MAX_STAGES 1024u
 #define SPEC_MAX_RANKS 1024u
 #define SPEC_MAX_MICROBATCHES 65536u
+/* stages x microbatches: bounds the action count (x2, x3 with split backward). */
+#define SPEC_MAX_STAGE_MICROBATCHES (1u << 20)
 #define SPEC_MAX_PARAMS 1000000u
 #define SPEC_MAX_NUMEL (UINT64_C(1) << 48)
 #define SPEC_MAX_NAME_BYTES 64u
@@ -105,6 +107,9 @@ typedef struct spec {
     uint32_t stages_per_rank;
     uint32_t microbatches;
     const char *order; /* custom schedules: CSV path as written in the spec */
+    /* Where later stages point their messages: pipeline.schedule,
+     * pipeline.microbatches, pipeline.order and the timing mapping. */
+    spec_pos pos_schedule, pos_microbatches, pos_order, pos_timing;
     spec_timing timing;
     spec_freeze freeze;
     spec_targets targets;

@@ -1,0 +1,105 @@
+/* sched: what every schedule shares: the action index, the completeness
+ * check, and the choice between built-in and custom orders. */
+#include "sched.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_csv.h"
+
+char sched_act_letter(act_type t) { return "FBIW"[t]; }
+
+const char *sched_action_name(const sched *s, size_t i, char *buf, size_t cap)
+{
+    const sched_action *a = &s->actions[i];
+    snprintf(buf, cap, "%u%c%u", a->stage, sched_act_letter((act_type)a->type), a->mb);
+    return buf;
+}
+
+/* Where to report a problem with action i: its CSV cell, or the file. */
+static void report(diag_list *d, const sched *s, const char *file, size_t i, const char *msg, const char *name)
+{
+    unsigned line = 0, col = 0;
+    if (s->src && i != SIZE_MAX) {
+        line = s->src[i].line;
+        col = s->src[i].col;
+    }
+    diag_error(d, file, line, col, msg, name);
+}
+
+bool sched_index(sched *s, arena *a, diag_list *d, const char *file)
+{
+    size_t before = diag_count(d);
+    size_t slots = (size_t)ACT_TYPES * s->n_stages * s->microbatches;
+    s->index = arena_alloc_array(a, slots, sizeof *s->index);
+    s->rank_of = arena_alloc_array(a, s->n_actions ? s->n_actions : 1, sizeof *s->rank_of);
+    if (!s->index || !s->rank_of) {
+        diag_error(d, file, 0, 0, "out of memory indexing %zu actions", s->n_actions);
+        return false;
+    }
+    memset(s->index, 0xFF, slots * sizeof *s->index); /* SCHED_NONE */
+    char name[32], msg[160];
+    for (uint32_t r = 0; r < s->ranks; r++) {
+        for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
+            const sched_action *act = &s->actions[i];
+            s->rank_of[i] = r;
+            sched_action_name(s, i, name, sizeof name);
+            if (s->stage_rank[act->stage] != r) {
+                snprintf(msg, sizeof msg, "action %%s runs stage %u on rank %u, but stage %u runs on rank %u",
+                         act->stage, r, act->stage, s->stage_rank[act->stage]);
+                report(d, s, file, i, msg, name);
+                continue;
+            }
+            uint32_t *slot = &s->index[((size_t)act->type * s->n_stages + act->stage) * s->microbatches + act->mb];
+            if (*slot != SCHED_NONE) {
+                report(d, s, file, i, "action %s appears twice", name);
+                continue;
+            }
+            *slot = (uint32_t)i;
+        }
+    }
+    /* Each (stage, mb): one F, and either one B or one I and one W. */
+    for (uint32_t st = 0; st < s->n_stages && !diag_full(d); st++) {
+        for (uint32_t mb = 0; mb < s->microbatches && !diag_full(d); mb++) {
+            bool f = sched_find(s, ACT_F, st, mb) != SCHED_NONE, b = sched_find(s, ACT_B, st, mb) != SCHED_NONE;
+            bool in = sched_find(s, ACT_I, st, mb) != SCHED_NONE, w = sched_find(s, ACT_W, st, mb) != SCHED_NONE;
+            const char *problem = NULL;
+            if (!f)
+                problem = "has no forward F";
+            else if (b && (in || w))
+                problem = "has both a full backward B and a split one (I/W)";
+            else if (!b && !in && !w)
+                problem = "has no backward (B, or I and W)";
+            else if (!b && !in)
+                problem = "has a weight-gradient W but no input-gradient I";
+            else if (!b && !w)
+                problem = "has an input-gradient I but no weight-gradient W";
+            if (problem) {
+                snprintf(msg, sizeof msg, "stage %u microbatch %u %s", st, mb, problem);
+                /* Point at the stage's first action if there is one. */
+                size_t at = SIZE_MAX;
+                for (int t = 0; t < ACT_TYPES && at == SIZE_MAX; t++)
+                    if (sched_find(s, (act_type)t, st, mb) != SCHED_NONE)
+                        at = sched_find(s, (act_type)t, st, mb);
+                report(d, s, file, at, "%s", msg);
+            }
+        }
+    }
+    return diag_count(d) == before;
+}
+
+spec_status sched_build(const spec *sp, arena *a, diag_list *d, sched **out)
+{
+    *out = NULL;
+    if (sp->schedule == SCHED_CUSTOM)
+        return sched_csv_read(sp, a, d, out);
+    char why[320];
+    sched *s;
+    if (!sched_builtin(sp->schedule, sp->ranks, sp->stages_per_rank, sp->microbatches, a, why, sizeof why, &s)) {
+        diag_error(d, sp->path, sp->pos_microbatches.line, sp->pos_microbatches.col, "%s", why);
+        return SPEC_INVALID;
+    }
+    *out = s;
+    return SPEC_OK;
+}

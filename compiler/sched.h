@@ -1,0 +1,73 @@
+/* sched: per-rank action programs. A schedule is the list of compute
+ * actions each rank runs, in order: forward F, full backward B, or the split
+ * backward's input-gradient I and weight-gradient W, each for one (stage,
+ * microbatch). Built-in schedules follow the orders PyTorch's
+ * torch.distributed.pipelining executes; custom ones come from a
+ * compute-only CSV (sched_csv.c). */
+#ifndef TFC_SCHED_H
+#define TFC_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "spec.h"
+
+typedef enum { ACT_F = 0, ACT_B = 1, ACT_I = 2, ACT_W = 3 } act_type;
+enum { ACT_TYPES = 4 };
+
+/* "F", "B", "I", "W" */
+char sched_act_letter(act_type t);
+
+typedef struct sched_action {
+    uint32_t stage;
+    uint32_t mb;
+    uint8_t type; /* act_type */
+} sched_action;
+
+typedef struct sched {
+    uint32_t ranks;
+    uint32_t n_stages;
+    uint32_t microbatches;
+    uint32_t *stage_rank; /* n_stages: the rank that runs each stage */
+    sched_action *actions; /* rank 0's program, then rank 1's, ... */
+    size_t n_actions;
+    size_t *rank_start;  /* ranks + 1 offsets into actions */
+    uint32_t *rank_of;   /* n_actions: rank of each action */
+    uint32_t *index;     /* ACT_TYPES x n_stages x microbatches -> action, or SCHED_NONE */
+    /* Custom schedules: where each action was written (CSV line, column); NULL otherwise. */
+    spec_pos *src;
+    const char *src_file;
+} sched;
+
+#define SCHED_NONE UINT32_MAX
+
+/* The action of (type, stage, mb), or SCHED_NONE. */
+static inline uint32_t sched_find(const sched *s, act_type t, uint32_t stage, uint32_t mb)
+{
+    return s->index[((size_t)t * s->n_stages + stage) * s->microbatches + mb];
+}
+
+/* Builds the schedule the spec names. Configurations the schedule cannot
+ * take are errors at the spec's position; custom CSV problems are errors at
+ * the CSV's line and column. Returns SPEC_INVALID or SPEC_IO with errors in d. */
+spec_status sched_build(const spec *sp, arena *a, diag_list *d, sched **out);
+
+/* A built-in schedule for (ranks, stages_per_rank, microbatches), without a
+ * spec: the generators alone. On a configuration the schedule refuses,
+ * returns false and writes why. */
+bool sched_builtin(spec_schedule kind, uint32_t ranks, uint32_t stages_per_rank, uint32_t microbatches, arena *a,
+                   char *why, size_t cap, sched **out);
+
+/* Fills stage_rank checks, rank_of and index from actions and rank_start,
+ * and checks completeness: each stage on one rank, and each (stage, mb) with
+ * exactly one F and either one B or one I and one W. Used by both builders;
+ * problems go to d (positioned at src when there is one, else at file:0:0). */
+bool sched_index(sched *s, arena *a, diag_list *d, const char *file);
+
+/* Writes action i as "2F0" into buf (>= 24 bytes). */
+const char *sched_action_name(const sched *s, size_t i, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,261 @@
+/* sched_csv: reading a compute-only pipeline CSV into a schedule. Row r is
+ * rank r's program; a cell is "<stage><F|B|I|W><microbatch>" or empty (an
+ * idle slot, which carries no meaning here). Spaces around cells are
+ * ignored. Anything else is an error at its line and column. */
+#include "sched_csv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fio.h"
+#include "text.h"
+
+typedef struct cell {
+    sched_action act;
+    uint32_t row;
+    spec_pos pos;
+} cell;
+
+typedef struct cells {
+    cell *v;
+    size_t n, cap;
+} cells;
+
+static bool push(cells *c, cell x)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        cell *v = realloc(c->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        c->v = v;
+        c->cap = cap;
+    }
+    c->v[c->n++] = x;
+    return true;
+}
+
+static bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+
+/* Digits at s[*i..] as a number below limit; false if none or too big. */
+static bool number(const char *s, size_t len, size_t *i, uint32_t limit, uint32_t *out)
+{
+    uint64_t v = 0;
+    size_t start = *i;
+    while (*i < len && is_digit(s[*i])) {
+        v = v * 10 + (uint64_t)(s[*i] - '0');
+        if (v > UINT32_MAX)
+            v = UINT32_MAX; /* saturate: still >= limit */
+        (*i)++;
+    }
+    *out = (uint32_t)v;
+    return *i > start && v < limit;
+}
+
+/* Parses one trimmed cell; on error writes the reason. */
+static bool parse_action(const char *s, size_t len, const spec *sp, sched_action *out, char *why, size_t cap)
+{
+    const uint32_t n_stages = (uint32_t)sp->n_stages;
+    size_t i = 0;
+    uint32_t stage, mb;
+    char q[TEXT_QUOTE_CAP];
+    text_quote(q, sizeof q, s, len);
+    if (!is_digit(s[0]) || len < 3) {
+        snprintf(why, cap, "%s is not an action; write <stage><F|B|I|W><microbatch>, e.g. 0F0", q);
+        return false;
+    }
+    bool stage_ok = number(s, len, &i, n_stages, &stage);
+    const char *types = "FBIW";
+    const char *t = i < len ? strchr(types, s[i]) : NULL;
+    if (!t || s[i] == '\0') {
+        snprintf(why, cap,
+                 "%s is not a compute action (F, B, I or W); communication actions have no place in a "
+                 "compute-only CSV",
+                 q);
+        return false;
+    }
+    i++;
+    size_t mb_start = i;
+    bool mb_ok = number(s, len, &i, sp->microbatches, &mb);
+    if (i != len || i == mb_start) {
+        snprintf(why, cap, "%s is not an action; write <stage><F|B|I|W><microbatch>, e.g. 0F0", q);
+        return false;
+    }
+    if (!stage_ok) {
+        snprintf(why, cap, "%s: stage out of range; the pipeline has stages 0 to %u", q, n_stages - 1);
+        return false;
+    }
+    if (!mb_ok) {
+        snprintf(why, cap, "%s: microbatch out of range; the pipeline has microbatches 0 to %u", q,
+                 sp->microbatches - 1);
+        return false;
+    }
+    *out = (sched_action){stage, mb, (uint8_t)(t - types)};
+    return true;
+}
+
+/* Splits buf into rows and cells; collects actions with their positions. */
+static bool scan(const spec *sp, const char *file, const char *buf, size_t len, diag_list *d, cells *out,
+                 uint32_t *rows)
+{
+    size_t before = diag_count(d);
+    uint32_t line = 1;
+    size_t pos = 0;
+    *rows = 0;
+    while (pos < len && !diag_full(d)) {
+        size_t eol = pos;
+        while (eol < len && buf[eol] != '\n')
+            eol++;
+        size_t end = eol;
+        if (end > pos && buf[end - 1] == '\r')
+            end--;
+        uint32_t row = line - 1;
+        if (row >= sp->ranks) {
+            /* Extra rows are an error unless they are blank. */
+            bool blank = true;
+            for (size_t k = pos; k < end; k++)
+                blank &= buf[k] == ' ' || buf[k] == '\t' || buf[k] == ',';
+            if (!blank) {
+                diag_error(d, file, line, 1, "row %u would be rank %u, but pipeline.ranks is %u", line, row,
+                           sp->ranks);
+                return false;
+            }
+        }
+        size_t c = pos;
+        while (c <= end && !diag_full(d)) {
+            size_t ce = c;
+            while (ce < end && buf[ce] != ',')
+                ce++;
+            size_t a = c, b = ce;
+            while (a < b && (buf[a] == ' ' || buf[a] == '\t'))
+                a++;
+            while (b > a && (buf[b - 1] == ' ' || buf[b - 1] == '\t'))
+                b--;
+            if (b > a) {
+                char why[TEXT_QUOTE_CAP + 160];
+                sched_action act;
+                spec_pos at = {line, (uint32_t)(a - pos + 1)};
+                if (!parse_action(buf + a, b - a, sp, &act, why, sizeof why)) {
+                    diag_error(d, file, at.line, at.col, "%s", why);
+                } else if (out->n >= (size_t)ACT_TYPES * sp->n_stages * sp->microbatches) {
+                    diag_error(d, file, at.line, at.col, "more actions than a schedule can hold; some repeat");
+                    return false;
+                } else if (!push(out, (cell){act, row, at})) {
+                    diag_error(d, file, at.line, at.col, "out of memory reading the schedule");
+                    return false;
+                }
+            }
+            c = ce + 1;
+        }
+        if (row < sp->ranks)
+            *rows = row + 1;
+        pos = eol + 1;
+        line++;
+    }
+    return diag_count(d) == before;
+}
+
+bool sched_csv_parse(const spec *sp, const char *file, const char *buf, size_t len, arena *a, diag_list *d,
+                     sched **out)
+{
+    *out = NULL;
+    size_t bad;
+    const char *why;
+    if (!text_check_yaml_chars(buf, len, &bad, &why)) {
+        unsigned line, col;
+        text_position(buf, len, bad, &line, &col);
+        diag_error(d, file, line, col, "%s in the schedule CSV", why);
+        return false;
+    }
+    cells cs = {0};
+    uint32_t rows;
+    bool ok = scan(sp, file, buf, len, d, &cs, &rows);
+    if (ok && rows < sp->ranks) {
+        diag_error(d, file, rows + 1, 1, "the CSV has %u row%s, but pipeline.ranks is %u: one row per rank", rows,
+                   rows == 1 ? "" : "s", sp->ranks);
+        ok = false;
+    }
+    sched *s = NULL;
+    if (ok) {
+        s = arena_alloc(a, sizeof *s);
+        uint32_t n = (uint32_t)sp->n_stages;
+        if (s) {
+            s->ranks = sp->ranks;
+            s->n_stages = n;
+            s->microbatches = sp->microbatches;
+            s->stage_rank = arena_alloc_array(a, n, sizeof *s->stage_rank);
+            s->rank_start = arena_alloc_array(a, (size_t)sp->ranks + 1, sizeof *s->rank_start);
+            s->actions = arena_alloc_array(a, cs.n ? cs.n : 1, sizeof *s->actions);
+            s->src = arena_alloc_array(a, cs.n ? cs.n : 1, sizeof *s->src);
+            s->src_file = file;
+        }
+        if (!s || !s->stage_rank || !s->rank_start || !s->actions || !s->src) {
+            diag_error(d, file, 0, 0, "out of memory reading the schedule");
+            ok = false;
+        }
+    }
+    if (ok) {
+        /* Rows come in order, so cells are already grouped by rank. */
+        for (uint32_t st = 0; st < s->n_stages; st++)
+            s->stage_rank[st] = UINT32_MAX;
+        uint32_t r = 0;
+        for (size_t i = 0; i < cs.n; i++) {
+            while (r <= cs.v[i].row)
+                s->rank_start[r++] = i;
+            s->actions[i] = cs.v[i].act;
+            s->src[i] = cs.v[i].pos;
+            uint32_t *owner = &s->stage_rank[cs.v[i].act.stage];
+            if (*owner == UINT32_MAX)
+                *owner = cs.v[i].row; /* a stage runs where it first appears */
+        }
+        while (r <= s->ranks)
+            s->rank_start[r++] = cs.n;
+        s->n_actions = cs.n;
+        for (uint32_t st = 0; st < s->n_stages; st++) {
+            if (s->stage_rank[st] == UINT32_MAX) {
+                diag_error(d, file, 0, 0, "stage %u has no actions; every stage 0 to %u must run", st,
+                           s->n_stages - 1);
+                ok = false;
+            }
+        }
+        ok = ok && sched_index(s, a, d, file);
+    }
+    free(cs.v);
+    if (ok)
+        *out = s;
+    return ok;
+}
+
+/* The spec's folder joined with a relative path. */
+static const char *resolve(const spec *sp, arena *a)
+{
+    const char *slash = strrchr(sp->path, '/');
+    if (sp->order[0] == '/' || !slash || strcmp(sp->path, "<stdin>") == 0)
+        return sp->order;
+    size_t dir = (size_t)(slash - sp->path) + 1, n = strlen(sp->order);
+    char *p = arena_alloc(a, dir + n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, sp->path, dir);
+    memcpy(p + dir, sp->order, n + 1);
+    return p;
+}
+
+spec_status sched_csv_read(const spec *sp, arena *a, diag_list *d, sched **out)
+{
+    *out = NULL;
+    const char *path = resolve(sp, a);
+    if (!path) {
+        diag_error(d, sp->path, 0, 0, "out of memory");
+        return SPEC_INVALID;
+    }
+    char *buf;
+    size_t len;
+    fio_status st = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
+    if (st != FIO_OK)
+        return st == FIO_TOO_LARGE ? SPEC_INVALID : SPEC_IO;
+    bool ok = sched_csv_parse(sp, path, buf, len, a, d, out);
+    free(buf);
+    return ok ? SPEC_OK : SPEC_INVALID;
+}

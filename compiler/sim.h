@@ -1,0 +1,31 @@
+/* sim: one training step, simulated. Every action starts as soon as all its
+ * DAG predecessors have ended (plus the latency on cross-rank edges): the
+ * longest path to it. The step's makespan is the latest end; a rank's bubble
+ * is the part of the makespan it spends idle. */
+#ifndef TFC_SIM_H
+#define TFC_SIM_H
+
+#include <stdbool.h>
+
+#include "dag.h"
+#include "diag.h"
+#include "sched.h"
+#include "spec.h"
+
+typedef struct sim_result {
+    double *start;  /* per action, ms from the step's start */
+    double makespan;
+    double *busy;   /* per rank: sum of its actions' durations */
+    double *idle;   /* per rank: makespan - busy */
+    double *bubble; /* per rank: idle / makespan (0 when the makespan is 0) */
+} sim_result;
+
+/* Each action's duration from the spec's timing tables: F forward_ms, B
+ * backward_ms, I backward_input_ms, W backward_weight_ms. A custom schedule
+ * whose actions need a table the spec lacks is an error at timing. */
+bool sim_durations(const spec *sp, const sched *s, double *dur, diag_list *d);
+
+/* Longest path over g in topological order. r's arrays are allocated in a. */
+bool sim_run(const sched *s, const dag *g, const double *dur, double comm_ms, arena *a, sim_result *r);
+
+#endif
