@@ -1,0 +1,468 @@
+/* dag + sim + plan: acyclicity of the built-in schedules, the simulator
+ * against an independent longest-path computation, GPipe's textbook
+ * makespan, custom CSV validation and deadlock reports, and the JSON. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dag.h"
+#include "plan.h"
+#include "plan_print.h"
+#include "sched_csv.h"
+#include "sim.h"
+#include "specbuf.h"
+
+static const spec_schedule kinds[] = {SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED_1F1B, SCHED_ZBH1, SCHED_ZBV};
+
+/* A deterministic pseudo-random stream for durations (xorshift). */
+static double rnd(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return 0.5 + (double)(*x % 1000) / 100.0;
+}
+
+/* The oracle: start times by relaxing every dependency, written from the
+ * rules (not from dag.c's edge list), swept until nothing changes. */
+static double oracle_makespan(const sched *s, const double *dur, double comm, double *start)
+{
+    size_t n = s->n_actions;
+    for (size_t i = 0; i < n; i++)
+        start[i] = 0.0;
+    bool changed = true;
+    size_t sweeps = 0;
+    while (changed) {
+        changed = false;
+        cr_assert_lt(sweeps++, n + 2, "no fixpoint: the dependencies have a cycle");
+        for (size_t v = 0; v < n; v++) {
+            const sched_action *x = &s->actions[v];
+            uint32_t rank = s->stage_rank[x->stage];
+            uint32_t preds[3];
+            unsigned np = 0;
+            if (v > s->rank_start[rank])
+                preds[np++] = (uint32_t)v - 1;
+            uint32_t u = SCHED_NONE;
+            if (x->type == ACT_F && x->stage > 0)
+                preds[np++] = sched_find(s, ACT_F, x->stage - 1, x->mb);
+            if (x->type == ACT_B || x->type == ACT_I) {
+                preds[np++] = sched_find(s, ACT_F, x->stage, x->mb);
+                if (x->stage + 1 < s->n_stages) {
+                    u = sched_find(s, ACT_B, x->stage + 1, x->mb);
+                    if (u == SCHED_NONE)
+                        u = sched_find(s, ACT_I, x->stage + 1, x->mb);
+                    preds[np++] = u;
+                }
+            }
+            if (x->type == ACT_W)
+                preds[np++] = sched_find(s, ACT_I, x->stage, x->mb);
+            double t = 0.0;
+            for (unsigned k = 0; k < np; k++) {
+                cr_assert_neq(preds[k], SCHED_NONE);
+                uint32_t p = preds[k];
+                double ready = start[p] + dur[p] + (s->stage_rank[s->actions[p].stage] != rank ? comm : 0.0);
+                if (ready > t)
+                    t = ready;
+            }
+            if (t > start[v]) {
+                start[v] = t;
+                changed = true;
+            }
+        }
+    }
+    double makespan = 0.0;
+    for (size_t i = 0; i < n; i++)
+        if (start[i] + dur[i] > makespan)
+            makespan = start[i] + dur[i];
+    return makespan;
+}
+
+Test(plan_props, builtin_schedules_are_acyclic_and_simulate_to_the_longest_path, .timeout = 120)
+{
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    size_t checked = 0;
+    for (size_t k = 0; k < 5; k++)
+        for (uint32_t p = 1; p <= 6; p++)
+            for (uint32_t v = 1; v <= 3; v++)
+                for (uint32_t m = 1; m <= 13; m += 2) {
+                    arena a;
+                    arena_init(&a, 0);
+                    char why[400];
+                    sched *s;
+                    if (!sched_builtin(kinds[k], p, v, m, &a, why, sizeof why, &s)) {
+                        arena_free(&a);
+                        continue;
+                    }
+                    diag_list d;
+                    diag_init(&d, 4);
+                    dag *g;
+                    bool acyclic = dag_build(s, "t", (spec_pos){1, 1}, &a, &d, &g);
+                    cr_assert(acyclic, "%s p=%u v=%u m=%u: %s", spec_schedule_name(kinds[k]), p, v, m,
+                              d.n ? d.items[0].msg : "?");
+                    diag_free(&d);
+                    /* Per-stage, per-type durations, like a spec's tables. */
+                    double table[4][32];
+                    for (int t = 0; t < 4; t++)
+                        for (uint32_t st = 0; st < p * v; st++)
+                            table[t][st] = rnd(&seed);
+                    double comm = (double)(seed % 3) * 0.25;
+                    size_t n = s->n_actions;
+                    double *dur = malloc(n * sizeof *dur), *start = malloc(n * sizeof *start);
+                    for (size_t i = 0; i < n; i++)
+                        dur[i] = table[s->actions[i].type][s->actions[i].stage];
+                    sim_result r;
+                    cr_assert(sim_run(s, g, dur, comm, &a, &r));
+                    double want = oracle_makespan(s, dur, comm, start);
+                    cr_assert(fabs(r.makespan - want) <= 1e-9 * want, "%s p=%u v=%u m=%u: sim %.17g, oracle %.17g",
+                              spec_schedule_name(kinds[k]), p, v, m, r.makespan, want);
+                    for (size_t i = 0; i < n; i++)
+                        cr_assert(fabs(r.start[i] - start[i]) <= 1e-9 * want, "start of action %zu", i);
+                    for (uint32_t rk = 0; rk < p; rk++) {
+                        cr_assert(fabs(r.busy[rk] + r.idle[rk] - r.makespan) <= 1e-9 * want);
+                        cr_assert(r.bubble[rk] >= -1e-12 && r.bubble[rk] <= 1.0);
+                    }
+                    free(dur);
+                    free(start);
+                    arena_free(&a);
+                    checked++;
+                }
+    cr_assert_geq(checked, 150);
+}
+
+Test(plan_props, gpipe_makespan_is_the_textbook_formula)
+{
+    /* Uniform f and b, no latency: (m + p - 1)(f + b). */
+    for (uint32_t p = 1; p <= 8; p++)
+        for (uint32_t m = 1; m <= 16; m++) {
+            arena a;
+            arena_init(&a, 0);
+            char why[200];
+            sched *s;
+            cr_assert(sched_builtin(SCHED_GPIPE, p, 1, m, &a, why, sizeof why, &s));
+            diag_list d;
+            diag_init(&d, 4);
+            dag *g;
+            cr_assert(dag_build(s, "t", (spec_pos){1, 1}, &a, &d, &g));
+            diag_free(&d);
+            const double f = 1.5, b = 3.25;
+            double *dur = malloc(s->n_actions * sizeof *dur);
+            for (size_t i = 0; i < s->n_actions; i++)
+                dur[i] = s->actions[i].type == ACT_F ? f : b;
+            sim_result r;
+            cr_assert(sim_run(s, g, dur, 0.0, &a, &r));
+            cr_assert(fabs(r.makespan - (m + p - 1) * (f + b)) < 1e-9, "p=%u m=%u: %g", p, m, r.makespan);
+            free(dur);
+            arena_free(&a);
+        }
+}
+
+/* ---- custom CSV ---- */
+
+static const char *const custom_spec = "tfc: 1\nname: c\nmodel:\n  stages:\n"
+                                       "    - params: [{name: a, numel: 1}]\n"
+                                       "    - params: [{name: a, numel: 1}]\n"
+                                       "pipeline: {schedule: custom, ranks: 2, microbatches: 2, order: o.csv}\n"
+                                       "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n";
+
+typedef struct csv_case {
+    loaded l;
+    sched *s;
+    bool ok;
+} csv_case;
+
+static void parse_csv(csv_case *c, const char *csv)
+{
+    load_str(&c->l, custom_spec);
+    cr_assert_eq(c->l.status, SPEC_OK, "%s", c->l.dump);
+    diag_free(&c->l.d);
+    diag_init(&c->l.d, 50);
+    c->ok = sched_csv_parse(c->l.s, "o.csv", csv, strlen(csv), &c->l.a, &c->l.d, &c->s);
+}
+
+#define CSV_ERROR(c, line, col, frag)                                                                     \
+    cr_assert((c)->l.d.n > 0 && has_error(&(c)->l, line, col, frag), "want %u:%u %s, got %s", line, col, \
+              frag, (c)->l.d.n ? (c)->l.d.items[0].msg : "no error")
+
+Test(csv, a_valid_order_with_idle_cells_and_spaces_loads)
+{
+    csv_case c;
+    parse_csv(&c, " 0F0 , 0F1,0B0,0B1\r\n,1F0,1B0, 1F1 ,1B1\n");
+    cr_assert(c.ok, "%s", c.l.d.n ? c.l.d.items[0].msg : "");
+    cr_assert_eq(c.s->n_actions, 8);
+    cr_assert_eq(c.s->stage_rank[1], 1);
+    cr_assert_eq(c.s->src[6].line, 2);
+    cr_assert_eq(c.s->src[6].col, 11); /* " 1F1 " starts after the space */
+    loaded_free(&c.l);
+}
+
+Test(csv, row_count_must_equal_ranks)
+{
+    csv_case c;
+    parse_csv(&c, "0F0,0F1,0B0,0B1\n");
+    CSV_ERROR(&c, 2, 1, "the CSV has 1 row, but pipeline.ranks is 2");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n0F0\n");
+    CSV_ERROR(&c, 3, 1, "row 3 would be rank 2");
+    loaded_free(&c.l);
+}
+
+Test(csv, malformed_cells_name_their_line_and_column)
+{
+    csv_case c;
+    parse_csv(&c, "0F0,0X1,0B0,0B1\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 5, "not a compute action");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1,7F0\n");
+    CSV_ERROR(&c, 2, 17, "stage out of range");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,0B9\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 13, "microbatch out of range");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,0SEND_F1\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 13, "not a compute action");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,F1\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 13, "is not an action");
+    loaded_free(&c.l);
+}
+
+Test(csv, a_stage_runs_on_one_rank_only)
+{
+    csv_case c;
+    parse_csv(&c, "0F0,0F1,0B0\n1F0,1B0,1F1,1B1,0B1\n");
+    CSV_ERROR(&c, 2, 17, "runs stage 0 on rank 1, but stage 0 runs on rank 0");
+    loaded_free(&c.l);
+}
+
+Test(csv, every_stage_and_microbatch_needs_f_and_a_backward)
+{
+    csv_case c;
+    parse_csv(&c, "0F0,0F1,0B0\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 5, "stage 0 microbatch 1 has no backward");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,0B1,0F1\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 17, "action 0F1 appears twice");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,0I1\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 5, "has an input-gradient I but no weight-gradient W");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,0B1\n\n");
+    CSV_ERROR(&c, 0, 0, "stage 1 has no actions");
+    loaded_free(&c.l);
+}
+
+Test(csv, a_deadlocking_order_is_refused_with_its_cycle)
+{
+    csv_case c;
+    parse_csv(&c, "0F0,0F1,0B0,0B1\n1F0,1B1,1F1,1B0\n");
+    cr_assert(c.ok);
+    dag *g;
+    cr_assert_not(dag_build(c.s, "t.yaml", (spec_pos){7, 11}, &c.l.a, &c.l.d, &g));
+    /* 1B1 waits for 1F1 (its forward), which follows 1B1 on rank 1. */
+    CSV_ERROR(&c, 2, 5, "deadlocks");
+    CSV_ERROR(&c, 2, 5, "1B1 (rank 1) -> 1F1 (rank 1) -> 1B1 (rank 1)");
+    loaded_free(&c.l);
+}
+
+Test(csv, a_cross_rank_deadlock_lists_every_action_of_the_cycle)
+{
+    /* Rank 0 wants 0B0 (needs 1B0) before 0F1; rank 1 wants 1F1 (needs 0F1)
+     * before 1B0: 0B0 <- 1B0 <- 1F1 <- 0F1 <- 0B0. */
+    csv_case c;
+    parse_csv(&c, "0F0,0B0,0F1,0B1\n1F0,1F1,1B0,1B1\n");
+    cr_assert(c.ok);
+    dag *g;
+    cr_assert_not(dag_build(c.s, "t.yaml", (spec_pos){7, 11}, &c.l.a, &c.l.d, &g));
+    CSV_ERROR(&c, 1, 5, "these 4 actions wait for each other in a cycle: 0B0 (rank 0) -> 0F1 (rank 0) -> 1F1 (rank 1) -> "
+                        "1B0 (rank 1) -> 0B0 (rank 0)");
+    loaded_free(&c.l);
+}
+
+Test(csv, builtin_orders_written_as_csv_read_back_identically)
+{
+    for (size_t k = 0; k < 5; k++) {
+        arena a;
+        arena_init(&a, 0);
+        char why[200];
+        sched *s;
+        uint32_t p = 3, v = kinds[k] == SCHED_INTERLEAVED_1F1B || kinds[k] == SCHED_ZBV ? 2 : 1, m = 6;
+        cr_assert(sched_builtin(kinds[k], p, v, m, &a, why, sizeof why, &s), "%s", why);
+        char *csv = malloc(s->n_actions * 16 + 16);
+        size_t o = 0;
+        for (uint32_t r = 0; r < p; r++) {
+            for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
+                char name[24];
+                o += (size_t)sprintf(csv + o, "%s%s", i > s->rank_start[r] ? "," : "",
+                                     sched_action_name(s, i, name, sizeof name));
+            }
+            csv[o++] = '\n';
+        }
+        csv[o] = '\0';
+        char yaml[1024];
+        size_t y = (size_t)snprintf(yaml, sizeof yaml, "tfc: 1\nname: r\nmodel:\n  stages:\n");
+        for (uint32_t st = 0; st < p * v; st++)
+            y += (size_t)snprintf(yaml + y, sizeof yaml - y, "    - params: [{name: a, numel: 1}]\n");
+        snprintf(yaml + y, sizeof yaml - y,
+                 "pipeline: {schedule: custom, ranks: %u, stages_per_rank: %u, microbatches: %u, order: o.csv}\n"
+                 "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1, backward_input_ms: 1,\n"
+                 "         backward_weight_ms: 1}\n",
+                 p, v, m);
+        loaded l;
+        load_str(&l, yaml);
+        cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+        sched *back;
+        cr_assert(sched_csv_parse(l.s, "o.csv", csv, o, &l.a, &l.d, &back), "%s", l.d.n ? l.d.items[0].msg : "");
+        cr_assert_eq(back->n_actions, s->n_actions);
+        for (size_t i = 0; i < s->n_actions; i++)
+            cr_assert(back->actions[i].stage == s->actions[i].stage && back->actions[i].mb == s->actions[i].mb &&
+                      back->actions[i].type == s->actions[i].type);
+        for (uint32_t st = 0; st < p * v; st++)
+            cr_assert_eq(back->stage_rank[st], s->stage_rank[st], "%s stage %u", spec_schedule_name(kinds[k]), st);
+        loaded_free(&l);
+        free(csv);
+        arena_free(&a);
+    }
+}
+
+/* ---- JSON ---- */
+
+/* A strict JSON syntax check (RFC 8259 values), enough to prove the output parses. */
+static const char *ws(const char *p)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+        p++;
+    return p;
+}
+
+static const char *value(const char *p);
+
+static const char *string(const char *p)
+{
+    if (*p++ != '"')
+        return NULL;
+    while (*p && *p != '"') {
+        if ((unsigned char)*p < 0x20)
+            return NULL;
+        if (*p == '\\') {
+            p++;
+            if (!strchr("\"\\/bfnrtu", *p))
+                return NULL;
+        }
+        p++;
+    }
+    return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *number(const char *p)
+{
+    const char *s = p;
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9')
+            p++;
+    else
+        return NULL;
+    if (*p == '.') {
+        p++;
+        if (!(*p >= '0' && *p <= '9'))
+            return NULL;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!(*p >= '0' && *p <= '9'))
+            return NULL;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return p > s ? p : NULL;
+}
+
+static const char *value(const char *p)
+{
+    p = ws(p);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        bool obj = *p == '{';
+        p = ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (obj) {
+                p = string(ws(p));
+                if (!p || *(p = ws(p)) != ':')
+                    return NULL;
+                p++;
+            }
+            p = value(p);
+            if (!p)
+                return NULL;
+            p = ws(p);
+            if (*p == ',')
+                p++;
+            else if (*p == close)
+                return p + 1;
+            else
+                return NULL;
+        }
+    }
+    if (*p == '"')
+        return string(p);
+    if (!strncmp(p, "true", 4) || !strncmp(p, "null", 4))
+        return p + 4;
+    if (!strncmp(p, "false", 5))
+        return p + 5;
+    return number(p);
+}
+
+Test(plan_json, output_is_valid_json_with_every_action)
+{
+    char *yaml;
+    {
+        FILE *f = fopen(TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", "rb");
+        cr_assert_not_null(f);
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        yaml = malloc((size_t)n + 1);
+        cr_assert_eq(fread(yaml, 1, (size_t)n, f), (size_t)n);
+        yaml[n] = '\0';
+        fclose(f);
+    }
+    loaded l;
+    load_str(&l, yaml);
+    free(yaml);
+    cr_assert_eq(l.status, SPEC_OK);
+    plan *p;
+    cr_assert_eq(plan_build(l.s, &l.a, &l.d, &p), SPEC_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    plan_print_json(p, mem);
+    fclose(mem);
+    const char *end = value(buf);
+    cr_assert_not_null(end, "not JSON");
+    cr_assert_str_eq(ws(end), "");
+    size_t actions = 0;
+    for (const char *q = buf; (q = strstr(q, "\"type\": ")); q++)
+        actions++;
+    cr_assert_eq(actions, p->s->n_actions);
+    cr_assert_eq(actions, 4 * 8 * 2);
+    cr_assert_not_null(strstr(buf, "\"baseline_makespan_ms\": "));
+    cr_assert_not_null(strstr(buf, "\"name\": \"llama8b_1f1b\""));
+    /* 1F1B on these timings, by hand: the last stage (13 + 26 ms per
+     * microbatch) is the bottleneck: 7 x 39, plus one microbatch through
+     * every stage and back (43 + 86), plus 6 hops of 0.2 ms. */
+    cr_assert(fabs(p->base.makespan - (7 * 39.0 + 43 + 86 + 6 * 0.2)) < 1e-9, "%g", p->base.makespan);
+    free(buf);
+    loaded_free(&l);
+}
