@@ -204,8 +204,8 @@ static bool accepts(spec_schedule kind, uint32_t p, uint32_t v, uint32_t m, char
         if (m % rounds != 0) {
             snprintf(why, cap,
                      "%s takes microbatches in rounds of about one per rank: %u microbatches make %u rounds "
-                     "(%u / %u), and %u is not a multiple of %u; use a multiple of %u or of %u",
-                     spec_schedule_name(kind), m, rounds, m, p, m, rounds, rounds, p);
+                     "(%u / %u), and %u is not a multiple of %u; a multiple of %u (the rank count) always works",
+                     spec_schedule_name(kind), m, rounds, m, p, m, rounds, p);
             return false;
         }
         return true;

@@ -458,3 +458,92 @@ Test(hostile, table_covers_every_committed_file)
     }
     closedir(d);
 }
+
+/* ---- plan ---- */
+
+Test(cli_plan, plan_prints_the_baseline_makespan_and_bubbles)
+{
+    proc_result r;
+    cr_assert(proc_tfc(&r, "plan", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    /* 7 x (13 + 26) + (43 + 86) + 6 x 0.2: see test_plan.c. */
+    cr_assert_not_null(strstr(r.out, "baseline makespan  403.200 ms"), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "bubble"));
+    proc_result_free(&r);
+}
+
+Test(cli_plan, plan_json_for_a_custom_csv_schedule)
+{
+    proc_result r;
+    cr_assert(proc_tfc(&r, "plan", "--json", TFC_SOURCE_DIR "/tests/specs/custom_1f1b.yaml", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_not_null(strstr(r.out, "\"schedule\": \"custom\""));
+    size_t actions = 0;
+    for (const char *q = r.out; (q = strstr(q, "\"type\": ")); q++)
+        actions++;
+    cr_assert_eq(actions, 16);
+    proc_result_free(&r);
+}
+
+Test(cli_plan, deadlocking_custom_schedule_exits_1_with_the_cycle_at_its_csv_cell)
+{
+    const char *verbs[] = {"check", "plan"};
+    for (size_t i = 0; i < 2; i++) {
+        proc_result r;
+        cr_assert(proc_tfc(&r, verbs[i], TFC_SOURCE_DIR "/tests/specs/custom_deadlock.yaml", NULL));
+        assert_clean(&r, verbs[i]);
+        cr_assert_eq(r.exit_code, 1, "%s", r.err);
+        cr_assert(has_error_line(r.err, TFC_SOURCE_DIR "/tests/specs/custom_deadlock.csv", 2, 1,
+                                 "the schedule deadlocks: these 2 actions wait for each other in a cycle: 1B0 (rank 1) "
+                                 "-> 1F0 (rank 1) -> 1B0 (rank 1)"),
+                  "%s", r.err);
+        cr_assert_eq(r.out_len, 0);
+        proc_result_free(&r);
+    }
+}
+
+Test(cli_plan, missing_custom_csv_is_an_io_error)
+{
+    char dir[] = "/tmp/tfc-csv-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[512];
+    snprintf(path, sizeof path, "%s/s.yaml", dir);
+    FILE *f = fopen(path, "w");
+    fputs("tfc: 1\nname: c\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n"
+          "pipeline: {schedule: custom, ranks: 1, microbatches: 1, order: nowhere.csv}\n"
+          "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n",
+          f);
+    fclose(f);
+    proc_result r;
+    cr_assert(proc_tfc(&r, "check", path, NULL));
+    cr_assert_eq(r.exit_code, 4, "%s", r.err);
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/nowhere.csv", dir);
+    cr_assert(has_error_line(r.err, csv, 0, 0, "cannot open"), "%s", r.err);
+    proc_result_free(&r);
+    unlink(path);
+    rmdir(dir);
+}
+
+Test(cli_plan, microbatch_count_interleaving_cannot_take_is_refused_at_its_position)
+{
+    char dir[] = "/tmp/tfc-int-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[512];
+    snprintf(path, sizeof path, "%s/s.yaml", dir);
+    FILE *f = fopen(path, "w");
+    fputs("tfc: 1\nname: i\nmodel:\n  stages:\n", f);
+    for (int i = 0; i < 8; i++)
+        fputs("    - params: [{name: a, numel: 1}]\n", f);
+    fputs("pipeline: {schedule: Interleaved1F1B, ranks: 4, stages_per_rank: 2, microbatches: 9}\n"
+          "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n",
+          f);
+    fclose(f);
+    proc_result r;
+    cr_assert(proc_tfc(&r, "plan", path, NULL));
+    cr_assert_eq(r.exit_code, 1, "%s", r.err);
+    cr_assert(has_error_line(r.err, path, 13, 83, "9 is not a multiple of 2"), "%s", r.err);
+    proc_result_free(&r);
+    unlink(path);
+    rmdir(dir);
+}
