@@ -57,13 +57,20 @@ static const char compile_help[] =
     "Not implemented in this release: it arrives with code generation.\n";
 
 static const char plan_help[] =
-    "usage: tfc plan SPEC [--json]\n"
+    "usage: tfc plan SPEC [--json] [--policy timely|uniform|none] [--dump-lp FILE]\n"
     "\n"
-    "Builds SPEC's schedule and its dependency DAG and simulates one training step:\n"
-    "the baseline makespan (nothing frozen) and each rank's busy time, idle time\n"
-    "and bubble ratio. --json prints the same as a JSON object with every action's\n"
-    "rank, stage, microbatch, type, start_ms and duration_ms (docs/plan-json.md).\n"
-    "The optimised (frozen) plan arrives with the freeze LP.\n";
+    "Builds SPEC's schedule and its dependency DAG, simulates one training step\n"
+    "with nothing frozen (the baseline) and under a freezing policy, and prints\n"
+    "both makespans, the speed-up, each stage's mean freeze ratio and each\n"
+    "rank's bubble.\n"
+    "  --policy timely   the freeze LP (default): the fastest step the per-stage\n"
+    "                    cap freeze.max_ratio allows, then the least freezing\n"
+    "  --policy uniform  every freezable action at the cap\n"
+    "  --policy none     nothing frozen\n"
+    "  --json            the plan as JSON (docs/plan-json.md)\n"
+    "  --dump-lp FILE    write the freeze LP as JSON instead ('-' = stdout;\n"
+    "                    docs/freeze-lp.md) and solve nothing\n"
+    "Exit 3 when the LP has no solution.\n";
 
 static const char index_help[] =
     "usage: tfc index build|query ...\n"
@@ -92,9 +99,11 @@ static bool is_help(const char *a) { return strcmp(a, "-h") == 0 || strcmp(a, "-
 
 /* Parses "[options] SPEC" where options are the given flags; returns the
  * exit code on a usage problem or help, or -1 to go on. */
+/* An option: a switch (value != NULL) or one taking an argument (arg != NULL). */
 typedef struct flag {
     const char *shortname, *longname;
     bool *value;
+    const char **arg;
 } flag;
 
 static int parse_spec_args(const char *verb_name, const char *help, int argc, char **argv, const flag *flags,
@@ -114,11 +123,24 @@ static int parse_spec_args(const char *verb_name, const char *help, int argc, ch
             fputs(help, stdout);
             return EXIT_OK;
         }
-        for (const flag *f = flags; !options_done && f->longname; f++)
-            if ((f->shortname && strcmp(a, f->shortname) == 0) || strcmp(a, f->longname) == 0) {
-                *f->value = true;
+        for (const flag *f = flags; !options_done && !matched && f->longname; f++) {
+            size_t ln = strlen(f->longname);
+            if (f->arg && strncmp(a, f->longname, ln) == 0 && a[ln] == '=') {
+                *f->arg = a + ln + 1; /* --opt=value */
+                matched = true;
+            } else if ((f->shortname && strcmp(a, f->shortname) == 0) || strcmp(a, f->longname) == 0) {
+                if (f->arg) {
+                    if (i + 1 >= argc) {
+                        snprintf(msg, sizeof msg, "%s: option needs a value:", verb_name);
+                        return usage_error(msg, a);
+                    }
+                    *f->arg = argv[++i];
+                } else {
+                    *f->value = true;
+                }
                 matched = true;
             }
+        }
         if (matched)
             continue;
         if (!options_done && a[0] == '-' && a[1] != '\0') {
@@ -138,7 +160,16 @@ static int parse_spec_args(const char *verb_name, const char *help, int argc, ch
     return -1;
 }
 
-static int exit_for(spec_status st) { return st == SPEC_OK ? EXIT_OK : st == SPEC_IO ? EXIT_IO : EXIT_INVALID; }
+static int exit_for(spec_status st)
+{
+    switch (st) {
+    case SPEC_OK: return EXIT_OK;
+    case SPEC_IO: return EXIT_IO;
+    case SPEC_INFEASIBLE: return EXIT_INFEASIBLE;
+    case SPEC_INVALID: break;
+    }
+    return EXIT_INVALID;
+}
 
 static int flush_stdout(int code)
 {
@@ -150,7 +181,7 @@ static int flush_stdout(int code)
 }
 
 /* Loads the spec and builds its plan; prints diagnostics. */
-static spec_status load_plan(const char *path, arena *a, const plan **out)
+static spec_status load_plan(const char *path, freeze_policy policy, arena *a, const plan **out)
 {
     diag_list d;
     diag_init(&d, DIAG_DEFAULT_MAX);
@@ -158,7 +189,7 @@ static spec_status load_plan(const char *path, arena *a, const plan **out)
     plan *p = NULL;
     spec_status st = spec_load_file(path, a, &d, &s);
     if (st == SPEC_OK)
-        st = plan_build(s, a, &d, &p);
+        st = plan_build(s, policy, a, &d, &p);
     diag_print(&d, stderr);
     diag_free(&d);
     *out = p;
@@ -168,7 +199,7 @@ static spec_status load_plan(const char *path, arena *a, const plan **out)
 static int run_check(int argc, char **argv)
 {
     bool quiet = false;
-    const flag flags[] = {{"-q", "--quiet", &quiet}, {NULL, NULL, NULL}};
+    const flag flags[] = {{"-q", "--quiet", &quiet, NULL}, {NULL, NULL, NULL, NULL}};
     const char *path;
     int r = parse_spec_args("check", check_help, argc, argv, flags, &path);
     if (r >= 0)
@@ -176,7 +207,8 @@ static int run_check(int argc, char **argv)
     arena a;
     arena_init(&a, 0);
     const plan *p;
-    spec_status st = load_plan(path, &a, &p);
+    /* check validates; it does not need the LP. */
+    spec_status st = load_plan(path, POLICY_NONE, &a, &p);
     if (st == SPEC_OK && !quiet) {
         const spec *s = p->sp;
         printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions, %zu parameter "
@@ -192,20 +224,51 @@ static int run_check(int argc, char **argv)
 static int run_plan(int argc, char **argv)
 {
     bool json = false;
-    const flag flags[] = {{NULL, "--json", &json}, {NULL, NULL, NULL}};
+    const char *policy_name = "timely", *dump = NULL;
+    const flag flags[] = {{NULL, "--json", &json, NULL},
+                          {NULL, "--policy", NULL, &policy_name},
+                          {NULL, "--dump-lp", NULL, &dump},
+                          {NULL, NULL, NULL, NULL}};
     const char *path;
     int r = parse_spec_args("plan", plan_help, argc, argv, flags, &path);
     if (r >= 0)
         return r;
+    freeze_policy policy;
+    if (strcmp(policy_name, "timely") == 0)
+        policy = POLICY_TIMELY;
+    else if (strcmp(policy_name, "uniform") == 0)
+        policy = POLICY_UNIFORM;
+    else if (strcmp(policy_name, "none") == 0)
+        policy = POLICY_NONE;
+    else
+        return usage_error("plan: --policy must be timely, uniform or none, got", policy_name);
+
     arena a;
     arena_init(&a, 0);
     const plan *p;
-    spec_status st = load_plan(path, &a, &p);
-    if (st == SPEC_OK) {
-        if (json)
-            plan_print_json(p, stdout);
-        else
-            plan_print_text(p, stdout);
+    spec_status st;
+    if (dump) {
+        /* The LP only: no need to solve it. */
+        st = load_plan(path, POLICY_NONE, &a, &p);
+        if (st == SPEC_OK) {
+            FILE *f = strcmp(dump, "-") == 0 ? stdout : fopen(dump, "w");
+            lp_problem pb = plan_lp_problem(p);
+            bool ok = f && lp_freeze_dump(&pb, f);
+            if (f && f != stdout)
+                ok = (fclose(f) == 0) && ok;
+            if (!ok) {
+                fprintf(stderr, "%s: error: cannot write the LP\n", dump);
+                st = SPEC_IO;
+            }
+        }
+    } else {
+        st = load_plan(path, policy, &a, &p);
+        if (st == SPEC_OK) {
+            if (json)
+                plan_print_json(p, stdout);
+            else
+                plan_print_text(p, stdout);
+        }
     }
     arena_free(&a);
     return flush_stdout(exit_for(st));

@@ -1,7 +1,82 @@
-/* plan: schedule -> DAG -> simulated baseline step. */
+/* plan: schedule -> DAG -> baseline step -> freezing policy -> optimised step. */
 #include "plan.h"
 
-spec_status plan_build(const spec *sp, arena *a, diag_list *d, plan **out)
+#include <math.h>
+
+const char *plan_policy_name(freeze_policy p)
+{
+    switch (p) {
+    case POLICY_TIMELY: return "timely";
+    case POLICY_UNIFORM: return "uniform";
+    case POLICY_NONE: return "none";
+    }
+    return "?";
+}
+
+/* W's floor when the spec gives none: launch and bookkeeping that remain
+ * with every weight gradient skipped (docs/freeze-lp.md). */
+#define W_FLOOR_SHARE 0.05
+
+static void action_bounds(plan *p)
+{
+    const spec_timing *t = &p->sp->timing;
+    for (size_t i = 0; i < p->s->n_actions; i++) {
+        const sched_action *x = &p->s->actions[i];
+        p->freezable[i] = x->type == ACT_B || x->type == ACT_W;
+        if (x->type == ACT_B)
+            p->w_min[i] = t->backward_frozen_ms[x->stage];
+        else if (x->type == ACT_W)
+            p->w_min[i] = t->backward_weight_frozen_ms ? t->backward_weight_frozen_ms[x->stage]
+                                                        : W_FLOOR_SHARE * t->backward_weight_ms[x->stage];
+        else
+            p->w_min[i] = p->dur[i];
+    }
+}
+
+/* Per-stage means; a stage over the cap by solver tolerance is scaled back
+ * onto it, so the cap holds exactly (a tiny loss of speed, never of accuracy). */
+static void stage_means(plan *p)
+{
+    const sched *s = p->s;
+    double cap = p->sp->freeze.max_ratio;
+    for (uint32_t st = 0; st < s->n_stages; st++)
+        p->stage_freezable[st] = 0, p->stage_mean[st] = 0.0;
+    for (size_t i = 0; i < s->n_actions; i++)
+        if (p->freezable[i]) {
+            p->stage_freezable[s->actions[i].stage]++;
+            p->stage_mean[s->actions[i].stage] += p->x[i];
+        }
+    for (uint32_t st = 0; st < s->n_stages; st++) {
+        size_t k = p->stage_freezable[st];
+        if (!k)
+            continue;
+        double sum = p->stage_mean[st], limit = cap * (double)k;
+        if (sum > limit) {
+            double scale = limit / sum;
+            for (size_t i = 0; i < s->n_actions; i++)
+                if (p->freezable[i] && s->actions[i].stage == st)
+                    p->x[i] *= scale;
+            sum = 0.0;
+            for (size_t i = 0; i < s->n_actions; i++)
+                if (p->freezable[i] && s->actions[i].stage == st)
+                    sum += p->x[i];
+        }
+        p->stage_mean[st] = sum / (double)k;
+    }
+}
+
+lp_problem plan_lp_problem(const plan *p)
+{
+    return (lp_problem){.s = p->s,
+                        .g = p->g,
+                        .w_max = p->dur,
+                        .w_min = p->w_min,
+                        .freezable = p->freezable,
+                        .comm_ms = p->sp->timing.comm_ms,
+                        .cap = p->sp->freeze.max_ratio};
+}
+
+spec_status plan_build(const spec *sp, freeze_policy policy, arena *a, diag_list *d, plan **out)
 {
     *out = NULL;
     plan *p = arena_alloc(a, sizeof *p);
@@ -10,19 +85,53 @@ spec_status plan_build(const spec *sp, arena *a, diag_list *d, plan **out)
         return SPEC_INVALID;
     }
     p->sp = sp;
+    p->policy = policy;
     spec_status st = sched_build(sp, a, d, &p->s);
     if (st != SPEC_OK)
         return st;
     if (!dag_build(p->s, sp->path, sp->pos_schedule, a, d, &p->g))
         return SPEC_INVALID;
-    p->dur = arena_alloc_array(a, p->s->n_actions ? p->s->n_actions : 1, sizeof *p->dur);
-    if (!p->dur) {
+    size_t n = p->s->n_actions ? p->s->n_actions : 1;
+    p->dur = arena_alloc_array(a, n, sizeof *p->dur);
+    p->w_min = arena_alloc_array(a, n, sizeof *p->w_min);
+    p->freezable = arena_alloc_array(a, n, sizeof *p->freezable);
+    p->x = arena_alloc_array(a, n, sizeof *p->x);
+    p->opt_dur = arena_alloc_array(a, n, sizeof *p->opt_dur);
+    p->stage_freezable = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_freezable);
+    p->stage_mean = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_mean);
+    if (!p->dur || !p->w_min || !p->freezable || !p->x || !p->opt_dur || !p->stage_freezable || !p->stage_mean) {
         diag_error(d, sp->path, 0, 0, "out of memory");
         return SPEC_INVALID;
     }
     if (!sim_durations(sp, p->s, p->dur, d))
         return SPEC_INVALID;
+    action_bounds(p);
     if (!sim_run(p->s, p->g, p->dur, sp->timing.comm_ms, a, &p->base)) {
+        diag_error(d, sp->path, 0, 0, "out of memory simulating %zu actions", p->s->n_actions);
+        return SPEC_INVALID;
+    }
+
+    double cap = sp->freeze.max_ratio;
+    switch (policy) {
+    case POLICY_NONE:
+        break; /* x is zeroed by the arena */
+    case POLICY_UNIFORM:
+        for (size_t i = 0; i < p->s->n_actions; i++)
+            p->x[i] = p->freezable[i] ? cap : 0.0;
+        break;
+    case POLICY_TIMELY: {
+        lp_problem pb = plan_lp_problem(p);
+        st = lp_freeze_solve(&pb, sp->path, d, p->x, &p->lp);
+        if (st != SPEC_OK)
+            return st;
+        p->lp_used = true;
+        break;
+    }
+    }
+    stage_means(p);
+    for (size_t i = 0; i < p->s->n_actions; i++)
+        p->opt_dur[i] = p->dur[i] - p->x[i] * (p->dur[i] - p->w_min[i]);
+    if (!sim_run(p->s, p->g, p->opt_dur, sp->timing.comm_ms, a, &p->opt)) {
         diag_error(d, sp->path, 0, 0, "out of memory simulating %zu actions", p->s->n_actions);
         return SPEC_INVALID;
     }

@@ -1,25 +1,53 @@
-/* plan: everything tfc works out for one spec: the schedule, its DAG, and
- * the simulated step (the baseline, nothing frozen). Printing lives in
- * plan_print.c; emitters read a plan and never the spec's YAML. */
+/* plan: everything tfc works out for one spec: the schedule, its DAG, the
+ * simulated step with nothing frozen (the baseline), and the step under a
+ * freezing policy (the optimised plan; the TimelyFreeze LP by default).
+ * Printing lives in plan_print.c; emitters read a plan, never the YAML. */
 #ifndef TFC_PLAN_H
 #define TFC_PLAN_H
+
+#include <stdio.h>
 
 #include "arena.h"
 #include "dag.h"
 #include "diag.h"
+#include "lp_freeze.h"
 #include "sched.h"
 #include "sim.h"
 #include "spec.h"
+
+typedef enum {
+    POLICY_TIMELY,  /* the freeze LP: fastest step, then least freezing */
+    POLICY_UNIFORM, /* every freezable action at the cap, wherever it is */
+    POLICY_NONE,    /* nothing frozen */
+} freeze_policy;
+
+const char *plan_policy_name(freeze_policy p);
 
 typedef struct plan {
     const spec *sp;
     sched *s;
     dag *g;
-    double *dur;     /* per action: the unfrozen duration */
-    sim_result base; /* the step with nothing frozen */
+    /* Per action. */
+    double *dur;    /* unfrozen duration (w_max) */
+    double *w_min;  /* everything frozen (== dur when not freezable) */
+    bool *freezable; /* B, or W in split schedules */
+    double *x;       /* freeze ratio under the policy */
+    double *opt_dur; /* dur - x (dur - w_min) */
+    sim_result base; /* nothing frozen */
+    sim_result opt;  /* under the policy */
+    freeze_policy policy;
+    /* Per stage: freezable actions and their mean freeze ratio. */
+    size_t *stage_freezable;
+    double *stage_mean;
+    bool lp_used;
+    lp_stats lp;
 } plan;
 
-/* Builds the schedule, checks it cannot deadlock, and simulates it. */
-spec_status plan_build(const spec *sp, arena *a, diag_list *d, plan **out);
+/* Builds the schedule, checks it cannot deadlock, simulates the baseline,
+ * and applies the policy. SPEC_INFEASIBLE when the LP finds no plan. */
+spec_status plan_build(const spec *sp, freeze_policy policy, arena *a, diag_list *d, plan **out);
+
+/* The LP problem of p (for dumping or re-solving). */
+lp_problem plan_lp_problem(const plan *p);
 
 #endif

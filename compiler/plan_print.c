@@ -1,5 +1,5 @@
 /* plan_print: text and JSON renderings of a plan. Output depends only on
- * the plan: same spec, same tfc, same bytes. */
+ * the plan: same spec, same tfc, same bytes (no timings of tfc itself). */
 #include "plan_print.h"
 
 #include "json.h"
@@ -12,10 +12,31 @@ void plan_print_text(const plan *p, FILE *f)
     fprintf(f, "%s: %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions\n", sp->name,
             spec_schedule_name(sp->schedule), sp->ranks, sp->ranks == 1 ? "" : "s", sp->stages_per_rank,
             sp->stages_per_rank == 1 ? "" : "s", sp->microbatches, s->n_actions);
-    fprintf(f, "baseline makespan  %.3f ms (nothing frozen)\n", p->base.makespan);
-    fprintf(f, "rank    busy ms    idle ms  bubble\n");
+    fprintf(f, "baseline makespan   %10.3f ms  (nothing frozen)\n", p->base.makespan);
+    fprintf(f, "optimised makespan  %10.3f ms  (policy %s, freeze.max_ratio %g)\n", p->opt.makespan,
+            plan_policy_name(p->policy), sp->freeze.max_ratio);
+    fprintf(f, "speed-up            %10.4fx\n", p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
+    fprintf(f, "stage  freezable  mean freeze ratio\n");
+    for (uint32_t st = 0; st < s->n_stages; st++)
+        fprintf(f, "%5u  %9zu  %17.4f\n", st, p->stage_freezable[st], p->stage_mean[st]);
+    fprintf(f, "rank  baseline bubble  optimised bubble\n");
     for (uint32_t r = 0; r < s->ranks; r++)
-        fprintf(f, "%4u %10.3f %10.3f  %5.1f%%\n", r, p->base.busy[r], p->base.idle[r], 100.0 * p->base.bubble[r]);
+        fprintf(f, "%4u  %14.1f%%  %15.1f%%\n", r, 100.0 * p->base.bubble[r], 100.0 * p->opt.bubble[r]);
+}
+
+static void rank_stats(FILE *f, const char *key, const plan *p, const sim_result *r)
+{
+    fprintf(f, ",\n  \"%s\": [", key);
+    for (uint32_t k = 0; k < p->s->ranks; k++) {
+        fprintf(f, "%s\n    {\"rank\": %u, \"busy_ms\": ", k ? "," : "", k);
+        json_number(f, r->busy[k]);
+        fputs(", \"idle_ms\": ", f);
+        json_number(f, r->idle[k]);
+        fputs(", \"bubble_ratio\": ", f);
+        json_number(f, r->bubble[k]);
+        fputc('}', f);
+    }
+    fputs("\n  ]", f);
 }
 
 void plan_print_json(const plan *p, FILE *f)
@@ -31,25 +52,47 @@ void plan_print_json(const plan *p, FILE *f)
     fprintf(f, ",\n  \"ranks\": %u,\n  \"stages\": %u,\n  \"microbatches\": %u,\n  \"comm_ms\": ", s->ranks,
             s->n_stages, s->microbatches);
     json_number(f, sp->timing.comm_ms);
+    fputs(",\n  \"policy\": ", f);
+    json_string(f, plan_policy_name(p->policy));
+    fputs(",\n  \"max_ratio\": ", f);
+    json_number(f, sp->freeze.max_ratio);
     fputs(",\n  \"baseline_makespan_ms\": ", f);
     json_number(f, p->base.makespan);
-    fputs(",\n  \"rank_stats\": [", f);
-    for (uint32_t r = 0; r < s->ranks; r++) {
-        fprintf(f, "%s\n    {\"rank\": %u, \"busy_ms\": ", r ? "," : "", r);
-        json_number(f, p->base.busy[r]);
-        fputs(", \"idle_ms\": ", f);
-        json_number(f, p->base.idle[r]);
-        fputs(", \"bubble_ratio\": ", f);
-        json_number(f, p->base.bubble[r]);
+    fputs(",\n  \"makespan_ms\": ", f);
+    json_number(f, p->opt.makespan);
+    fputs(",\n  \"speedup\": ", f);
+    json_number(f, p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
+    if (p->lp_used) {
+        fprintf(f, ",\n  \"lp\": {\"rows\": %d, \"cols\": %d, \"nonzeros\": %lld, \"t_star_ms\": ", p->lp.rows,
+                p->lp.cols, p->lp.nonzeros);
+        json_number(f, p->lp.t_star);
+        fputs(", \"total_freeze\": ", f);
+        json_number(f, p->lp.total_freeze);
         fputc('}', f);
     }
-    fputs("\n  ],\n  \"actions\": [", f);
+    fputs(",\n  \"stages\": [", f);
+    for (uint32_t st = 0; st < s->n_stages; st++) {
+        fprintf(f, "%s\n    {\"stage\": %u, \"rank\": %u, \"freezable_actions\": %zu, \"mean_freeze_ratio\": ",
+                st ? "," : "", st, s->stage_rank[st], p->stage_freezable[st]);
+        json_number(f, p->stage_mean[st]);
+        fputc('}', f);
+    }
+    fputs("\n  ]", f);
+    rank_stats(f, "rank_stats", p, &p->base);
+    rank_stats(f, "optimised_rank_stats", p, &p->opt);
+    fputs(",\n  \"actions\": [", f);
     for (size_t i = 0; i < s->n_actions; i++) {
         const sched_action *x = &s->actions[i];
         fprintf(f, "%s\n    {\"rank\": %u, \"stage\": %u, \"microbatch\": %u, \"type\": \"%c\", \"start_ms\": ",
                 i ? "," : "", s->rank_of[i], x->stage, x->mb, sched_act_letter((act_type)x->type));
-        json_number(f, p->base.start[i]);
+        json_number(f, p->opt.start[i]);
         fputs(", \"duration_ms\": ", f);
+        json_number(f, p->opt_dur[i]);
+        fputs(", \"freeze_ratio\": ", f);
+        json_number(f, p->x[i]);
+        fputs(", \"baseline_start_ms\": ", f);
+        json_number(f, p->base.start[i]);
+        fputs(", \"baseline_duration_ms\": ", f);
         json_number(f, p->dur[i]);
         fputc('}', f);
     }

@@ -59,9 +59,10 @@ static const char *const pipeline_keys[] = {"schedule", "ranks", "stages_per_ran
 static const char *const param_keys[] = {"name", "numel", NULL};
 static const char *const stage_keys[] = {"name", "params", NULL};
 static const char *const model_keys[] = {"stages", NULL};
-static const char *const timing_keys[] = {"forward_ms",        "backward_ms",        "backward_frozen_ms",
-                                        "backward_input_ms", "backward_weight_ms", "comm_ms",
-                                        NULL};
+static const char *const timing_keys[] = {"forward_ms",         "backward_ms",
+                                          "backward_frozen_ms", "backward_input_ms",
+                                          "backward_weight_ms", "backward_weight_frozen_ms",
+                                          "comm_ms",            NULL};
 static const char *const freeze_keys[] = {"max_ratio", "warmup_steps", "ramp_steps", "reselect_every", "seed",
                                         NULL};
 static const char *const targets_keys[] = {"c", "cuda", NULL};
@@ -746,6 +747,11 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
         tm->backward_input_ms = read_table(c, bi, "timing.backward_input_ms", n, 0.0, true);
     if (bw)
         tm->backward_weight_ms = read_table(c, bw, "timing.backward_weight_ms", n, 0.0, false);
+    const ydoc_node *bwf = ydoc_get(t, "backward_weight_frozen_ms");
+    if (bwf && !bw)
+        ERR(c, bwf, "timing.backward_weight_frozen_ms needs timing.backward_weight_ms");
+    if (bwf)
+        tm->backward_weight_frozen_ms = read_table(c, bwf, "timing.backward_weight_frozen_ms", n, 0.0, false);
     if ((v = ydoc_get(t, "comm_ms")))
         get_number(c, v, "timing.comm_ms", 0.0, false, SPEC_MAX_MS, &tm->comm_ms);
 
@@ -768,6 +774,17 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
         if (s->schedule == SCHED_CUSTOM && !(b && bf) && !(bi && bw))
             ERR(c, t, "a custom schedule needs backward_ms and backward_frozen_ms, or backward_input_ms "
                       "and backward_weight_ms");
+    }
+    if (tm->backward_weight_ms && tm->backward_weight_frozen_ms) {
+        for (size_t i = 0; i < n && !diag_full(c->d); i++) {
+            if (tm->backward_weight_frozen_ms[i] > tm->backward_weight_ms[i]) {
+                const ydoc_node *at = bwf->kind == YDOC_SEQ ? bwf->u.items[i] : bwf;
+                ERR(c, at, "timing.backward_weight_frozen_ms[%zu] = %g is longer than timing.backward_weight_ms[%zu] = %g",
+                    i, tm->backward_weight_frozen_ms[i], i, tm->backward_weight_ms[i]);
+                if (bwf->kind != YDOC_SEQ)
+                    break;
+            }
+        }
     }
     if (tm->backward_ms && tm->backward_frozen_ms) {
         for (size_t i = 0; i < n && !diag_full(c->d); i++) {

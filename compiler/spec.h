@@ -70,6 +70,7 @@ typedef struct spec_timing {
     double *backward_frozen_ms;
     double *backward_input_ms;
     double *backward_weight_ms;
+    double *backward_weight_frozen_ms; /* W with everything frozen; default 5% of W */
     double comm_ms;
 } spec_timing;
 
@@ -119,7 +120,8 @@ typedef struct spec {
 typedef enum {
     SPEC_OK = 0,
     SPEC_INVALID = 1, /* errors in d */
-    SPEC_IO = 4,      /* could not read the file; error in d */
+    SPEC_INFEASIBLE = 3, /* no plan: the LP failed; error in d */
+    SPEC_IO = 4,         /* could not read the file; error in d */
 } spec_status;
 
 /* The i-th key of the schema as a dotted path ("pipeline.ranks",

@@ -1,0 +1,371 @@
+/* lp_freeze: building the reduced freeze LP once as sparse rows, handing it
+ * to lp_solve for both phases, or writing it out for another solver.
+ *
+ * Columns (1-based, as lp_solve numbers them): t_u = 1 + u for each action
+ * u; x_k = n + 1 + k for the k-th freezable action; T = n + K + 1.
+ * Rows, all of the form  sum a_j y_j >= b  or  <= b:
+ *   t_v - t_u + D_u x_u >= w_max_u + c_uv  for the program-order edge u -> v
+ *     and for every cross-rank edge (same-rank edges other than program
+ *     order are implied by it and left out; D_u = w_max_u - w_min_u, the
+ *     x term only for freezable u, c_uv = comm on cross-rank edges);
+ *   T - t_u + D_u x_u >= w_max_u           for every action without successors;
+ *   sum over stage s of x_u <= cap * count_s   for every stage with freezable actions.
+ * Bounds: t, T >= 0; 0 <= x <= 1. */
+#define _POSIX_C_SOURCE 200809L
+#include "lp_freeze.h"
+
+#include <lpsolve/lp_lib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "json.h"
+
+typedef struct rows {
+    size_t n, cap;          /* rows */
+    size_t nz, nz_cap;      /* nonzeros */
+    size_t *start;          /* n + 1 */
+    int *col;               /* nz, 1-based */
+    double *val;            /* nz */
+    double *rhs;            /* n */
+    unsigned char *is_le;   /* n: 1 for <=, 0 for >= */
+    bool oom;
+} rows;
+
+static void rows_free(rows *r)
+{
+    free(r->start);
+    free(r->col);
+    free(r->val);
+    free(r->rhs);
+    free(r->is_le);
+}
+
+static size_t next_cap(size_t cap, size_t need)
+{
+    size_t c = cap ? cap : 1024;
+    while (c < need)
+        c *= 2;
+    return c;
+}
+
+/* Appends one row; terms with a zero coefficient are dropped. */
+static void add_row(rows *r, int k, const int *col, const double *val, bool le, double rhs)
+{
+    if (r->oom)
+        return;
+    if (r->n + 2 > r->cap) {
+        size_t c = next_cap(r->cap, r->n + 2);
+        double *rhs_v = realloc(r->rhs, c * sizeof *rhs_v);
+        if (rhs_v)
+            r->rhs = rhs_v;
+        unsigned char *le_v = realloc(r->is_le, c * sizeof *le_v);
+        if (le_v)
+            r->is_le = le_v;
+        size_t *start = realloc(r->start, c * sizeof *start);
+        if (start)
+            r->start = start;
+        if (!rhs_v || !le_v || !start) {
+            r->oom = true;
+            return;
+        }
+        r->cap = c;
+    }
+    if (r->nz + (size_t)k > r->nz_cap) {
+        size_t c = next_cap(r->nz_cap, r->nz + (size_t)k);
+        int *cv = realloc(r->col, c * sizeof *cv);
+        if (cv)
+            r->col = cv;
+        double *vv = realloc(r->val, c * sizeof *vv);
+        if (vv)
+            r->val = vv;
+        if (!cv || !vv) {
+            r->oom = true;
+            return;
+        }
+        r->nz_cap = c;
+    }
+    if (r->n == 0)
+        r->start[0] = 0;
+    for (int j = 0; j < k; j++) {
+        if (val[j] == 0.0)
+            continue;
+        r->col[r->nz] = col[j];
+        r->val[r->nz] = val[j];
+        r->nz++;
+    }
+    r->rhs[r->n] = rhs;
+    r->is_le[r->n] = le;
+    r->n++;
+    r->start[r->n] = r->nz;
+}
+
+typedef struct layout {
+    size_t n;      /* actions */
+    size_t K;      /* freezable actions */
+    int *xcol;     /* per action: its x column, 0 if not freezable */
+    int tcol;      /* T */
+    int ncols;
+} layout;
+
+static bool build(const lp_problem *pb, layout *lay, rows *r)
+{
+    const sched *s = pb->s;
+    const dag *g = pb->g;
+    size_t n = s->n_actions;
+    memset(r, 0, sizeof *r);
+    lay->n = n;
+    lay->xcol = calloc(n ? n : 1, sizeof *lay->xcol);
+    if (!lay->xcol)
+        return false;
+    size_t K = 0;
+    for (size_t u = 0; u < n; u++)
+        if (pb->freezable[u])
+            lay->xcol[u] = (int)(n + 1 + K++);
+    lay->K = K;
+    lay->tcol = (int)(n + K + 1);
+    lay->ncols = lay->tcol;
+
+    int col[3];
+    double val[3];
+    for (size_t u = 0; u < n; u++) {
+        double delta = pb->w_max[u] - pb->w_min[u];
+        int k = 0;
+        col[k] = (int)u + 1, val[k++] = -1.0;
+        if (lay->xcol[u])
+            col[k] = lay->xcol[u], val[k++] = delta;
+        uint32_t deg = g->succ_start[u + 1] - g->succ_start[u];
+        bool program_done = false;
+        for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++) {
+            uint32_t v = g->succ[e];
+            bool cross = dag_cross_rank(s, (uint32_t)u, v);
+            if (!cross) {
+                /* Same rank: only the program-order edge carries information. */
+                if (v != u + 1 || program_done)
+                    continue;
+                program_done = true;
+            }
+            col[k] = (int)v + 1, val[k] = 1.0;
+            add_row(r, k + 1, col, val, false, pb->w_max[u] + (cross ? pb->comm_ms : 0.0));
+        }
+        if (deg == 0) {
+            col[k] = lay->tcol, val[k] = 1.0;
+            add_row(r, k + 1, col, val, false, pb->w_max[u]);
+        }
+    }
+    /* Budget rows, one per stage with freezable actions: x columns bucketed
+     * by stage (counting sort), so this is linear too. */
+    uint32_t n_stages = s->n_stages;
+    size_t *first = calloc((size_t)n_stages + 1, sizeof *first);
+    int *cols = malloc((K ? K : 1) * sizeof *cols);
+    double *ones = malloc((K ? K : 1) * sizeof *ones);
+    if (!first || !cols || !ones) {
+        free(first);
+        free(cols);
+        free(ones);
+        return false;
+    }
+    for (size_t u = 0; u < n; u++)
+        if (lay->xcol[u])
+            first[s->actions[u].stage + 1]++;
+    for (uint32_t st = 0; st < n_stages; st++)
+        first[st + 1] += first[st];
+    size_t *fill = calloc((size_t)n_stages, sizeof *fill);
+    if (!fill) {
+        free(first);
+        free(cols);
+        free(ones);
+        return false;
+    }
+    for (size_t u = 0; u < n; u++)
+        if (lay->xcol[u]) {
+            uint32_t st = s->actions[u].stage;
+            cols[first[st] + fill[st]++] = lay->xcol[u];
+        }
+    for (size_t k = 0; k < K; k++)
+        ones[k] = 1.0;
+    for (uint32_t st = 0; st < n_stages; st++) {
+        size_t count = first[st + 1] - first[st];
+        if (count)
+            add_row(r, (int)count, cols + first[st], ones, true, pb->cap * (double)count);
+    }
+    free(first);
+    free(fill);
+    free(cols);
+    free(ones);
+    return !r->oom;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const char *status_words(int ret)
+{
+    switch (ret) {
+    case NOMEMORY: return "lp_solve ran out of memory";
+    case SUBOPTIMAL: return "lp_solve stopped before proving optimality (sub-optimal)";
+    case INFEASIBLE: return "the LP is infeasible: no start times satisfy the schedule's dependencies";
+    case UNBOUNDED: return "the LP is unbounded";
+    case DEGENERATE: return "the LP is degenerate";
+    case NUMFAILURE: return "lp_solve failed numerically";
+    case USERABORT: return "the solve was aborted";
+    case TIMEOUT: return "lp_solve timed out";
+    case PRESOLVED: return "presolve alone decided the problem";
+    case ACCURACYERROR: return "lp_solve could not reach the required accuracy";
+    default: return "lp_solve reported an unknown status";
+    }
+}
+
+spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    size_t n = pb->s->n_actions;
+    for (size_t u = 0; u < n; u++)
+        x[u] = 0.0;
+    layout lay = {0};
+    rows r;
+    if (!build(pb, &lay, &r)) {
+        free(lay.xcol);
+        rows_free(&r);
+        diag_error(d, file, 0, 0, "out of memory building the freeze LP of %zu actions", n);
+        return SPEC_INFEASIBLE;
+    }
+    st->rows = (int)r.n;
+    st->cols = lay.ncols;
+    st->nonzeros = (long long)r.nz;
+
+    spec_status result = SPEC_OK;
+    lprec *lp = make_lp(0, lay.ncols);
+    if (!lp) {
+        diag_error(d, file, 0, 0, "lp_solve could not allocate the freeze LP (%d columns)", lay.ncols);
+        result = SPEC_INFEASIBLE;
+        goto out;
+    }
+    set_verbose(lp, NEUTRAL);
+    resize_lp(lp, (int)r.n, lay.ncols);
+    set_add_rowmode(lp, TRUE);
+    for (size_t i = 0; i < r.n && result == SPEC_OK; i++) {
+        int k = (int)(r.start[i + 1] - r.start[i]);
+        if (!add_constraintex(lp, k, r.val + r.start[i], r.col + r.start[i], r.is_le[i] ? LE : GE, r.rhs[i])) {
+            diag_error(d, file, 0, 0, "lp_solve refused row %zu of the freeze LP", i + 1);
+            result = SPEC_INFEASIBLE;
+        }
+    }
+    set_add_rowmode(lp, FALSE);
+    if (result != SPEC_OK)
+        goto out;
+    for (size_t u = 0; u < n; u++)
+        if (lay.xcol[u])
+            set_upbo(lp, lay.xcol[u], 1.0);
+
+    /* Phase 1: min T. */
+    int tcol = lay.tcol;
+    double one = 1.0;
+    set_obj_fnex(lp, 1, &one, &tcol);
+    set_minim(lp);
+    double t0 = now_s();
+    int ret = solve(lp);
+    st->seconds[0] = now_s() - t0;
+    st->iterations[0] = (long long)get_total_iter(lp);
+    if (ret != OPTIMAL) {
+        diag_error(d, file, 0, 0, "no plan: phase 1 of the freeze LP (minimise the makespan) failed: %s (status %d)",
+                   status_words(ret), ret);
+        result = SPEC_INFEASIBLE;
+        goto out;
+    }
+    st->t_star = get_objective(lp);
+
+    /* Phase 2: T within tolerance of T*, min total freezing. Only a bound
+     * and the objective change, so the last basis stays primal feasible and
+     * lp_solve starts from it. */
+    set_upbo(lp, tcol, st->t_star * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS);
+    if (lay.K) {
+        int *cols = malloc(lay.K * sizeof *cols);
+        double *ones = malloc(lay.K * sizeof *ones);
+        if (!cols || !ones) {
+            free(cols);
+            free(ones);
+            diag_error(d, file, 0, 0, "out of memory in phase 2 of the freeze LP");
+            result = SPEC_INFEASIBLE;
+            goto out;
+        }
+        for (size_t k = 0; k < lay.K; k++)
+            cols[k] = (int)(n + 1 + k), ones[k] = 1.0;
+        set_obj_fnex(lp, (int)lay.K, ones, cols);
+        free(cols);
+        free(ones);
+        //set_simplextype(lp, SIMPLEX_PRIMAL_PRIMAL);
+        t0 = now_s();
+        ret = solve(lp);
+        st->seconds[1] = now_s() - t0;
+        st->iterations[1] = (long long)get_total_iter(lp) - st->iterations[0];
+        if (ret != OPTIMAL) {
+            diag_error(d, file, 0, 0,
+                       "no plan: phase 2 of the freeze LP (least freezing at the best makespan) failed: %s (status %d)",
+                       status_words(ret), ret);
+            result = SPEC_INFEASIBLE;
+            goto out;
+        }
+        st->total_freeze = get_objective(lp);
+    }
+    REAL *vars;
+    if (!get_ptr_variables(lp, &vars)) {
+        diag_error(d, file, 0, 0, "lp_solve returned no solution");
+        result = SPEC_INFEASIBLE;
+        goto out;
+    }
+    for (size_t u = 0; u < n; u++) {
+        if (!lay.xcol[u])
+            continue;
+        double v = vars[lay.xcol[u] - 1];
+        /* Round off solver noise; never round up (the cap must hold). */
+        if (!(v > 1e-12))
+            v = 0.0;
+        if (v > 1.0)
+            v = 1.0;
+        x[u] = v;
+    }
+out:
+    if (lp)
+        delete_lp(lp);
+    free(lay.xcol);
+    rows_free(&r);
+    return result;
+}
+
+bool lp_freeze_dump(const lp_problem *pb, FILE *f)
+{
+    layout lay = {0};
+    rows r;
+    bool ok = build(pb, &lay, &r);
+    if (ok) {
+        fprintf(f, "{\n  \"format\": \"tfc-freeze-lp-1\",\n  \"cols\": %d,\n  \"t_col\": %d,\n", lay.ncols,
+                lay.tcol - 1);
+        fputs("  \"x_cols\": [", f);
+        for (size_t k = 0; k < lay.K; k++)
+            fprintf(f, "%s%zu", k ? ", " : "", lay.n + k);
+        fputs("],\n  \"rel_tol\": ", f);
+        json_number(f, LP_T_REL_TOL);
+        fputs(", \"abs_tol\": ", f);
+        json_number(f, LP_T_ABS_TOL_MS);
+        fputs(",\n  \"rows\": [", f);
+        for (size_t i = 0; i < r.n; i++) {
+            fprintf(f, "%s\n    [\"%s\", ", i ? "," : "", r.is_le[i] ? "<=" : ">=");
+            json_number(f, r.rhs[i]);
+            for (size_t j = r.start[i]; j < r.start[i + 1]; j++) {
+                fprintf(f, ", %d, ", r.col[j] - 1);
+                json_number(f, r.val[j]);
+            }
+            fputc(']', f);
+        }
+        fputs("\n  ]\n}\n", f);
+    }
+    free(lay.xcol);
+    rows_free(&r);
+    return ok && !ferror(f);
+}

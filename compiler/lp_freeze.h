@@ -1,0 +1,54 @@
+/* lp_freeze: the TimelyFreeze linear program, solved with lp_solve.
+ *
+ * Each freezable action u (B, or W in split schedules) has a duration
+ * d_u = w_max_u - x_u (w_max_u - w_min_u) for its freeze ratio x_u in [0, 1].
+ * Phase 1 minimises the makespan T over start times t and ratios x, subject
+ * to the DAG and a per-stage cap on the mean ratio; phase 2 keeps T within a
+ * tolerance of phase 1's optimum T* and minimises the total freezing. The
+ * formulation, its reductions and tolerances are in docs/freeze-lp.md. */
+#ifndef TFC_LP_FREEZE_H
+#define TFC_LP_FREEZE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "arena.h"
+#include "dag.h"
+#include "diag.h"
+#include "sched.h"
+#include "spec.h"
+
+/* T <= T* (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS in phase 2. */
+#define LP_T_REL_TOL 1e-9
+#define LP_T_ABS_TOL_MS 1e-9
+
+/* The problem, independent of the solver. */
+typedef struct lp_problem {
+    const sched *s;
+    const dag *g;
+    const double *w_max; /* per action: its duration with nothing frozen */
+    const double *w_min; /* per action: with everything frozen (== w_max if not freezable) */
+    const bool *freezable;
+    double comm_ms;
+    double cap; /* freeze.max_ratio */
+} lp_problem;
+
+typedef struct lp_stats {
+    int rows, cols;
+    long long nonzeros;
+    long long iterations[2]; /* simplex iterations, phase 1 and 2 */
+    double seconds[2];       /* solve time, phase 1 and 2 */
+    double t_star;           /* phase 1's makespan */
+    double total_freeze;     /* phase 2's objective */
+} lp_stats;
+
+/* Solves both phases; writes each action's freeze ratio to x (0 for
+ * actions that are not freezable). An infeasible, unbounded or numerically
+ * failed LP is SPEC_INFEASIBLE with lp_solve's status in words. */
+spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st);
+
+/* Writes the phase-1 LP as JSON (docs/freeze-lp.md, "The dump format"), for
+ * checking tfc against another solver on exactly the same problem. */
+bool lp_freeze_dump(const lp_problem *pb, FILE *f);
+
+#endif

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Second opinion on tfc's freeze LP: solves the LP tfc dumps (`tfc plan
+SPEC --dump-lp FILE`, format in docs/freeze-lp.md) with scipy's HiGHS, both
+phases, and compares T* and the phase-2 total freezing with what tfc's own
+lp_solve run reports (`tfc plan SPEC --json`, field "lp").
+
+    lp_oracle.py TFC SPEC [SPEC ...]     exit 0 if all agree to 1e-6 relative
+    lp_oracle.py --time DUMP             print HiGHS's phase-1 solve time
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import csr_matrix
+
+
+def load(path):
+    with open(path) as f:
+        lp = json.load(f)
+    assert lp["format"] == "tfc-freeze-lp-1"
+    n = lp["cols"]
+    data, indices, indptr, b = [], [], [0], []
+    for row in lp["rows"]:
+        sense, rhs, terms = row[0], row[1], row[2:]
+        sign = -1.0 if sense == ">=" else 1.0  # linprog wants A_ub x <= b_ub
+        for j in range(0, len(terms), 2):
+            indices.append(terms[j])
+            data.append(sign * terms[j + 1])
+        indptr.append(len(indices))
+        b.append(sign * rhs)
+    A = csr_matrix((data, indices, indptr), shape=(len(b), n))
+    bounds = [(0, None)] * n
+    for c in lp["x_cols"]:
+        bounds[c] = (0, 1)
+    return lp, A, np.array(b), bounds
+
+
+def solve(lp, A, b, bounds):
+    n = lp["cols"]
+    c1 = np.zeros(n)
+    c1[lp["t_col"]] = 1.0
+    t0 = time.perf_counter()
+    r1 = linprog(c1, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+    t1 = time.perf_counter() - t0
+    if r1.status != 0:
+        raise SystemExit(f"HiGHS phase 1: {r1.message}")
+    t_star = r1.fun
+    bounds2 = list(bounds)
+    bounds2[lp["t_col"]] = (0, t_star * (1 + lp["rel_tol"]) + lp["abs_tol"])
+    c2 = np.zeros(n)
+    c2[lp["x_cols"]] = 1.0
+    r2 = linprog(c2, A_ub=A, b_ub=b, bounds=bounds2, method="highs")
+    if r2.status != 0:
+        raise SystemExit(f"HiGHS phase 2: {r2.message}")
+    return t_star, r2.fun, t1
+
+
+def close(a, b, rel=1e-6, abs_=1e-6):
+    return abs(a - b) <= rel * max(abs(a), abs(b)) + abs_
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--time":
+        lp, A, b, bounds = load(argv[2])
+        n = lp["cols"]
+        c1 = np.zeros(n)
+        c1[lp["t_col"]] = 1.0
+        t0 = time.perf_counter()
+        r1 = linprog(c1, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+        dt = time.perf_counter() - t0
+        print(f"{dt:.6f} {r1.fun:.17g}")
+        return 0
+    tfc, specs = argv[1], argv[2:]
+    bad = 0
+    for spec in specs:
+        with tempfile.TemporaryDirectory() as d:
+            dump = os.path.join(d, "lp.json")
+            subprocess.run([tfc, "plan", spec, "--dump-lp", dump], check=True)
+            plan = json.loads(subprocess.run([tfc, "plan", spec, "--json"], check=True, capture_output=True,
+                                             text=True).stdout)
+            t_star, total, _ = solve(*load(dump))
+        mine = plan["lp"]
+        ok = close(mine["t_star_ms"], t_star) and close(mine["total_freeze"], total)
+        bad += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {os.path.basename(spec)}: T* tfc {mine['t_star_ms']:.9g} "
+              f"HiGHS {t_star:.9g}; total freeze tfc {mine['total_freeze']:.9g} HiGHS {total:.9g}")
+    print(f"{len(specs) - bad} passed, {bad} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
