@@ -467,7 +467,7 @@ Test(cli_plan, plan_prints_the_baseline_makespan_and_bubbles)
     cr_assert(proc_tfc(&r, "plan", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", NULL));
     cr_assert_eq(r.exit_code, 0, "%s", r.err);
     /* 7 x (13 + 26) + (43 + 86) + 6 x 0.2: see test_plan.c. */
-    cr_assert_not_null(strstr(r.out, "baseline makespan  403.200 ms"), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "baseline makespan      403.200 ms"), "%s", r.out);
     cr_assert_not_null(strstr(r.out, "bubble"));
     proc_result_free(&r);
 }
