@@ -214,7 +214,7 @@ static const char *status_words(int ret)
     case DEGENERATE: return "the LP is degenerate";
     case NUMFAILURE: return "lp_solve failed numerically";
     case USERABORT: return "the solve was aborted";
-    case TIMEOUT: return "lp_solve timed out";
+    case TIMEOUT: return "lp_solve ran past the time limit (raise it with --lp-timeout, or compare policies with --policy uniform)";
     case PRESOLVED: return "presolve alone decided the problem";
     case ACCURACYERROR: return "lp_solve could not reach the required accuracy";
     default: return "lp_solve reported an unknown status";
@@ -263,6 +263,10 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         if (lay.xcol[u])
             set_upbo(lp, lay.xcol[u], 1.0);
 
+    /* A plan that takes longer than this is no plan: say so (exit 3) rather
+     * than hang. lp_solve checks the limit per solve. */
+    set_timeout(lp, pb->timeout_s > 0 ? (long)ceil(pb->timeout_s) : 0);
+
     /* Phase 1: min T. */
     int tcol = lay.tcol;
     double one = 1.0;
@@ -299,11 +303,10 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         set_obj_fnex(lp, (int)lay.K, ones, cols);
         free(cols);
         free(ones);
-        //set_simplextype(lp, SIMPLEX_PRIMAL_PRIMAL);
         t0 = now_s();
         ret = solve(lp);
         st->seconds[1] = now_s() - t0;
-        st->iterations[1] = (long long)get_total_iter(lp) - st->iterations[0];
+        st->iterations[1] = (long long)get_total_iter(lp); /* counted per solve */
         if (ret != OPTIMAL) {
             diag_error(d, file, 0, 0,
                        "no plan: phase 2 of the freeze LP (least freezing at the best makespan) failed: %s (status %d)",

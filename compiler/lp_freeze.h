@@ -21,6 +21,8 @@
 /* T <= T* (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS in phase 2. */
 #define LP_T_REL_TOL 1e-9
 #define LP_T_ABS_TOL_MS 1e-9
+/* Default limit on each phase's solve, seconds (tfc plan --lp-timeout). */
+#define LP_TIMEOUT_S 300.0
 
 /* The problem, independent of the solver. */
 typedef struct lp_problem {
@@ -31,6 +33,7 @@ typedef struct lp_problem {
     const bool *freezable;
     double comm_ms;
     double cap; /* freeze.max_ratio */
+    double timeout_s; /* per phase; 0 = none */
 } lp_problem;
 
 typedef struct lp_stats {

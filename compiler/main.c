@@ -58,6 +58,7 @@ static const char compile_help[] =
 
 static const char plan_help[] =
     "usage: tfc plan SPEC [--json] [--policy timely|uniform|none] [--dump-lp FILE]\n"
+    "                [--lp-timeout SECONDS]\n"
     "\n"
     "Builds SPEC's schedule and its dependency DAG, simulates one training step\n"
     "with nothing frozen (the baseline) and under a freezing policy, and prints\n"
@@ -70,6 +71,8 @@ static const char plan_help[] =
     "  --json            the plan as JSON (docs/plan-json.md)\n"
     "  --dump-lp FILE    write the freeze LP as JSON instead ('-' = stdout;\n"
     "                    docs/freeze-lp.md) and solve nothing\n"
+    "  --lp-timeout S    give up (exit 3) when an LP phase takes longer than S\n"
+    "                    seconds (default 300; 0 = no limit)\n"
     "Exit 3 when the LP has no solution.\n";
 
 static const char index_help[] =
@@ -181,7 +184,7 @@ static int flush_stdout(int code)
 }
 
 /* Loads the spec and builds its plan; prints diagnostics. */
-static spec_status load_plan(const char *path, freeze_policy policy, arena *a, const plan **out)
+static spec_status load_plan(const char *path, const plan_options *opt, arena *a, const plan **out)
 {
     diag_list d;
     diag_init(&d, DIAG_DEFAULT_MAX);
@@ -189,7 +192,7 @@ static spec_status load_plan(const char *path, freeze_policy policy, arena *a, c
     plan *p = NULL;
     spec_status st = spec_load_file(path, a, &d, &s);
     if (st == SPEC_OK)
-        st = plan_build(s, policy, a, &d, &p);
+        st = plan_build(s, opt, a, &d, &p);
     diag_print(&d, stderr);
     diag_free(&d);
     *out = p;
@@ -208,7 +211,8 @@ static int run_check(int argc, char **argv)
     arena_init(&a, 0);
     const plan *p;
     /* check validates; it does not need the LP. */
-    spec_status st = load_plan(path, POLICY_NONE, &a, &p);
+    plan_options opt = {POLICY_NONE, 0};
+    spec_status st = load_plan(path, &opt, &a, &p);
     if (st == SPEC_OK && !quiet) {
         const spec *s = p->sp;
         printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions, %zu parameter "
@@ -224,24 +228,33 @@ static int run_check(int argc, char **argv)
 static int run_plan(int argc, char **argv)
 {
     bool json = false;
-    const char *policy_name = "timely", *dump = NULL;
+    const char *policy_name = "timely", *dump = NULL, *timeout = NULL;
     const flag flags[] = {{NULL, "--json", &json, NULL},
                           {NULL, "--policy", NULL, &policy_name},
                           {NULL, "--dump-lp", NULL, &dump},
+                          {NULL, "--lp-timeout", NULL, &timeout},
                           {NULL, NULL, NULL, NULL}};
     const char *path;
     int r = parse_spec_args("plan", plan_help, argc, argv, flags, &path);
     if (r >= 0)
         return r;
-    freeze_policy policy;
+    plan_options opt = plan_default_options();
     if (strcmp(policy_name, "timely") == 0)
-        policy = POLICY_TIMELY;
+        opt.policy = POLICY_TIMELY;
     else if (strcmp(policy_name, "uniform") == 0)
-        policy = POLICY_UNIFORM;
+        opt.policy = POLICY_UNIFORM;
     else if (strcmp(policy_name, "none") == 0)
-        policy = POLICY_NONE;
+        opt.policy = POLICY_NONE;
     else
         return usage_error("plan: --policy must be timely, uniform or none, got", policy_name);
+    if (timeout) {
+        char *end;
+        double t = strtod(timeout, &end);
+        if (*end || !(t >= 0 && t <= 1e6))
+            return usage_error("plan: --lp-timeout must be a number of seconds from 0 (no limit) to 1e6, got",
+                               timeout);
+        opt.lp_timeout_s = t;
+    }
 
     arena a;
     arena_init(&a, 0);
@@ -249,7 +262,8 @@ static int run_plan(int argc, char **argv)
     spec_status st;
     if (dump) {
         /* The LP only: no need to solve it. */
-        st = load_plan(path, POLICY_NONE, &a, &p);
+        plan_options none = {POLICY_NONE, 0};
+        st = load_plan(path, &none, &a, &p);
         if (st == SPEC_OK) {
             FILE *f = strcmp(dump, "-") == 0 ? stdout : fopen(dump, "w");
             lp_problem pb = plan_lp_problem(p);
@@ -262,7 +276,7 @@ static int run_plan(int argc, char **argv)
             }
         }
     } else {
-        st = load_plan(path, policy, &a, &p);
+        st = load_plan(path, &opt, &a, &p);
         if (st == SPEC_OK) {
             if (json)
                 plan_print_json(p, stdout);

@@ -73,11 +73,15 @@ lp_problem plan_lp_problem(const plan *p)
                         .w_min = p->w_min,
                         .freezable = p->freezable,
                         .comm_ms = p->sp->timing.comm_ms,
-                        .cap = p->sp->freeze.max_ratio};
+                        .cap = p->sp->freeze.max_ratio,
+                        .timeout_s = p->lp_timeout_s};
 }
 
-spec_status plan_build(const spec *sp, freeze_policy policy, arena *a, diag_list *d, plan **out)
+plan_options plan_default_options(void) { return (plan_options){POLICY_TIMELY, LP_TIMEOUT_S}; }
+
+spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out)
 {
+    freeze_policy policy = opt->policy;
     *out = NULL;
     plan *p = arena_alloc(a, sizeof *p);
     if (!p) {
@@ -86,6 +90,7 @@ spec_status plan_build(const spec *sp, freeze_policy policy, arena *a, diag_list
     }
     p->sp = sp;
     p->policy = policy;
+    p->lp_timeout_s = opt->lp_timeout_s;
     spec_status st = sched_build(sp, a, d, &p->s);
     if (st != SPEC_OK)
         return st;

@@ -23,6 +23,14 @@ typedef enum {
 
 const char *plan_policy_name(freeze_policy p);
 
+typedef struct plan_options {
+    freeze_policy policy;
+    double lp_timeout_s; /* per LP phase; 0 = no limit */
+} plan_options;
+
+/* timely, with the default LP time limit. */
+plan_options plan_default_options(void);
+
 typedef struct plan {
     const spec *sp;
     sched *s;
@@ -36,6 +44,7 @@ typedef struct plan {
     sim_result base; /* nothing frozen */
     sim_result opt;  /* under the policy */
     freeze_policy policy;
+    double lp_timeout_s;
     /* Per stage: freezable actions and their mean freeze ratio. */
     size_t *stage_freezable;
     double *stage_mean;
@@ -45,7 +54,7 @@ typedef struct plan {
 
 /* Builds the schedule, checks it cannot deadlock, simulates the baseline,
  * and applies the policy. SPEC_INFEASIBLE when the LP finds no plan. */
-spec_status plan_build(const spec *sp, freeze_policy policy, arena *a, diag_list *d, plan **out);
+spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out);
 
 /* The LP problem of p (for dumping or re-solving). */
 lp_problem plan_lp_problem(const plan *p);

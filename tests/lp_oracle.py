@@ -5,18 +5,24 @@ phases, and compares T* and the phase-2 total freezing with what tfc's own
 lp_solve run reports (`tfc plan SPEC --json`, field "lp").
 
     lp_oracle.py TFC SPEC [SPEC ...]     exit 0 if all agree to 1e-6 relative
+    lp_oracle.py TFC --random N          the same on N random small specs
     lp_oracle.py --time DUMP             print HiGHS's phase-1 solve time
 """
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
 import time
 
-import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import csr_matrix
+try:
+    import numpy as np
+    from scipy.optimize import linprog
+    from scipy.sparse import csr_matrix
+except ImportError:  # ctest reads 77 as "skipped"
+    print("skipped: scipy is not installed (Debian: apt-get install python3-scipy)")
+    sys.exit(77)
 
 
 def load(path):
@@ -60,6 +66,38 @@ def solve(lp, A, b, bounds):
     return t_star, r2.fun, t1
 
 
+def random_specs(count, folder):
+    """Small specs over every built-in schedule with random timings, latency
+    and caps (seeded: the same specs every run)."""
+    rng = random.Random(20261130)
+    shapes = [("GPipe", 1), ("1F1B", 1), ("Interleaved1F1B", 2), ("ZBH1", 1), ("ZBH1", 2), ("ZBV", 2)]
+    out = []
+    for i in range(count):
+        sched, v = shapes[i % len(shapes)]
+        p = rng.randint(2, 4)
+        m = p * rng.randint(1, 2) if sched != "GPipe" else rng.randint(1, 8)
+        n = p * v
+        fwd = [round(rng.uniform(1.0, 1.6), 3) for _ in range(n)]
+        lines = [f"tfc: 1", f"name: r{i}", "model:", "  stages:"]
+        lines += [f"    - params: [{{name: w, numel: 1}}]" for _ in range(n)]
+        lines.append(f"pipeline: {{schedule: {sched}, ranks: {p}, stages_per_rank: {v}, microbatches: {m}}}")
+        f = ", ".join(map(str, fwd))
+        if sched in ("ZBH1", "ZBV"):
+            w = ", ".join(str(round(x * rng.uniform(0.8, 1.2), 3)) for x in fwd)
+            lines.append(f"timing: {{forward_ms: [{f}], backward_input_ms: [{f}], backward_weight_ms: [{w}], "
+                         f"comm_ms: {rng.choice([0, 0.05, 0.3])}}}")
+        else:
+            b = ", ".join(str(round(2 * x, 3)) for x in fwd)
+            lines.append(f"timing: {{forward_ms: [{f}], backward_ms: [{b}], backward_frozen_ms: [{f}], "
+                         f"comm_ms: {rng.choice([0, 0.05, 0.3])}}}")
+        lines.append(f"freeze: {{max_ratio: {rng.choice([0, 0.3, 0.5, 0.9, 1])}}}")
+        path = os.path.join(folder, f"r{i}.yaml")
+        with open(path, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+        out.append(path)
+    return out
+
+
 def close(a, b, rel=1e-6, abs_=1e-6):
     return abs(a - b) <= rel * max(abs(a), abs(b)) + abs_
 
@@ -76,6 +114,9 @@ def main(argv):
         print(f"{dt:.6f} {r1.fun:.17g}")
         return 0
     tfc, specs = argv[1], argv[2:]
+    tmp = tempfile.TemporaryDirectory()
+    if len(specs) == 2 and specs[0] == "--random":
+        specs = random_specs(int(specs[1]), tmp.name)
     bad = 0
     for spec in specs:
         with tempfile.TemporaryDirectory() as d:
