@@ -1,0 +1,311 @@
+/* lp_freeze + plan policies: the returned plan's makespan is the longest
+ * path with the returned durations, caps hold, max_ratio 0 is the baseline
+ * exactly, timely beats uniform, and T* equals a second formulation (one
+ * constraint per source-to-sink path, written here from the DAG rules). */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include <criterion/criterion.h>
+#include <lpsolve/lp_lib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "specbuf.h"
+
+static const char *const shapes[][2] = {
+    {"GPipe", "1"}, {"1F1B", "1"}, {"Interleaved1F1B", "2"}, {"ZBH1", "1"}, {"ZBH1", "2"}, {"ZBV", "2"},
+};
+
+/* A small spec with deterministic pseudo-random timings. */
+static char *small_spec(size_t shape, unsigned p, unsigned m, double cap, unsigned seed)
+{
+    const char *kind = shapes[shape][0];
+    unsigned v = (unsigned)atoi(shapes[shape][1]), n = p * v;
+    bool split = strcmp(kind, "ZBH1") == 0 || strcmp(kind, "ZBV") == 0;
+    char *y = malloc(8192);
+    size_t o = (size_t)sprintf(y, "tfc: 1\nname: s\nmodel:\n  stages:\n");
+    for (unsigned i = 0; i < n; i++)
+        o += (size_t)sprintf(y + o, "    - params: [{name: w, numel: 1}]\n");
+    o += (size_t)sprintf(y + o, "pipeline: {schedule: %s, ranks: %u, stages_per_rank: %u, microbatches: %u}\n", kind,
+                         p, v, m);
+    char f[512] = "", b[512] = "", fz[512] = "";
+    size_t fo = 0, bo = 0, zo = 0;
+    for (unsigned i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        double fw = 1.0 + (double)(seed >> 16 & 1023) / 1705.0; /* 1.0 .. 1.6 */
+        seed = seed * 1103515245u + 12345u;
+        double bw = split ? fw * (0.8 + (double)(seed >> 16 & 1023) / 2557.0) : 2 * fw;
+        fo += (size_t)sprintf(f + fo, "%s%.4f", i ? ", " : "", fw);
+        bo += (size_t)sprintf(b + bo, "%s%.4f", i ? ", " : "", bw);
+        zo += (size_t)sprintf(fz + zo, "%s%.4f", i ? ", " : "", fw);
+    }
+    if (split)
+        o += (size_t)sprintf(y + o, "timing: {forward_ms: [%s], backward_input_ms: [%s], backward_weight_ms: [%s], "
+                                    "comm_ms: 0.05}\n",
+                             f, f, b);
+    else
+        o += (size_t)sprintf(y + o, "timing: {forward_ms: [%s], backward_ms: [%s], backward_frozen_ms: [%s], "
+                                    "comm_ms: 0.05}\n",
+                             f, b, fz);
+    sprintf(y + o, "freeze: {max_ratio: %g}\n", cap);
+    return y;
+}
+
+static plan *build(loaded *l, const char *yaml, freeze_policy pol)
+{
+    load_str(l, yaml);
+    cr_assert_eq(l->status, SPEC_OK, "%s\n%s", l->dump, yaml);
+    plan_options opt = {pol, 60};
+    plan *p;
+    spec_status st = plan_build(l->s, &opt, &l->a, &l->d, &p);
+    cr_assert_eq(st, SPEC_OK, "%s", l->d.n ? l->d.items[0].msg : "?");
+    return p;
+}
+
+/* Phase 2 may give back up to the documented tolerance of T* to freeze
+ * less (lp_freeze.h): a <= b up to that tolerance (and rounding). */
+static bool leq_tol(double a, double b) { return a <= b * (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS + 1e-12 * b; }
+
+static double total_freeze(const plan *p)
+{
+    double t = 0;
+    for (size_t i = 0; i < p->s->n_actions; i++)
+        t += p->x[i];
+    return t;
+}
+
+Test(lp_props, plans_hold_their_invariants_across_schedules_and_caps, .timeout = 120)
+{
+    const double caps[] = {0.0, 0.3, 0.9, 1.0};
+    size_t checked = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (unsigned p = 2; p <= 3; p++)
+            for (size_t c = 0; c < 4; c++) {
+                unsigned m = 2 * p;
+                char *yaml = small_spec(sh, p, m, caps[c], (unsigned)(sh * 31 + p * 7 + c));
+                loaded lt, lu;
+                plan *t = build(&lt, yaml, POLICY_TIMELY);
+                plan *u = build(&lu, yaml, POLICY_UNIFORM);
+                const char *what = shapes[sh][0];
+                /* The makespan tfc reports is the simulated longest path with
+                 * the returned durations; it must be the LP's T*. */
+                cr_assert(fabs(t->opt.makespan - t->lp.t_star) <= 1e-6 * t->lp.t_star, "%s p=%u cap=%g: sim %.12g T* %.12g",
+                          what, p, caps[c], t->opt.makespan, t->lp.t_star);
+                for (size_t i = 0; i < t->s->n_actions; i++) {
+                    cr_assert(t->x[i] >= 0.0 && t->x[i] <= 1.0);
+                    if (!t->freezable[i])
+                        cr_assert_eq(t->x[i], 0.0);
+                }
+                for (uint32_t st = 0; st < t->s->n_stages; st++)
+                    cr_assert_leq(t->stage_mean[st], caps[c] + 1e-9, "%s stage %u mean %.12g", what, st,
+                                  t->stage_mean[st]);
+                /* Never slower than the baseline or than uniform freezing at
+                 * the same cap, and never freezing more than uniform. */
+                cr_assert_leq(t->opt.makespan, t->base.makespan * (1 + 1e-12));
+                cr_assert(leq_tol(t->opt.makespan, u->opt.makespan), "%s: timely %.12g uniform %.12g", what,
+                          t->opt.makespan, u->opt.makespan);
+                cr_assert_leq(total_freeze(t), total_freeze(u) + 1e-9, "%s: timely froze more", what);
+                if (caps[c] == 0.0) {
+                    /* No budget: exactly the baseline, bit for bit. */
+                    cr_assert_eq(t->opt.makespan, t->base.makespan);
+                    for (size_t i = 0; i < t->s->n_actions; i++) {
+                        cr_assert_eq(t->x[i], 0.0);
+                        cr_assert_eq(t->opt.start[i], t->base.start[i]);
+                    }
+                }
+                loaded_free(&lt);
+                loaded_free(&lu);
+                free(yaml);
+                checked++;
+            }
+    cr_assert_eq(checked, 6 * 2 * 4);
+}
+
+/* ---- a second formulation: one row per source-to-sink path ---- */
+
+typedef struct pathlp {
+    const plan *p;
+    lprec *lp;
+    int *xcol; /* per action */
+    int tcol;
+    uint32_t *path;
+    size_t rows;
+} pathlp;
+
+/* Dependencies of v, from the rules (not from dag.c). */
+static unsigned preds(const sched *s, uint32_t v, uint32_t out[3])
+{
+    const sched_action *x = &s->actions[v];
+    uint32_t rank = s->stage_rank[x->stage];
+    unsigned k = 0;
+    if (v > s->rank_start[rank])
+        out[k++] = v - 1;
+    if (x->type == ACT_F && x->stage > 0)
+        out[k++] = sched_find(s, ACT_F, x->stage - 1, x->mb);
+    if (x->type == ACT_B || x->type == ACT_I) {
+        out[k++] = sched_find(s, ACT_F, x->stage, x->mb);
+        if (x->stage + 1 < s->n_stages) {
+            uint32_t u = sched_find(s, ACT_B, x->stage + 1, x->mb);
+            out[k++] = u != SCHED_NONE ? u : sched_find(s, ACT_I, x->stage + 1, x->mb);
+        }
+    }
+    if (x->type == ACT_W)
+        out[k++] = sched_find(s, ACT_I, x->stage, x->mb);
+    return k;
+}
+
+/* Walks every path ending at v backwards; at a source, adds the row
+ * T + sum D_u x_u >= sum w_u + latency for the path. */
+static void walk(pathlp *pl, uint32_t v, size_t depth, double fixed)
+{
+    const plan *p = pl->p;
+    const sched *s = p->s;
+    pl->path[depth] = v;
+    fixed += p->dur[v];
+    uint32_t pr[3];
+    unsigned k = preds(s, v, pr);
+    if (k == 0) {
+        int cols[512];
+        double vals[512];
+        int n = 0;
+        cols[n] = pl->tcol, vals[n++] = 1.0;
+        for (size_t i = 0; i <= depth; i++) {
+            uint32_t u = pl->path[i];
+            if (pl->xcol[u])
+                cols[n] = pl->xcol[u], vals[n++] = p->dur[u] - p->w_min[u];
+        }
+        cr_assert(add_constraintex(pl->lp, n, vals, cols, GE, fixed));
+        pl->rows++;
+        cr_assert_lt(pl->rows, 2000000, "too many paths for the brute-force formulation");
+        return;
+    }
+    for (unsigned j = 0; j < k; j++) {
+        uint32_t u = pr[j];
+        bool cross = s->stage_rank[s->actions[u].stage] != s->stage_rank[s->actions[v].stage];
+        walk(pl, u, depth + 1, fixed + (cross ? p->sp->timing.comm_ms : 0.0));
+    }
+}
+
+static double path_formulation_t_star(const plan *p)
+{
+    const sched *s = p->s;
+    size_t n = s->n_actions;
+    pathlp pl = {.p = p, .xcol = calloc(n, sizeof(int)), .path = malloc(n * sizeof(uint32_t))};
+    int K = 0;
+    for (size_t u = 0; u < n; u++)
+        if (p->freezable[u])
+            pl.xcol[u] = ++K;
+    pl.tcol = K + 1;
+    pl.lp = make_lp(0, K + 1);
+    set_verbose(pl.lp, NEUTRAL);
+    set_add_rowmode(pl.lp, TRUE);
+    /* Paths end at actions with no successors: none depends on them. */
+    bool *has_succ = calloc(n, sizeof *has_succ);
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t pr[3];
+        unsigned k = preds(s, v, pr);
+        for (unsigned j = 0; j < k; j++)
+            has_succ[pr[j]] = true;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        if (!has_succ[v])
+            walk(&pl, v, 0, 0.0);
+    /* Budgets. */
+    for (uint32_t st = 0; st < s->n_stages; st++) {
+        int cols[4096];
+        double ones[4096];
+        int k = 0;
+        for (size_t u = 0; u < n; u++)
+            if (pl.xcol[u] && s->actions[u].stage == st)
+                cols[k] = pl.xcol[u], ones[k++] = 1.0;
+        if (k)
+            add_constraintex(pl.lp, k, ones, cols, LE, p->sp->freeze.max_ratio * k);
+    }
+    set_add_rowmode(pl.lp, FALSE);
+    for (int c = 1; c <= K; c++)
+        set_upbo(pl.lp, c, 1.0);
+    double one = 1.0;
+    set_obj_fnex(pl.lp, 1, &one, &pl.tcol);
+    set_minim(pl.lp);
+    cr_assert_eq(solve(pl.lp), OPTIMAL);
+    double t = get_objective(pl.lp);
+    delete_lp(pl.lp);
+    free(pl.xcol);
+    free(pl.path);
+    free(has_succ);
+    return t;
+}
+
+Test(lp_second_formulation, t_star_equals_the_path_formulation_on_small_instances, .timeout = 120)
+{
+    size_t checked = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (unsigned p = 2; p <= 3; p++) {
+            unsigned m = p == 2 ? 4 : 3;
+            if (strcmp(shapes[sh][0], "Interleaved1F1B") == 0 || strcmp(shapes[sh][0], "ZBV") == 0)
+                m = p; /* keep the path count small */
+            char *yaml = small_spec(sh, p, m, 0.6, (unsigned)(sh * 13 + p));
+            loaded l;
+            plan *pl = build(&l, yaml, POLICY_TIMELY);
+            double paths = path_formulation_t_star(pl);
+            cr_assert(fabs(paths - pl->lp.t_star) <= 1e-7 * paths, "%s p=%u m=%u: edge LP %.12g, path LP %.12g",
+                      shapes[sh][0], p, m, pl->lp.t_star, paths);
+            loaded_free(&l);
+            free(yaml);
+            checked++;
+        }
+    cr_assert_eq(checked, 12);
+}
+
+Test(lp_second_formulation, two_stage_gpipe_matches_a_grid_search)
+{
+    /* 2 stages, 1 microbatch: path F0 F1 B1 B0. Freezing B1 and B0 (caps
+     * per stage; one action each) shortens the only path linearly, so T* is
+     * the path with both at the cap, which a grid over (x0, x1) confirms. */
+    char *yaml = strdup("tfc: 1\nname: g\nmodel:\n  stages:\n    - params: [{name: w, numel: 1}]\n"
+                        "    - params: [{name: w, numel: 1}]\n"
+                        "pipeline: {schedule: GPipe, ranks: 2, microbatches: 1}\n"
+                        "timing: {forward_ms: [1, 1.5], backward_ms: [2, 3], backward_frozen_ms: [1, 1.5], comm_ms: 0.1}\n"
+                        "freeze: {max_ratio: 0.4}\n");
+    loaded l;
+    plan *p = build(&l, yaml, POLICY_TIMELY);
+    double best = INFINITY;
+    for (int i = 0; i <= 400; i++)
+        for (int j = 0; j <= 400; j++) {
+            double x0 = 0.4 * i / 400.0, x1 = 0.4 * j / 400.0;
+            double t = 1 + 0.1 + 1.5 + (3 - 1.5 * x1) + 0.1 + (2 - 1 * x0);
+            if (t < best)
+                best = t;
+        }
+    cr_assert(fabs(p->lp.t_star - best) < 1e-12, "T* %.15g vs grid %.15g", p->lp.t_star, best);
+    cr_assert(p->opt.makespan >= best - 1e-12 && leq_tol(p->opt.makespan, best), "%.15g", p->opt.makespan);
+    /* Phase 2 freezes nothing it does not need: here it needs both caps. */
+    cr_assert(fabs(total_freeze(p) - 0.8) < 1e-6, "%.12g", total_freeze(p));
+    loaded_free(&l);
+    free(yaml);
+}
+
+Test(lp_second_formulation, phase_two_leaves_off_path_actions_unfrozen)
+{
+    /* 1F1B, 2 ranks, 2 microbatches, the last stage much slower: stage 0's
+     * backwards hide behind stage 1's work except at the very end, so the
+     * least-freezing optimum freezes stage 0 only where it shortens the step. */
+    char *yaml = strdup("tfc: 1\nname: h\nmodel:\n  stages:\n    - params: [{name: w, numel: 1}]\n"
+                        "    - params: [{name: w, numel: 1}]\n"
+                        "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 2}\n"
+                        "timing: {forward_ms: [1, 4], backward_ms: [2, 8], backward_frozen_ms: [1, 4]}\n"
+                        "freeze: {max_ratio: 1}\n");
+    loaded l;
+    plan *p = build(&l, yaml, POLICY_TIMELY);
+    loaded lu;
+    plan *u = build(&lu, yaml, POLICY_UNIFORM);
+    /* Everything frozen (uniform at cap 1) gives the same makespan here... */
+    cr_assert(leq_tol(p->opt.makespan, u->opt.makespan) && u->opt.makespan <= p->opt.makespan + 1e-12, "%.12g %.12g",
+              p->opt.makespan, u->opt.makespan);
+    /* ...but timely gets there freezing strictly less. */
+    cr_assert_lt(total_freeze(p), total_freeze(u) - 0.5, "timely %g uniform %g", total_freeze(p), total_freeze(u));
+    loaded_free(&l);
+    loaded_free(&lu);
+    free(yaml);
+}
