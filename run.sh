@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 DEFAULT_SPEC=specs/llama8b_1f1b.yaml
-PACKAGES="build-essential cmake pkg-config libyaml-dev liblpsolve55-dev libsuitesparse-dev libcriterion-dev"
+PACKAGES="build-essential cmake pkg-config libyaml-dev liblpsolve55-dev libsuitesparse-dev libcriterion-dev python3-scipy"
 
 install_deps() {
   local missing=()
