@@ -46,16 +46,21 @@ def load(path):
     return lp, A, np.array(b), bounds
 
 
-def solve(lp, A, b, bounds):
-    n = lp["cols"]
-    c1 = np.zeros(n)
+def phase1(lp, A, b, bounds):
+    """min T with HiGHS; returns (T*, seconds spent in linprog)."""
+    c1 = np.zeros(lp["cols"])
     c1[lp["t_col"]] = 1.0
     t0 = time.perf_counter()
     r1 = linprog(c1, A_ub=A, b_ub=b, bounds=bounds, method="highs")
-    t1 = time.perf_counter() - t0
+    dt = time.perf_counter() - t0
     if r1.status != 0:
         raise SystemExit(f"HiGHS phase 1: {r1.message}")
-    t_star = r1.fun
+    return r1.fun, dt
+
+
+def solve(lp, A, b, bounds):
+    n = lp["cols"]
+    t_star, t1 = phase1(lp, A, b, bounds)
     bounds2 = list(bounds)
     bounds2[lp["t_col"]] = (0, t_star * (1 + lp["rel_tol"]) + lp["abs_tol"])
     c2 = np.zeros(n)
@@ -104,14 +109,8 @@ def close(a, b, rel=1e-6, abs_=1e-6):
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "--time":
-        lp, A, b, bounds = load(argv[2])
-        n = lp["cols"]
-        c1 = np.zeros(n)
-        c1[lp["t_col"]] = 1.0
-        t0 = time.perf_counter()
-        r1 = linprog(c1, A_ub=A, b_ub=b, bounds=bounds, method="highs")
-        dt = time.perf_counter() - t0
-        print(f"{dt:.6f} {r1.fun:.17g}")
+        t_star, dt = phase1(*load(argv[2]))
+        print(f"{dt:.6f} {t_star:.17g}")
         return 0
     tfc, specs = argv[1], argv[2:]
     tmp = tempfile.TemporaryDirectory()

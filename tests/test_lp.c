@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "rules.h"
 #include "specbuf.h"
 
 static const char *const shapes[][2] = {
@@ -133,28 +134,6 @@ typedef struct pathlp {
     size_t rows;
 } pathlp;
 
-/* Dependencies of v, from the rules (not from dag.c). */
-static unsigned preds(const sched *s, uint32_t v, uint32_t out[3])
-{
-    const sched_action *x = &s->actions[v];
-    uint32_t rank = s->stage_rank[x->stage];
-    unsigned k = 0;
-    if (v > s->rank_start[rank])
-        out[k++] = v - 1;
-    if (x->type == ACT_F && x->stage > 0)
-        out[k++] = sched_find(s, ACT_F, x->stage - 1, x->mb);
-    if (x->type == ACT_B || x->type == ACT_I) {
-        out[k++] = sched_find(s, ACT_F, x->stage, x->mb);
-        if (x->stage + 1 < s->n_stages) {
-            uint32_t u = sched_find(s, ACT_B, x->stage + 1, x->mb);
-            out[k++] = u != SCHED_NONE ? u : sched_find(s, ACT_I, x->stage + 1, x->mb);
-        }
-    }
-    if (x->type == ACT_W)
-        out[k++] = sched_find(s, ACT_I, x->stage, x->mb);
-    return k;
-}
-
 /* Walks every path ending at v backwards; at a source, adds the row
  * T + sum D_u x_u >= sum w_u + latency for the path. */
 static void walk(pathlp *pl, uint32_t v, size_t depth, double fixed)
@@ -164,7 +143,7 @@ static void walk(pathlp *pl, uint32_t v, size_t depth, double fixed)
     pl->path[depth] = v;
     fixed += p->dur[v];
     uint32_t pr[3];
-    unsigned k = preds(s, v, pr);
+    unsigned k = rules_preds(s, v, pr);
     if (k == 0) {
         int cols[512];
         double vals[512];
@@ -204,7 +183,7 @@ static double path_formulation_t_star(const plan *p)
     bool *has_succ = calloc(n, sizeof *has_succ);
     for (uint32_t v = 0; v < n; v++) {
         uint32_t pr[3];
-        unsigned k = preds(s, v, pr);
+        unsigned k = rules_preds(s, v, pr);
         for (unsigned j = 0; j < k; j++)
             has_succ[pr[j]] = true;
     }

@@ -13,6 +13,7 @@
 #include "plan_print.h"
 #include "sched_csv.h"
 #include "sim.h"
+#include "rules.h"
 #include "specbuf.h"
 
 static const spec_schedule kinds[] = {SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED_1F1B, SCHED_ZBH1, SCHED_ZBV};
@@ -39,26 +40,9 @@ static double oracle_makespan(const sched *s, const double *dur, double comm, do
         changed = false;
         cr_assert_lt(sweeps++, n + 2, "no fixpoint: the dependencies have a cycle");
         for (size_t v = 0; v < n; v++) {
-            const sched_action *x = &s->actions[v];
-            uint32_t rank = s->stage_rank[x->stage];
+            uint32_t rank = s->stage_rank[s->actions[v].stage];
             uint32_t preds[3];
-            unsigned np = 0;
-            if (v > s->rank_start[rank])
-                preds[np++] = (uint32_t)v - 1;
-            uint32_t u = SCHED_NONE;
-            if (x->type == ACT_F && x->stage > 0)
-                preds[np++] = sched_find(s, ACT_F, x->stage - 1, x->mb);
-            if (x->type == ACT_B || x->type == ACT_I) {
-                preds[np++] = sched_find(s, ACT_F, x->stage, x->mb);
-                if (x->stage + 1 < s->n_stages) {
-                    u = sched_find(s, ACT_B, x->stage + 1, x->mb);
-                    if (u == SCHED_NONE)
-                        u = sched_find(s, ACT_I, x->stage + 1, x->mb);
-                    preds[np++] = u;
-                }
-            }
-            if (x->type == ACT_W)
-                preds[np++] = sched_find(s, ACT_I, x->stage, x->mb);
+            unsigned np = rules_preds(s, (uint32_t)v, preds);
             double t = 0.0;
             for (unsigned k = 0; k < np; k++) {
                 cr_assert_neq(preds[k], SCHED_NONE);
