@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The two entry points for a fresh Debian machine (see README.md):
 #   ./run.sh demo   install dependencies, build tfc, run it on the default spec
-#   ./run.sh test   install dependencies, build (normal and ASan+UBSan), run every test
+#   ./run.sh test   install dependencies, build (normal and ASan+UBSan), run every test,
+#                   then fuzz each harness for TFC_FUZZ_SECONDS (default 60) under ASan+UBSan
 set -euo pipefail
 cd "$(dirname "$0")"
 
 DEFAULT_SPEC=specs/llama8b_1f1b.yaml
-PACKAGES="build-essential cmake pkg-config libyaml-dev liblpsolve55-dev libsuitesparse-dev libcriterion-dev python3-scipy"
+PACKAGES="build-essential cmake pkg-config libyaml-dev liblpsolve55-dev libsuitesparse-dev libcriterion-dev
+python3-scipy clang libclang-rt-dev"
 
 install_deps() {
   local missing=()
@@ -46,6 +48,7 @@ case "${1:-}" in
     ctest --test-dir build --output-on-failure
     build build-asan -DTFC_TESTS=ON -DTFC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
     ctest --test-dir build-asan --output-on-failure
+    tests/fuzz/run.sh "${TFC_FUZZ_SECONDS:-60}"
     ;;
   *)
     echo "usage: ./run.sh demo|test" >&2

@@ -12,7 +12,7 @@ spec=specs/llama8b_1f1b.yaml
 echo "== per process (wall time, hyperfine)"
 if command -v hyperfine >/dev/null; then
   hyperfine -N --warmup 20 --runs 300 --export-json /tmp/tfc-check-latency.json \
-    "$build/tfc check -q $spec" "$build/tfc --help" >/dev/null
+    "$build/tfc check -q $spec" "$build/tfc --help" >/dev/null 2>&1
   python3 - <<'PY'
 import json
 r = json.load(open("/tmp/tfc-check-latency.json"))["results"]
