@@ -632,3 +632,15 @@ Test(spec_docs, every_schema_key_is_documented_and_every_documented_key_exists)
     cr_assert_eq(rows, n, "docs/spec.md has %zu key rows, the schema %zu keys", rows, n);
     free(doc);
 }
+
+Test(spec_invalid, weight_floor_longer_than_weight_gradient)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {forward_ms: 1, backward_input_ms: 1, backward_weight_ms: [1, 1],\n"
+                     "         backward_weight_frozen_ms: [0.5, 2]}");
+    EXPECT_ERROR(&l, 9, 43, "timing.backward_weight_frozen_ms[1] = 2 is longer than timing.backward_weight_ms[1] = 1");
+    loaded_free(&l);
+    load_with(&l, 8, "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1, backward_weight_frozen_ms: 0}");
+    EXPECT_ERROR(&l, 8, 91, "needs timing.backward_weight_ms");
+    loaded_free(&l);
+}
