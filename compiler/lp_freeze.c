@@ -227,6 +227,13 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
     size_t n = pb->s->n_actions;
     for (size_t u = 0; u < n; u++)
         x[u] = 0.0;
+    if (n > LP_MAX_ACTIONS) {
+        diag_error(d, file, 0, 0,
+                   "no plan: the schedule has %zu actions; the freeze LP is limited to %u (lp_solve would not "
+                   "finish); compare with --policy uniform or none",
+                   n, LP_MAX_ACTIONS);
+        return SPEC_INFEASIBLE;
+    }
     layout lay = {0};
     rows r;
     if (!build(pb, &lay, &r)) {

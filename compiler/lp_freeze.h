@@ -21,6 +21,9 @@
 /* T <= T* (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS in phase 2. */
 #define LP_T_REL_TOL 1e-9
 #define LP_T_ABS_TOL_MS 1e-9
+/* Larger schedules are refused before building the LP (exit 3): lp_solve
+ * would take far longer than any time limit (docs/freeze-lp.md, "Speed"). */
+#define LP_MAX_ACTIONS 100000u
 /* Default limit on each phase's solve, seconds (tfc plan --lp-timeout). */
 #define LP_TIMEOUT_S 300.0
 
