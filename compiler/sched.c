@@ -40,6 +40,17 @@ bool sched_index(sched *s, arena *a, diag_list *d, const char *file)
     }
     memset(s->index, 0xFF, slots * sizeof *s->index); /* SCHED_NONE */
     char name[32], msg[160];
+    /* Each stage's first action, to point at when one of its (stage, mb)
+     * pairs has no action at all. */
+    size_t *first = malloc((s->n_stages ? s->n_stages : 1) * sizeof *first);
+    if (!first) {
+        diag_error(d, file, 0, 0, "out of memory indexing %zu actions", s->n_actions);
+        return false;
+    }
+    for (uint32_t st = 0; st < s->n_stages; st++)
+        first[st] = SIZE_MAX;
+    for (size_t i = s->n_actions; i-- > 0;)
+        first[s->actions[i].stage] = i;
     for (uint32_t r = 0; r < s->ranks; r++) {
         for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
             const sched_action *act = &s->actions[i];
@@ -77,15 +88,18 @@ bool sched_index(sched *s, arena *a, diag_list *d, const char *file)
                 problem = "has an input-gradient I but no weight-gradient W";
             if (problem) {
                 snprintf(msg, sizeof msg, "stage %u microbatch %u %s", st, mb, problem);
-                /* Point at the stage's first action if there is one. */
-                size_t at = SIZE_MAX;
-                for (int t = 0; t < ACT_TYPES && at == SIZE_MAX; t++)
-                    if (sched_find(s, (act_type)t, st, mb) != SCHED_NONE)
+                /* Point at an action of this (stage, mb), else at the stage's first. */
+                size_t at = first[st];
+                for (int t = 0; t < ACT_TYPES; t++)
+                    if (sched_find(s, (act_type)t, st, mb) != SCHED_NONE) {
                         at = sched_find(s, (act_type)t, st, mb);
+                        break;
+                    }
                 report(d, s, file, at, "%s", msg);
             }
         }
     }
+    free(first);
     return diag_count(d) == before;
 }
 
