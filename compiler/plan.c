@@ -33,8 +33,9 @@ static void action_bounds(plan *p)
     }
 }
 
-/* Per-stage means; a stage over the cap by solver tolerance is scaled back
- * onto it, so the cap holds exactly (a tiny loss of speed, never of accuracy). */
+/* Per-stage means; a stage over the cap by solver tolerance (or rounding
+ * in cap * count) is scaled back onto it, so the cap holds exactly: a tiny
+ * loss of speed, never of accuracy. Linear in the actions. */
 static void stage_means(plan *p)
 {
     const sched *s = p->s;
@@ -46,23 +47,30 @@ static void stage_means(plan *p)
             p->stage_freezable[s->actions[i].stage]++;
             p->stage_mean[s->actions[i].stage] += p->x[i];
         }
+    bool over = false;
     for (uint32_t st = 0; st < s->n_stages; st++) {
-        size_t k = p->stage_freezable[st];
-        if (!k)
-            continue;
-        double sum = p->stage_mean[st], limit = cap * (double)k;
-        if (sum > limit) {
-            double scale = limit / sum;
-            for (size_t i = 0; i < s->n_actions; i++)
-                if (p->freezable[i] && s->actions[i].stage == st)
-                    p->x[i] *= scale;
-            sum = 0.0;
-            for (size_t i = 0; i < s->n_actions; i++)
-                if (p->freezable[i] && s->actions[i].stage == st)
-                    sum += p->x[i];
+        double limit = cap * (double)p->stage_freezable[st];
+        if (p->stage_mean[st] > limit) {
+            p->stage_mean[st] = limit / p->stage_mean[st]; /* now the scale */
+            over = true;
+        } else {
+            p->stage_mean[st] = -1.0; /* no scaling */
         }
-        p->stage_mean[st] = sum / (double)k;
     }
+    if (over)
+        for (size_t i = 0; i < s->n_actions; i++) {
+            double scale = p->stage_mean[s->actions[i].stage];
+            if (p->freezable[i] && scale >= 0.0)
+                p->x[i] *= scale;
+        }
+    for (uint32_t st = 0; st < s->n_stages; st++)
+        p->stage_mean[st] = 0.0;
+    for (size_t i = 0; i < s->n_actions; i++)
+        if (p->freezable[i])
+            p->stage_mean[s->actions[i].stage] += p->x[i];
+    for (uint32_t st = 0; st < s->n_stages; st++)
+        if (p->stage_freezable[st])
+            p->stage_mean[st] /= (double)p->stage_freezable[st];
 }
 
 lp_problem plan_lp_problem(const plan *p)

@@ -168,6 +168,14 @@ static void path_index(char *out, const char *parent, size_t i)
 
 /* ---- mappings ---- */
 
+static bool is_known(const ydoc_node *k, const char *const *known)
+{
+    for (size_t j = 0; known[j]; j++)
+        if (strlen(known[j]) == k->n && memcmp(known[j], k->u.str, k->n) == 0)
+            return true;
+    return false;
+}
+
 /* Checks that node is a mapping whose keys are all in known; reports the
  * others with the nearest known key as a hint. */
 static bool check_map(ctx *c, const ydoc_node *node, const char *path, const char *const *known)
@@ -179,11 +187,7 @@ static bool check_map(ctx *c, const ydoc_node *node, const char *path, const cha
     }
     for (uint32_t i = 0; i < node->n && !diag_full(c->d); i++) {
         const ydoc_node *k = ydoc_key(node, i);
-        bool found = false;
-        for (size_t j = 0; known[j]; j++)
-            if (strlen(known[j]) == k->n && memcmp(known[j], k->u.str, k->n) == 0)
-                found = true;
-        if (found)
+        if (is_known(k, known))
             continue;
         const char *near = text_nearest(k->u.str, k->n, known);
         char where[PATH_CAP + 8];
@@ -199,23 +203,26 @@ static bool check_map(ctx *c, const ydoc_node *node, const char *path, const cha
     return true;
 }
 
-/* True when some key of map is a likely misspelling of key: the unknown-key
- * error already says "did you mean", so "missing" would only repeat it. */
-static bool misspelt_in(const ydoc_node *map, const char *key)
+/* True when some unknown key of map is a likely misspelling of key: the
+ * unknown-key error already says "did you mean", so "missing" would only
+ * repeat it. Keys the schema knows never count ("numel" is not a typo of
+ * "name"). */
+static bool misspelt_in(const ydoc_node *map, const char *key, const char *const *known)
 {
     const char *const one[] = {key, NULL};
     for (uint32_t i = 0; i < map->n; i++) {
         const ydoc_node *k = ydoc_key(map, i);
-        if (!(k->n == strlen(key) && memcmp(k->u.str, key, k->n) == 0) && text_nearest(k->u.str, k->n, one))
+        if (!is_known(k, known) && text_nearest(k->u.str, k->n, one))
             return true;
     }
     return false;
 }
 
-static const ydoc_node *require(ctx *c, const ydoc_node *map, const char *path, const char *key)
+static const ydoc_node *require(ctx *c, const ydoc_node *map, const char *path, const char *key,
+                                const char *const *known)
 {
     const ydoc_node *v = ydoc_get(map, key);
-    if (!v && !misspelt_in(map, key)) {
+    if (!v && !misspelt_in(map, key, known)) {
         char full[PATH_CAP];
         path_key(full, path, key);
         ERR(c, map, "missing required key %s", full);
@@ -228,8 +235,8 @@ static const ydoc_node *require(ctx *c, const ydoc_node *map, const char *path, 
 static bool get_uint(ctx *c, const ydoc_node *n, const char *path, uint64_t min, uint64_t max, uint64_t *out)
 {
     char q[TEXT_QUOTE_CAP];
-    bool neg;
-    uint64_t v;
+    bool neg = false;
+    uint64_t v = 0;
     if (n->kind != YDOC_SCALAR || ydoc_scalar_type(n) != YDOC_INT) {
         const char *hint = n->kind == YDOC_SCALAR && !n->plain && ydoc_scalar_type(n) == YDOC_STR
                                ? " (quoted values are strings)"
@@ -237,8 +244,9 @@ static bool get_uint(ctx *c, const ydoc_node *n, const char *path, uint64_t min,
         ERR(c, n, "%s must be an integer, got %s%s", path, got(n, q, sizeof q), hint);
         return false;
     }
-    if (!ydoc_scalar_int(n, &neg, &v) || neg || v < min || v > max) {
-        if (neg && v == 0 && min == 0) {
+    bool fits = ydoc_scalar_int(n, &neg, &v);
+    if (!fits || neg || v < min || v > max) {
+        if (fits && neg && v == 0 && min == 0) { /* "-0" */
             *out = 0;
             return true;
         }
@@ -278,6 +286,10 @@ static bool get_number(ctx *c, const ydoc_node *n, const char *path, double min,
         v = neg ? -(double)mag : (double)mag;
     } else {
         ok = ydoc_scalar_float(n, &v);
+    }
+    if (!ok && n->n > 100) {
+        ERR(c, n, "%s is written with %u characters; write it with at most 100", path, n->n);
+        return false;
     }
     if (!ok) {
         ERR(c, n, "%s is out of the range of a double, got %s", path, describe(n, q, sizeof q));
@@ -477,14 +489,14 @@ static bool read_pipeline(ctx *c, const ydoc_node *p)
     bool ok = true;
     const ydoc_node *n;
     int sched = -1;
-    if ((n = require(c, p, "pipeline", "schedule"))) {
+    if ((n = require(c, p, "pipeline", "schedule", pipeline_keys))) {
         s->pos_schedule = (spec_pos){n->line, n->col};
         sched = get_enum(c, n, "pipeline.schedule", schedule_names);
         if (sched >= 0)
             s->schedule = (spec_schedule)sched;
     }
     ok &= sched >= 0;
-    if ((n = require(c, p, "pipeline", "ranks")))
+    if ((n = require(c, p, "pipeline", "ranks", pipeline_keys)))
         ok &= get_u32(c, n, "pipeline.ranks", 1, SPEC_MAX_RANKS, &s->ranks);
     else
         ok = false;
@@ -492,7 +504,7 @@ static bool read_pipeline(ctx *c, const ydoc_node *p)
     const ydoc_node *spr = ydoc_get(p, "stages_per_rank");
     if (spr)
         ok &= get_u32(c, spr, "pipeline.stages_per_rank", 1, SPEC_MAX_STAGES, &s->stages_per_rank);
-    const ydoc_node *mb = require(c, p, "pipeline", "microbatches");
+    const ydoc_node *mb = require(c, p, "pipeline", "microbatches", pipeline_keys);
     bool mb_ok = false;
     if (mb) {
         s->pos_microbatches = (spec_pos){mb->line, mb->col};
@@ -501,7 +513,7 @@ static bool read_pipeline(ctx *c, const ydoc_node *p)
 
     const ydoc_node *order = ydoc_get(p, "order");
     if (sched == SCHED_CUSTOM) {
-        if ((n = require(c, p, "pipeline", "order"))) {
+        if ((n = require(c, p, "pipeline", "order", pipeline_keys))) {
             s->pos_order = (spec_pos){n->line, n->col};
             s->order = get_string(c, n, "pipeline.order", SPEC_MAX_PATH_BYTES);
         }
@@ -561,12 +573,12 @@ static void read_param(ctx *c, const ydoc_node *n, const char *path, spec_param 
         return;
     const ydoc_node *v;
     path_key(sub, path, "name");
-    if ((v = require(c, n, path, "name"))) {
+    if ((v = require(c, n, path, "name", param_keys))) {
         out->name = get_tensor_name(c, v, sub);
         out->pos = (spec_pos){v->line, v->col};
     }
     path_key(sub, path, "numel");
-    if ((v = require(c, n, path, "numel")))
+    if ((v = require(c, n, path, "numel", param_keys)))
         get_uint(c, v, sub, 1, SPEC_MAX_NUMEL, &out->numel);
 }
 
@@ -590,7 +602,7 @@ static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
             out_of_memory(c, n);
     }
     path_key(sub, path, "params");
-    const ydoc_node *params = require(c, n, path, "params");
+    const ydoc_node *params = require(c, n, path, "params", stage_keys);
     if (!params)
         return;
     if (params->kind != YDOC_SEQ || params->n == 0) {
@@ -627,7 +639,7 @@ static void read_model(ctx *c, const ydoc_node *m, bool stages_known)
     spec *s = c->s;
     if (!check_map(c, m, "model", model_keys))
         return;
-    const ydoc_node *stages = require(c, m, "model", "stages");
+    const ydoc_node *stages = require(c, m, "model", "stages", model_keys);
     if (!stages)
         return;
     char q[TEXT_QUOTE_CAP];
@@ -733,7 +745,7 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
     s->pos_timing = (spec_pos){t->line, t->col};
     size_t n = stages_known ? s->n_stages : 0;
     const ydoc_node *v;
-    if ((v = require(c, t, "timing", "forward_ms")))
+    if ((v = require(c, t, "timing", "forward_ms", timing_keys)))
         tm->forward_ms = read_table(c, v, "timing.forward_ms", n, 0.0, true);
     const ydoc_node *b = ydoc_get(t, "backward_ms");
     const ydoc_node *bf = ydoc_get(t, "backward_frozen_ms");
@@ -806,7 +818,7 @@ static void read_freeze(ctx *c, const ydoc_node *f)
     if (!check_map(c, f, "freeze", freeze_keys))
         return;
     const ydoc_node *v;
-    if ((v = require(c, f, "freeze", "max_ratio")))
+    if ((v = require(c, f, "freeze", "max_ratio", freeze_keys)))
         get_number(c, v, "freeze.max_ratio", 0.0, false, 1.0, &fr->max_ratio);
     const uint64_t max_steps = UINT64_C(1) << 40;
     if ((v = ydoc_get(f, "warmup_steps")))
@@ -860,7 +872,7 @@ static void read_data(ctx *c, const ydoc_node *dt)
         li->token_bytes != 2 && li->token_bytes != 4) {
         ERR(c, v, "data.lcp_index.token_bytes must be 2 or 4, got %s", describe(v, q, sizeof q));
     }
-    if ((v = require(c, l, "data.lcp_index", "seq_len")))
+    if ((v = require(c, l, "data.lcp_index", "seq_len", lcp_keys)))
         get_u32(c, v, "data.lcp_index.seq_len", 1, SPEC_MAX_SEQ_LEN, &li->seq_len);
     if ((v = ydoc_get(l, "topk")))
         get_u32(c, v, "data.lcp_index.topk", 1, SPEC_MAX_TOPK, &li->topk);
@@ -890,7 +902,7 @@ static void read_root(ctx *c, const ydoc_node *root)
     char missing[64] = "";
     size_t n_missing = 0;
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (!ydoc_get(root, required[i]) && !misspelt_in(root, required[i])) {
+        if (!ydoc_get(root, required[i]) && !misspelt_in(root, required[i], root_keys)) {
             strcat(missing, n_missing++ ? ", " : "");
             strcat(missing, required[i]);
         }

@@ -354,6 +354,21 @@ static void on_alias(builder *b, const yaml_event_t *ev, unsigned line, unsigned
     }
     if (!count_nodes(b, s->node->weight, line, col, true))
         return;
+    if (s->node->kind == YDOC_SCALAR) {
+        /* A scalar used through an alias gets its own node at the alias's
+         * position, so errors about this use (a duplicate key, a bad value)
+         * point here, not at the anchor. Collections stay shared. */
+        ydoc_node *copy = arena_alloc(b->a, sizeof *copy);
+        if (!copy) {
+            oom(b, line, col);
+            return;
+        }
+        *copy = *s->node;
+        copy->line = line;
+        copy->col = col;
+        push_child(b, copy);
+        return;
+    }
     push_child(b, s->node);
 }
 

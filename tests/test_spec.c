@@ -644,3 +644,45 @@ Test(spec_invalid, weight_floor_longer_than_weight_gradient)
     EXPECT_ERROR(&l, 8, 91, "needs timing.backward_weight_ms");
     loaded_free(&l);
 }
+
+/* ---- found in review ---- */
+
+Test(spec_review, a_known_key_never_hides_a_missing_one)
+{
+    /* "numel" is two edits from "name": it must not pass for a typo of it. */
+    loaded l;
+    load_with(&l, 5, "    - params: [{numel: 10}]");
+    EXPECT_ERROR(&l, 5, 16, "missing required key model.stages[0].params[0].name");
+    loaded_free(&l);
+    load_with(&l, 5, "    - params: [{name: a}]");
+    EXPECT_ERROR(&l, 5, 16, "missing required key model.stages[0].params[0].numel");
+    loaded_free(&l);
+}
+
+Test(spec_review, negative_overflowing_integer_is_refused)
+{
+    loaded l;
+    load_with(&l, 0, "freeze: {max_ratio: 0.5, warmup_steps: -99999999999999999999999}");
+    EXPECT_ERROR(&l, 9, 40, "freeze.warmup_steps must be an integer from 0 to");
+    loaded_free(&l);
+}
+
+Test(spec_review, errors_about_an_alias_point_at_the_alias)
+{
+    loaded l;
+    load_with(&l, 0, "k: &k freeze\nfreeze: {max_ratio: 0.5}\n*k : {max_ratio: 0.1}");
+    EXPECT_ERROR(&l, 11, 1, "duplicate key \"freeze\"");
+    loaded_free(&l);
+}
+
+Test(spec_review, a_number_too_long_to_read_says_so)
+{
+    char line[256] = "timing: {forward_ms: 1.";
+    size_t o = strlen(line);
+    memset(line + o, '0', 150);
+    snprintf(line + o + 150, sizeof line - o - 150, ", backward_ms: 2, backward_frozen_ms: 1}");
+    loaded l;
+    load_with(&l, 8, line);
+    EXPECT_ERROR(&l, 8, 22, "written with 152 characters");
+    loaded_free(&l);
+}
