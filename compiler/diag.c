@@ -71,19 +71,33 @@ void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, con
     d->n++;
 }
 
-void diag_note(diag_list *d, unsigned line, unsigned col, const char *fmt, ...)
+static void note(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, va_list ap)
 {
     if (d->n == 0 || d->n_dropped)
         return;
     diag *e = &d->items[d->n - 1];
     if (e->note)
         return;
-    va_list ap;
-    va_start(ap, fmt);
     e->note = vformat(fmt, ap);
-    va_end(ap);
+    e->note_file = file;
     e->note_line = line;
     e->note_col = col;
+}
+
+void diag_note(diag_list *d, unsigned line, unsigned col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note(d, NULL, line, col, fmt, ap);
+    va_end(ap);
+}
+
+void diag_note_in(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note(d, file, line, col, fmt, ap);
+    va_end(ap);
 }
 
 size_t diag_count(const diag_list *d) { return d->n + d->n_dropped; }
@@ -120,7 +134,7 @@ void diag_print(diag_list *d, FILE *out)
         print_prefix(out, e->file, e->line, e->col);
         fprintf(out, "error: %s\n", e->msg);
         if (e->note) {
-            print_prefix(out, e->file, e->note_line, e->note_col);
+            print_prefix(out, e->note_file ? e->note_file : e->file, e->note_line, e->note_col);
             fprintf(out, "note: %s\n", e->note);
         }
     }

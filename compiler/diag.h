@@ -12,6 +12,7 @@ typedef struct diag {
     unsigned line, col; /* 1-based; 0 = unknown */
     char *msg;
     char *note; /* optional follow-up, printed as "note:" at note_line:note_col */
+    const char *note_file; /* NULL: the error's file */
     unsigned note_line, note_col;
     size_t seq; /* insertion order, keeps sorting stable */
 } diag;
@@ -39,6 +40,9 @@ void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, con
     DIAG_PRINTF(5, 6);
 /* Attach a note to the most recent error (ignored when that error was dropped). */
 void diag_note(diag_list *d, unsigned line, unsigned col, const char *fmt, ...) DIAG_PRINTF(4, 5);
+/* The same, for a note about another file (the spec that named a CSV). */
+void diag_note_in(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+    DIAG_PRINTF(5, 6);
 
 size_t diag_count(const diag_list *d); /* errors reported, including dropped ones */
 bool diag_full(const diag_list *d);     /* cap reached: callers may stop early */

@@ -1,6 +1,7 @@
 /* main: the tfc command line. Parses arguments, runs one verb, prints the
  * diagnostics the library collected and picks the exit code. The only file
  * that prints errors or exits. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,7 @@ static const char plan_help[] =
     "  --policy none     nothing frozen\n"
     "  --json            the plan as JSON (docs/plan-json.md)\n"
     "  --dump-lp FILE    write the freeze LP as JSON instead ('-' = stdout;\n"
-    "                    docs/freeze-lp.md) and solve nothing\n"
+    "                    docs/freeze-lp.md), solve nothing and print no plan\n"
     "  --lp-timeout S    give up (exit 3) when an LP phase takes longer than S\n"
     "                    seconds (default 300; 0 = no limit)\n"
     "Exit 3 when the LP has no solution.\n";
@@ -250,7 +251,7 @@ static int run_plan(int argc, char **argv)
     if (timeout) {
         char *end;
         double t = strtod(timeout, &end);
-        if (*end || !(t >= 0 && t <= 1e6))
+        if (end == timeout || *end || !(t >= 0 && t <= 1e6))
             return usage_error("plan: --lp-timeout must be a number of seconds from 0 (no limit) to 1e6, got",
                                timeout);
         opt.lp_timeout_s = t;
@@ -271,7 +272,7 @@ static int run_plan(int argc, char **argv)
             if (f && f != stdout)
                 ok = (fclose(f) == 0) && ok;
             if (!ok) {
-                fprintf(stderr, "%s: error: cannot write the LP\n", dump);
+                fprintf(stderr, "%s: error: cannot write the LP: %s\n", dump, strerror(errno));
                 st = SPEC_IO;
             }
         }

@@ -95,6 +95,16 @@ static bool parse_action(const char *s, size_t len, const spec *sp, sched_action
     return true;
 }
 
+/* 1-based column of byte `at` on the line starting at `start`, counted in
+ * characters (UTF-8 lead bytes), as the YAML diagnostics count them. */
+static uint32_t column(const char *buf, size_t start, size_t at)
+{
+    uint32_t col = 1;
+    for (size_t i = start; i < at; i++)
+        col += ((unsigned char)buf[i] & 0xC0) != 0x80;
+    return col;
+}
+
 /* Splits buf into rows and cells; collects actions with their positions. */
 static bool scan(const spec *sp, const char *file, const char *buf, size_t len, diag_list *d, cells *out,
                  uint32_t *rows)
@@ -103,13 +113,17 @@ static bool scan(const spec *sp, const char *file, const char *buf, size_t len, 
     uint32_t line = 1;
     size_t pos = 0;
     *rows = 0;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+        pos = 3; /* a byte order mark, as spreadsheets write it */
     while (pos < len && !diag_full(d)) {
+        /* Rows end at LF, CR LF or a lone CR. */
         size_t eol = pos;
-        while (eol < len && buf[eol] != '\n')
+        while (eol < len && buf[eol] != '\n' && buf[eol] != '\r')
             eol++;
         size_t end = eol;
-        if (end > pos && buf[end - 1] == '\r')
-            end--;
+        size_t next = eol + 1;
+        if (eol + 1 < len && buf[eol] == '\r' && buf[eol + 1] == '\n')
+            next = eol + 2;
         uint32_t row = line - 1;
         if (row >= sp->ranks) {
             /* Extra rows are an error unless they are blank. */
@@ -135,7 +149,7 @@ static bool scan(const spec *sp, const char *file, const char *buf, size_t len, 
             if (b > a) {
                 char why[TEXT_QUOTE_CAP + 160];
                 sched_action act;
-                spec_pos at = {line, (uint32_t)(a - pos + 1)};
+                spec_pos at = {line, column(buf, pos, a)};
                 if (!parse_action(buf + a, b - a, sp, &act, why, sizeof why)) {
                     diag_error(d, file, at.line, at.col, "%s", why);
                 } else if (out->n >= (size_t)ACT_TYPES * sp->n_stages * sp->microbatches) {
@@ -150,7 +164,7 @@ static bool scan(const spec *sp, const char *file, const char *buf, size_t len, 
         }
         if (row < sp->ranks)
             *rows = row + 1;
-        pos = eol + 1;
+        pos = next;
         line++;
     }
     return diag_count(d) == before;
@@ -253,8 +267,10 @@ spec_status sched_csv_read(const spec *sp, arena *a, diag_list *d, sched **out)
     char *buf;
     size_t len;
     fio_status st = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
-    if (st != FIO_OK)
+    if (st != FIO_OK) {
+        diag_note_in(d, sp->path, sp->pos_order.line, sp->pos_order.col, "named by pipeline.order here");
         return st == FIO_TOO_LARGE ? SPEC_INVALID : SPEC_IO;
+    }
     bool ok = sched_csv_parse(sp, path, buf, len, a, d, out);
     free(buf);
     return ok ? SPEC_OK : SPEC_INVALID;

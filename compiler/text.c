@@ -83,6 +83,8 @@ void text_position(const char *buf, size_t len, size_t off, unsigned *line, unsi
     if (off > len)
         off = len;
     size_t i = 0;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 && off >= 3)
+        i = 3; /* libyaml skips a byte order mark; so do its columns */
     while (i < off) {
         uint32_t cp;
         size_t k = utf8_decode(s + i, len - i, &cp);

@@ -534,6 +534,10 @@ Test(cli_plan, missing_custom_csv_is_an_io_error)
     char csv[600];
     snprintf(csv, sizeof csv, "%s/nowhere.csv", dir);
     cr_assert(has_error_line(r.err, csv, 0, 0, "cannot open"), "%s", r.err);
+    /* ...and a note points at the spec line that named it. */
+    char note[700];
+    snprintf(note, sizeof note, "%s:6:64: note: named by pipeline.order here", path);
+    cr_assert_not_null(strstr(r.err, note), "%s", r.err);
     proc_result_free(&r);
     unlink(path);
     rmdir(dir);
@@ -593,6 +597,9 @@ Test(cli_plan, policies_and_usage)
     proc_result_free(&r);
     cr_assert(proc_tfc(&r, "plan", "--lp-timeout", "soon", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", NULL));
     cr_assert_eq(r.exit_code, 2);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "plan", "--lp-timeout=", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", NULL));
+    cr_assert_eq(r.exit_code, 2, "an empty time limit is not 'no limit'");
     proc_result_free(&r);
     cr_assert(proc_tfc(&r, "plan", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", "--policy", NULL));
     cr_assert_eq(r.exit_code, 2);

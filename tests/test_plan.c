@@ -451,3 +451,23 @@ Test(plan_json, output_is_valid_json_with_every_action)
     free(buf);
     loaded_free(&l);
 }
+
+Test(csv, byte_order_mark_and_lone_cr_line_ends_are_read)
+{
+    csv_case c;
+    parse_csv(&c, "\xEF\xBB\xBF" "0F0,0F1,0B0,0B1\r1F0,1B0,1F1,1B1\r");
+    cr_assert(c.ok, "%s", c.l.d.n ? c.l.d.items[0].msg : "");
+    cr_assert_eq(c.s->n_actions, 8);
+    cr_assert_eq(c.s->src[4].line, 2);
+    loaded_free(&c.l);
+}
+
+Test(csv, columns_count_characters_not_bytes)
+{
+    csv_case c;
+    /* "é" is two bytes but one column: the bad cell "0X1" starts at column 14. */
+    parse_csv(&c, "0F0,0F1,0B0,\xC3\xA9,0X1\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 13, "is not an action");
+    CSV_ERROR(&c, 1, 15, "not a compute action");
+    loaded_free(&c.l);
+}

@@ -113,3 +113,11 @@ Test(text, c_identifier_rule)
     cr_assert_not(text_is_c_identifier("", 0));
     cr_assert_not(text_is_c_identifier("a\0b", 3));
 }
+
+Test(text, position_skips_a_byte_order_mark_like_libyaml)
+{
+    const char s[] = "\xEF\xBB\xBF" "ab\x01";
+    unsigned line, col;
+    text_position(s, sizeof s - 1, 5, &line, &col);
+    cr_assert(line == 1 && col == 3, "got %u:%u", line, col);
+}
