@@ -68,9 +68,27 @@ static void stage_means(plan *p)
     for (size_t i = 0; i < s->n_actions; i++)
         if (p->freezable[i])
             p->stage_mean[s->actions[i].stage] += p->x[i];
-    for (uint32_t st = 0; st < s->n_stages; st++)
+    for (uint32_t st = 0; st < s->n_stages; st++) {
         if (p->stage_freezable[st])
             p->stage_mean[st] /= (double)p->stage_freezable[st];
+        p->stage_max[st] = 0.0;
+        p->stage_min[st] = p->stage_freezable[st] ? 1.0 : 0.0;
+        p->stage_full[st] = p->stage_partial[st] = 0;
+    }
+    for (size_t i = 0; i < s->n_actions; i++) {
+        if (!p->freezable[i])
+            continue;
+        uint32_t st = s->actions[i].stage;
+        double x = p->x[i];
+        if (x > p->stage_max[st])
+            p->stage_max[st] = x;
+        if (x < p->stage_min[st])
+            p->stage_min[st] = x;
+        if (x >= 1.0)
+            p->stage_full[st]++;
+        else if (x > 0.0)
+            p->stage_partial[st]++;
+    }
 }
 
 lp_problem plan_lp_problem(const plan *p)
@@ -112,7 +130,12 @@ spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_l
     p->opt_dur = arena_alloc_array(a, n, sizeof *p->opt_dur);
     p->stage_freezable = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_freezable);
     p->stage_mean = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_mean);
-    if (!p->dur || !p->w_min || !p->freezable || !p->x || !p->opt_dur || !p->stage_freezable || !p->stage_mean) {
+    p->stage_max = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_max);
+    p->stage_min = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_min);
+    p->stage_full = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_full);
+    p->stage_partial = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_partial);
+    if (!p->dur || !p->w_min || !p->freezable || !p->x || !p->opt_dur || !p->stage_freezable || !p->stage_mean ||
+        !p->stage_max || !p->stage_min || !p->stage_full || !p->stage_partial) {
         diag_error(d, sp->path, 0, 0, "out of memory");
         return SPEC_INVALID;
     }

@@ -45,9 +45,11 @@ typedef struct plan {
     sim_result opt;  /* under the policy */
     freeze_policy policy;
     double lp_timeout_s;
-    /* Per stage: freezable actions and their mean freeze ratio. */
+    /* Per stage: freezable actions and their freeze ratios: mean, max, min,
+     * how many are fully frozen (x = 1) and how many partly (0 < x < 1). */
     size_t *stage_freezable;
-    double *stage_mean;
+    double *stage_mean, *stage_max, *stage_min;
+    size_t *stage_full, *stage_partial;
     bool lp_used;
     lp_stats lp;
 } plan;

@@ -16,9 +16,10 @@ void plan_print_text(const plan *p, FILE *f)
     fprintf(f, "optimised makespan  %10.3f ms  (policy %s, freeze.max_ratio %g)\n", p->opt.makespan,
             plan_policy_name(p->policy), sp->freeze.max_ratio);
     fprintf(f, "speed-up            %10.4fx\n", p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
-    fprintf(f, "stage  freezable  mean freeze ratio\n");
+    fprintf(f, "stage  freezable  mean freeze   max     min     fully frozen  partly frozen\n");
     for (uint32_t st = 0; st < s->n_stages; st++)
-        fprintf(f, "%5u  %9zu  %17.4f\n", st, p->stage_freezable[st], p->stage_mean[st]);
+        fprintf(f, "%5u  %9zu  %11.4f  %6.4f  %6.4f  %12zu  %13zu\n", st, p->stage_freezable[st], p->stage_mean[st],
+                p->stage_max[st], p->stage_min[st], p->stage_full[st], p->stage_partial[st]);
     fprintf(f, "rank  baseline bubble  optimised bubble\n");
     for (uint32_t r = 0; r < s->ranks; r++)
         fprintf(f, "%4u  %14.1f%%  %15.1f%%\n", r, 100.0 * p->base.bubble[r], 100.0 * p->opt.bubble[r]);
@@ -75,7 +76,12 @@ void plan_print_json(const plan *p, FILE *f)
         fprintf(f, "%s\n    {\"stage\": %u, \"rank\": %u, \"freezable_actions\": %zu, \"mean_freeze_ratio\": ",
                 st ? "," : "", st, s->stage_rank[st], p->stage_freezable[st]);
         json_number(f, p->stage_mean[st]);
-        fputc('}', f);
+        fputs(", \"max_freeze_ratio\": ", f);
+        json_number(f, p->stage_max[st]);
+        fputs(", \"min_freeze_ratio\": ", f);
+        json_number(f, p->stage_min[st]);
+        fprintf(f, ", \"fully_frozen_actions\": %zu, \"partially_frozen_actions\": %zu}", p->stage_full[st],
+                p->stage_partial[st]);
     }
     fputs("\n  ]", f);
     rank_stats(f, "rank_stats", p, &p->base);

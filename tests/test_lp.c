@@ -98,9 +98,28 @@ Test(lp_props, plans_hold_their_invariants_across_schedules_and_caps, .timeout =
                     if (!t->freezable[i])
                         cr_assert_eq(t->x[i], 0.0);
                 }
-                for (uint32_t st = 0; st < t->s->n_stages; st++)
+                for (uint32_t st = 0; st < t->s->n_stages; st++) {
                     cr_assert_leq(t->stage_mean[st], caps[c] + 1e-9, "%s stage %u mean %.12g", what, st,
                                   t->stage_mean[st]);
+                    /* The per-stage statistics, recounted from the ratios. */
+                    double mx = 0, mn = 1, sum = 0;
+                    size_t k = 0, full = 0, part = 0;
+                    for (size_t i = 0; i < t->s->n_actions; i++) {
+                        if (!t->freezable[i] || t->s->actions[i].stage != st)
+                            continue;
+                        double x = t->x[i];
+                        mx = x > mx ? x : mx;
+                        mn = x < mn ? x : mn;
+                        sum += x;
+                        k++;
+                        full += x == 1.0;
+                        part += x > 0.0 && x < 1.0;
+                    }
+                    cr_assert_eq(k, t->stage_freezable[st]);
+                    cr_assert(fabs(sum / (double)k - t->stage_mean[st]) < 1e-12);
+                    cr_assert(mx == t->stage_max[st] && mn == t->stage_min[st]);
+                    cr_assert(full == t->stage_full[st] && part == t->stage_partial[st]);
+                }
                 /* Never slower than the baseline or than uniform freezing at
                  * the same cap, and never freezing more than uniform. */
                 cr_assert_leq(t->opt.makespan, t->base.makespan * (1 + 1e-12));
