@@ -221,6 +221,48 @@ static const char *status_words(int ret)
     }
 }
 
+/* Phase 3: keep T (bounded since phase 2) and the total freezing within
+ * the same tolerance of phase 2's optimum, and minimise z >= every x_u: the
+ * largest single freeze ratio. Adds one row for the total, one column z and
+ * one row x_u - z <= 0 per freezable action. */
+static bool phase3(lprec *lp, const layout *lay, size_t n, const char *file, diag_list *d, lp_stats *st)
+{
+    size_t K = lay->K;
+    int *cols = malloc((K + 1) * sizeof *cols);
+    double *vals = malloc((K + 1) * sizeof *vals);
+    bool ok = cols && vals;
+    for (size_t k = 0; ok && k < K; k++)
+        cols[k] = (int)(n + 1 + k), vals[k] = 1.0;
+    ok = ok && add_constraintex(lp, (int)K, vals, cols, LE, st->total_freeze * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS);
+    ok = ok && add_columnex(lp, 0, NULL, NULL);
+    int zcol = get_Ncolumns(lp);
+    ok = ok && set_upbo(lp, zcol, 1.0);
+    for (size_t k = 0; ok && k < K; k++) {
+        int c2[2] = {(int)(n + 1 + k), zcol};
+        double v2[2] = {1.0, -1.0};
+        ok = add_constraintex(lp, 2, v2, c2, LE, 0.0);
+    }
+    double one = 1.0;
+    ok = ok && set_obj_fnex(lp, 1, &one, &zcol);
+    free(cols);
+    free(vals);
+    if (!ok) {
+        diag_error(d, file, 0, 0, "out of memory, or lp_solve refused a row, setting up phase 3 of the freeze LP");
+        return false;
+    }
+    double t0 = now_s();
+    int ret = solve(lp);
+    st->seconds[2] = now_s() - t0;
+    st->iterations[2] = (long long)get_total_iter(lp);
+    if (ret != OPTIMAL) {
+        diag_error(d, file, 0, 0, "no plan: phase 3 of the freeze LP (the most even freezing) failed: %s (status %d)",
+                   status_words(ret), ret);
+        return false;
+    }
+    st->max_ratio = get_objective(lp);
+    return true;
+}
+
 spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st)
 {
     memset(st, 0, sizeof *st);
@@ -254,7 +296,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         goto out;
     }
     set_verbose(lp, NEUTRAL);
-    resize_lp(lp, (int)r.n, lay.ncols);
+    (void)resize_lp(lp, (int)r.n, lay.ncols); /* a capacity hint; rows are added below either way */
     set_add_rowmode(lp, TRUE);
     for (size_t i = 0; i < r.n && result == SPEC_OK; i++) {
         int k = (int)(r.start[i + 1] - r.start[i]);
@@ -266,9 +308,10 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
     set_add_rowmode(lp, FALSE);
     if (result != SPEC_OK)
         goto out;
+    bool set_ok = true;
     for (size_t u = 0; u < n; u++)
         if (lay.xcol[u])
-            set_upbo(lp, lay.xcol[u], 1.0);
+            set_ok &= set_upbo(lp, lay.xcol[u], 1.0) != 0;
 
     /* A plan that takes longer than this is no plan: say so (exit 3) rather
      * than hang. lp_solve checks the limit per solve. */
@@ -277,10 +320,28 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
     /* Phase 1: min T. */
     int tcol = lay.tcol;
     double one = 1.0;
-    set_obj_fnex(lp, 1, &one, &tcol);
+    set_ok &= set_obj_fnex(lp, 1, &one, &tcol) != 0;
     set_minim(lp);
+    if (!set_ok) {
+        diag_error(d, file, 0, 0, "lp_solve refused the freeze LP's bounds or objective");
+        result = SPEC_INFEASIBLE;
+        goto out;
+    }
+    bool action_capped = pb->action_cap < 1.0 && lay.K;
     double t0 = now_s();
-    int ret = solve(lp);
+    int ret = OPTIMAL;
+    if (action_capped) {
+        /* First without the per-action cap, to say whether the cap costs time. */
+        ret = solve(lp);
+        if (ret == OPTIMAL) {
+            st->t_star_uncapped = get_objective(lp);
+            for (size_t u = 0; u < n; u++)
+                if (lay.xcol[u] && !set_upbo(lp, lay.xcol[u], pb->action_cap))
+                    ret = NUMFAILURE;
+        }
+    }
+    if (ret == OPTIMAL)
+        ret = solve(lp);
     st->seconds[0] = now_s() - t0;
     st->iterations[0] = (long long)get_total_iter(lp);
     if (ret != OPTIMAL) {
@@ -290,11 +351,17 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         goto out;
     }
     st->t_star = get_objective(lp);
+    if (!action_capped)
+        st->t_star_uncapped = st->t_star;
 
     /* Phase 2: T within tolerance of T*, min total freezing. Only a bound
      * and the objective change, so the last basis stays primal feasible and
      * lp_solve starts from it. */
-    set_upbo(lp, tcol, st->t_star * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS);
+    if (!set_upbo(lp, tcol, st->t_star * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS)) {
+        diag_error(d, file, 0, 0, "lp_solve refused the phase-2 bound on the makespan");
+        result = SPEC_INFEASIBLE;
+        goto out;
+    }
     if (lay.K) {
         int *cols = malloc(lay.K * sizeof *cols);
         double *ones = malloc(lay.K * sizeof *ones);
@@ -307,9 +374,14 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         }
         for (size_t k = 0; k < lay.K; k++)
             cols[k] = (int)(n + 1 + k), ones[k] = 1.0;
-        set_obj_fnex(lp, (int)lay.K, ones, cols);
+        bool obj_ok = set_obj_fnex(lp, (int)lay.K, ones, cols) != 0;
         free(cols);
         free(ones);
+        if (!obj_ok) {
+            diag_error(d, file, 0, 0, "lp_solve refused the phase-2 objective");
+            result = SPEC_INFEASIBLE;
+            goto out;
+        }
         t0 = now_s();
         ret = solve(lp);
         st->seconds[1] = now_s() - t0;
@@ -322,6 +394,10 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
             goto out;
         }
         st->total_freeze = get_objective(lp);
+        if (pb->balance && !phase3(lp, &lay, n, file, d, st)) {
+            result = SPEC_INFEASIBLE;
+            goto out;
+        }
     }
     REAL *vars;
     if (!get_ptr_variables(lp, &vars)) {

@@ -4,7 +4,9 @@
  * d_u = w_max_u - x_u (w_max_u - w_min_u) for its freeze ratio x_u in [0, 1].
  * Phase 1 minimises the makespan T over start times t and ratios x, subject
  * to the DAG and a per-stage cap on the mean ratio; phase 2 keeps T within a
- * tolerance of phase 1's optimum T* and minimises the total freezing. The
+ * tolerance of phase 1's optimum T* and minimises the total freezing; phase 3
+ * (optional) also keeps the total within a tolerance of phase 2's and
+ * minimises the largest single ratio. The
  * formulation, its reductions and tolerances are in docs/freeze-lp.md. */
 #ifndef TFC_LP_FREEZE_H
 #define TFC_LP_FREEZE_H
@@ -36,16 +38,20 @@ typedef struct lp_problem {
     const bool *freezable;
     double comm_ms;
     double cap; /* freeze.max_ratio */
+    double action_cap; /* freeze.max_action_ratio: upper bound of every x */
+    bool balance; /* run phase 3 (freeze.balance: minmax) */
     double timeout_s; /* per phase; 0 = none */
 } lp_problem;
 
 typedef struct lp_stats {
     int rows, cols;
     long long nonzeros;
-    long long iterations[2]; /* simplex iterations, phase 1 and 2 */
-    double seconds[2];       /* solve time, phase 1 and 2 */
+    long long iterations[3]; /* simplex iterations, phases 1, 2 and 3 */
+    double seconds[3];       /* solve time, phases 1, 2 and 3 */
     double t_star;           /* phase 1's makespan */
+    double t_star_uncapped;  /* phase 1's makespan without max_action_ratio (== t_star when it is 1) */
     double total_freeze;     /* phase 2's objective */
+    double max_ratio;        /* phase 3's objective: the largest per-action ratio (phase 2's when not run) */
 } lp_stats;
 
 /* Solves both phases; writes each action's freeze ratio to x (0 for

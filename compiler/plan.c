@@ -84,9 +84,11 @@ static void stage_means(plan *p)
             p->stage_max[st] = x;
         if (x < p->stage_min[st])
             p->stage_min[st] = x;
-        if (x >= 1.0)
+        /* Ratios within PLAN_RATIO_EPS of 1 count as fully frozen: solver
+         * tolerances can shave 1e-9 off a ratio without changing anything. */
+        if (x >= 1.0 - PLAN_RATIO_EPS)
             p->stage_full[st]++;
-        else if (x > 0.0)
+        else if (x > PLAN_RATIO_EPS)
             p->stage_partial[st]++;
     }
 }
@@ -100,7 +102,9 @@ lp_problem plan_lp_problem(const plan *p)
                         .freezable = p->freezable,
                         .comm_ms = p->sp->timing.comm_ms,
                         .cap = p->sp->freeze.max_ratio,
-                        .timeout_s = p->lp_timeout_s};
+                        .timeout_s = p->lp_timeout_s,
+                        .action_cap = p->sp->freeze.max_action_ratio,
+                        .balance = p->sp->freeze.balance == BALANCE_MINMAX};
 }
 
 plan_options plan_default_options(void) { return (plan_options){POLICY_TIMELY, LP_TIMEOUT_S}; }
@@ -153,7 +157,7 @@ spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_l
         break; /* x is zeroed by the arena */
     case POLICY_UNIFORM:
         for (size_t i = 0; i < p->s->n_actions; i++)
-            p->x[i] = p->freezable[i] ? cap : 0.0;
+            p->x[i] = p->freezable[i] ? fmin(cap, sp->freeze.max_action_ratio) : 0.0;
         break;
     case POLICY_TIMELY: {
         lp_problem pb = plan_lp_problem(p);

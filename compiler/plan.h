@@ -23,6 +23,9 @@ typedef enum {
 
 const char *plan_policy_name(freeze_policy p);
 
+/* Fully frozen: ratio >= 1 - eps; partly: eps < ratio < 1 - eps. */
+#define PLAN_RATIO_EPS 1e-6
+
 typedef struct plan_options {
     freeze_policy policy;
     double lp_timeout_s; /* per LP phase; 0 = no limit */

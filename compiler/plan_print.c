@@ -16,6 +16,9 @@ void plan_print_text(const plan *p, FILE *f)
     fprintf(f, "optimised makespan  %10.3f ms  (policy %s, freeze.max_ratio %g)\n", p->opt.makespan,
             plan_policy_name(p->policy), sp->freeze.max_ratio);
     fprintf(f, "speed-up            %10.4fx\n", p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
+    if (p->lp_used && p->lp.t_star > p->lp.t_star_uncapped * (1 + 1e-9) + 1e-9)
+        fprintf(f, "note: freeze.max_action_ratio %g lengthens the step: %.3f ms instead of %.3f ms\n",
+                sp->freeze.max_action_ratio, p->lp.t_star, p->lp.t_star_uncapped);
     fprintf(f, "stage  freezable  mean freeze   max     min     fully frozen  partly frozen\n");
     for (uint32_t st = 0; st < s->n_stages; st++)
         fprintf(f, "%5u  %9zu  %11.4f  %6.4f  %6.4f  %12zu  %13zu\n", st, p->stage_freezable[st], p->stage_mean[st],
@@ -67,8 +70,12 @@ void plan_print_json(const plan *p, FILE *f)
         fprintf(f, ",\n  \"lp\": {\"rows\": %d, \"cols\": %d, \"nonzeros\": %lld, \"t_star_ms\": ", p->lp.rows,
                 p->lp.cols, p->lp.nonzeros);
         json_number(f, p->lp.t_star);
+        fputs(", \"t_star_uncapped_ms\": ", f);
+        json_number(f, p->lp.t_star_uncapped);
         fputs(", \"total_freeze\": ", f);
         json_number(f, p->lp.total_freeze);
+        fputs(", \"balance\": ", f);
+        json_string(f, p->sp->freeze.balance == BALANCE_MINMAX ? "minmax" : "none");
         fputc('}', f);
     }
     fputs(",\n  \"stages\": [", f);

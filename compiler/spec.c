@@ -63,7 +63,8 @@ static const char *const timing_keys[] = {"forward_ms",         "backward_ms",
                                           "backward_frozen_ms", "backward_input_ms",
                                           "backward_weight_ms", "backward_weight_frozen_ms",
                                           "comm_ms",            NULL};
-static const char *const freeze_keys[] = {"max_ratio", "warmup_steps", "ramp_steps", "reselect_every", "seed",
+static const char *const freeze_keys[] = {"max_ratio", "balance", "max_action_ratio", "warmup_steps", "ramp_steps",
+                                          "reselect_every", "seed",
                                         NULL};
 static const char *const targets_keys[] = {"c", "cuda", NULL};
 static const char *const cuda_keys[] = {"enabled", "arch", NULL};
@@ -820,6 +821,14 @@ static void read_freeze(ctx *c, const ydoc_node *f)
     const ydoc_node *v;
     if ((v = require(c, f, "freeze", "max_ratio", freeze_keys)))
         get_number(c, v, "freeze.max_ratio", 0.0, false, 1.0, &fr->max_ratio);
+    static const char *const balances[] = {[BALANCE_MINMAX] = "minmax", [BALANCE_NONE] = "none", NULL};
+    if ((v = ydoc_get(f, "balance"))) {
+        int b = get_enum(c, v, "freeze.balance", balances);
+        if (b >= 0)
+            fr->balance = (spec_balance)b;
+    }
+    if ((v = ydoc_get(f, "max_action_ratio")))
+        get_number(c, v, "freeze.max_action_ratio", 0.0, false, 1.0, &fr->max_action_ratio);
     const uint64_t max_steps = UINT64_C(1) << 40;
     if ((v = ydoc_get(f, "warmup_steps")))
         get_uint(c, v, "freeze.warmup_steps", 0, max_steps, &fr->warmup_steps);
@@ -881,7 +890,12 @@ static void read_data(ctx *c, const ydoc_node *dt)
 static void set_defaults(spec *s)
 {
     s->stages_per_rank = 1;
-    s->freeze = (spec_freeze){.max_ratio = 0.0, .warmup_steps = 1000, .ramp_steps = 3000, .reselect_every = 10,
+    s->freeze = (spec_freeze){.max_ratio = 0.0,
+                              .balance = BALANCE_MINMAX,
+                              .max_action_ratio = 1.0,
+                              .warmup_steps = 1000,
+                              .ramp_steps = 3000,
+                              .reselect_every = 10,
                               .seed = 0};
     s->targets = (spec_targets){.c = true, .cuda = true, .cuda_arch = "sm_90"};
     s->lcp_index = (spec_lcp_index){.enabled = false, .token_bytes = 2, .seq_len = 0, .topk = 8};

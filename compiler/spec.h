@@ -74,8 +74,15 @@ typedef struct spec_timing {
     double comm_ms;
 } spec_timing;
 
+typedef enum {
+    BALANCE_MINMAX, /* phase 3: least largest per-action ratio among the fastest, least-freezing plans */
+    BALANCE_NONE,   /* keep phase 2's answer */
+} spec_balance;
+
 typedef struct spec_freeze {
     double max_ratio;
+    spec_balance balance;
+    double max_action_ratio; /* per-action cap on x; 1 = none */
     uint64_t warmup_steps;
     uint64_t ramp_steps;
     uint64_t reselect_every;

@@ -2,7 +2,7 @@
  * path with the returned durations, caps hold, max_ratio 0 is the baseline
  * exactly, timely beats uniform, and T* equals a second formulation (one
  * constraint per source-to-sink path, written here from the DAG rules). */
-#define _POSIX_C_SOURCE 200809L /* strdup */
+#define _POSIX_C_SOURCE 200809L /* strdup, open_memstream */
 #include <criterion/criterion.h>
 #include <lpsolve/lp_lib.h>
 #include <math.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "plan_print.h"
 #include "rules.h"
 #include "specbuf.h"
 
@@ -112,8 +113,8 @@ Test(lp_props, plans_hold_their_invariants_across_schedules_and_caps, .timeout =
                         mn = x < mn ? x : mn;
                         sum += x;
                         k++;
-                        full += x == 1.0;
-                        part += x > 0.0 && x < 1.0;
+                        full += x >= 1.0 - PLAN_RATIO_EPS;
+                        part += x > PLAN_RATIO_EPS && x < 1.0 - PLAN_RATIO_EPS;
                     }
                     cr_assert_eq(k, t->stage_freezable[st]);
                     cr_assert(fabs(sum / (double)k - t->stage_mean[st]) < 1e-12);
@@ -305,4 +306,74 @@ Test(lp_second_formulation, phase_two_leaves_off_path_actions_unfrozen)
     loaded_free(&l);
     loaded_free(&lu);
     free(yaml);
+}
+
+/* ---- phase 3 and the per-action cap ---- */
+
+static char *with_freeze(const char *yaml, const char *extra)
+{
+    /* small_spec ends with "freeze: {max_ratio: C}\n": add keys inside it. */
+    size_t n = strlen(yaml);
+    char *out = malloc(n + strlen(extra) + 8);
+    memcpy(out, yaml, n - 2); /* drop "}\n" */
+    sprintf(out + n - 2, ", %s}\n", extra);
+    return out;
+}
+
+Test(lp_phase3, minmax_keeps_the_makespan_and_total_and_never_raises_the_largest_ratio, .timeout = 60)
+{
+    size_t checked = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (unsigned p = 2; p <= 3; p++) {
+            char *base = small_spec(sh, p, 2 * p, 0.5, (unsigned)(sh * 17 + p));
+            char *none_yaml = with_freeze(base, "balance: none");
+            loaded lm, ln;
+            plan *m = build(&lm, base, POLICY_TIMELY); /* minmax is the default */
+            plan *n = build(&ln, none_yaml, POLICY_TIMELY);
+            cr_assert(fabs(m->lp.t_star - n->lp.t_star) <= 1e-9 * n->lp.t_star);
+            cr_assert(fabs(m->lp.total_freeze - n->lp.total_freeze) <= 1e-9 * (1 + n->lp.total_freeze));
+            double sum = total_freeze(m);
+            cr_assert(sum <= n->lp.total_freeze * (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS + 1e-9, "%.12g", sum);
+            cr_assert(leq_tol(m->opt.makespan, n->lp.t_star * (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS));
+            double max_m = 0, max_n = 0;
+            for (size_t i = 0; i < m->s->n_actions; i++) {
+                max_m = fmax(max_m, m->x[i]);
+                max_n = fmax(max_n, n->x[i]);
+            }
+            cr_assert(max_m <= max_n + 1e-9, "%s p=%u: minmax max %.12g > none max %.12g", shapes[sh][0], p, max_m,
+                      max_n);
+            cr_assert(fabs(max_m - m->lp.max_ratio) < 1e-9);
+            loaded_free(&lm);
+            loaded_free(&ln);
+            free(base);
+            free(none_yaml);
+            checked++;
+        }
+    cr_assert_eq(checked, 12);
+}
+
+Test(lp_phase3, max_action_ratio_caps_every_action_and_says_when_it_costs_time)
+{
+    /* GPipe, 2 ranks, 4 microbatches, uniform timings, cap 0.5: the fastest
+     * plan needs some backwards fully frozen (see the phase-2 answer), so a
+     * 0.7 per-action cap must lengthen the step. */
+    char *base = strdup("tfc: 1\nname: c\nmodel:\n  stages:\n    - params: [{name: w, numel: 1}]\n"
+                        "    - params: [{name: w, numel: 1}]\n"
+                        "pipeline: {schedule: GPipe, ranks: 2, microbatches: 4}\n"
+                        "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n"
+                        "freeze: {max_ratio: 0.5, max_action_ratio: 0.7}\n");
+    loaded l;
+    plan *p = build(&l, base, POLICY_TIMELY);
+    for (size_t i = 0; i < p->s->n_actions; i++)
+        cr_assert_leq(p->x[i], 0.7 + 1e-12);
+    cr_assert_gt(p->lp.t_star, p->lp.t_star_uncapped + 1e-6, "%.9g vs %.9g", p->lp.t_star, p->lp.t_star_uncapped);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    plan_print_text(p, mem);
+    fclose(mem);
+    cr_assert_not_null(strstr(buf, "freeze.max_action_ratio 0.7 lengthens the step"), "%s", buf);
+    free(buf);
+    loaded_free(&l);
+    free(base);
 }
