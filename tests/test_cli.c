@@ -611,3 +611,34 @@ Test(cli_plan, policies_and_usage)
     cr_assert_not_null(strstr(r.out, "optimised makespan     403.200 ms  (policy none"), "%s", r.out);
     proc_result_free(&r);
 }
+
+Test(cli_plan, a_schedule_past_the_lp_limit_exits_3_at_once_and_uniform_still_plans)
+{
+    char dir[] = "/tmp/tfc-big-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[512];
+    snprintf(path, sizeof path, "%s/s.yaml", dir);
+    FILE *f = fopen(path, "w");
+    fputs("tfc: 1\nname: big\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n"
+          "    - params: [{name: a, numel: 1}]\n"
+          "pipeline: {schedule: GPipe, ranks: 2, microbatches: 65536}\n"
+          "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\nfreeze: {max_ratio: 0.5}\n",
+          f);
+    fclose(f);
+    proc_result r;
+    cr_assert(proc_tfc(&r, "plan", path, NULL));
+    assert_clean(&r, "plan");
+    cr_assert_eq(r.exit_code, 3, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "262144 actions; the freeze LP is limited to 100000"), "%s", r.err);
+    cr_assert_lt(r.cpu_seconds, time_bound_s);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "plan", "--policy", "uniform", path, NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    /* GPipe, uniform durations: (m + p - 1)(f + b) = 65537 x 3 ms, then every
+     * backward at half-frozen (2 - 0.5) ms: 65537 x 2.5 ms. */
+    cr_assert_not_null(strstr(r.out, "baseline makespan   196611.000 ms"), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "optimised makespan  163842.500 ms"), "%s", r.out);
+    proc_result_free(&r);
+    unlink(path);
+    rmdir(dir);
+}
