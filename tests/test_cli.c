@@ -60,6 +60,29 @@ static bool has_error_line(const char *err, const char *file, unsigned line, uns
     return false;
 }
 
+/* A spec written to a fresh temporary folder (for specs made by a test). */
+typedef struct temp_spec {
+    char dir[32];
+    char path[512];
+} temp_spec;
+
+static void temp_spec_write(temp_spec *t, const char *text)
+{
+    snprintf(t->dir, sizeof t->dir, "/tmp/tfc-cli-XXXXXX");
+    cr_assert_not_null(mkdtemp(t->dir));
+    snprintf(t->path, sizeof t->path, "%s/s.yaml", t->dir);
+    FILE *f = fopen(t->path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void temp_spec_remove(temp_spec *t)
+{
+    unlink(t->path);
+    rmdir(t->dir);
+}
+
 /* ---- the command line itself ---- */
 
 Test(cli, help_lists_every_command_and_exits_0)
@@ -192,15 +215,14 @@ Test(cli, check_reads_standard_input_as_dash)
 
 Test(cli, errors_are_capped_at_20_with_a_line_saying_so)
 {
-    char dir[] = "/tmp/tfc-cli-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char path[512];
-    snprintf(path, sizeof path, "%s/many.yaml", dir);
-    FILE *f = fopen(path, "w");
+    char text[512];
+    size_t o = 0;
     for (int i = 0; i < 30; i++)
-        fprintf(f, "bogus%02d: 1\n", i);
-    fprintf(f, "tfc: 1\n");
-    fclose(f);
+        o += (size_t)snprintf(text + o, sizeof text - o, "bogus%02d: 1\n", i);
+    snprintf(text + o, sizeof text - o, "tfc: 1\n");
+    temp_spec t;
+    temp_spec_write(&t, text);
+    const char *path = t.path;
     proc_result r;
     cr_assert(proc_tfc(&r, "check", path, NULL));
     cr_assert_eq(r.exit_code, 1);
@@ -211,8 +233,7 @@ Test(cli, errors_are_capped_at_20_with_a_line_saying_so)
     cr_assert_eq(lines, 21, "%s", r.err);
     cr_assert_not_null(strstr(r.err, "too many errors; stopped after 20"), "%s", r.err);
     proc_result_free(&r);
-    unlink(path);
-    rmdir(dir);
+    temp_spec_remove(&t);
 }
 
 Test(cli, errors_are_printed_in_file_order)
@@ -518,16 +539,11 @@ Test(cli_plan, deadlocking_custom_schedule_exits_1_with_the_cycle_at_its_csv_cel
 
 Test(cli_plan, missing_custom_csv_is_an_io_error)
 {
-    char dir[] = "/tmp/tfc-csv-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char path[512];
-    snprintf(path, sizeof path, "%s/s.yaml", dir);
-    FILE *f = fopen(path, "w");
-    fputs("tfc: 1\nname: c\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n"
-          "pipeline: {schedule: custom, ranks: 1, microbatches: 1, order: nowhere.csv}\n"
-          "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n",
-          f);
-    fclose(f);
+    temp_spec t;
+    temp_spec_write(&t, "tfc: 1\nname: c\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n"
+                        "pipeline: {schedule: custom, ranks: 1, microbatches: 1, order: nowhere.csv}\n"
+                        "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n");
+    const char *path = t.path, *dir = t.dir;
     proc_result r;
     cr_assert(proc_tfc(&r, "check", path, NULL));
     cr_assert_eq(r.exit_code, 4, "%s", r.err);
@@ -539,31 +555,27 @@ Test(cli_plan, missing_custom_csv_is_an_io_error)
     snprintf(note, sizeof note, "%s:6:64: note: named by pipeline.order here", path);
     cr_assert_not_null(strstr(r.err, note), "%s", r.err);
     proc_result_free(&r);
-    unlink(path);
-    rmdir(dir);
+    temp_spec_remove(&t);
 }
 
 Test(cli_plan, microbatch_count_interleaving_cannot_take_is_refused_at_its_position)
 {
-    char dir[] = "/tmp/tfc-int-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char path[512];
-    snprintf(path, sizeof path, "%s/s.yaml", dir);
-    FILE *f = fopen(path, "w");
-    fputs("tfc: 1\nname: i\nmodel:\n  stages:\n", f);
+    char text[1024];
+    size_t o = (size_t)snprintf(text, sizeof text, "tfc: 1\nname: i\nmodel:\n  stages:\n");
     for (int i = 0; i < 8; i++)
-        fputs("    - params: [{name: a, numel: 1}]\n", f);
-    fputs("pipeline: {schedule: Interleaved1F1B, ranks: 4, stages_per_rank: 2, microbatches: 9}\n"
-          "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n",
-          f);
-    fclose(f);
+        o += (size_t)snprintf(text + o, sizeof text - o, "    - params: [{name: a, numel: 1}]\n");
+    snprintf(text + o, sizeof text - o,
+             "pipeline: {schedule: Interleaved1F1B, ranks: 4, stages_per_rank: 2, microbatches: 9}\n"
+             "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n");
+    temp_spec t;
+    temp_spec_write(&t, text);
+    const char *path = t.path;
     proc_result r;
     cr_assert(proc_tfc(&r, "plan", path, NULL));
     cr_assert_eq(r.exit_code, 1, "%s", r.err);
     cr_assert(has_error_line(r.err, path, 13, 83, "9 is not a multiple of 2"), "%s", r.err);
     proc_result_free(&r);
-    unlink(path);
-    rmdir(dir);
+    temp_spec_remove(&t);
 }
 
 Test(cli_plan, plan_output_is_byte_identical_across_runs)
@@ -614,17 +626,12 @@ Test(cli_plan, policies_and_usage)
 
 Test(cli_plan, a_schedule_past_the_lp_limit_exits_3_at_once_and_uniform_still_plans)
 {
-    char dir[] = "/tmp/tfc-big-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char path[512];
-    snprintf(path, sizeof path, "%s/s.yaml", dir);
-    FILE *f = fopen(path, "w");
-    fputs("tfc: 1\nname: big\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n"
-          "    - params: [{name: a, numel: 1}]\n"
-          "pipeline: {schedule: GPipe, ranks: 2, microbatches: 65536}\n"
-          "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\nfreeze: {max_ratio: 0.5}\n",
-          f);
-    fclose(f);
+    temp_spec t;
+    temp_spec_write(&t, "tfc: 1\nname: big\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n"
+                        "    - params: [{name: a, numel: 1}]\n"
+                        "pipeline: {schedule: GPipe, ranks: 2, microbatches: 65536}\n"
+                        "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\nfreeze: {max_ratio: 0.5}\n");
+    const char *path = t.path;
     proc_result r;
     cr_assert(proc_tfc(&r, "plan", path, NULL));
     assert_clean(&r, "plan");
@@ -639,6 +646,5 @@ Test(cli_plan, a_schedule_past_the_lp_limit_exits_3_at_once_and_uniform_still_pl
     cr_assert_not_null(strstr(r.out, "baseline makespan   196611.000 ms"), "%s", r.out);
     cr_assert_not_null(strstr(r.out, "optimised makespan  163842.500 ms"), "%s", r.out);
     proc_result_free(&r);
-    unlink(path);
-    rmdir(dir);
+    temp_spec_remove(&t);
 }
