@@ -43,6 +43,13 @@ static void rank_stats(FILE *f, const char *key, const plan *p, const sim_result
     fputs("\n  ]", f);
 }
 
+/* ",\n  \"key\": number" at the top level of the object. */
+static void top_number(FILE *f, const char *key, double v)
+{
+    fprintf(f, ",\n  \"%s\": ", key);
+    json_number(f, v);
+}
+
 void plan_print_json(const plan *p, FILE *f)
 {
     const spec *sp = p->sp;
@@ -53,19 +60,15 @@ void plan_print_json(const plan *p, FILE *f)
     json_string(f, sp->name);
     fputs(",\n  \"schedule\": ", f);
     json_string(f, spec_schedule_name(sp->schedule));
-    fprintf(f, ",\n  \"ranks\": %u,\n  \"stages\": %u,\n  \"microbatches\": %u,\n  \"comm_ms\": ", s->ranks,
-            s->n_stages, s->microbatches);
-    json_number(f, sp->timing.comm_ms);
+    fprintf(f, ",\n  \"ranks\": %u,\n  \"stages\": %u,\n  \"microbatches\": %u", s->ranks, s->n_stages,
+            s->microbatches);
+    top_number(f, "comm_ms", sp->timing.comm_ms);
     fputs(",\n  \"policy\": ", f);
     json_string(f, plan_policy_name(p->policy));
-    fputs(",\n  \"max_ratio\": ", f);
-    json_number(f, sp->freeze.max_ratio);
-    fputs(",\n  \"baseline_makespan_ms\": ", f);
-    json_number(f, p->base.makespan);
-    fputs(",\n  \"makespan_ms\": ", f);
-    json_number(f, p->opt.makespan);
-    fputs(",\n  \"speedup\": ", f);
-    json_number(f, p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
+    top_number(f, "max_ratio", sp->freeze.max_ratio);
+    top_number(f, "baseline_makespan_ms", p->base.makespan);
+    top_number(f, "makespan_ms", p->opt.makespan);
+    top_number(f, "speedup", p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
     if (p->lp_used) {
         fprintf(f, ",\n  \"lp\": {\"rows\": %d, \"cols\": %d, \"nonzeros\": %lld, \"t_star_ms\": ", p->lp.rows,
                 p->lp.cols, p->lp.nonzeros);
