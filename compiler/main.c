@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "compile.h"
 #include "diag.h"
 #include "plan.h"
 #include "plan_print.h"
@@ -52,10 +53,21 @@ static const char check_help[] =
     "(nothing with -q). Exit 0 valid, 1 invalid, 4 unreadable.\n";
 
 static const char compile_help[] =
-    "usage: tfc compile SPEC [-o DIR]\n"
+    "usage: tfc compile SPEC [-o DIR] [--require-cuda-check | --skip-cuda-check]\n"
+    "                   [--policy timely|uniform|none] [--lp-timeout SECONDS] [-q]\n"
     "\n"
-    "Writes the generated folder for SPEC (default generated/<name>/), atomically.\n"
-    "Not implemented in this release: it arrives with code generation.\n";
+    "Plans SPEC (as tfc plan does) and writes the folder a trainer vendors\n"
+    "(docs/codegen.md): NAME.h/.c with the schedule, the freeze ratios and the\n"
+    "run-time queries; NAME_stage<S>.c/.h and NAME_stage<S>.cu per stage; a\n"
+    "MANIFEST with sha256 sums. Every .cu is compiled with NVRTC for\n"
+    "targets.cuda.arch first. The folder (default generated/<name>/) is written\n"
+    "to a temporary sibling and swapped in whole: on any error it is unchanged.\n"
+    "  -o DIR                the output folder\n"
+    "  --require-cuda-check  fail (exit 5) when NVRTC is not available\n"
+    "  --skip-cuda-check     do not run NVRTC\n"
+    "  --policy, --lp-timeout  as for tfc plan (default timely, 300 s)\n"
+    "  -q, --quiet           no summary line\n"
+    "Exit 1 invalid spec, 3 no plan, 4 I/O error, 5 NVRTC rejected generated CUDA.\n";
 
 static const char plan_help[] =
     "usage: tfc plan SPEC [--json] [--policy timely|uniform|none] [--dump-lp FILE]\n"
@@ -170,6 +182,7 @@ static int exit_for(spec_status st)
     case SPEC_OK: return EXIT_OK;
     case SPEC_IO: return EXIT_IO;
     case SPEC_INFEASIBLE: return EXIT_INFEASIBLE;
+    case SPEC_CUDA: return EXIT_CUDA;
     case SPEC_INVALID: break;
     }
     return EXIT_INVALID;
@@ -226,6 +239,77 @@ static int run_check(int argc, char **argv)
     return flush_stdout(exit_for(st));
 }
 
+/* --policy and --lp-timeout, shared by plan and compile; -1 to go on. */
+static int parse_plan_options(const char *verb_name, const char *policy_name, const char *timeout, plan_options *opt)
+{
+    char msg[96];
+    *opt = plan_default_options();
+    if (strcmp(policy_name, "timely") == 0)
+        opt->policy = POLICY_TIMELY;
+    else if (strcmp(policy_name, "uniform") == 0)
+        opt->policy = POLICY_UNIFORM;
+    else if (strcmp(policy_name, "none") == 0)
+        opt->policy = POLICY_NONE;
+    else {
+        snprintf(msg, sizeof msg, "%s: --policy must be timely, uniform or none, got", verb_name);
+        return usage_error(msg, policy_name);
+    }
+    if (timeout) {
+        char *end;
+        double t = strtod(timeout, &end);
+        if (end == timeout || *end || !(t >= 0 && t <= 1e6)) {
+            snprintf(msg, sizeof msg, "%s: --lp-timeout must be a number of seconds from 0 (no limit) to 1e6, got",
+                     verb_name);
+            return usage_error(msg, timeout);
+        }
+        opt->lp_timeout_s = t;
+    }
+    return -1;
+}
+
+static int run_compile(int argc, char **argv)
+{
+    bool quiet = false, require = false, skip = false;
+    const char *policy_name = "timely", *timeout = NULL, *out = NULL;
+    const flag flags[] = {{"-o", "--output", NULL, &out},
+                          {NULL, "--require-cuda-check", &require, NULL},
+                          {NULL, "--skip-cuda-check", &skip, NULL},
+                          {NULL, "--policy", NULL, &policy_name},
+                          {NULL, "--lp-timeout", NULL, &timeout},
+                          {"-q", "--quiet", &quiet, NULL},
+                          {NULL, NULL, NULL, NULL}};
+    const char *path;
+    int r = parse_spec_args("compile", compile_help, argc, argv, flags, &path);
+    if (r >= 0)
+        return r;
+    if (require && skip)
+        return usage_error("compile: --require-cuda-check and --skip-cuda-check contradict each other", NULL);
+    if (out && !*out)
+        return usage_error("compile: -o needs a folder name, got", out);
+    compile_options o = {.out_dir = out, .require_cuda_check = require, .skip_cuda_check = skip};
+    if ((r = parse_plan_options("compile", policy_name, timeout, &o.plan)) >= 0)
+        return r;
+    arena a;
+    arena_init(&a, 0);
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    compile_report rep;
+    spec_status st = compile_spec(path, &o, &a, &d, &rep);
+    diag_print(&d, stderr);
+    diag_free(&d);
+    if (st == SPEC_OK && !quiet) {
+        printf("%s: wrote %s/ (%zu files): plan %.3f s, code %.3f s, write %.3f s\n", path, rep.out_dir, rep.files,
+               rep.plan_s, rep.emit_s, rep.write_s);
+        if (rep.cu_files && rep.cuda_note[0])
+            printf("%s: CUDA check %s\n", path, rep.cuda_note);
+        else if (rep.cu_files)
+            printf("%s: NVRTC compiled %zu .cu file%s for %s in %.3f s\n", path, rep.cu_checked,
+                   rep.cu_checked == 1 ? "" : "s", rep.p->sp->targets.cuda_arch, rep.nvrtc_s);
+    }
+    arena_free(&a);
+    return flush_stdout(exit_for(st));
+}
+
 static int run_plan(int argc, char **argv)
 {
     bool json = false;
@@ -239,23 +323,9 @@ static int run_plan(int argc, char **argv)
     int r = parse_spec_args("plan", plan_help, argc, argv, flags, &path);
     if (r >= 0)
         return r;
-    plan_options opt = plan_default_options();
-    if (strcmp(policy_name, "timely") == 0)
-        opt.policy = POLICY_TIMELY;
-    else if (strcmp(policy_name, "uniform") == 0)
-        opt.policy = POLICY_UNIFORM;
-    else if (strcmp(policy_name, "none") == 0)
-        opt.policy = POLICY_NONE;
-    else
-        return usage_error("plan: --policy must be timely, uniform or none, got", policy_name);
-    if (timeout) {
-        char *end;
-        double t = strtod(timeout, &end);
-        if (end == timeout || *end || !(t >= 0 && t <= 1e6))
-            return usage_error("plan: --lp-timeout must be a number of seconds from 0 (no limit) to 1e6, got",
-                               timeout);
-        opt.lp_timeout_s = t;
-    }
+    plan_options opt;
+    if ((r = parse_plan_options("plan", policy_name, timeout, &opt)) >= 0)
+        return r;
 
     arena a;
     arena_init(&a, 0);
@@ -300,7 +370,6 @@ static int not_implemented(const char *name, const char *help, int argc, char **
     return EXIT_USAGE;
 }
 
-static int run_compile(int argc, char **argv) { return not_implemented("compile", compile_help, argc, argv); }
 static int run_index(int argc, char **argv) { return not_implemented("index", index_help, argc, argv); }
 
 static const verb verbs[] = {

@@ -6,12 +6,30 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+/* NVRTC's C API, as declared in nvrtc.h (nvrtcResult is an int-sized enum,
+ * nvrtcProgram an opaque pointer): declared here so that building tfc does
+ * not need the toolkit's headers. */
+typedef void *nvrtc_program;
 typedef int (*nvrtc_version_fn)(int *, int *);
+typedef int (*nvrtc_create_fn)(nvrtc_program *, const char *, const char *, int, const char *const *,
+                               const char *const *);
+typedef int (*nvrtc_compile_fn)(nvrtc_program, int, const char *const *);
+typedef int (*nvrtc_log_size_fn)(nvrtc_program, size_t *);
+typedef int (*nvrtc_log_fn)(nvrtc_program, char *);
+typedef int (*nvrtc_destroy_fn)(nvrtc_program *);
+typedef const char *(*nvrtc_error_fn)(int);
 
 typedef struct nvrtc_api {
     void *handle;
     nvrtc_version_fn version;
+    nvrtc_create_fn create;
+    nvrtc_compile_fn compile;
+    nvrtc_log_size_fn log_size;
+    nvrtc_log_fn log;
+    nvrtc_destroy_fn destroy;
+    nvrtc_error_fn error;
 } nvrtc_api;
 
 static nvrtc_api api; /* filled once by nvrtc_load; read-only afterwards */
@@ -33,15 +51,20 @@ bool nvrtc_load(char *why, size_t cap)
         snprintf(why, cap, "NVRTC not found (%s)", err ? err : "dlopen failed");
         return false;
     }
-    nvrtc_version_fn version;
-    *(void **)&version = dlsym(h, "nvrtcVersion");
-    if (!version) {
-        snprintf(why, cap, "NVRTC library lacks nvrtcVersion");
+    nvrtc_api a = {.handle = h};
+    *(void **)&a.version = dlsym(h, "nvrtcVersion");
+    *(void **)&a.create = dlsym(h, "nvrtcCreateProgram");
+    *(void **)&a.compile = dlsym(h, "nvrtcCompileProgram");
+    *(void **)&a.log_size = dlsym(h, "nvrtcGetProgramLogSize");
+    *(void **)&a.log = dlsym(h, "nvrtcGetProgramLog");
+    *(void **)&a.destroy = dlsym(h, "nvrtcDestroyProgram");
+    *(void **)&a.error = dlsym(h, "nvrtcGetErrorString");
+    if (!a.version || !a.create || !a.compile || !a.log_size || !a.log || !a.destroy || !a.error) {
+        snprintf(why, cap, "the NVRTC library found lacks part of its API");
         dlclose(h);
         return false;
     }
-    api.handle = h;
-    api.version = version;
+    api = a;
     return true;
 }
 
@@ -51,4 +74,35 @@ bool nvrtc_version(int *major, int *minor)
     if (!nvrtc_load(why, sizeof why))
         return false;
     return api.version(major, minor) == 0;
+}
+
+nvrtc_result nvrtc_compile(const char *name, const char *src, const char *arch, char **log, char *why, size_t cap)
+{
+    *log = NULL;
+    if (!nvrtc_load(why, cap))
+        return NVRTC_UNAVAILABLE;
+    nvrtc_program prog = NULL;
+    int r = api.create(&prog, src, name, 0, NULL, NULL);
+    if (r != 0) {
+        snprintf(why, cap, "nvrtcCreateProgram: %s", api.error(r));
+        return NVRTC_ERROR;
+    }
+    char opt_arch[64];
+    snprintf(opt_arch, sizeof opt_arch, "--gpu-architecture=%s", arch);
+    const char *opts[] = {opt_arch};
+    r = api.compile(prog, 1, opts);
+    size_t n = 0;
+    if (api.log_size(prog, &n) == 0 && n > 1) {
+        *log = malloc(n);
+        if (*log && api.log(prog, *log) != 0) {
+            free(*log);
+            *log = NULL;
+        }
+    }
+    api.destroy(&prog);
+    if (r != 0) {
+        snprintf(why, cap, "%s", api.error(r));
+        return NVRTC_ERROR;
+    }
+    return NVRTC_OK;
 }

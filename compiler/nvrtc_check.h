@@ -12,4 +12,15 @@ bool nvrtc_load(char *why, size_t cap);
 /* NVRTC's version; false when NVRTC cannot be loaded. */
 bool nvrtc_version(int *major, int *minor);
 
+typedef enum {
+    NVRTC_OK,          /* compiled */
+    NVRTC_ERROR,       /* NVRTC refused it: why says how, *log holds its log */
+    NVRTC_UNAVAILABLE, /* no NVRTC on this machine: why says so */
+} nvrtc_result;
+
+/* Compiles CUDA source src (called name in the log) for arch ("sm_90").
+ * *log receives NVRTC's log when it wrote one (malloc'd; the caller frees
+ * it), warnings included. */
+nvrtc_result nvrtc_compile(const char *name, const char *src, const char *arch, char **log, char *why, size_t cap);
+
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fio.h"
+#include "sha256.h"
 #include "text.h"
 #include "ydoc.h"
 
@@ -987,6 +988,7 @@ spec_status spec_load_buffer(const char *file, const char *buf, size_t len, aren
     }
     set_defaults(s);
     s->path = file;
+    sha256_hex(buf, len, s->sha256);
     ctx c = {.file = file, .a = a, .d = d, .s = s};
     read_root(&c, root);
     if (diag_count(d) > before)

@@ -104,6 +104,7 @@ typedef struct spec_lcp_index {
 
 typedef struct spec {
     const char *path; /* as given on the command line */
+    char sha256[65];  /* of the spec's bytes, hex */
     unsigned version;
     const char *name;
     spec_stage *stages;
@@ -129,6 +130,7 @@ typedef enum {
     SPEC_INVALID = 1, /* errors in d */
     SPEC_INFEASIBLE = 3, /* no plan: the LP failed; error in d */
     SPEC_IO = 4,         /* could not read the file; error in d */
+    SPEC_CUDA = 5,       /* generated CUDA failed the NVRTC check; error in d */
 } spec_status;
 
 /* The i-th key of the schema as a dotted path ("pipeline.ranks",

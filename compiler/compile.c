@@ -1,0 +1,126 @@
+/* compile: the steps of tfc compile, in order, each one able to stop the
+ * run before anything is written. */
+#define _POSIX_C_SOURCE 200809L
+#include "compile.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "emit.h"
+#include "gen.h"
+#include "nvrtc_check.h"
+#include "outdir.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* NVRTC over every .cu of g. */
+static spec_status check_cuda(const spec *sp, const gen_folder *g, const compile_options *o, arena *a, diag_list *d,
+                              compile_report *rep)
+{
+    for (size_t i = 0; i < g->n; i++)
+        rep->cu_files += ends_with(g->files[i].name, ".cu");
+    if (!rep->cu_files)
+        return SPEC_OK;
+    if (o->skip_cuda_check) {
+        snprintf(rep->cuda_note, sizeof rep->cuda_note, "skipped (--skip-cuda-check)");
+        return SPEC_OK;
+    }
+    spec_status result = SPEC_OK;
+    for (size_t i = 0; i < g->n; i++) {
+        const gen_file *f = &g->files[i];
+        if (!ends_with(f->name, ".cu"))
+            continue;
+        char *log = NULL, why[256];
+        nvrtc_result r = nvrtc_compile(f->name, f->data, sp->targets.cuda_arch, &log, why, sizeof why);
+        if (r == NVRTC_UNAVAILABLE) {
+            free(log);
+            if (o->require_cuda_check) {
+                diag_error(d, sp->path, 0, 0, "--require-cuda-check: the generated CUDA cannot be checked: %s", why);
+                return SPEC_CUDA;
+            }
+            snprintf(rep->cuda_note, sizeof rep->cuda_note, "skipped: %s", why);
+            return SPEC_OK;
+        }
+        if (r == NVRTC_ERROR) {
+            char *file = arena_strndup(a, f->name, strlen(f->name));
+            diag_error(d, file ? file : "tfc", 0, 0, "generated CUDA failed the NVRTC check for %s: %s",
+                       sp->targets.cuda_arch, why);
+            if (log)
+                diag_note(d, 0, 0, "NVRTC's log:\n%s", log);
+            result = SPEC_CUDA;
+        } else {
+            rep->cu_checked++;
+        }
+        free(log);
+    }
+    return result;
+}
+
+spec_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    double t0 = now_s();
+    const spec *sp;
+    plan *p = NULL;
+    spec_status st = spec_load_file(path, a, d, &sp);
+    if (st == SPEC_OK)
+        st = plan_build(sp, &o->plan, a, d, &p);
+    rep->plan_s = now_s() - t0;
+    if (st != SPEC_OK)
+        return st;
+    rep->p = p;
+
+    char label[256];
+    emit_spec_label(path, label, sizeof label);
+    emit_input in = {p, label, sp->sha256};
+    gen_folder g = {0};
+    char why[512] = "";
+    t0 = now_s();
+    if (!emit_folder(&in, &g, why, sizeof why)) {
+        diag_error(d, path, 0, 0, "code generation failed: %s", why);
+        gen_folder_free(&g);
+        return SPEC_IO;
+    }
+    rep->emit_s = now_s() - t0;
+    t0 = now_s();
+    st = check_cuda(sp, &g, o, a, d, rep);
+    rep->nvrtc_s = now_s() - t0;
+    if (st == SPEC_OK && !emit_manifest(&in, &g)) {
+        diag_error(d, path, 0, 0, "code generation failed: out of memory writing the MANIFEST");
+        st = SPEC_IO;
+    }
+    if (st == SPEC_OK) {
+        const char *dir = o->out_dir;
+        if (!dir) {
+            size_t n = strlen("generated/") + strlen(sp->name) + 1;
+            char *buf = arena_alloc(a, n);
+            if (buf)
+                snprintf(buf, n, "generated/%s", sp->name);
+            dir = buf;
+        }
+        if (!dir) {
+            diag_error(d, path, 0, 0, "out of memory");
+            st = SPEC_IO;
+        } else {
+            t0 = now_s();
+            st = outdir_write(dir, &g, d);
+            rep->write_s = now_s() - t0;
+            rep->out_dir = dir;
+            rep->files = g.n;
+        }
+    }
+    gen_folder_free(&g);
+    return st;
+}

@@ -1,0 +1,37 @@
+/* compile: tfc compile as a library call: spec -> plan -> generated files
+ * in memory -> NVRTC check of every .cu -> MANIFEST -> the folder written
+ * atomically (outdir.c). Nothing is written unless every step succeeds. */
+#ifndef TFC_COMPILE_H
+#define TFC_COMPILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "plan.h"
+#include "spec.h"
+
+typedef struct compile_options {
+    const char *out_dir;     /* NULL: generated/<name> */
+    plan_options plan;
+    bool require_cuda_check; /* no NVRTC is an error (exit 5) instead of a skipped check */
+    bool skip_cuda_check;    /* do not run NVRTC (say so) */
+} compile_options;
+
+typedef struct compile_report {
+    const char *out_dir;  /* where the folder went (arena) */
+    size_t files;         /* written, MANIFEST included */
+    size_t cu_checked;    /* .cu files NVRTC compiled */
+    size_t cu_files;
+    char cuda_note[320];  /* why the check was skipped, or "" */
+    double plan_s, emit_s, nvrtc_s, write_s;
+    const plan *p;
+} compile_report;
+
+/* Runs the whole compile of the spec at path. Returns SPEC_OK, or
+ * SPEC_INVALID / SPEC_INFEASIBLE / SPEC_IO / SPEC_CUDA with every problem in
+ * d; on anything but SPEC_OK the output folder is as it was. */
+spec_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep);
+
+#endif

@@ -1,0 +1,62 @@
+/* emit: the folder as a whole, and its MANIFEST. */
+#define _POSIX_C_SOURCE 200809L
+#include "emit.h"
+
+#include <string.h>
+
+#include "emit_util.h"
+#include "sha256.h"
+#include "version.h"
+
+bool emit_folder(const emit_input *in, gen_folder *out, char *why, size_t cap)
+{
+    emit_ctx c;
+    if (!emit_ctx_init(&c, in)) {
+        snprintf(why, cap, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    if (c.sp->targets.c)
+        ok = emit_c_files(&c, out, why, cap);
+    if (ok && c.sp->targets.cuda)
+        ok = emit_cuda_files(&c, out, why, cap);
+    emit_ctx_free(&c);
+    return ok;
+}
+
+bool emit_manifest(const emit_input *in, gen_folder *out)
+{
+    gen_writer w;
+    if (!gen_open(&w))
+        return false;
+    fprintf(w.f, "# tfc MANIFEST 1\n# tfc %s\n# spec %s  %s\n", version_string(), in->spec_sha256, in->spec_label);
+    fputs("# sha256 of every other file in this folder (check: grep -v '^#' MANIFEST | sha256sum -c)\n", w.f);
+    for (size_t i = 0; i < out->n; i++) {
+        char hex[65];
+        sha256_hex(out->files[i].data, out->files[i].len, hex);
+        fprintf(w.f, "%s  %s\n", hex, out->files[i].name);
+    }
+    return gen_close(out, "MANIFEST", &w);
+}
+
+void emit_spec_label(const char *path, char *out, size_t cap)
+{
+    if (cap == 0)
+        return;
+    if (strcmp(path, "-") == 0 || strcmp(path, "<stdin>") == 0) {
+        snprintf(out, cap, "stdin");
+        return;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = 0;
+    for (const char *p = base; *p && n + 1 < cap; p++) {
+        char ch = *p;
+        bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+                  ch == '_' || ch == '+' || ch == '-';
+        out[n++] = ok ? ch : '_';
+    }
+    out[n] = '\0';
+    if (n == 0)
+        snprintf(out, cap, "spec");
+}

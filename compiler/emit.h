@@ -1,0 +1,33 @@
+/* emit: a plan as the folder a trainer vendors (docs/codegen.md): the
+ * public header and C file, per-stage C and CUDA files, and a MANIFEST, all
+ * from the templates in templates/. Emitters read a plan, never YAML, and
+ * write into memory; nothing here touches the file system. */
+#ifndef TFC_EMIT_H
+#define TFC_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen.h"
+#include "plan.h"
+
+typedef struct emit_input {
+    const plan *p;
+    const char *spec_label; /* the spec's file name, no folder (for comments and MANIFEST) */
+    const char *spec_sha256; /* of the spec's bytes, 64 hex digits */
+} emit_input;
+
+/* Every file but the MANIFEST; false with the reason in why (out of memory,
+ * or a template bug). */
+bool emit_folder(const emit_input *in, gen_folder *out, char *why, size_t cap);
+
+/* Appends MANIFEST: tfc's version, the spec's sha256 and the sha256 of every
+ * file already in out (docs/codegen.md, "MANIFEST"). */
+bool emit_manifest(const emit_input *in, gen_folder *out);
+
+/* A file name safe to print in a comment or a MANIFEST line: the base name
+ * of path with every byte outside [A-Za-z0-9._+-] replaced by '_'
+ * ("stdin" for "-"). */
+void emit_spec_label(const char *path, char *out, size_t cap);
+
+#endif

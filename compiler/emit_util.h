@@ -1,0 +1,79 @@
+/* emit_util: what the C and CUDA emitters share: the per-stage freezing
+ * numbers, placeholder lists, and the writers of tables and C strings. */
+#ifndef TFC_EMIT_UTIL_H
+#define TFC_EMIT_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "emit.h"
+#include "tmpl.h"
+
+typedef struct emit_ctx {
+    const emit_input *in;
+    const plan *p;
+    const spec *sp;
+    char uname[80]; /* the spec's name in capitals, for macros */
+    const char *version;
+    char freezable[4]; /* "B" or "W" */
+    uint32_t S, M;
+    double *ratio;  /* S x M: solved ratio of (stage, microbatch)'s freezable backward */
+    uint64_t *q;    /* S x M: floor(ratio * 2^32) */
+    uint32_t max_params, mask_words;
+} emit_ctx;
+
+bool emit_ctx_init(emit_ctx *c, const emit_input *in);
+void emit_ctx_free(emit_ctx *c);
+
+#define EMIT_MAX_VARS 48
+/* Placeholder values; numbers are formatted into the list's own storage. */
+typedef struct emit_vars {
+    tmpl_var v[EMIT_MAX_VARS];
+    char num[EMIT_MAX_VARS][48];
+    size_t n;
+} emit_vars;
+
+void emit_var(emit_vars *vs, const char *key, const char *value);
+void emit_var_u(emit_vars *vs, const char *key, unsigned long long value);
+
+/* The values every template takes: NAME, UNAME, VERSION, SPEC_FILE,
+ * MICROBATCHES, WARMUP, RAMP, RESELECT, SEED, FREEZABLE. */
+void emit_common_vars(const emit_ctx *c, emit_vars *vs);
+
+/* Table bodies: comma-terminated values, eight per line, indented. */
+void emit_u64_rows(FILE *f, const uint64_t *v, size_t n);
+void emit_double_rows(FILE *f, const double *v, size_t n);
+/* A C string literal holding s exactly: printable ASCII as itself except
+ * '"', '\\' and '?' (no trigraphs); everything else as octal escapes. */
+void emit_c_string(FILE *f, const char *s);
+
+/* A block of text for a placeholder: open with gen_open, write, then this
+ * closes it and returns the malloc'd text (NULL on a write error). */
+char *emit_block_close(gen_writer *w);
+
+/* The shared mask code (templates/mask_core.inc) with function prefix
+ * prefix, for C or for CUDA (__host__ __device__); malloc'd. */
+char *emit_mask_core(const emit_ctx *c, const char *prefix, bool cuda, char *why, size_t cap);
+
+/* Renders template name with vs and closes the file into out as file. */
+bool emit_render(gen_folder *out, const char *file, const char *name, const emit_vars *vs, char *why, size_t cap);
+
+/* One stage's tables as text, shared by its C and CUDA files. */
+typedef struct emit_stage_text {
+    char sp[96], usp[96]; /* symbol prefix "NAME_stageS" and its macro form "UNAME_STAGES" */
+    char *param_names;    /* C string literals, one per line */
+    char *param_numel, *ratio, *q;
+} emit_stage_text;
+
+bool emit_stage_text_init(const emit_ctx *c, uint32_t st, emit_stage_text *t, char *why, size_t cap);
+void emit_stage_text_free(emit_stage_text *t);
+/* The common values plus SP, USP, S, RANK, PARAMS, MASK_WORDS, NUMEL,
+ * PARAM_NAMES, PARAM_NUMEL, RATIO and Q for stage st. */
+void emit_stage_vars(const emit_ctx *c, uint32_t st, const emit_stage_text *t, emit_vars *vs);
+
+/* C file emitters (emit_c.c) and the CUDA one (emit_cuda.c). */
+bool emit_c_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap);
+bool emit_cuda_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap);
+
+#endif

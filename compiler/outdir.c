@@ -1,0 +1,240 @@
+/* outdir: temporary sibling, fsync, rename (renameat2 RENAME_EXCHANGE over
+ * an existing folder), then removal of the old tree. */
+#define _GNU_SOURCE
+#include "outdir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Removes the tree at path (files and folders under it, then it); depth
+ * bounded so that a hostile tree cannot exhaust the stack. */
+static bool remove_tree(const char *path, int depth)
+{
+    if (depth > 32)
+        return false;
+    DIR *dp = opendir(path);
+    if (!dp)
+        return unlink(path) == 0 || errno == ENOENT;
+    bool ok = true;
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *child;
+        if (asprintf(&child, "%s/%s", path, e->d_name) < 0) {
+            ok = false;
+            break;
+        }
+        struct stat st;
+        if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+            ok = remove_tree(child, depth + 1) && ok;
+        else
+            ok = (unlink(child) == 0 || errno == ENOENT) && ok;
+        free(child);
+    }
+    closedir(dp);
+    return (rmdir(path) == 0 || errno == ENOENT) && ok;
+}
+
+static bool fsync_path(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY);
+    if (fd < 0)
+        return false;
+    bool ok = fsync(fd) == 0 || errno == EINVAL; /* some file systems cannot sync folders */
+    close(fd);
+    return ok;
+}
+
+static bool mkdir_p(char *path)
+{
+    if (!*path)
+        return true;
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return S_ISDIR(st.st_mode) ? true : (errno = ENOTDIR, false);
+    char *slash = strrchr(path, '/');
+    if (slash && slash != path) {
+        *slash = '\0';
+        bool ok = mkdir_p(path);
+        *slash = '/';
+        if (!ok)
+            return false;
+    }
+    return mkdir(path, 0777) == 0 || errno == EEXIST;
+}
+
+/* Empty, or holding a MANIFEST tfc wrote. */
+static bool replaceable(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return false;
+    bool empty = true;
+    struct dirent *e;
+    while ((e = readdir(dp)) && empty)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            empty = false;
+    closedir(dp);
+    if (empty)
+        return true;
+    char *m;
+    if (asprintf(&m, "%s/MANIFEST", dir) < 0)
+        return false;
+    FILE *f = fopen(m, "rb");
+    free(m);
+    if (!f)
+        return false;
+    char head[16] = {0};
+    size_t got = fread(head, 1, 14, f);
+    fclose(f);
+    return got == 14 && memcmp(head, "# tfc MANIFEST", 14) == 0;
+}
+
+static bool write_file(const char *dir, const gen_file *gf)
+{
+    char *path;
+    if (asprintf(&path, "%s/%s", dir, gf->name) < 0)
+        return false;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    free(path);
+    if (fd < 0)
+        return false;
+    size_t off = 0;
+    while (off < gf->len) {
+        ssize_t w = write(fd, gf->data + off, gf->len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            close(fd);
+            errno = e;
+            return false;
+        }
+        off += (size_t)w;
+    }
+    if (fsync(fd) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return false;
+    }
+    return close(fd) == 0;
+}
+
+spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
+{
+    char *dir = strdup(dir_arg);
+    char *parent = NULL, *tmp = NULL;
+    spec_status result = SPEC_IO;
+    if (!dir) {
+        diag_error(d, dir_arg, 0, 0, "out of memory");
+        return SPEC_IO;
+    }
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        dir[--len] = '\0';
+    const char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : dir;
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+        diag_error(d, dir_arg, 0, 0, "cannot write the output folder here: name a folder (e.g. -o out/NAME)");
+        goto out;
+    }
+    parent = slash ? strndup(dir, (size_t)(slash - dir) + (slash == dir)) : strdup(".");
+    if (!parent || asprintf(&tmp, "%s/.%s.tfc-XXXXXX", parent, base) < 0) {
+        tmp = NULL;
+        diag_error(d, dir_arg, 0, 0, "out of memory");
+        goto out;
+    }
+    if (!mkdir_p(parent)) {
+        diag_error(d, parent, 0, 0, "cannot create the output's parent folder: %s", strerror(errno));
+        goto out;
+    }
+    struct stat st;
+    bool exists = lstat(dir, &st) == 0;
+    if (exists && S_ISLNK(st.st_mode)) {
+        diag_error(d, dir, 0, 0, "is a symbolic link; tfc replaces output folders whole: give the real folder");
+        goto out;
+    }
+    if (exists && !S_ISDIR(st.st_mode)) {
+        diag_error(d, dir, 0, 0, "exists and is not a folder; refusing to replace it");
+        goto out;
+    }
+    if (exists && !replaceable(dir)) {
+        diag_error(d, dir, 0, 0,
+                   "exists and is not a tfc output folder (no MANIFEST written by tfc); refusing to replace it");
+        goto out;
+    }
+    if (!mkdtemp(tmp)) {
+        diag_error(d, parent, 0, 0, "cannot create a temporary folder: %s", strerror(errno));
+        free(tmp);
+        tmp = NULL;
+        goto out;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    if (chmod(tmp, 0777 & ~mask) != 0) {
+        diag_error(d, tmp, 0, 0, "cannot set permissions: %s", strerror(errno));
+        goto out;
+    }
+    for (size_t i = 0; i < g->n; i++)
+        if (!write_file(tmp, &g->files[i])) {
+            diag_error(d, dir, 0, 0, "cannot write %s: %s", g->files[i].name, strerror(errno));
+            goto out;
+        }
+    if (!fsync_path(tmp)) {
+        diag_error(d, dir, 0, 0, "cannot flush the new folder to disk: %s", strerror(errno));
+        goto out;
+    }
+    if (exists) {
+        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0) {
+            if (errno != EINVAL && errno != ENOSYS) {
+                diag_error(d, dir, 0, 0, "cannot replace the folder: %s", strerror(errno));
+                goto out;
+            }
+            /* No atomic exchange on this file system: two renames, so
+             * for a moment the folder is absent. */
+            char *old;
+            if (asprintf(&old, "%s/.%s.tfc-old-XXXXXX", parent, base) < 0 || !mkdtemp(old) || rmdir(old) != 0 ||
+                rename(dir, old) != 0) {
+                diag_error(d, dir, 0, 0, "cannot replace the folder: %s", strerror(errno));
+                goto out;
+            }
+            if (rename(tmp, dir) != 0) {
+                int e = errno;
+                (void)rename(old, dir);
+                free(old);
+                diag_error(d, dir, 0, 0, "cannot replace the folder: %s", strerror(e));
+                goto out;
+            }
+            free(tmp);
+            tmp = old;
+        }
+        /* tmp now holds the old folder. */
+    } else if (rename(tmp, dir) != 0) {
+        diag_error(d, dir, 0, 0, "cannot create the folder: %s", strerror(errno));
+        goto out;
+    } else {
+        free(tmp);
+        tmp = NULL;
+    }
+    (void)fsync_path(parent);
+    result = SPEC_OK;
+out:
+    if (tmp && strstr(tmp, ".tfc-")) {
+        struct stat ts;
+        if (lstat(tmp, &ts) == 0)
+            (void)remove_tree(tmp, 0);
+    }
+    free(tmp);
+    free(parent);
+    free(dir);
+    return result;
+}

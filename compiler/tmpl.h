@@ -1,0 +1,24 @@
+/* tmpl: the text of every generated file lives in templates/ (embedded
+ * into tfc at build time, templates_data.c) with @KEY@ placeholders; an
+ * emitter fills them and nothing else. */
+#ifndef TFC_TMPL_H
+#define TFC_TMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* The embedded templates, by file name in templates/ ("stage.cu.in"). */
+const char *tmpl_get(const char *name);
+
+typedef struct tmpl_var {
+    const char *key;   /* without the @s: "NAME" */
+    const char *value;
+} tmpl_var;
+
+/* Writes text to out with every @KEY@ replaced by its value. A '@' that
+ * does not start a known placeholder is a bug in tfc: returns false and
+ * names it in why. */
+bool tmpl_render(FILE *out, const char *text, const tmpl_var *vars, size_t n_vars, char *why, size_t cap);
+
+#endif
