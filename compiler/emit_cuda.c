@@ -11,7 +11,7 @@ bool emit_cuda_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
         if (!emit_stage_text_init(c, st, &t, why, cap))
             return false;
         char prefix[112], file[112];
-        snprintf(prefix, sizeof prefix, "%s_", t.sp);
+        snprintf(prefix, sizeof prefix, "%s_cu_", t.sp);
         snprintf(file, sizeof file, "%s.cu", t.sp);
         emit_vars vs = {0};
         emit_stage_vars(c, st, &t, &vs);

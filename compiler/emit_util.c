@@ -111,7 +111,7 @@ void emit_c_string(FILE *f, const char *s)
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\' || *p == '?')
             fprintf(f, "\\%c", *p);
-        else if (*p >= 0x20 && *p < 0x7f)
+        else if (*p >= 0x20 && *p < 0x7f && *p != '*')
             fputc(*p, f);
         else
             fprintf(f, "\\%03o", *p); /* exactly three digits: the next character cannot extend it */

@@ -45,7 +45,8 @@ void emit_common_vars(const emit_ctx *c, emit_vars *vs);
 void emit_u64_rows(FILE *f, const uint64_t *v, size_t n);
 void emit_double_rows(FILE *f, const double *v, size_t n);
 /* A C string literal holding s exactly: printable ASCII as itself except
- * '"', '\\' and '?' (no trigraphs); everything else as octal escapes. */
+ * '"', '\\' and '?' (backslashed: no trigraphs) and '*' (no comment
+ * markers); everything else as three-digit octal escapes. */
 void emit_c_string(FILE *f, const char *s);
 
 /* A block of text for a placeholder: open with gen_open, write, then this

@@ -263,6 +263,72 @@ static bool phase3(lprec *lp, const layout *lay, size_t n, const char *file, dia
     return true;
 }
 
+/* lp_solve leaves ratios that should be exactly the per-action bound a
+ * little below it (1 - 1e-9 is typical). A trainer freezing "all but a
+ * billionth" of a stage keeps its largest tensor, so ratios within
+ * LP_SNAP_TOL of the bound become the bound. The stage's budget must still
+ * hold: any excess is taken back from the stage's partly frozen actions,
+ * largest first; where that is impossible the stage keeps the solver's
+ * values. The makespan moves by at most the excess times the action's span
+ * (nanoseconds). */
+static bool snap_ratios(const lp_problem *pb, const layout *lay, double *x)
+{
+    const sched *s = pb->s;
+    size_t n = s->n_actions;
+    double hi = pb->action_cap < 1.0 ? pb->action_cap : 1.0;
+    double *orig = malloc((n ? n : 1) * sizeof *orig);
+    double *excess = calloc(s->n_stages ? s->n_stages : 1, sizeof *excess);
+    if (!orig || !excess) {
+        free(orig);
+        free(excess);
+        return false;
+    }
+    memcpy(orig, x, n * sizeof *x);
+    size_t *count = (size_t *)calloc(s->n_stages ? s->n_stages : 1, sizeof *count);
+    if (!count) {
+        free(orig);
+        free(excess);
+        return false;
+    }
+    for (size_t u = 0; u < n; u++) {
+        if (!lay->xcol[u])
+            continue;
+        uint32_t st = s->actions[u].stage;
+        count[st]++;
+        if (x[u] < hi && x[u] > hi - LP_SNAP_TOL)
+            x[u] = hi;
+        excess[st] += x[u];
+    }
+    for (uint32_t st = 0; st < s->n_stages; st++)
+        excess[st] -= pb->cap * (double)count[st];
+    /* Take the excess back, largest partial ratio first (one pass per unit
+     * of work: stages rarely have more than a few snapped actions). */
+    for (uint32_t st = 0; st < s->n_stages; st++) {
+        while (excess[st] > 0.0) {
+            size_t best = n;
+            for (size_t u = 0; u < n; u++)
+                if (lay->xcol[u] && s->actions[u].stage == st && x[u] > 0.0 && x[u] < hi &&
+                    (best == n || x[u] > x[best]))
+                    best = u;
+            if (best == n)
+                break;
+            double take = excess[st] < x[best] ? excess[st] : x[best];
+            x[best] -= take;
+            excess[st] -= take;
+            if (x[best] < 1e-12) /* never leave noise behind */
+                x[best] = 0.0;
+        }
+        if (excess[st] > 1e-12 * (double)count[st])
+            for (size_t u = 0; u < n; u++)
+                if (s->actions[u].stage == st)
+                    x[u] = orig[u];
+    }
+    free(orig);
+    free(excess);
+    free(count);
+    return true;
+}
+
 spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st)
 {
     memset(st, 0, sizeof *st);
@@ -415,6 +481,17 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         if (v > 1.0)
             v = 1.0;
         x[u] = v;
+    }
+    if (!snap_ratios(pb, &lay, x)) {
+        diag_error(d, file, 0, 0, "out of memory rounding the freeze ratios");
+        result = SPEC_INFEASIBLE;
+    }
+    if (pb->balance && lay.K) {
+        /* Phase 3's objective, after the rounding: the largest ratio. */
+        st->max_ratio = 0.0;
+        for (size_t u = 0; u < n; u++)
+            if (x[u] > st->max_ratio)
+                st->max_ratio = x[u];
     }
 out:
     if (lp)

@@ -23,6 +23,9 @@
 /* T <= T* (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS in phase 2. */
 #define LP_T_REL_TOL 1e-9
 #define LP_T_ABS_TOL_MS 1e-9
+/* A ratio this close below its bound (1, or freeze.max_action_ratio) is
+ * the bound: solver noise (docs/freeze-lp.md). */
+#define LP_SNAP_TOL 1e-7
 /* Larger schedules are refused before building the LP (exit 3): lp_solve
  * would take far longer than any time limit (docs/freeze-lp.md, "Speed"). */
 #define LP_MAX_ACTIONS 100000u
@@ -51,7 +54,7 @@ typedef struct lp_stats {
     double t_star;           /* phase 1's makespan */
     double t_star_uncapped;  /* phase 1's makespan without max_action_ratio (== t_star when it is 1) */
     double total_freeze;     /* phase 2's objective */
-    double max_ratio;        /* phase 3's objective: the largest per-action ratio (phase 2's when not run) */
+    double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
 } lp_stats;
 
 /* Solves both phases; writes each action's freeze ratio to x (0 for
