@@ -154,26 +154,26 @@ spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
         goto out;
     }
     if (!mkdir_p(parent)) {
-        diag_error(d, parent, 0, 0, "cannot create the output's parent folder: %s", strerror(errno));
+        diag_error(d, dir_arg, 0, 0, "cannot create the parent folder %s: %s", parent, strerror(errno));
         goto out;
     }
     struct stat st;
     bool exists = lstat(dir, &st) == 0;
     if (exists && S_ISLNK(st.st_mode)) {
-        diag_error(d, dir, 0, 0, "is a symbolic link; tfc replaces output folders whole: give the real folder");
+        diag_error(d, dir_arg, 0, 0, "is a symbolic link; tfc replaces output folders whole: give the real folder");
         goto out;
     }
     if (exists && !S_ISDIR(st.st_mode)) {
-        diag_error(d, dir, 0, 0, "exists and is not a folder; refusing to replace it");
+        diag_error(d, dir_arg, 0, 0, "exists and is not a folder; refusing to replace it");
         goto out;
     }
     if (exists && !replaceable(dir)) {
-        diag_error(d, dir, 0, 0,
+        diag_error(d, dir_arg, 0, 0,
                    "exists and is not a tfc output folder (no MANIFEST written by tfc); refusing to replace it");
         goto out;
     }
     if (!mkdtemp(tmp)) {
-        diag_error(d, parent, 0, 0, "cannot create a temporary folder: %s", strerror(errno));
+        diag_error(d, dir_arg, 0, 0, "cannot create a temporary folder in %s: %s", parent, strerror(errno));
         free(tmp);
         tmp = NULL;
         goto out;
@@ -181,37 +181,41 @@ spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
     mode_t mask = umask(0);
     umask(mask);
     if (chmod(tmp, 0777 & ~mask) != 0) {
-        diag_error(d, tmp, 0, 0, "cannot set permissions: %s", strerror(errno));
+        diag_error(d, dir_arg, 0, 0, "cannot set the permissions of %s: %s", tmp, strerror(errno));
         goto out;
     }
     for (size_t i = 0; i < g->n; i++)
         if (!write_file(tmp, &g->files[i])) {
-            diag_error(d, dir, 0, 0, "cannot write %s: %s", g->files[i].name, strerror(errno));
+            diag_error(d, dir_arg, 0, 0, "cannot write %s: %s", g->files[i].name, strerror(errno));
             goto out;
         }
     if (!fsync_path(tmp)) {
-        diag_error(d, dir, 0, 0, "cannot flush the new folder to disk: %s", strerror(errno));
+        diag_error(d, dir_arg, 0, 0, "cannot flush the new folder to disk: %s", strerror(errno));
         goto out;
     }
     if (exists) {
         if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0) {
             if (errno != EINVAL && errno != ENOSYS) {
-                diag_error(d, dir, 0, 0, "cannot replace the folder: %s", strerror(errno));
+                diag_error(d, dir_arg, 0, 0, "cannot replace the folder: %s", strerror(errno));
                 goto out;
             }
             /* No atomic exchange on this file system: two renames, so
              * for a moment the folder is absent. */
-            char *old;
-            if (asprintf(&old, "%s/.%s.tfc-old-XXXXXX", parent, base) < 0 || !mkdtemp(old) || rmdir(old) != 0 ||
-                rename(dir, old) != 0) {
-                diag_error(d, dir, 0, 0, "cannot replace the folder: %s", strerror(errno));
+            char *old = NULL;
+            if (asprintf(&old, "%s/.%s.tfc-old-XXXXXX", parent, base) < 0) {
+                diag_error(d, dir_arg, 0, 0, "out of memory");
+                goto out;
+            }
+            if (!mkdtemp(old) || rmdir(old) != 0 || rename(dir, old) != 0) {
+                diag_error(d, dir_arg, 0, 0, "cannot replace the folder: %s", strerror(errno));
+                free(old);
                 goto out;
             }
             if (rename(tmp, dir) != 0) {
                 int e = errno;
                 (void)rename(old, dir);
                 free(old);
-                diag_error(d, dir, 0, 0, "cannot replace the folder: %s", strerror(e));
+                diag_error(d, dir_arg, 0, 0, "cannot replace the folder: %s", strerror(e));
                 goto out;
             }
             free(tmp);
@@ -219,7 +223,7 @@ spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
         }
         /* tmp now holds the old folder. */
     } else if (rename(tmp, dir) != 0) {
-        diag_error(d, dir, 0, 0, "cannot create the folder: %s", strerror(errno));
+        diag_error(d, dir_arg, 0, 0, "cannot create the folder: %s", strerror(errno));
         goto out;
     } else {
         free(tmp);

@@ -14,7 +14,7 @@
  * only when it is empty or a tfc output folder (its MANIFEST starts with
  * "# tfc MANIFEST"); anything else is refused. On any failure dir is left
  * as it was, the temporary folder is removed, and the reason is in d:
- * SPEC_IO. */
+ * SPEC_IO, the errors filed under dir (which must outlive d). */
 spec_status outdir_write(const char *dir, const gen_folder *g, diag_list *d);
 
 #endif

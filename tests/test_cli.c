@@ -648,3 +648,54 @@ Test(cli_plan, a_schedule_past_the_lp_limit_exits_3_at_once_and_uniform_still_pl
     proc_result_free(&r);
     temp_spec_remove(&t);
 }
+
+/* ---- tfc compile ---- */
+
+Test(cli_compile, usage_mistakes_exit_2_and_write_nothing)
+{
+    char dir[] = "/tmp/tfc-cc-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char out[64];
+    snprintf(out, sizeof out, "%s/o", dir);
+    const char *spec = TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml";
+    proc_result r;
+    cr_assert(proc_tfc(&r, "compile", spec, "-o", "", NULL));
+    cr_assert_eq(r.exit_code, 2, "%s", r.err);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "compile", spec, "-o", out, "--require-cuda-check", "--skip-cuda-check", NULL));
+    cr_assert_eq(r.exit_code, 2, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "contradict"));
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "compile", spec, "-o", out, "--policy", "fast", NULL));
+    cr_assert_eq(r.exit_code, 2, "%s", r.err);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "compile", "/nonexistent/spec.yaml", "-o", out, NULL));
+    cr_assert_eq(r.exit_code, 4, "%s", r.err);
+    proc_result_free(&r);
+    cr_assert_eq(access(out, F_OK), -1, "nothing written");
+    cr_assert_eq(rmdir(dir), 0);
+}
+
+Test(cli_compile, writes_the_folder_and_says_what_it_did)
+{
+    char dir[] = "/tmp/tfc-cc-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char out[64], manifest[96];
+    snprintf(out, sizeof out, "%s/o", dir);
+    snprintf(manifest, sizeof manifest, "%s/MANIFEST", out);
+    proc_result r;
+    cr_assert(proc_tfc(&r, "compile", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", "-o", out, "--skip-cuda-check", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_not_null(strstr(r.out, "15 files"), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "CUDA check skipped"), "%s", r.out);
+    cr_assert_eq(access(manifest, R_OK), 0);
+    proc_result_free(&r);
+    /* A file where the folder should go: exit 4, file untouched. */
+    cr_assert(proc_tfc(&r, "compile", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", "-o", manifest, NULL));
+    cr_assert_eq(r.exit_code, 4, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "error:"), "%s", r.err);
+    proc_result_free(&r);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
