@@ -1,12 +1,13 @@
 /* main: the tfc command line. Parses arguments, runs one verb, prints the
- * diagnostics the library collected and picks the exit code. The only file
- * that prints errors or exits. */
+ * diagnostics the library collected and picks the exit code. With
+ * cli_index.c (the index verbs), the only file that prints errors or exits. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "cli_index.h"
 #include "compile.h"
 #include "diag.h"
 #include "plan.h"
@@ -18,7 +19,7 @@
 enum exit_code {
     EXIT_OK = 0,
     EXIT_INVALID = 1,    /* invalid spec or input */
-    EXIT_USAGE = 2,      /* bad command line, or a verb not implemented yet */
+    EXIT_USAGE = 2,      /* bad command line */
     EXIT_INFEASIBLE = 3, /* no plan */
     EXIT_IO = 4,
     EXIT_CUDA = 5, /* generated CUDA failed the NVRTC check */
@@ -88,11 +89,6 @@ static const char plan_help[] =
     "                    seconds (default 300; 0 = no limit)\n"
     "Exit 3 when the LP has no solution.\n";
 
-static const char index_help[] =
-    "usage: tfc index build|query ...\n"
-    "\n"
-    "Builds and queries an LCP index over token shards with the code tfc emits.\n"
-    "Not implemented in this release: it arrives with the LCP index module.\n";
 
 typedef struct verb {
     const char *name;
@@ -359,24 +355,14 @@ static int run_plan(int argc, char **argv)
     return flush_stdout(exit_for(st));
 }
 
-static int not_implemented(const char *name, const char *help, int argc, char **argv)
-{
-    for (int i = 0; i < argc; i++)
-        if (is_help(argv[i])) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-    fprintf(stderr, "tfc: error: '%s' is not implemented in tfc %s yet\n", name, version_string());
-    return EXIT_USAGE;
-}
 
-static int run_index(int argc, char **argv) { return not_implemented("index", index_help, argc, argv); }
+static int run_index(int argc, char **argv) { return cli_index(argc, argv); }
 
 static const verb verbs[] = {
     {"compile", compile_help, run_compile},
     {"check", check_help, run_check},
     {"plan", plan_help, run_plan},
-    {"index", index_help, run_index},
+    {"index", cli_index_help, run_index},
 };
 
 int main(int argc, char **argv)

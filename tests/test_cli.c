@@ -154,18 +154,6 @@ Test(cli, verb_help_exits_0)
     }
 }
 
-Test(cli, verbs_of_later_releases_say_so_and_exit_2)
-{
-    const char *verbs[] = {"index"};
-    for (size_t i = 0; i < 1; i++) {
-        proc_result r;
-        cr_assert(proc_tfc(&r, verbs[i], TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", NULL));
-        cr_assert_eq(r.exit_code, 2, "%s", verbs[i]);
-        cr_assert_not_null(strstr(r.err, "not implemented"), "%s", r.err);
-        proc_result_free(&r);
-    }
-}
-
 Test(cli, every_spec_in_specs_checks_clean)
 {
     DIR *d = opendir(TFC_SOURCE_DIR "/specs");

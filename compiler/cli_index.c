@@ -1,0 +1,296 @@
+/* cli_index: argument parsing and output for tfc index. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_index.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "lcp_index.h"
+#include "lcp_shard.h"
+
+const char cli_index_help[] =
+    "usage: tfc index build --tokens SHARD... --seq-len L [--stride S] [--raw --token-bytes 2|4]\n"
+    "                       -o INDEX [--quiet]\n"
+    "       tfc index query INDEX --tokens SHARD... --queries QSHARD -k K [--no-verify]\n"
+    "       tfc index dedup INDEX --tokens SHARD... --min-lcp N [-o FILE] [--no-verify]\n"
+    "       tfc index order INDEX --tokens SHARD... -o FILE [--no-verify]\n"
+    "\n"
+    "An LCP index sorts every window of L tokens (stride S, default L) of the\n"
+    "shards, in order, and records adjacent common-prefix lengths\n"
+    "(docs/lcp-index.md). Shards are llm.c token files (256 int32 header, magic\n"
+    "20240520, uint16 tokens) unless --raw (little-endian tokens of\n"
+    "--token-bytes bytes); the index never copies them: give the same shards\n"
+    "to every command (sizes and contents are checked).\n"
+    "  query   for each window of L tokens in QSHARD (same format), the K\n"
+    "          sequences sharing the longest prefix with it, best first, ties by\n"
+    "          smaller number: one line per query, 'IDX:LCP IDX:LCP ...'\n"
+    "  dedup   the numbers of sequences whose first N tokens equal those of a\n"
+    "          smaller-numbered one (prefix near-duplicates), one per line\n"
+    "  order   the sorted permutation (neighbours share long prefixes) as\n"
+    "          little-endian uint32 to FILE, for prefix-grouped batching\n"
+    "  --no-verify  skip the index checksum (format and ranges are still checked)\n"
+    "Exit 0 ok, 1 invalid input (bad shard, corrupt or mismatched index), 2 usage,\n"
+    "4 I/O error.\n";
+
+typedef struct index_args {
+    const char *verb;
+    const char *index;       /* positional (query/dedup/order) */
+    const char **tokens;     /* --tokens values */
+    int n_tokens;
+    const char *queries, *out;
+    unsigned long long seq_len, stride, k, min_lcp, token_bytes;
+    bool raw, quiet, no_verify;
+    bool have_seq_len, have_k, have_min_lcp, have_token_bytes;
+} index_args;
+
+static int usage(const char *msg, const char *arg)
+{
+    if (arg)
+        fprintf(stderr, "tfc: error: index: %s '%s'\nTry 'tfc index --help'.\n", msg, arg);
+    else
+        fprintf(stderr, "tfc: error: index: %s\nTry 'tfc index --help'.\n", msg);
+    return 2;
+}
+
+static bool parse_u(const char *s, unsigned long long lo, unsigned long long hi, unsigned long long *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* -1 to go on, else an exit code. */
+static int parse(int argc, char **argv, index_args *a)
+{
+    memset(a, 0, sizeof *a);
+    if (argc < 1)
+        return usage("missing command: build, query, dedup or order", NULL);
+    if (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0) {
+        fputs(cli_index_help, stdout);
+        return 0;
+    }
+    a->verb = argv[0];
+    if (strcmp(a->verb, "build") && strcmp(a->verb, "query") && strcmp(a->verb, "dedup") && strcmp(a->verb, "order"))
+        return usage("unknown command (build, query, dedup, order):", a->verb);
+    a->tokens = calloc((size_t)argc, sizeof *a->tokens);
+    if (!a->tokens)
+        return usage("out of memory", NULL);
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+            fputs(cli_index_help, stdout);
+            return 0;
+        }
+        if (strcmp(o, "--tokens") == 0) {
+            while (i + 1 < argc && argv[i + 1][0] != '-')
+                a->tokens[a->n_tokens++] = argv[++i];
+            if (a->n_tokens == 0)
+                return usage("--tokens needs at least one shard", NULL);
+            continue;
+        }
+        bool takes = strcmp(o, "--seq-len") == 0 || strcmp(o, "--stride") == 0 || strcmp(o, "--token-bytes") == 0 ||
+                     strcmp(o, "-o") == 0 || strcmp(o, "--queries") == 0 || strcmp(o, "-k") == 0 ||
+                     strcmp(o, "--min-lcp") == 0;
+        if (takes && !v)
+            return usage("option needs a value:", o);
+        if (strcmp(o, "--seq-len") == 0) {
+            if (!parse_u(v, 1, 1u << 20, &a->seq_len))
+                return usage("--seq-len must be an integer from 1 to 1048576, got", v);
+            a->have_seq_len = true;
+        } else if (strcmp(o, "--stride") == 0) {
+            if (!parse_u(v, 1, 1u << 30, &a->stride))
+                return usage("--stride must be an integer from 1 to 2^30, got", v);
+        } else if (strcmp(o, "--token-bytes") == 0) {
+            if (!parse_u(v, 2, 4, &a->token_bytes) || a->token_bytes == 3)
+                return usage("--token-bytes must be 2 or 4, got", v);
+            a->have_token_bytes = true;
+        } else if (strcmp(o, "-k") == 0) {
+            if (!parse_u(v, 1, 1u << 20, &a->k))
+                return usage("-k must be an integer from 1 to 1048576, got", v);
+            a->have_k = true;
+        } else if (strcmp(o, "--min-lcp") == 0) {
+            if (!parse_u(v, 1, 1u << 20, &a->min_lcp))
+                return usage("--min-lcp must be an integer from 1 to 1048576, got", v);
+            a->have_min_lcp = true;
+        } else if (strcmp(o, "-o") == 0) {
+            if (!*v)
+                return usage("-o needs a file name", NULL);
+            a->out = v;
+        } else if (strcmp(o, "--queries") == 0) {
+            a->queries = v;
+        } else if (strcmp(o, "--raw") == 0) {
+            a->raw = true;
+            continue;
+        } else if (strcmp(o, "--quiet") == 0 || strcmp(o, "-q") == 0) {
+            a->quiet = true;
+            continue;
+        } else if (strcmp(o, "--no-verify") == 0) {
+            a->no_verify = true;
+            continue;
+        } else if (o[0] == '-' && o[1]) {
+            return usage("unknown option", o);
+        } else {
+            if (strcmp(a->verb, "build") == 0 || a->index)
+                return usage("unexpected argument", o);
+            a->index = o;
+            continue;
+        }
+        i++;
+    }
+    if (a->n_tokens == 0)
+        return usage("--tokens SHARD... is required", NULL);
+    if (a->raw != a->have_token_bytes)
+        return usage(a->raw ? "--raw needs --token-bytes 2|4" : "--token-bytes goes with --raw", NULL);
+    if (strcmp(a->verb, "build") == 0) {
+        if (!a->have_seq_len)
+            return usage("build needs --seq-len", NULL);
+        if (!a->out)
+            return usage("build needs -o INDEX", NULL);
+        if (!a->stride)
+            a->stride = a->seq_len;
+        return -1;
+    }
+    if (!a->index)
+        return usage("missing INDEX", NULL);
+    if (a->have_seq_len)
+        return usage("--seq-len is for build; the index records it", NULL);
+    if (strcmp(a->verb, "query") == 0 && (!a->queries || !a->have_k))
+        return usage("query needs --queries QSHARD and -k K", NULL);
+    if (strcmp(a->verb, "dedup") == 0 && !a->have_min_lcp)
+        return usage("dedup needs --min-lcp N", NULL);
+    if (strcmp(a->verb, "order") == 0 && !a->out)
+        return usage("order needs -o FILE", NULL);
+    return -1;
+}
+
+static int exit_code(spec_status st) { return st == SPEC_OK ? 0 : st == SPEC_IO ? 4 : 1; }
+
+static int finish(diag_list *d, spec_status st, int code)
+{
+    diag_print(d, stderr);
+    diag_free(d);
+    (void)st;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tfc: error: cannot write to standard output\n");
+        return 4;
+    }
+    return code;
+}
+
+static int run_build(const index_args *a, diag_list *d)
+{
+    lcp_shards sh;
+    spec_status st = lcp_shards_open(a->tokens, (uint32_t)a->n_tokens, a->raw, (uint32_t)a->token_bytes, &sh, d);
+    if (st != SPEC_OK)
+        return finish(d, st, exit_code(st));
+    lcp_build_stats bs;
+    bool progress = !a->quiet && isatty(2);
+    st = lcp_index_build(&sh, (uint32_t)a->seq_len, (uint32_t)a->stride, a->out, progress, d, &bs);
+    lcp_shards_close(&sh);
+    if (st == SPEC_OK && !a->quiet)
+        printf("%s: %llu sequences of %llu tokens, %llu bytes (%.2f per sequence); sorted in %.2f s, written in %.2f s\n",
+               a->out, (unsigned long long)bs.n, a->seq_len, (unsigned long long)bs.file_bytes,
+               bs.n ? (double)bs.file_bytes / (double)bs.n : 0.0, bs.sort_s, bs.write_s);
+    return finish(d, st, exit_code(st));
+}
+
+static int run_query_like(const index_args *a, diag_list *d)
+{
+    lcp_shards sh, qs = {0};
+    uint32_t tb = a->raw ? (uint32_t)a->token_bytes : 2;
+    spec_status st = lcp_shards_open(a->tokens, (uint32_t)a->n_tokens, a->raw, tb, &sh, d);
+    if (st != SPEC_OK)
+        return finish(d, st, exit_code(st));
+    lcp_index ix;
+    st = lcp_index_open(a->index, &sh, !a->no_verify, &ix, d);
+    if (st != SPEC_OK) {
+        lcp_shards_close(&sh);
+        return finish(d, st, exit_code(st));
+    }
+    if (strcmp(a->verb, "query") == 0) {
+        const char *qp[1] = {a->queries};
+        st = lcp_shards_open(qp, 1, a->raw, tb, &qs, d);
+        if (st == SPEC_OK) {
+            uint64_t nq = qs.s[0].n_tokens / ix.seq_len;
+            uint32_t *seq = malloc(a->k * sizeof *seq), *lcp = malloc(a->k * sizeof *lcp);
+            if (!seq || !lcp) {
+                diag_error(d, a->queries, 0, 0, "out of memory");
+                st = SPEC_IO;
+            }
+            for (uint64_t q = 0; st == SPEC_OK && q < nq; q++) {
+                const unsigned char *qt = (const unsigned char *)qs.s[0].tokens + q * ix.seq_len * tb;
+                uint64_t got = lcp_index_topk(&ix, qt, a->k, seq, lcp);
+                for (uint64_t i = 0; i < got; i++)
+                    printf("%s%u:%u", i ? " " : "", seq[i], lcp[i]);
+                putchar('\n');
+            }
+            if (st == SPEC_OK && qs.s[0].n_tokens % ix.seq_len)
+                fprintf(stderr, "%s: note: the last %llu tokens do not fill a query of %u and were not asked\n",
+                        a->queries, (unsigned long long)(qs.s[0].n_tokens % ix.seq_len), ix.seq_len);
+            free(seq);
+            free(lcp);
+            lcp_shards_close(&qs);
+        }
+    } else if (strcmp(a->verb, "dedup") == 0) {
+        uint8_t *dup = malloc(ix.n ? ix.n : 1);
+        if (!dup) {
+            diag_error(d, a->index, 0, 0, "out of memory");
+            st = SPEC_IO;
+        } else {
+            FILE *f = a->out ? fopen(a->out, "w") : stdout;
+            if (!f) {
+                diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
+                st = SPEC_IO;
+            } else {
+                lcp_index_dedup(&ix, (uint32_t)a->min_lcp, dup);
+                for (uint64_t i = 0; i < ix.n; i++)
+                    if (dup[i])
+                        fprintf(f, "%llu\n", (unsigned long long)i);
+                if (f != stdout && fclose(f) != 0) {
+                    diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
+                    st = SPEC_IO;
+                }
+            }
+            free(dup);
+        }
+    } else { /* order */
+        FILE *f = fopen(a->out, "wb");
+        bool ok = f && fwrite(ix.perm, 4, (size_t)ix.n, f) == (size_t)ix.n;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok) {
+            diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
+            st = SPEC_IO;
+        }
+    }
+    lcp_index_close(&ix);
+    lcp_shards_close(&sh);
+    return finish(d, st, exit_code(st));
+}
+
+int cli_index(int argc, char **argv)
+{
+    index_args a;
+    int r = parse(argc, argv, &a);
+    if (r >= 0) {
+        free(a.tokens);
+        return r;
+    }
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    r = strcmp(a.verb, "build") == 0 ? run_build(&a, &d) : run_query_like(&a, &d);
+    free(a.tokens);
+    return r;
+}

@@ -1,0 +1,355 @@
+/* lcp_index: the index file around the shared core. */
+#define _POSIX_C_SOURCE 200809L
+#include "lcp_index.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sha256.h"
+
+/* The shared core, filled at build time (tools/render.c) for each width. */
+#include "lcp_core_u16.inc"
+#include "lcp_core_u32.inc"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint32_t get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t get64(const unsigned char *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+/* Sequence counts per shard: first[i] = number of shard i's first window. */
+static bool starts(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, uint64_t *first)
+{
+    first[0] = 0;
+    for (uint32_t i = 0; i < sh->n; i++) {
+        uint64_t t = sh->s[i].n_tokens;
+        uint64_t w = t >= seq_len ? (t - seq_len) / stride + 1 : 0;
+        first[i + 1] = first[i] + w;
+    }
+    return first[sh->n] < UINT32_MAX; /* numbers are uint32 */
+}
+
+static uint32_t lcp_width(uint32_t seq_len) { return seq_len <= 0xff ? 1 : seq_len <= 0xffff ? 2 : 4; }
+
+static uint64_t body_offset(uint32_t n_shards)
+{
+    uint64_t off = LCP_INDEX_HEADER_BYTES + (uint64_t)n_shards * LCP_INDEX_SHARD_BYTES;
+    return (off + 7) / 8 * 8;
+}
+
+spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, const char *path, bool progress,
+                            diag_list *d, lcp_build_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    uint64_t *first = malloc(((size_t)sh->n + 1) * sizeof *first);
+    const void **base = malloc(((size_t)sh->n + 1) * sizeof *base);
+    if (!first || !base) {
+        free(first);
+        free(base);
+        diag_error(d, path, 0, 0, "out of memory");
+        return SPEC_IO;
+    }
+    if (!starts(sh, seq_len, stride, first)) {
+        free(first);
+        free(base);
+        diag_error(d, path, 0, 0, "more than %u sequences; split the data set", UINT32_MAX - 1);
+        return SPEC_INVALID;
+    }
+    for (uint32_t i = 0; i < sh->n; i++) {
+        base[i] = sh->s[i].tokens;
+        if (sh->s[i].n_tokens && sh->s[i].n_tokens < seq_len) {
+            diag_error(d, sh->s[i].path, 0, 0, "shard holds %llu tokens, fewer than --seq-len %u: not one sequence",
+                       (unsigned long long)sh->s[i].n_tokens, seq_len);
+            free(first);
+            free(base);
+            return SPEC_INVALID;
+        }
+    }
+    uint64_t n = first[sh->n];
+    st->n = n;
+    uint32_t lb = lcp_width(seq_len);
+    uint32_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    uint32_t *lcp = malloc((n ? n : 1) * sizeof *lcp);
+    spec_status result = SPEC_IO;
+    char *tmp = NULL;
+    FILE *f = NULL;
+    if (!perm || !lcp) {
+        diag_error(d, path, 0, 0, "out of memory for %llu sequences", (unsigned long long)n);
+        goto out;
+    }
+    if (progress)
+        fprintf(stderr, "tfc index: sorting %llu sequences of %u tokens...\n", (unsigned long long)n, seq_len);
+    double t0 = now_s();
+    bool ok;
+    if (sh->token_bytes == 2) {
+        lcp16_data dd = {seq_len, stride, sh->n, (const uint16_t *const *)base, first};
+        ok = lcp16_build(&dd, perm, lcp);
+    } else {
+        lcp32_data dd = {seq_len, stride, sh->n, (const uint32_t *const *)base, first};
+        ok = lcp32_build(&dd, perm, lcp);
+    }
+    st->sort_s = now_s() - t0;
+    if (!ok) {
+        diag_error(d, path, 0, 0, "out of memory sorting");
+        goto out;
+    }
+    if (progress)
+        fprintf(stderr, "tfc index: sorted in %.2f s; writing %s\n", st->sort_s, path);
+    t0 = now_s();
+    /* Pack the LCPs in place to lb bytes each. */
+    unsigned char *packed = (unsigned char *)lcp;
+    for (uint64_t j = 0; j < n; j++) {
+        uint32_t v = lcp[j];
+        if (lb == 1)
+            packed[j] = (unsigned char)v;
+        else if (lb == 2)
+            memcpy(packed + 2 * j, &(uint16_t){(uint16_t)v}, 2);
+    }
+    uint64_t off = body_offset(sh->n);
+    size_t head_len = (size_t)off;
+    unsigned char *head = calloc(1, head_len);
+    if (!head) {
+        diag_error(d, path, 0, 0, "out of memory");
+        goto out;
+    }
+    memcpy(head, LCP_INDEX_MAGIC, 8);
+    put32(head + 8, LCP_INDEX_VERSION);
+    put32(head + 12, sh->token_bytes);
+    put32(head + 16, seq_len);
+    put32(head + 20, stride);
+    put64(head + 24, n);
+    put32(head + 32, sh->n);
+    put32(head + 36, lb);
+    for (uint32_t i = 0; i < sh->n; i++) {
+        unsigned char *e = head + LCP_INDEX_HEADER_BYTES + (size_t)i * LCP_INDEX_SHARD_BYTES;
+        put64(e, sh->s[i].file_size);
+        put64(e + 8, sh->s[i].n_tokens);
+        put64(e + 16, sh->s[i].fingerprint);
+    }
+    sha256_ctx c;
+    sha256_init(&c);
+    sha256_update(&c, head + LCP_INDEX_HEADER_BYTES, head_len - LCP_INDEX_HEADER_BYTES);
+    sha256_update(&c, perm, (size_t)n * 4);
+    sha256_update(&c, packed, (size_t)(n * lb));
+    sha256_final(&c, head + 40);
+    size_t tmp_len = strlen(path) + 32;
+    tmp = malloc(tmp_len);
+    if (tmp)
+        snprintf(tmp, tmp_len, "%s.tfc-tmp-%ld", path, (long)getpid());
+    if (!tmp) {
+        free(head);
+        diag_error(d, path, 0, 0, "out of memory");
+        goto out;
+    }
+    f = fopen(tmp, "wb");
+    ok = f && fwrite(head, 1, head_len, f) == head_len && fwrite(perm, 4, (size_t)n, f) == (size_t)n &&
+         fwrite(packed, lb, (size_t)n, f) == (size_t)n;
+    free(head);
+    ok = f && fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
+    if (f && fclose(f) != 0)
+        ok = false;
+    f = NULL;
+    if (!ok || rename(tmp, path) != 0) {
+        diag_error(d, path, 0, 0, "cannot write the index: %s", strerror(errno));
+        unlink(tmp);
+        goto out;
+    }
+    st->write_s = now_s() - t0;
+    st->file_bytes = off + n * 4 + n * lb;
+    result = SPEC_OK;
+out:
+    free(tmp);
+    free(perm);
+    free(lcp);
+    free(first);
+    free(base);
+    return result;
+}
+
+spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d)
+{
+    memset(ix, 0, sizeof *ix);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        diag_error(d, path, 0, 0, "cannot open the index: %s", strerror(errno));
+        return SPEC_IO;
+    }
+    struct stat stt;
+    if (fstat(fd, &stt) != 0 || !S_ISREG(stt.st_mode)) {
+        close(fd);
+        diag_error(d, path, 0, 0, "not a regular file");
+        return SPEC_IO;
+    }
+    uint64_t size = (uint64_t)stt.st_size;
+    if (size < LCP_INDEX_HEADER_BYTES) {
+        close(fd);
+        diag_error(d, path, 0, 0, "truncated index: %llu bytes, shorter than its header", (unsigned long long)size);
+        return SPEC_INVALID;
+    }
+    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        diag_error(d, path, 0, 0, "cannot map the index: %s", strerror(errno));
+        return SPEC_IO;
+    }
+    ix->map = map;
+    ix->map_len = size;
+    const unsigned char *p = map;
+    spec_status bad = SPEC_INVALID;
+    if (memcmp(p, LCP_INDEX_MAGIC, 8) != 0) {
+        diag_error(d, path, 0, 0, "not a tfc LCP index (wrong magic)");
+        goto fail;
+    }
+    if (get32(p + 8) != LCP_INDEX_VERSION) {
+        diag_error(d, path, 0, 0, "index format version %u; this tfc reads version %u: rebuild it with tfc index build",
+                   get32(p + 8), LCP_INDEX_VERSION);
+        goto fail;
+    }
+    ix->token_bytes = get32(p + 12);
+    ix->seq_len = get32(p + 16);
+    ix->stride = get32(p + 20);
+    ix->n = get64(p + 24);
+    uint32_t n_shards = get32(p + 32);
+    ix->lcp_bytes = get32(p + 36);
+    if ((ix->token_bytes != 2 && ix->token_bytes != 4) || ix->seq_len == 0 || ix->stride == 0 ||
+        ix->lcp_bytes != lcp_width(ix->seq_len) || n_shards > LCP_INDEX_MAX_SHARDS || ix->n >= UINT32_MAX) {
+        diag_error(d, path, 0, 0, "corrupt index header");
+        goto fail;
+    }
+    uint64_t off = body_offset(n_shards);
+    uint64_t want = off + ix->n * 4 + ix->n * ix->lcp_bytes;
+    if (size != want) {
+        diag_error(d, path, 0, 0, "index is %llu bytes; its header implies %llu (truncated or corrupt)",
+                   (unsigned long long)size, (unsigned long long)want);
+        goto fail;
+    }
+    if (verify) {
+        unsigned char dg[32];
+        sha256_ctx c;
+        sha256_init(&c);
+        sha256_update(&c, p + LCP_INDEX_HEADER_BYTES, (size_t)(size - LCP_INDEX_HEADER_BYTES));
+        sha256_final(&c, dg);
+        if (memcmp(dg, p + 40, 32) != 0) {
+            diag_error(d, path, 0, 0, "index checksum mismatch: the file is corrupt (rebuild it)");
+            goto fail;
+        }
+    }
+    /* The shards must be the ones it was built from. */
+    if (sh->n != n_shards || sh->token_bytes != ix->token_bytes) {
+        diag_error(d, path, 0, 0, "index was built from %u shard(s) of %u-byte tokens; given %u of %u-byte tokens",
+                   n_shards, ix->token_bytes, sh->n, sh->token_bytes);
+        goto fail;
+    }
+    for (uint32_t i = 0; i < n_shards; i++) {
+        const unsigned char *e = p + LCP_INDEX_HEADER_BYTES + (size_t)i * LCP_INDEX_SHARD_BYTES;
+        if (get64(e) != sh->s[i].file_size || get64(e + 8) != sh->s[i].n_tokens || get64(e + 16) != sh->s[i].fingerprint) {
+            diag_error(d, sh->s[i].path, 0, 0, "shard %u differs from the one index %s was built from (size or contents changed)",
+                       i + 1, path);
+            goto fail;
+        }
+    }
+    ix->perm = (const uint32_t *)(p + off);
+    ix->lcp = p + off + ix->n * 4;
+    ix->sh = sh;
+    ix->first = malloc(((size_t)n_shards + 1) * sizeof *ix->first);
+    ix->shard_tokens = malloc(((size_t)n_shards + 1) * sizeof *ix->shard_tokens);
+    if (!ix->first || !ix->shard_tokens) {
+        diag_error(d, path, 0, 0, "out of memory");
+        bad = SPEC_IO;
+        goto fail;
+    }
+    if (!starts(sh, ix->seq_len, ix->stride, ix->first) || ix->first[n_shards] != ix->n) {
+        diag_error(d, path, 0, 0, "index holds %llu sequences; the shards give %llu", (unsigned long long)ix->n,
+                   (unsigned long long)ix->first[n_shards]);
+        goto fail;
+    }
+    for (uint32_t i = 0; i < n_shards; i++)
+        ix->shard_tokens[i] = sh->s[i].tokens;
+    /* Memory safety without trusting the checksum (--no-verify). */
+    for (uint64_t j = 0; j < ix->n; j++) {
+        uint32_t l = ix->lcp_bytes == 1 ? ((const uint8_t *)ix->lcp)[j]
+                     : ix->lcp_bytes == 2 ? ((const uint16_t *)ix->lcp)[j]
+                                          : ((const uint32_t *)ix->lcp)[j];
+        if (ix->perm[j] >= ix->n || l > ix->seq_len) {
+            diag_error(d, path, 0, 0, "corrupt index: entry %llu out of range", (unsigned long long)j);
+            goto fail;
+        }
+    }
+    return SPEC_OK;
+fail:
+    lcp_index_close(ix);
+    return bad;
+}
+
+void lcp_index_close(lcp_index *ix)
+{
+    if (ix->map)
+        munmap(ix->map, (size_t)ix->map_len);
+    free(ix->first);
+    free((void *)ix->shard_tokens);
+    memset(ix, 0, sizeof *ix);
+}
+
+#define WITH_CORE(ix, body16, body32)                                                                                 \
+    do {                                                                                                               \
+        if ((ix)->token_bytes == 2) {                                                                                  \
+            lcp16_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint16_t *const *)(ix)->shard_tokens,  \
+                             (ix)->first};                                                                             \
+            lcp16_index ii = {(ix)->perm, (ix)->lcp, (ix)->lcp_bytes, (ix)->n};                                        \
+            (void)dd, (void)ii;                                                                                        \
+            body16;                                                                                                    \
+        } else {                                                                                                       \
+            lcp32_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint32_t *const *)(ix)->shard_tokens,  \
+                             (ix)->first};                                                                             \
+            lcp32_index ii = {(ix)->perm, (ix)->lcp, (ix)->lcp_bytes, (ix)->n};                                        \
+            (void)dd, (void)ii;                                                                                        \
+            body32;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
+
+uint64_t lcp_index_topk(const lcp_index *ix, const void *query, uint64_t k, uint32_t *seq, uint32_t *lcp)
+{
+    uint64_t r = 0;
+    WITH_CORE(ix, r = lcp16_topk(&dd, &ii, query, k, seq, lcp), r = lcp32_topk(&dd, &ii, query, k, seq, lcp));
+    return r;
+}
+
+uint64_t lcp_index_dedup(const lcp_index *ix, uint32_t min_lcp, uint8_t *dup)
+{
+    uint64_t r = 0;
+    WITH_CORE(ix, r = lcp16_dedup(&ii, min_lcp, dup), r = lcp32_dedup(&ii, min_lcp, dup));
+    return r;
+}
+
+void lcp_index_prefix_range(const lcp_index *ix, const void *prefix, uint32_t plen, uint64_t *first, uint64_t *last)
+{
+    WITH_CORE(ix, lcp16_prefix_range(&dd, ii.perm, ii.n, prefix, plen, first, last),
+              lcp32_prefix_range(&dd, ii.perm, ii.n, prefix, plen, first, last));
+}

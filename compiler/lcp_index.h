@@ -1,0 +1,59 @@
+/* lcp_index: building, writing, loading and querying LCP index files
+ * (docs/lcp-index.md) with the same code tfc emits as NAME_lcp_index.c
+ * (templates/lcp_core.inc, filled at build time for 2- and 4-byte tokens). */
+#ifndef TFC_LCP_INDEX_H
+#define TFC_LCP_INDEX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "lcp_shard.h"
+#include "spec.h"
+
+#define LCP_INDEX_MAGIC "TFCLCPX1"
+#define LCP_INDEX_VERSION 1u
+#define LCP_INDEX_HEADER_BYTES 72u
+#define LCP_INDEX_SHARD_BYTES 24u
+#define LCP_INDEX_MAX_SHARDS 65536u
+
+typedef struct lcp_index {
+    uint32_t token_bytes, seq_len, stride, lcp_bytes;
+    uint64_t n;          /* sequences */
+    const uint32_t *perm;
+    const void *lcp;
+    void *map;           /* the file, mapped */
+    uint64_t map_len;
+    /* Sequence starts: built from the shards. */
+    const void **shard_tokens;
+    uint64_t *first;
+    const lcp_shards *sh;
+} lcp_index;
+
+typedef struct lcp_build_stats {
+    uint64_t n;
+    double sort_s, write_s;
+    uint64_t file_bytes;
+} lcp_build_stats;
+
+/* Sorts every window of the shards and writes the index file to path
+ * (through a temporary file renamed into place). */
+spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, const char *path, bool progress,
+                            diag_list *d, lcp_build_stats *st);
+
+/* Maps the index at path and checks it against the shards it must have
+ * been built from: format, sizes, checksum (unless !verify), shard sizes and
+ * fingerprints, every permutation entry in range. */
+spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d);
+void lcp_index_close(lcp_index *ix);
+
+/* Top-k for one query of seq_len tokens (token_bytes each): numbers and
+ * LCPs, best first; returns the count. */
+uint64_t lcp_index_topk(const lcp_index *ix, const void *query, uint64_t k, uint32_t *seq, uint32_t *lcp);
+/* dup[i] = 1 for each sequence sharing min_lcp leading tokens with a
+ * smaller-numbered one; returns how many. */
+uint64_t lcp_index_dedup(const lcp_index *ix, uint32_t min_lcp, uint8_t *dup);
+/* The sorted positions [first, last) of the sequences starting with prefix. */
+void lcp_index_prefix_range(const lcp_index *ix, const void *prefix, uint32_t plen, uint64_t *first, uint64_t *last);
+
+#endif

@@ -1,0 +1,134 @@
+/* lcp_shard: mmap, header checks, fingerprints. */
+#define _POSIX_C_SOURCE 200809L
+#include "lcp_shard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sha256.h"
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t fingerprint(const unsigned char *p, uint64_t size)
+{
+    sha256_ctx c;
+    sha256_init(&c);
+    unsigned char sz[8];
+    for (int i = 0; i < 8; i++)
+        sz[i] = (unsigned char)(size >> (8 * i));
+    sha256_update(&c, sz, 8);
+    for (uint64_t k = 0; k < 16 && size; k++) {
+        uint64_t off = size <= 4096 ? 0 : (size - 4096) / 15 * k;
+        uint64_t len = size - off < 4096 ? size - off : 4096;
+        sha256_update(&c, p + off, (size_t)len);
+    }
+    unsigned char dg[32];
+    sha256_final(&c, dg);
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)dg[i] << (8 * i);
+    return v;
+}
+
+static spec_status open_one(const char *path, bool raw, uint32_t token_bytes, lcp_shard *s, diag_list *d)
+{
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        diag_error(d, path, 0, 0, "cannot open the shard: %s", strerror(errno));
+        return SPEC_IO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        diag_error(d, path, 0, 0, "not a regular file");
+        close(fd);
+        return SPEC_IO;
+    }
+    s->file_size = (uint64_t)st.st_size;
+    if (s->file_size) {
+        s->map = mmap(NULL, (size_t)s->file_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (s->map == MAP_FAILED) {
+            s->map = NULL;
+            diag_error(d, path, 0, 0, "cannot map the shard: %s", strerror(errno));
+            close(fd);
+            return SPEC_IO;
+        }
+    }
+    close(fd);
+    const unsigned char *p = s->map;
+    if (raw) {
+        if (s->file_size % token_bytes) {
+            diag_error(d, path, 0, 0, "raw shard of %llu bytes is not a whole number of %u-byte tokens",
+                       (unsigned long long)s->file_size, token_bytes);
+            return SPEC_INVALID;
+        }
+        s->tokens = p;
+        s->n_tokens = s->file_size / token_bytes;
+    } else {
+        if (s->file_size < LCP_SHARD_HEADER_BYTES) {
+            diag_error(d, path, 0, 0, "truncated: %llu bytes, shorter than the %u-byte shard header",
+                       (unsigned long long)s->file_size, LCP_SHARD_HEADER_BYTES);
+            return SPEC_INVALID;
+        }
+        if (le32(p) != LCP_SHARD_MAGIC) {
+            diag_error(d, path, 0, 0, "not a token shard: magic %u, expected %u (use --raw for headerless files)",
+                       le32(p), LCP_SHARD_MAGIC);
+            return SPEC_INVALID;
+        }
+        if (le32(p + 4) != 1) {
+            diag_error(d, path, 0, 0, "shard format version %u; tfc reads version 1 (uint16 tokens)", le32(p + 4));
+            return SPEC_INVALID;
+        }
+        uint64_t count = le32(p + 8);
+        uint64_t have = (s->file_size - LCP_SHARD_HEADER_BYTES) / 2;
+        if (count != have || (s->file_size - LCP_SHARD_HEADER_BYTES) % 2) {
+            diag_error(d, path, 0, 0, "header says %llu tokens but the file holds %llu bytes of tokens",
+                       (unsigned long long)count, (unsigned long long)(s->file_size - LCP_SHARD_HEADER_BYTES));
+            return SPEC_INVALID;
+        }
+        s->tokens = p + LCP_SHARD_HEADER_BYTES;
+        s->n_tokens = count;
+    }
+    s->fingerprint = fingerprint(p, s->file_size);
+    return SPEC_OK;
+}
+
+spec_status lcp_shards_open(const char *const *paths, uint32_t n, bool raw, uint32_t token_bytes, lcp_shards *out,
+                            diag_list *d)
+{
+    memset(out, 0, sizeof *out);
+    out->token_bytes = raw ? token_bytes : 2;
+    out->s = calloc(n ? n : 1, sizeof *out->s);
+    if (!out->s) {
+        diag_error(d, NULL, 0, 0, "out of memory");
+        return SPEC_IO;
+    }
+    spec_status worst = SPEC_OK;
+    for (uint32_t i = 0; i < n; i++) {
+        spec_status st = open_one(paths[i], raw, out->token_bytes, &out->s[i], d);
+        out->n = i + 1;
+        if (st == SPEC_IO || (st != SPEC_OK && worst == SPEC_OK))
+            worst = st;
+    }
+    if (worst != SPEC_OK)
+        lcp_shards_close(out);
+    return worst;
+}
+
+void lcp_shards_close(lcp_shards *sh)
+{
+    for (uint32_t i = 0; i < sh->n; i++)
+        if (sh->s[i].map)
+            munmap(sh->s[i].map, (size_t)sh->s[i].file_size);
+    free(sh->s);
+    memset(sh, 0, sizeof *sh);
+}

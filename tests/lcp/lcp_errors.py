@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""tfc index on hostile inputs (ctest lcp_errors): every case must end with
+the documented exit code and a 'FILE: error:' line, no signal, in under 2 s.
+Cases: missing, truncated, wrong-magic and lying shards; raw sizes that are
+not whole tokens; seq_len longer than a shard; index files truncated at
+every section boundary, with flipped bytes, with a newer version, built from
+other shards or from a shard changed since; usage mistakes.
+
+    lcp_errors.py TFC
+"""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+TFC = sys.argv[1]
+W = tempfile.mkdtemp(prefix="tfc-lcperr-")
+failures = 0
+cases = 0
+
+
+def shard(path, tokens, count=None, magic=20240520, version=1):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<256i", magic, version, len(tokens) if count is None else count, *([0] * 253)))
+        f.write(struct.pack("<%dH" % len(tokens), *tokens))
+
+
+def expect(name, args, code, needle=None):
+    global failures, cases
+    cases += 1
+    t0 = time.time()
+    r = subprocess.run([TFC, *args], capture_output=True, text=True, timeout=30)
+    dt = time.time() - t0
+    problems = []
+    if r.returncode != code:
+        problems.append(f"exit {r.returncode}, want {code}")
+    if code in (1, 4) and ": error: " not in r.stderr:
+        problems.append("no 'FILE: error:' line")
+    if needle and needle not in r.stderr:
+        problems.append(f"message lacks {needle!r}")
+    if dt > 2:
+        problems.append(f"took {dt:.1f} s")
+    if "Sanitizer" in r.stderr or "runtime error" in r.stderr:
+        problems.append("sanitizer report")
+    if problems:
+        print(f"{name}: {'; '.join(problems)}\n  stderr: {r.stderr.strip()[:300]}", file=sys.stderr)
+        failures += 1
+
+
+p = lambda n: os.path.join(W, n)
+good = list(range(1000)) * 3
+shard(p("good.bin"), good)
+shard(p("other.bin"), good[::-1])
+idx = p("good.idx")
+r = subprocess.run([TFC, "index", "build", "--tokens", p("good.bin"), "--seq-len", "16", "-o", idx, "-q"])
+assert r.returncode == 0
+blob = open(idx, "rb").read()
+q = p("q.bin")
+shard(q, good[:32])
+Q = ["--queries", q, "-k", "3"]
+
+# Shards.
+expect("missing shard", ["index", "build", "--tokens", p("nope.bin"), "--seq-len", "4", "-o", p("x.idx")], 4, "nope.bin")
+open(p("short.bin"), "wb").write(b"\x01\x02\x03")
+expect("truncated header", ["index", "build", "--tokens", p("short.bin"), "--seq-len", "4", "-o", p("x.idx")], 1, "truncated")
+shard(p("magic.bin"), good[:100], magic=1234)
+expect("wrong magic", ["index", "build", "--tokens", p("magic.bin"), "--seq-len", "4", "-o", p("x.idx")], 1, "magic")
+shard(p("ver.bin"), good[:100], version=7)
+expect("shard version", ["index", "build", "--tokens", p("ver.bin"), "--seq-len", "4", "-o", p("x.idx")], 1, "version")
+shard(p("lies.bin"), good[:100], count=5000)
+expect("count lies (more)", ["index", "build", "--tokens", p("lies.bin"), "--seq-len", "4", "-o", p("x.idx")], 1, "header says")
+shard(p("lies2.bin"), good[:100], count=10)
+expect("count lies (fewer)", ["index", "build", "--tokens", p("lies2.bin"), "--seq-len", "4", "-o", p("x.idx")], 1, "header says")
+shard(p("neg.bin"), good[:100], count=-1)
+expect("count negative", ["index", "build", "--tokens", p("neg.bin"), "--seq-len", "4", "-o", p("x.idx")], 1, "header says")
+open(p("odd.raw"), "wb").write(b"\x00" * 7)
+expect("raw not whole tokens", ["index", "build", "--tokens", p("odd.raw"), "--raw", "--token-bytes", "2", "--seq-len", "2",
+                                "-o", p("x.idx")], 1, "whole number")
+shard(p("tiny.bin"), good[:10])
+expect("seq_len longer than shard", ["index", "build", "--tokens", p("tiny.bin"), "--seq-len", "64", "-o", p("x.idx")], 1,
+       "fewer than --seq-len")
+expect("shard is a folder", ["index", "build", "--tokens", W, "--seq-len", "4", "-o", p("x.idx")], 4)
+expect("output folder missing", ["index", "build", "--tokens", p("good.bin"), "--seq-len", "4", "-o", p("no/x.idx")], 4)
+
+# Index files: truncated at each section boundary and elsewhere.
+n_shards = 1
+body = ((72 + 24 * n_shards) + 7) // 8 * 8
+n = struct.unpack_from("<Q", blob, 24)[0]
+for cut in sorted({0, 7, 8, 40, 71, 72, 72 + 24, body, body + 4 * n - 1, body + 4 * n, len(blob) - 1}):
+    open(p("cut.idx"), "wb").write(blob[:cut])
+    expect(f"index cut at {cut}", ["index", "query", p("cut.idx"), "--tokens", p("good.bin"), *Q], 1)
+open(p("long.idx"), "wb").write(blob + b"\x00")
+expect("index with trailing bytes", ["index", "query", p("long.idx"), "--tokens", p("good.bin"), *Q], 1)
+for off in (0, 9, 13, 17, 25, 33, 37, 45, 72 + 3, body + 2, body + 4 * n + 1, len(blob) - 1):
+    b = bytearray(blob)
+    b[off] ^= 0x55
+    open(p("flip.idx"), "wb").write(bytes(b))
+    expect(f"flipped byte {off}", ["index", "query", p("flip.idx"), "--tokens", p("good.bin"), *Q], 1)
+# With --no-verify, a permutation entry out of range is still caught.
+b = bytearray(blob)
+struct.pack_into("<I", b, body, 0xFFFFFFF0)
+open(p("range.idx"), "wb").write(bytes(b))
+expect("entry out of range, --no-verify", ["index", "query", p("range.idx"), "--tokens", p("good.bin"), *Q, "--no-verify"], 1,
+       "out of range")
+b = bytearray(blob)
+struct.pack_into("<I", b, 8, 2)
+open(p("v2.idx"), "wb").write(bytes(b))
+expect("newer index version", ["index", "query", p("v2.idx"), "--tokens", p("good.bin"), *Q], 1, "version")
+expect("index is not one", ["index", "query", p("good.bin"), "--tokens", p("good.bin"), *Q], 1, "magic")
+expect("index missing", ["index", "query", p("none.idx"), "--tokens", p("good.bin"), *Q], 4)
+# Built from other shards, or from a shard changed since.
+expect("other shard", ["index", "query", idx, "--tokens", p("other.bin"), *Q], 1, "differs")
+expect("extra shard", ["index", "query", idx, "--tokens", p("good.bin"), p("good.bin"), *Q], 1, "shard")
+changed = list(good)
+changed[2000] = 7
+shard(p("changed.bin"), changed)
+expect("changed shard", ["index", "query", idx, "--tokens", p("changed.bin"), *Q], 1, "differs")
+expect("raw view of an llm.c shard", ["index", "query", idx, "--tokens", p("good.bin"), "--raw", "--token-bytes", "4", *Q], 1)
+expect("bad query shard", ["index", "query", idx, "--tokens", p("good.bin"), "--queries", p("magic.bin"), "-k", "2"], 1, "magic")
+
+# Usage.
+for args in (["index"], ["index", "grow"], ["index", "build", "--seq-len", "4", "-o", p("x.idx")],
+             ["index", "build", "--tokens", p("good.bin"), "-o", p("x.idx")],
+             ["index", "build", "--tokens", p("good.bin"), "--seq-len", "0", "-o", p("x.idx")],
+             ["index", "build", "--tokens", p("good.bin"), "--seq-len", "4", "-o", p("x.idx"), "--raw"],
+             ["index", "build", "--tokens", p("good.bin"), "--seq-len", "4", "-o", p("x.idx"), "--token-bytes", "3", "--raw"],
+             ["index", "query", idx, "--tokens", p("good.bin"), "-k", "3"],
+             ["index", "query", idx, "--tokens", p("good.bin"), "--queries", q, "-k", "-1"],
+             ["index", "dedup", idx, "--tokens", p("good.bin")],
+             ["index", "order", idx, "--tokens", p("good.bin")]):
+    expect("usage: " + " ".join(a.replace(W, "W") for a in args[1:]), args, 2)
+
+print(f"lcp_errors: {cases} hostile cases, {failures} failed")
+subprocess.run(["rm", "-rf", W])
+sys.exit(1 if failures else 0)

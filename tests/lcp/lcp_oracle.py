@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""tfc index against a brute-force oracle (ctest lcp_oracle).
+
+For every data set: build with tfc, then check `order` (the permutation is
+the sort of all windows by tokens, ties by number), `query` (top-k by
+scanning all N: LCP descending, ties by smaller number, k > N included) and
+`dedup` (a window repeats the first T tokens of a smaller-numbered one),
+all recomputed here from the raw tokens. Data: random tokens with planted
+shared prefixes, exact duplicates, real English text as byte tokens (files
+under /usr/share/common-licenses), 4-byte raw tokens, several shards with an
+empty one, seq_len 1, stride different from seq_len.
+
+    lcp_oracle.py TFC
+"""
+import glob
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+TFC = sys.argv[1]
+WORK = tempfile.mkdtemp(prefix="tfc-lcp-")
+failures = 0
+checked = {"queries": 0, "datasets": 0}
+
+
+def write_shard(path, tokens, raw_bytes=None):
+    with open(path, "wb") as f:
+        if raw_bytes is None:
+            f.write(struct.pack("<256i", 20240520, 1, len(tokens), *([0] * 253)))
+            f.write(struct.pack("<%dH" % len(tokens), *tokens))
+        else:
+            f.write(struct.pack("<%d%s" % (len(tokens), "H" if raw_bytes == 2 else "I"), *tokens))
+
+
+def run(*args, ok=True):
+    r = subprocess.run([TFC, *args], capture_output=True, text=True)
+    if ok and r.returncode != 0:
+        raise SystemExit(f"tfc {' '.join(args)} failed ({r.returncode}): {r.stderr}")
+    return r
+
+
+def lcp(a, b):
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None):
+    global failures
+    paths = []
+    for i, toks in enumerate(shards):
+        p = os.path.join(WORK, f"{name}_{i}.bin")
+        write_shard(p, toks, raw_bytes)
+        paths.append(p)
+    qpath = os.path.join(WORK, f"{name}_q.bin")
+    write_shard(qpath, [t for q in queries for t in q], raw_bytes)
+    idx = os.path.join(WORK, f"{name}.idx")
+    raw = ["--raw", "--token-bytes", str(raw_bytes)] if raw_bytes else []
+    run("index", "build", "--tokens", *paths, "--seq-len", str(seq_len), "--stride", str(stride), "-o", idx, "-q", *raw)
+    seqs = []
+    for toks in shards:
+        for start in range(0, len(toks) - seq_len + 1, stride):
+            seqs.append(tuple(toks[start:start + seq_len]))
+    n = len(seqs)
+
+    order_path = os.path.join(WORK, f"{name}.order")
+    run("index", "order", idx, "--tokens", *paths, "-o", order_path, *raw)
+    got = list(struct.unpack("<%dI" % n, open(order_path, "rb").read()))
+    want = sorted(range(n), key=lambda i: (seqs[i], i))
+    if got != want:
+        print(f"{name}: order differs", file=sys.stderr)
+        failures += 1
+
+    for k in ks:
+        out = run("index", "query", idx, "--tokens", *paths, "--queries", qpath, "-k", str(k), *raw).stdout.splitlines()
+        if len(out) != len(queries):
+            print(f"{name}: {len(out)} answer lines for {len(queries)} queries", file=sys.stderr)
+            failures += 1
+            continue
+        for q, line in zip(queries, out):
+            scored = sorted(((-lcp(q, s), i) for i, s in enumerate(seqs)))[:k]
+            want = " ".join(f"{i}:{-negl}" for negl, i in scored)
+            if line != want:
+                print(f"{name}: k={k} query {q[:8]}...: got {line[:120]} want {want[:120]}", file=sys.stderr)
+                failures += 1
+            checked["queries"] += 1
+
+    for t in min_lcps:
+        out = run("index", "dedup", idx, "--tokens", *paths, "--min-lcp", str(t), *raw).stdout.split()
+        seen = set()
+        want = []
+        for i, s in enumerate(seqs):
+            key = s[:t] if t <= seq_len else None
+            if key is not None and key in seen:
+                want.append(i)
+            if key is not None:
+                seen.add(key)
+        if [int(x) for x in out] != want:
+            print(f"{name}: dedup {t} got {len(out)} want {len(want)}", file=sys.stderr)
+            failures += 1
+    checked["datasets"] += 1
+    return paths, idx
+
+
+def planted(rng, n_tokens, vocab, n_plant, plen):
+    toks = [rng.randrange(vocab) for _ in range(n_tokens)]
+    motifs = [[rng.randrange(vocab) for _ in range(plen)] for _ in range(8)]
+    for _ in range(n_plant):
+        m = rng.choice(motifs)
+        at = rng.randrange(0, n_tokens - plen)
+        cut = rng.randrange(1, plen + 1)
+        toks[at:at + cut] = m[:cut]
+    return toks
+
+
+rng = random.Random(20261130)
+# Random tokens over a small vocabulary (many ties), planted prefixes.
+base = planted(rng, 6000, 6, 300, 24)
+qs = [tuple(base[i:i + 16]) for i in range(0, 1600, 160)] + [tuple(rng.randrange(6) for _ in range(16)) for _ in range(6)]
+check("planted", [base], 16, 16, qs, [1, 5, 40], [1, 3, 8, 16])
+# Same with overlapping windows (stride 5), and k larger than N.
+small = planted(rng, 400, 3, 30, 10)
+check("stride", [small], 12, 5, [tuple(small[:12]), tuple([0] * 12)], [3, 1000], [2, 12])
+# Exact duplicates: one block repeated, so whole tie groups are identical.
+block = [rng.randrange(50) for _ in range(64)]
+dups = block * 40 + [rng.randrange(50) for _ in range(640)]
+check("dups", [dups], 8, 8, [tuple(block[:8]), tuple(block[8:16])], [3, 50, 400], [8, 4])
+# seq_len 1.
+check("len1", [[rng.randrange(4) for _ in range(200)]], 1, 1, [(0,), (3,), (9,)], [1, 7, 300], [1])
+# Several shards, one empty, and 4-byte raw tokens with big values.
+wide = [[rng.choice([7, 70000, 1 << 31, 4000000000]) for _ in range(n)] for n in (300, 0, 157)]
+check("wide", wide, 6, 3, [tuple(wide[0][:6]), (7,) * 6], [4, 30], [2, 6], raw_bytes=4)
+# Real text: English documents, bytes as tokens, long shared prefixes.
+text = b"".join(open(p, "rb").read() for p in sorted(glob.glob("/usr/share/common-licenses/*")) if os.path.isfile(p))[:120000]
+toks = list(text)
+tq = [tuple(toks[i:i + 32]) for i in range(5000, 9000, 400)]
+check("text", [toks[:60000], toks[60000:]], 32, 32, tq, [10], [8, 32])
+
+print(f"lcp_oracle: {checked['datasets']} data sets, {checked['queries']} queries checked against brute force, "
+      f"{failures} differences")
+subprocess.run(["rm", "-rf", WORK])
+sys.exit(1 if failures else 0)
