@@ -1,4 +1,5 @@
 /* lcp_index: the index file around the shared core. */
+#define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include "lcp_index.h"
 
@@ -15,11 +16,28 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sha256.h"
 
 /* The shared core, filled at build time (tools/render.c) for each width. */
 #include "lcp_core_u16.inc"
 #include "lcp_core_u32.inc"
+
+/* Runs body16 or body32 with dd (the core's data) and ii (its index) for ix. */
+#define WITH_CORE(ix, body16, body32)                                                                                 \
+    do {                                                                                                               \
+        if ((ix)->token_bytes == 2) {                                                                                  \
+            lcp16_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint16_t *const *)(ix)->shard_tokens,  \
+                             (ix)->first};                                                                             \
+            lcp16_index ii = {(ix)->perm, (ix)->lcp, (ix)->lcp_bytes, (ix)->n, (ix)->dir, (ix)->n_dir, (ix)->idmin, (ix)->lcpmin, (ix)->top};                                        \
+            (void)dd, (void)ii;                                                                                        \
+            body16;                                                                                                    \
+        } else {                                                                                                       \
+            lcp32_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint32_t *const *)(ix)->shard_tokens,  \
+                             (ix)->first};                                                                             \
+            lcp32_index ii = {(ix)->perm, (ix)->lcp, (ix)->lcp_bytes, (ix)->n, (ix)->dir, (ix)->n_dir, (ix)->idmin, (ix)->lcpmin, (ix)->top};                                        \
+            (void)dd, (void)ii;                                                                                        \
+            body32;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
 
 static double now_s(void)
 {
@@ -54,6 +72,70 @@ static bool starts(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, uint
         first[i + 1] = first[i] + w;
     }
     return first[sh->n] < UINT32_MAX; /* numbers are uint32 */
+}
+
+/* The index's checksum: four multiply-xor lanes over little-endian 8-byte
+ * words (any tail byte-wise), folded. Detects corruption, not tampering;
+ * several GB/s, so checking it costs little next to mapping the file. */
+typedef struct body_hash {
+    uint64_t lane[4];
+    unsigned char tail[32];
+    size_t fill;
+    uint64_t bytes;
+} body_hash;
+
+static void bh_init(body_hash *h)
+{
+    memset(h, 0, sizeof *h);
+    for (int i = 0; i < 4; i++)
+        h->lane[i] = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
+}
+
+static void bh_block(body_hash *h, const unsigned char *p)
+{
+    for (int i = 0; i < 4; i++) {
+        uint64_t w = 0;
+        for (int b = 0; b < 8; b++)
+            w |= (uint64_t)p[8 * i + b] << (8 * b);
+        h->lane[i] = ((h->lane[i] ^ w) * 0xff51afd7ed558ccdull);
+        h->lane[i] ^= h->lane[i] >> 29;
+    }
+}
+
+static void bh_update(body_hash *h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    h->bytes += len;
+    while (len) {
+        if (h->fill == 0 && len >= 32) {
+            bh_block(h, p);
+            p += 32;
+            len -= 32;
+            continue;
+        }
+        size_t take = 32 - h->fill < len ? 32 - h->fill : len;
+        memcpy(h->tail + h->fill, p, take);
+        h->fill += take;
+        p += take;
+        len -= take;
+        if (h->fill == 32) {
+            bh_block(h, h->tail);
+            h->fill = 0;
+        }
+    }
+}
+
+static uint64_t bh_final(body_hash *h)
+{
+    memset(h->tail + h->fill, 0, 32 - h->fill);
+    bh_block(h, h->tail);
+    uint64_t v = h->bytes;
+    for (int i = 0; i < 4; i++) {
+        v ^= h->lane[i];
+        v *= 0xc4ceb9fe1a85ec53ull;
+        v ^= v >> 31;
+    }
+    return v;
 }
 
 static uint32_t lcp_width(uint32_t seq_len) { return seq_len <= 0xff ? 1 : seq_len <= 0xffff ? 2 : 4; }
@@ -153,12 +235,12 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
         put64(e + 8, sh->s[i].n_tokens);
         put64(e + 16, sh->s[i].fingerprint);
     }
-    sha256_ctx c;
-    sha256_init(&c);
-    sha256_update(&c, head + LCP_INDEX_HEADER_BYTES, head_len - LCP_INDEX_HEADER_BYTES);
-    sha256_update(&c, perm, (size_t)n * 4);
-    sha256_update(&c, packed, (size_t)(n * lb));
-    sha256_final(&c, head + 40);
+    body_hash bh;
+    bh_init(&bh);
+    bh_update(&bh, head + LCP_INDEX_HEADER_BYTES, head_len - LCP_INDEX_HEADER_BYTES);
+    bh_update(&bh, perm, (size_t)n * 4);
+    bh_update(&bh, packed, (size_t)(n * lb));
+    put64(head + 40, bh_final(&bh)); /* bytes 48..71 stay zero */
     size_t tmp_len = strlen(path) + 32;
     tmp = malloc(tmp_len);
     if (tmp)
@@ -213,7 +295,7 @@ spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, 
         diag_error(d, path, 0, 0, "truncated index: %llu bytes, shorter than its header", (unsigned long long)size);
         return SPEC_INVALID;
     }
-    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED) {
         diag_error(d, path, 0, 0, "cannot map the index: %s", strerror(errno));
@@ -252,10 +334,11 @@ spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, 
     }
     if (verify) {
         unsigned char dg[32];
-        sha256_ctx c;
-        sha256_init(&c);
-        sha256_update(&c, p + LCP_INDEX_HEADER_BYTES, (size_t)(size - LCP_INDEX_HEADER_BYTES));
-        sha256_final(&c, dg);
+        body_hash bh;
+        bh_init(&bh);
+        bh_update(&bh, p + LCP_INDEX_HEADER_BYTES, (size_t)(size - LCP_INDEX_HEADER_BYTES));
+        put64(dg, bh_final(&bh));
+        memset(dg + 8, 0, 24);
         if (memcmp(dg, p + 40, 32) != 0) {
             diag_error(d, path, 0, 0, "index checksum mismatch: the file is corrupt (rebuild it)");
             goto fail;
@@ -302,6 +385,20 @@ spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, 
             goto fail;
         }
     }
+    /* The directory of sampled keys (docs/lcp-index.md): derived here, not stored. */
+    uint64_t nd = lcp16_dir_size(ix->n);
+    ix->dir = malloc((nd ? nd : 1) * sizeof *ix->dir);
+    ix->idmin = malloc((nd ? nd : 1) * sizeof *ix->idmin);
+    ix->lcpmin = malloc((nd ? nd : 1) * sizeof *ix->lcpmin);
+    ix->top = malloc((lcp16_dir_size(nd) ? lcp16_dir_size(nd) : 1) * sizeof *ix->top);
+    if (!ix->dir || !ix->idmin || !ix->lcpmin || !ix->top) {
+        diag_error(d, path, 0, 0, "out of memory");
+        bad = SPEC_IO;
+        goto fail;
+    }
+    WITH_CORE(ix, lcp16_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top),
+              lcp32_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top));
+    ix->n_dir = nd;
     return SPEC_OK;
 fail:
     lcp_index_close(ix);
@@ -314,25 +411,13 @@ void lcp_index_close(lcp_index *ix)
         munmap(ix->map, (size_t)ix->map_len);
     free(ix->first);
     free((void *)ix->shard_tokens);
+    free(ix->dir);
+    free(ix->idmin);
+    free(ix->lcpmin);
+    free(ix->top);
     memset(ix, 0, sizeof *ix);
 }
 
-#define WITH_CORE(ix, body16, body32)                                                                                 \
-    do {                                                                                                               \
-        if ((ix)->token_bytes == 2) {                                                                                  \
-            lcp16_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint16_t *const *)(ix)->shard_tokens,  \
-                             (ix)->first};                                                                             \
-            lcp16_index ii = {(ix)->perm, (ix)->lcp, (ix)->lcp_bytes, (ix)->n};                                        \
-            (void)dd, (void)ii;                                                                                        \
-            body16;                                                                                                    \
-        } else {                                                                                                       \
-            lcp32_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint32_t *const *)(ix)->shard_tokens,  \
-                             (ix)->first};                                                                             \
-            lcp32_index ii = {(ix)->perm, (ix)->lcp, (ix)->lcp_bytes, (ix)->n};                                        \
-            (void)dd, (void)ii;                                                                                        \
-            body32;                                                                                                    \
-        }                                                                                                              \
-    } while (0)
 
 uint64_t lcp_index_topk(const lcp_index *ix, const void *query, uint64_t k, uint32_t *seq, uint32_t *lcp)
 {
@@ -350,6 +435,6 @@ uint64_t lcp_index_dedup(const lcp_index *ix, uint32_t min_lcp, uint8_t *dup)
 
 void lcp_index_prefix_range(const lcp_index *ix, const void *prefix, uint32_t plen, uint64_t *first, uint64_t *last)
 {
-    WITH_CORE(ix, lcp16_prefix_range(&dd, ii.perm, ii.n, prefix, plen, first, last),
-              lcp32_prefix_range(&dd, ii.perm, ii.n, prefix, plen, first, last));
+    WITH_CORE(ix, lcp16_prefix_range(&dd, &ii, prefix, plen, first, last),
+              lcp32_prefix_range(&dd, &ii, prefix, plen, first, last));
 }

@@ -28,6 +28,10 @@ typedef struct lcp_index {
     const void **shard_tokens;
     uint64_t *first;
     const lcp_shards *sh;
+    uint64_t *dir; /* sampled keys (the core's directory) */
+    uint64_t n_dir;
+    uint32_t *idmin, *lcpmin; /* per block: smallest number, smallest adjacent LCP */
+    uint64_t *top;            /* every block-th directory key */
 } lcp_index;
 
 typedef struct lcp_build_stats {

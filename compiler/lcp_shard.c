@@ -1,4 +1,5 @@
 /* lcp_shard: mmap, header checks, fingerprints. */
+#define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include "lcp_shard.h"
 
@@ -55,7 +56,7 @@ static spec_status open_one(const char *path, bool raw, uint32_t token_bytes, lc
     }
     s->file_size = (uint64_t)st.st_size;
     if (s->file_size) {
-        s->map = mmap(NULL, (size_t)s->file_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        s->map = mmap(NULL, (size_t)s->file_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
         if (s->map == MAP_FAILED) {
             s->map = NULL;
             diag_error(d, path, 0, 0, "cannot map the shard: %s", strerror(errno));

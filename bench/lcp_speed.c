@@ -1,0 +1,204 @@
+/* bench_lcp: data and timings for bench/lcp_speed.sh.
+ *   bench_lcp gen SHARD N L SEED      N sequences of L uint16 tokens (llm.c
+ *                                     format): random tokens, a third of
+ *                                     the sequences starting with one of
+ *                                     4,096 planted prefixes of varied length
+ *   bench_lcp text SHARD N L          N*L bytes of the text files under
+ *                                     /usr/share/common-licenses, repeated,
+ *                                     each byte one token
+ *   bench_lcp query INDEX SHARD Q K [brute]
+ *                                     Q queries (half near-duplicates of
+ *                                     sequences, half random), single thread:
+ *                                     p50/p95/p99 latency; with "brute", the
+ *                                     same queries by scanning all N too */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lcp_index.h"
+#include "lcp_shard.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int write_header(FILE *f, uint64_t tokens)
+{
+    int32_t h[256] = {20240520, 1, (int32_t)tokens};
+    return fwrite(h, sizeof h, 1, f) == 1 ? 0 : -1;
+}
+
+static int gen(const char *path, uint64_t n, uint32_t L, uint64_t seed)
+{
+    rng_state = seed;
+    FILE *f = fopen(path, "wb");
+    if (!f || write_header(f, n * L))
+        return 1;
+    uint16_t *pre = malloc(4096 * (size_t)L * 2), *row = malloc((size_t)L * 2);
+    uint32_t *plen = malloc(4096 * sizeof *plen);
+    for (size_t i = 0; i < 4096 * (size_t)L; i++)
+        pre[i] = (uint16_t)rnd();
+    for (int i = 0; i < 4096; i++)
+        plen[i] = 1 + (uint32_t)(rnd() % L);
+    for (uint64_t s = 0; s < n; s++) {
+        for (uint32_t j = 0; j < L; j++)
+            row[j] = (uint16_t)rnd();
+        if (rnd() % 3 == 0) {
+            uint64_t p = rnd() % 4096;
+            memcpy(row, pre + p * L, plen[p] * 2);
+        }
+        if (fwrite(row, 2, L, f) != L)
+            return 1;
+    }
+    return fclose(f) != 0;
+}
+
+static int text(const char *path, uint64_t n, uint32_t L)
+{
+    size_t cap = 1 << 20, len = 0;
+    unsigned char *buf = malloc(cap);
+    DIR *dp = opendir("/usr/share/common-licenses");
+    struct dirent *e;
+    while (dp && (e = readdir(dp))) {
+        char p[512];
+        snprintf(p, sizeof p, "/usr/share/common-licenses/%s", e->d_name);
+        FILE *f = fopen(p, "rb");
+        if (!f)
+            continue;
+        size_t got;
+        while ((got = fread(buf + len, 1, cap - len, f)) > 0) {
+            len += got;
+            if (len == cap)
+                buf = realloc(buf, cap *= 2);
+        }
+        fclose(f);
+    }
+    if (dp)
+        closedir(dp);
+    if (len == 0)
+        return 1;
+    FILE *f = fopen(path, "wb");
+    if (!f || write_header(f, n * L))
+        return 1;
+    for (uint64_t i = 0; i < n * L; i++) {
+        uint16_t t = buf[i % len];
+        fwrite(&t, 2, 1, f);
+    }
+    return fclose(f) != 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int query(const char *index, const char *shard, uint64_t nq, uint64_t k, int brute)
+{
+    diag_list d;
+    diag_init(&d, 4);
+    lcp_shards sh;
+    const char *paths[1] = {shard};
+    if (lcp_shards_open(paths, 1, false, 2, &sh, &d) != SPEC_OK) {
+        diag_print(&d, stderr);
+        return 1;
+    }
+    lcp_index ix;
+    double t0 = now_s();
+    if (lcp_index_open(index, &sh, false, &ix, &d) != SPEC_OK) {
+        diag_print(&d, stderr);
+        return 1;
+    }
+    double open_s = now_s() - t0;
+    uint32_t L = ix.seq_len;
+    uint16_t *qs = malloc(nq * L * 2);
+    const uint16_t *tok = sh.s[0].tokens;
+    rng_state = 42;
+    for (uint64_t q = 0; q < nq; q++) {
+        uint16_t *row = qs + q * L;
+        if (q % 2 == 0) { /* near-duplicate: a sequence with one token changed */
+            memcpy(row, tok + (rnd() % ix.n) * L, L * 2);
+            row[rnd() % L] = (uint16_t)rnd();
+        } else {
+            for (uint32_t j = 0; j < L; j++)
+                row[j] = (uint16_t)rnd();
+        }
+    }
+    uint32_t *seq = malloc(k * 4), *lcp = malloc(k * 4);
+    double *lat = malloc(nq * sizeof *lat);
+    volatile uint64_t sink = 0;
+    for (uint64_t q = 0; q < nq; q++) {
+        double a = now_s();
+        sink += lcp_index_topk(&ix, qs + q * L, k, seq, lcp);
+        lat[q] = now_s() - a;
+    }
+    qsort(lat, nq, sizeof *lat, cmp_double);
+    printf("N=%llu L=%u k=%llu queries=%llu (index opened in %.3f s without checksum): p50 %.2f us, p95 %.2f us, p99 "
+           "%.2f us\n",
+           (unsigned long long)ix.n, L, (unsigned long long)k, (unsigned long long)nq, open_s, lat[nq / 2] * 1e6,
+           lat[nq * 95 / 100] * 1e6, lat[nq * 99 / 100] * 1e6);
+    if (brute) {
+        /* The scan: LCP with every sequence, keep the k best (insertion). */
+        uint64_t nb = nq < 200 ? nq : 200;
+        double *bl = malloc(nb * sizeof *bl);
+        for (uint64_t q = 0; q < nb; q++) {
+            const uint16_t *qq = qs + q * L;
+            double a = now_s();
+            uint64_t cnt = 0;
+            for (uint64_t i = 0; i < ix.n; i++) {
+                const uint16_t *s = tok + i * L;
+                uint32_t l = 0;
+                while (l < L && s[l] == qq[l])
+                    l++;
+                if (cnt < k || l > lcp[cnt - 1]) {
+                    uint64_t j = cnt < k ? cnt++ : k - 1;
+                    while (j > 0 && lcp[j - 1] < l) {
+                        lcp[j] = lcp[j - 1];
+                        seq[j] = seq[j - 1];
+                        j--;
+                    }
+                    lcp[j] = l;
+                    seq[j] = (uint32_t)i;
+                }
+            }
+            bl[q] = now_s() - a;
+            sink += seq[0];
+        }
+        qsort(bl, nb, sizeof *bl, cmp_double);
+        printf("brute-force scan, same data, %llu queries: p95 %.1f us; index p95 is %.0fx lower\n",
+               (unsigned long long)nb, bl[nb * 95 / 100] * 1e6, bl[nb * 95 / 100] / lat[nq * 95 / 100]);
+        free(bl);
+    }
+    lcp_index_close(&ix);
+    lcp_shards_close(&sh);
+    diag_free(&d);
+    return sink == 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 6 && strcmp(argv[1], "gen") == 0)
+        return gen(argv[2], strtoull(argv[3], NULL, 10), (uint32_t)atoi(argv[4]), strtoull(argv[5], NULL, 10));
+    if (argc >= 5 && strcmp(argv[1], "text") == 0)
+        return text(argv[2], strtoull(argv[3], NULL, 10), (uint32_t)atoi(argv[4]));
+    if (argc >= 6 && strcmp(argv[1], "query") == 0)
+        return query(argv[2], argv[3], strtoull(argv[4], NULL, 10), strtoull(argv[5], NULL, 10),
+                     argc > 6 && strcmp(argv[6], "brute") == 0);
+    fprintf(stderr, "usage: see bench/lcp_speed.c\n");
+    return 2;
+}
