@@ -20,6 +20,8 @@ bool emit_folder(const emit_input *in, gen_folder *out, char *why, size_t cap)
         ok = emit_c_files(&c, out, why, cap);
     if (ok && c.sp->targets.cuda)
         ok = emit_cuda_files(&c, out, why, cap);
+    if (ok && c.sp->lcp_index.enabled)
+        ok = emit_lcp_files(&c, out, why, cap);
     emit_ctx_free(&c);
     return ok;
 }

@@ -18,8 +18,12 @@
 
 
 /* The shared core, filled at build time (tools/render.c) for each width. */
+#include "lcp_types_u16.inc"
+#include "lcp_types_u32.inc"
 #include "lcp_core_u16.inc"
 #include "lcp_core_u32.inc"
+#include "lcp_build_u16.inc"
+#include "lcp_build_u32.inc"
 
 /* Runs body16 or body32 with dd (the core's data) and ii (its index) for ix. */
 #define WITH_CORE(ix, body16, body32)                                                                                 \

@@ -55,6 +55,31 @@ gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -I"$gen" -o "$work/vendor" "$s
 "$tfc" plan "$src/specs/llama8b_1f1b.yaml" --json >"$work/plan.json"
 python3 "$src/tests/codegen/mask_oracle.py" "$work/dump.txt" "$src/specs/llama8b_1f1b.yaml" "$work/plan.json"
 
+# 3b. the generated LCP index against tfc index, on the same shard
+python3 - "$work/lcp.bin" "$work/lcpq.bin" <<'PY'
+import random, struct, sys
+rng = random.Random(5)
+motifs = [[rng.randrange(300) for _ in range(1100)] for _ in range(6)]
+toks = []
+while len(toks) < 150000:
+    toks += rng.choice(motifs)[: rng.randrange(1, 1100)] + [rng.randrange(300) for _ in range(rng.randrange(1, 200))]
+def shard(path, t):
+    open(path, "wb").write(struct.pack("<256i", 20240520, 1, len(t), *([0] * 253)) + struct.pack("<%dH" % len(t), *t))
+shard(sys.argv[1], toks)
+shard(sys.argv[2], toks[5000:5000 + 1024 * 6] + [rng.randrange(300) for _ in range(1024 * 2)])
+PY
+gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -pthread -I"$gen" -o "$work/lcp_vendor" \
+  "$src/tests/codegen/lcp_vendor.c" "$gen/llama8b_1f1b_lcp_index.c"
+"$work/lcp_vendor" "$work/lcp.bin" "$work/lcpq.bin" 64 8 "$work/order_gen.bin" >"$work/answers_gen.txt"
+"$tfc" index build --tokens "$work/lcp.bin" --seq-len 1024 --stride 64 -o "$work/lcp.idx" -q
+"$tfc" index order "$work/lcp.idx" --tokens "$work/lcp.bin" -o "$work/order_tfc.bin"
+"$tfc" index query "$work/lcp.idx" --tokens "$work/lcp.bin" --queries "$work/lcpq.bin" -k 8 >"$work/answers_tfc.txt"
+cmp -s "$work/order_gen.bin" "$work/order_tfc.bin" || fail "generated LCP build and tfc index order differ"
+cmp -s "$work/answers_gen.txt" "$work/answers_tfc.txt" || fail "generated LCP queries and tfc index query differ"
+longest=$(tr ' ' '\n' <"$work/answers_tfc.txt" | cut -d: -f2 | sort -n | tail -1)
+[ "$longest" -ge 100 ] || fail "the LCP comparison data has no long shared prefixes (longest $longest)"
+echo "codegen check: generated LCP index and tfc index agree ($(wc -l <"$work/answers_tfc.txt") queries, $(($(stat -c %s "$work/order_tfc.bin") / 4)) sequences, longest LCP $longest)"
+
 # 4. CUDA host-side parity
 nvcc=$(command -v nvcc || true)
 [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
@@ -90,6 +115,38 @@ if [ -n "$nvcc" ]; then
   "$nvcc" -I"$gen" -Xcompiler -Wall,-Wextra,-Werror -o "$work/parity" "$work/parity.cu" "$work"/stage*.o ||
     fail "nvcc rejects the generated .cu as host code"
   "$work/parity" || fail "CUDA and C masks disagree"
+  # The .cu's query code, run as host code on tfc's own index file.
+  cat >"$work/lcp_parity.cu" <<'CU'
+#include <stdio.h>
+#include <stdlib.h>
+#include "llama8b_1f1b_lcp_index.cu"
+static void *slurp(const char *p, size_t *n) {
+  FILE *f = fopen(p, "rb"); fseek(f, 0, SEEK_END); *n = (size_t)ftell(f); fseek(f, 0, SEEK_SET);
+  void *b = malloc(*n); if (fread(b, 1, *n, f) != *n) exit(1); fclose(f); return b; }
+int main(int, char **argv) {
+  size_t ns, ni, nq;
+  const unsigned char *sh = (const unsigned char *)slurp(argv[1], &ns), *ix = (const unsigned char *)slurp(argv[2], &ni),
+                      *qs = (const unsigned char *)slurp(argv[3], &nq);
+  uint64_t n = *(const uint64_t *)(ix + 24), ntok = (ns - 1024) / 2;
+  size_t body = ((72 + 24) + 7) / 8 * 8;
+  uint64_t first[2] = {0, (ntok - 1024) / 64 + 1};
+  const llama8b_1f1b_lcp_token *shards[1] = {(const llama8b_1f1b_lcp_token *)(sh + 1024)};
+  llama8b_1f1b_lcp_data d = {1024, 64, 1, shards, first};
+  llama8b_1f1b_lcp_index x = {(const uint32_t *)(ix + body), ix + body + 4 * n, 2, n, NULL, 0, NULL, NULL, NULL};
+  const llama8b_1f1b_lcp_token *q = (const llama8b_1f1b_lcp_token *)(qs + 1024);
+  uint32_t s[8], l[8];
+  for (size_t i = 0; (i + 1) * 1024 <= (nq - 1024) / 2; i++) {
+    uint64_t got = llama8b_1f1b_lcp_topk(&d, &x, q + i * 1024, 8, s, l);
+    for (uint64_t j = 0; j < got; j++) printf("%s%u:%u", j ? " " : "", s[j], l[j]);
+    putchar('\n');
+  }
+  return 0; }
+CU
+  "$nvcc" -I"$gen" -Xcompiler -Wall,-Wextra,-Werror -o "$work/lcp_parity" "$work/lcp_parity.cu" ||
+    fail "nvcc rejects the generated LCP .cu as host code"
+  "$work/lcp_parity" "$work/lcp.bin" "$work/lcp.idx" "$work/lcpq.bin" >"$work/answers_cu.txt"
+  cmp -s "$work/answers_cu.txt" "$work/answers_tfc.txt" || fail "the .cu's LCP queries and tfc index query differ"
+  echo "codegen check: the LCP .cu (nvcc, host side) answers as tfc index does"
 else
   echo "codegen check: nvcc not found; CUDA host-side parity skipped"
 fi

@@ -1,0 +1,80 @@
+/* emit_lcp: the data loader's LCP index, from the same templates tfc's own
+ * `tfc index` is built from (templates/lcp_types.inc, lcp_core.inc,
+ * lcp_build.inc), specialised to the spec's token width. */
+#define _POSIX_C_SOURCE 200809L
+#include "emit_util.h"
+
+#include <stdlib.h>
+
+/* Renders one of the shared LCP templates with prefix NAME_lcp_. */
+static char *lcp_part(const emit_ctx *c, const char *name, bool cuda, char *why, size_t cap)
+{
+    const char *text = tmpl_get(name);
+    if (!text) {
+        snprintf(why, cap, "template %s is missing from this build", name);
+        return NULL;
+    }
+    char prefix[96], bits[8];
+    snprintf(prefix, sizeof prefix, "%s_lcp_", c->sp->name);
+    snprintf(bits, sizeof bits, "%u", 8 * c->sp->lcp_index.token_bytes);
+    emit_vars vs = {0};
+    emit_var(&vs, "P", prefix);
+    emit_var(&vs, "TOKEN", c->sp->lcp_index.token_bytes == 2 ? "uint16_t" : "uint32_t");
+    emit_var(&vs, "TOKEN_BITS", bits);
+    emit_var(&vs, "QUAL", cuda ? "__host__ __device__ static inline" : "static inline");
+    gen_writer w;
+    if (!gen_open(&w)) {
+        snprintf(why, cap, "out of memory");
+        return NULL;
+    }
+    bool ok = tmpl_render(w.f, text, vs.v, vs.n, why, cap);
+    char *out = emit_block_close(&w);
+    if (!ok || !out) {
+        if (ok)
+            snprintf(why, cap, "out of memory");
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+bool emit_lcp_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+{
+    const spec *sp = c->sp;
+    char guard[96], h[96], cf[96], cu[96];
+    snprintf(guard, sizeof guard, "%s_LCP_INDEX_H", c->uname);
+    snprintf(h, sizeof h, "%s_lcp_index.h", sp->name);
+    snprintf(cf, sizeof cf, "%s_lcp_index.c", sp->name);
+    snprintf(cu, sizeof cu, "%s_lcp_index.cu", sp->name);
+    char *types = lcp_part(c, "lcp_types.inc", false, why, cap);
+    char *core = types ? lcp_part(c, "lcp_core.inc", false, why, cap) : NULL;
+    char *build = core ? lcp_part(c, "lcp_build.inc", false, why, cap) : NULL;
+    char *core_cu = build ? lcp_part(c, "lcp_core.inc", true, why, cap) : NULL;
+    bool ok = core_cu != NULL;
+    if (ok) {
+        emit_vars vs = {0};
+        emit_common_vars(c, &vs);
+        emit_var(&vs, "GUARD", guard);
+        emit_var_u(&vs, "TOKEN_BYTES", sp->lcp_index.token_bytes);
+        emit_var_u(&vs, "SEQ_LEN", sp->lcp_index.seq_len);
+        emit_var_u(&vs, "TOPK", sp->lcp_index.topk);
+        emit_var(&vs, "TOKEN", sp->lcp_index.token_bytes == 2 ? "uint16_t" : "uint32_t");
+        emit_var(&vs, "TYPES", types);
+        emit_var(&vs, "CORE", core);
+        emit_var(&vs, "BUILD", build);
+        if (sp->targets.c)
+            ok = emit_render(out, h, "lcp_index.h.in", &vs, why, cap) &&
+                 emit_render(out, cf, "lcp_index.c.in", &vs, why, cap);
+        if (ok && sp->targets.cuda) {
+            vs.n--; /* BUILD */
+            vs.n--; /* CORE: the device flavour instead */
+            emit_var(&vs, "CORE", core_cu);
+            ok = emit_render(out, cu, "lcp_index.cu.in", &vs, why, cap);
+        }
+    }
+    free(types);
+    free(core);
+    free(build);
+    free(core_cu);
+    return ok;
+}

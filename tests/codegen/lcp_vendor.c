@@ -1,0 +1,63 @@
+/* A data loader's view of generated/llama8b_1f1b/llama8b_1f1b_lcp_index.c:
+ * builds the index of an llm.c shard with the generated code, and answers
+ * top-k queries; tests/codegen/check.sh compares both with `tfc index`.
+ *   lcp_vendor SHARD QUERIES STRIDE K ORDER_OUT   (answers on stdout) */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "llama8b_1f1b_lcp_index.h"
+
+static llama8b_1f1b_lcp_token *read_shard(const char *path, uint64_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    int32_t h[256];
+    if (!f || fread(h, sizeof h, 1, f) != 1 || h[0] != 20240520)
+        return NULL;
+    *n = (uint64_t)(uint32_t)h[2];
+    llama8b_1f1b_lcp_token *t = malloc(*n * sizeof *t + 1);
+    if (!t || fread(t, sizeof *t, *n, f) != *n)
+        return NULL;
+    fclose(f);
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 6)
+        return 2;
+    uint64_t nt, nq;
+    llama8b_1f1b_lcp_token *tok = read_shard(argv[1], &nt), *qs = read_shard(argv[2], &nq);
+    if (!tok || !qs)
+        return 1;
+    uint32_t stride = (uint32_t)atoi(argv[3]), k = (uint32_t)atoi(argv[4]);
+    uint64_t first[2];
+    llama8b_1f1b_lcp_count(&nt, 1, LLAMA8B_1F1B_LCP_SEQ_LEN, stride, first);
+    const llama8b_1f1b_lcp_token *shards[1] = {tok};
+    llama8b_1f1b_lcp_data d = {LLAMA8B_1F1B_LCP_SEQ_LEN, stride, 1, shards, first};
+    uint64_t n = first[1];
+    uint32_t *perm = malloc(n * 4), *lcp = malloc(n * 4);
+    if (!llama8b_1f1b_lcp_build_index(&d, perm, lcp))
+        return 1;
+    /* LCPs as the file stores them for seq_len 1024: two bytes each. */
+    uint16_t *lcp16 = malloc(n * 2);
+    for (uint64_t i = 0; i < n; i++)
+        lcp16[i] = (uint16_t)lcp[i];
+    llama8b_1f1b_lcp_index ix = {perm, lcp16, 2, n, NULL, 0, NULL, NULL, NULL};
+    uint64_t nd = llama8b_1f1b_lcp_derived_size(n);
+    uint64_t *dir = malloc(nd * 8), *top = malloc((llama8b_1f1b_lcp_derived_size(nd) + 1) * 8);
+    uint32_t *idmin = malloc(nd * 4), *lcpmin = malloc(nd * 4);
+    llama8b_1f1b_lcp_derive(&d, &ix, dir, idmin, lcpmin, top);
+    ix.dir = dir, ix.n_dir = nd, ix.idmin = idmin, ix.lcpmin = lcpmin, ix.top = top;
+    uint32_t *rs = malloc(k * 4), *rl = malloc(k * 4);
+    for (uint64_t q = 0; q + LLAMA8B_1F1B_LCP_SEQ_LEN <= nq; q += LLAMA8B_1F1B_LCP_SEQ_LEN) {
+        uint64_t got = llama8b_1f1b_lcp_query(&d, &ix, qs + q, k, rs, rl);
+        for (uint64_t i = 0; i < got; i++)
+            printf("%s%u:%u", i ? " " : "", rs[i], rl[i]);
+        putchar('\n');
+    }
+    FILE *o = fopen(argv[5], "wb");
+    if (!o || fwrite(perm, 4, n, o) != n || fclose(o) != 0)
+        return 1;
+    return 0;
+}
