@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 out=build-fuzz
 CC=clang cmake -S . -B "$out" -DTFC_FUZZ=ON -DTFC_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$out" -j "$(nproc)" --target fuzz_spec fuzz_csv >/dev/null
+cmake --build "$out" -j "$(nproc)" --target tfc fuzz_spec fuzz_csv fuzz_shard fuzz_index >/dev/null
 
 seed() { # harness -> seed folder
   local dir="$out/corpus-$1"
@@ -18,12 +18,24 @@ seed() { # harness -> seed folder
     fuzz_spec) cp specs/*.yaml tests/hostile/*.yaml tests/specs/*.yaml tests/yaml_bad/*/*.yaml "$dir"/ ;;
     fuzz_csv) cp specs/*.csv tests/specs/*.csv "$dir"/
               printf '0F0,0F1,0F2,2F0,2F1,2F2,2B0,2B1,2B2,0B0,0B1,0B2\n1F0,1F1,1F2,3F0,3I0,3W0,3F1,3I1,3W1,3F2,3I2,3W2,1B0,1B1,1B2\n' > "$dir/split.csv" ;;
+    fuzz_shard|fuzz_index)
+      # A small llm.c shard, a raw one, and the index of the first (the
+      # shard fuzz_index pairs its inputs with: 600 tokens, seq_len 4).
+      python3 - "$dir" <<'PY'
+import struct, subprocess, sys
+d = sys.argv[1]
+toks = [(i * 7) % 5 + (100 if i % 37 == 0 else 0) for i in range(600)]
+open(f"{d}/s.bin", "wb").write(struct.pack("<256i", 20240520, 1, 600, *([0] * 253)) + struct.pack("<600H", *toks))
+open(f"{d}/r.raw", "wb").write(struct.pack("<64H", *toks[:64]))
+PY
+      "$out/tfc" index build --tokens "$dir/s.bin" --seq-len 4 -o "$dir/s.idx" -q
+      [ "$1" = fuzz_index ] && rm -f "$dir/s.bin" "$dir/r.raw" ;;
   esac
   echo "$dir"
 }
 
 status=0
-for h in fuzz_spec fuzz_csv; do
+for h in fuzz_spec fuzz_csv fuzz_shard fuzz_index; do
   corpus=$(seed "$h")
   log="$out/$h.log"
   if ! (cd "$out" && "./$h" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
