@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,35 @@ static bool mkdir_p(char *path)
             return false;
     }
     return mkdir(path, 0777) == 0 || errno == EEXIST;
+}
+
+/* Removes temporary siblings ".BASE.tfc-PID-XXXXXX" (and "-old-") left by
+ * a tfc that was killed: those whose PID is no longer running. */
+static void remove_stale(const char *parent, const char *base)
+{
+    DIR *dp = opendir(parent);
+    if (!dp)
+        return;
+    size_t bl = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        const char *nm = e->d_name;
+        if (nm[0] != '.' || strncmp(nm + 1, base, bl) != 0 || strncmp(nm + 1 + bl, ".tfc-", 5) != 0)
+            continue;
+        const char *p = nm + 1 + bl + 5;
+        if (strncmp(p, "old-", 4) == 0)
+            p += 4;
+        char *end;
+        long pid = strtol(p, &end, 10);
+        if (end == p || *end != '-' || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+            char *path;
+            if (end != p && *end == '-' && pid > 0 && asprintf(&path, "%s/%s", parent, nm) >= 0) {
+                (void)remove_tree(path, 0);
+                free(path);
+            }
+        }
+    }
+    closedir(dp);
 }
 
 /* Empty, or holding a MANIFEST tfc wrote. */
@@ -148,7 +178,7 @@ spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
         goto out;
     }
     parent = slash ? strndup(dir, (size_t)(slash - dir) + (slash == dir)) : strdup(".");
-    if (!parent || asprintf(&tmp, "%s/.%s.tfc-XXXXXX", parent, base) < 0) {
+    if (!parent || asprintf(&tmp, "%s/.%s.tfc-%ld-XXXXXX", parent, base, (long)getpid()) < 0) {
         tmp = NULL;
         diag_error(d, dir_arg, 0, 0, "out of memory");
         goto out;
@@ -157,6 +187,7 @@ spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
         diag_error(d, dir_arg, 0, 0, "cannot create the parent folder %s: %s", parent, strerror(errno));
         goto out;
     }
+    remove_stale(parent, base);
     struct stat st;
     bool exists = lstat(dir, &st) == 0;
     if (exists && S_ISLNK(st.st_mode)) {
@@ -202,7 +233,7 @@ spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
             /* No atomic exchange on this file system: two renames, so
              * for a moment the folder is absent. */
             char *old = NULL;
-            if (asprintf(&old, "%s/.%s.tfc-old-XXXXXX", parent, base) < 0) {
+            if (asprintf(&old, "%s/.%s.tfc-old-%ld-XXXXXX", parent, base, (long)getpid()) < 0) {
                 diag_error(d, dir_arg, 0, 0, "out of memory");
                 goto out;
             }

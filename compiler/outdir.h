@@ -8,13 +8,15 @@
 #include "spec.h"
 
 /* Writes g as the folder dir: every file into a new temporary sibling
- * (".NAME.tfc-XXXXXX"), each flushed to disk, then one rename puts it in
+ * (".NAME.tfc-PID-XXXXXX"), each flushed to disk, then one rename puts it in
  * place (an atomic exchange when dir exists), then the old folder is
  * removed. Missing parent folders are created. An existing dir is replaced
  * only when it is empty or a tfc output folder (its MANIFEST starts with
  * "# tfc MANIFEST"); anything else is refused. On any failure dir is left
  * as it was, the temporary folder is removed, and the reason is in d:
- * SPEC_IO, the errors filed under dir (which must outlive d). */
+ * SPEC_IO, the errors filed under dir (which must outlive d). Temporary
+ * siblings of dir left by a killed tfc (".NAME.tfc-PID-...", PID no longer
+ * running) are removed first. */
 spec_status outdir_write(const char *dir, const gen_folder *g, diag_list *d);
 
 #endif
