@@ -22,6 +22,8 @@ bool emit_folder(const emit_input *in, gen_folder *out, char *why, size_t cap)
         ok = emit_cuda_files(&c, out, why, cap);
     if (ok && c.sp->lcp_index.enabled)
         ok = emit_lcp_files(&c, out, why, cap);
+    if (ok)
+        ok = emit_plan_files(&c, out, why, cap);
     emit_ctx_free(&c);
     return ok;
 }

@@ -76,6 +76,8 @@ void emit_stage_vars(const emit_ctx *c, uint32_t st, const emit_stage_text *t, e
 /* C file emitters (emit_c.c) and the CUDA one (emit_cuda.c). */
 bool emit_c_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap);
 bool emit_cuda_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap);
+/* plan.json, schedule.csv, timeline.json, timeline.svg (emit_plan.c). */
+bool emit_plan_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap);
 /* NAME_lcp_index.h/.c (targets.c) and .cu (targets.cuda) when the spec has
  * data.lcp_index (emit_lcp.c). */
 bool emit_lcp_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap);

@@ -54,10 +54,12 @@ void plan_print_json(const plan *p, FILE *f)
 {
     const spec *sp = p->sp;
     const sched *s = p->s;
-    fputs("{\n  \"tfc_version\": ", f);
+    fputs("{\n  \"format\": \"tfc-plan-1\",\n  \"tfc_version\": ", f);
     json_string(f, version_string());
     fputs(",\n  \"name\": ", f);
     json_string(f, sp->name);
+    fputs(",\n  \"spec_sha256\": ", f);
+    json_string(f, sp->sha256);
     fputs(",\n  \"schedule\": ", f);
     json_string(f, spec_schedule_name(sp->schedule));
     fprintf(f, ",\n  \"ranks\": %u,\n  \"stages\": %u,\n  \"microbatches\": %u", s->ranks, s->n_stages,

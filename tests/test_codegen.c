@@ -193,6 +193,7 @@ Test(emit, folder_lists_every_file_once_and_is_reproducible)
     emit_small(&g2, "s.yaml", &l2, &p2);
     const char *want[] = {"small.h",        "small.c",         "small_stage0.h",  "small_stage0.c",
                           "small_stage1.h", "small_stage1.c",  "small_stage0.cu", "small_stage1.cu",
+                          "plan.json",      "schedule.csv",    "timeline.json",   "timeline.svg",
                           "MANIFEST"};
     cr_assert_eq(g1.n, sizeof want / sizeof *want);
     for (size_t i = 0; i < g1.n; i++) {

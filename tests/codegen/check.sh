@@ -36,6 +36,40 @@ diff -r "$work/elsewhere/generated/llama8b_1f1b" "$src/generated/llama8b_1f1b" >
   fail "output depends on the working directory"
 echo "codegen check: $(ls "$src"/specs/*.yaml | wc -l) specs regenerate byte for byte; MANIFESTs verified"
 
+# 1b. the plan files: plan.json is tfc plan --json; schedule.csv read back as a
+# custom schedule gives the same step; the trace and the chart hold every
+# action of both plans and end at the makespans.
+for spec in "$src"/specs/*.yaml; do
+  name=$(sed -n 's/^name: *//p' "$spec")
+  dir="$work/out/$name"
+  "$tfc" plan "$spec" --json | cmp -s - "$dir/plan.json" || fail "$name: plan.json is not tfc plan --json"
+  sed -e '/^  order: /d' -e 's/^  schedule: .*/  schedule: custom\n  order: schedule.csv/' "$spec" \
+    >"$dir/../roundtrip_$name.yaml"
+  grep -q 'order: schedule.csv' "$dir/../roundtrip_$name.yaml" || fail "$name: could not make the round-trip spec"
+  cp "$dir/schedule.csv" "$work/out/schedule.csv"
+  python3 - "$dir/plan.json" <("$tfc" plan "$dir/../roundtrip_$name.yaml" --json --policy none) "$dir" <<'PY' || fail "$name: plan files disagree"
+import json, sys, xml.etree.ElementTree as ET
+plan, back, folder = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+key = lambda a: (a["rank"], a["stage"], a["microbatch"], a["type"], a["baseline_start_ms"])
+assert [key(a) for a in plan["actions"]] == [key(a) for a in back["actions"]], "schedule.csv round trip changed the step"
+assert back["baseline_makespan_ms"] == plan["baseline_makespan_ms"]
+trace = json.load(open(folder + "/timeline.json"))
+ev = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+assert len(ev) == 2 * len(plan["actions"])
+for pid, span in ((1, plan["baseline_makespan_ms"]), (2, plan["makespan_ms"])):
+    mine = [e for e in ev if e["pid"] == pid]
+    assert abs(max(e["ts"] + e["dur"] for e in mine) - 1000 * span) <= 1e-6 * 1000 * span
+    for tid in {e["tid"] for e in mine}:
+        row = sorted((e["ts"], e["ts"] + e["dur"]) for e in mine if e["tid"] == tid)
+        assert all(a[1] <= b[0] + 1e-6 for a, b in zip(row, row[1:])), "overlapping actions on one rank"
+svg = ET.parse(folder + "/timeline.svg").getroot()
+colours = {"#4c78a8", "#f58518", "#54a24b", "#b279a2"}
+bars = [r for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("fill") in colours and r.get("stroke")]
+assert len(bars) == 2 * len(plan["actions"]), (len(bars), len(plan["actions"]))
+PY
+done
+echo "codegen check: plan.json, schedule.csv (round trip), timeline.json and timeline.svg agree with the plan"
+
 # 2. strict C
 compilers=gcc
 command -v clang >/dev/null && compilers="gcc clang"

@@ -1,0 +1,234 @@
+/* emit_plan: the plan as files people and other tools read: plan.json
+ * (docs/plan-json.md), schedule.csv (PyTorch's compute-only pipeline CSV,
+ * one row per rank), timeline.json (Chrome trace events: one process per
+ * plan, one thread per rank) and timeline.svg (a Gantt chart). */
+#define _POSIX_C_SOURCE 200809L
+#include "emit_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "plan_print.h"
+
+static bool plan_json(const emit_ctx *c, gen_folder *out)
+{
+    gen_writer w;
+    if (!gen_open(&w))
+        return false;
+    plan_print_json(c->p, w.f);
+    return gen_close(out, "plan.json", &w);
+}
+
+static bool schedule_csv(const emit_ctx *c, gen_folder *out)
+{
+    const sched *s = c->p->s;
+    gen_writer w;
+    if (!gen_open(&w))
+        return false;
+    for (uint32_t r = 0; r < s->ranks; r++) {
+        for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
+            char name[32];
+            fprintf(w.f, "%s%s", i > s->rank_start[r] ? "," : "", sched_action_name(s, i, name, sizeof name));
+        }
+        fputc('\n', w.f);
+    }
+    return gen_close(out, "schedule.csv", &w);
+}
+
+/* Microseconds, the trace format's unit, from milliseconds. */
+static void trace_us(FILE *f, double ms) { json_number(f, ms * 1000.0); }
+
+static bool timeline_json(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+{
+    const plan *p = c->p;
+    const sched *s = p->s;
+    gen_writer w;
+    if (!gen_open(&w))
+        return false;
+    const char *names[2] = {"baseline (nothing frozen)", "optimised"};
+    bool first = true;
+    for (int pid = 0; pid < 2; pid++) {
+        fprintf(w.f, "%s    {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"tid\": 0, \"args\": {\"name\": ",
+                first ? "" : ",\n", pid + 1);
+        json_string(w.f, names[pid]);
+        fputs("}}", w.f);
+        first = false;
+        for (uint32_t r = 0; r < s->ranks; r++)
+            fprintf(w.f, ",\n    {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %u, \"args\": "
+                         "{\"name\": \"rank %u\"}}",
+                    pid + 1, r, r);
+        for (size_t i = 0; i < s->n_actions; i++) {
+            char name[32];
+            const sched_action *a = &s->actions[i];
+            double start = pid ? p->opt.start[i] : p->base.start[i];
+            double dur = pid ? p->opt_dur[i] : p->dur[i];
+            fprintf(w.f, ",\n    {\"ph\": \"X\", \"name\": \"%s\", \"cat\": \"%c\", \"pid\": %d, \"tid\": %u, \"ts\": ",
+                    sched_action_name(s, i, name, sizeof name), sched_act_letter(a->type), pid + 1, s->rank_of[i]);
+            trace_us(w.f, start);
+            fputs(", \"dur\": ", w.f);
+            trace_us(w.f, dur);
+            fprintf(w.f, ", \"args\": {\"stage\": %u, \"microbatch\": %u, \"freeze_ratio\": ", a->stage, a->mb);
+            json_number(w.f, pid ? p->x[i] : 0.0);
+            fputs("}}", w.f);
+        }
+    }
+    char *events = emit_block_close(&w);
+    if (!events) {
+        snprintf(why, cap, "out of memory");
+        return false;
+    }
+    gen_writer v;
+    char base_ms[48], opt_ms[48];
+    bool ok = gen_open(&v);
+    char *nums = NULL;
+    if (ok) {
+        json_number(v.f, p->base.makespan);
+        fputc('\n', v.f);
+        json_number(v.f, p->opt.makespan);
+        nums = emit_block_close(&v);
+        ok = nums && sscanf(nums, "%47s %47s", base_ms, opt_ms) == 2;
+    }
+    free(nums);
+    if (ok) {
+        emit_vars vs = {0};
+        emit_common_vars(c, &vs);
+        emit_var(&vs, "BASE_MS", base_ms);
+        emit_var(&vs, "OPT_MS", opt_ms);
+        emit_var(&vs, "EVENTS", events);
+        ok = emit_render(out, "timeline.json", "timeline.json.in", &vs, why, cap);
+    } else {
+        snprintf(why, cap, "out of memory");
+    }
+    free(events);
+    return ok;
+}
+
+/* ---- timeline.svg ---- */
+
+static const char *const fill[ACT_TYPES] = {"#4c78a8", "#f58518", "#54a24b", "#b279a2"};
+
+/* A tick spacing of 1, 2 or 5 x 10^k giving about 8 ticks over span. */
+static double tick_step(double span)
+{
+    double raw = span / 8.0, p = pow(10.0, floor(log10(raw > 0 ? raw : 1)));
+    return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
+}
+
+/* Overall bubble: idle time over ranks x makespan. */
+static double bubble(const sim_result *r, uint32_t ranks)
+{
+    double idle = 0;
+    for (uint32_t k = 0; k < ranks; k++)
+        idle += r->idle[k];
+    return r->makespan > 0 ? idle / (r->makespan * ranks) : 0.0;
+}
+
+static void svg_panel(const emit_ctx *c, FILE *f, int which, double y0, double x0, double scale, double row_h)
+{
+    const plan *p = c->p;
+    const sched *s = p->s;
+    const sim_result *r = which ? &p->opt : &p->base;
+    fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"bold\">%s: makespan %.3f ms, bubble %.1f%%",
+            x0, y0 - 8, which ? "optimised" : "baseline", r->makespan, 100.0 * bubble(r, s->ranks));
+    if (which)
+        fprintf(f, " (policy %s, %.3fx faster)", plan_policy_name(p->policy),
+                p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
+    else
+        fputs(" (nothing frozen)", f);
+    fputs("</text>\n", f);
+    for (uint32_t k = 0; k < s->ranks; k++) {
+        double y = y0 + k * row_h;
+        fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">rank %u</text>\n", x0 - 6, y + row_h * 0.65, k);
+        fprintf(f, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f2f2f2\"/>\n", x0, y + 1,
+                r->makespan * scale, row_h - 2);
+    }
+    for (size_t i = 0; i < s->n_actions; i++) {
+        const sched_action *a = &s->actions[i];
+        double dur = which ? p->opt_dur[i] : p->dur[i];
+        double x = x0 + r->start[i] * scale, wd = dur * scale, y = y0 + s->rank_of[i] * row_h + 2;
+        char name[32];
+        sched_action_name(s, i, name, sizeof name);
+        fprintf(f, "  <g><title>%s rank %u: %.3f-%.3f ms", name, s->rank_of[i], r->start[i], r->start[i] + dur);
+        if (which && p->freezable[i])
+            fprintf(f, ", freeze ratio %.3f", p->x[i]);
+        fputs("</title>", f);
+        fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" stroke=\"#ffffff\" "
+                   "stroke-width=\"0.6\"/>",
+                x, y, wd, row_h - 4, fill[a->type]);
+        if (which && p->freezable[i] && p->x[i] > 0) {
+            /* Hatched: the freeze ratio's share of the bar, at its end. */
+            double share = p->x[i] > 1 ? 1 : p->x[i];
+            fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"url(#frozen)\"/>",
+                    x + wd * (1 - share), y, wd * share, row_h - 4);
+        }
+        if (wd >= 7.0 * (double)strlen(name))
+            fprintf(f, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#ffffff\" font-size=\"10\">%s</text>",
+                    x + wd / 2, y + (row_h - 4) * 0.7, name);
+        fputs("</g>\n", f);
+    }
+}
+
+static bool timeline_svg(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+{
+    const plan *p = c->p;
+    const sched *s = p->s;
+    const double x0 = 70, width = 1200, row_h = 20, plot_w = width - x0 - 20;
+    double span = p->base.makespan > p->opt.makespan ? p->base.makespan : p->opt.makespan;
+    double scale = span > 0 ? plot_w / span : 1;
+    double panel_h = row_h * s->ranks;
+    double y_base = 60, y_opt = y_base + panel_h + 50, y_axis = y_opt + panel_h;
+    double height = y_axis + 40;
+    gen_writer w;
+    if (!gen_open(&w)) {
+        snprintf(why, cap, "out of memory");
+        return false;
+    }
+    svg_panel(c, w.f, 0, y_base, x0, scale, row_h);
+    svg_panel(c, w.f, 1, y_opt, x0, scale, row_h);
+    /* The shared time axis, and the optimised makespan marked on both panels. */
+    double step = tick_step(span);
+    fprintf(w.f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333333\"/>\n", x0, y_axis + 4,
+            x0 + span * scale, y_axis + 4);
+    for (double t = 0; t <= span * (1 + 1e-9); t += step) {
+        double x = x0 + t * scale;
+        fprintf(w.f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333333\"/>"
+                     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
+                x, y_axis + 4, x, y_axis + 9, x, y_axis + 21, t);
+    }
+    fprintf(w.f, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">ms</text>\n", width - 12, y_axis + 34);
+    double xm = x0 + p->opt.makespan * scale;
+    fprintf(w.f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n",
+            xm, y_base - 4, xm, y_axis + 4);
+    char *body = emit_block_close(&w);
+    if (!body) {
+        snprintf(why, cap, "out of memory");
+        return false;
+    }
+    char title[256], wbuf[16], hbuf[16], lx[16];
+    snprintf(title, sizeof title, "%s: %s, %u ranks, %u microbatches", c->sp->name, spec_schedule_name(c->sp->schedule),
+             s->ranks, s->microbatches);
+    snprintf(wbuf, sizeof wbuf, "%.0f", width);
+    snprintf(hbuf, sizeof hbuf, "%.0f", height);
+    snprintf(lx, sizeof lx, "%.0f", width - 480);
+    emit_vars vs = {0};
+    emit_common_vars(c, &vs);
+    emit_var(&vs, "WIDTH", wbuf);
+    emit_var(&vs, "HEIGHT", hbuf);
+    emit_var(&vs, "TITLE", title);
+    emit_var(&vs, "LEGEND_X", lx);
+    emit_var(&vs, "BODY", body);
+    bool ok = emit_render(out, "timeline.svg", "timeline.svg.in", &vs, why, cap);
+    free(body);
+    return ok;
+}
+
+bool emit_plan_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+{
+    if (!plan_json(c, out) || !schedule_csv(c, out)) {
+        snprintf(why, cap, "out of memory writing the plan");
+        return false;
+    }
+    return timeline_json(c, out, why, cap) && timeline_svg(c, out, why, cap);
+}
