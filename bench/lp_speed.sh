@@ -57,4 +57,6 @@ run 1F1B 4 1 32
 run 1F1B 8 1 64
 run 1F1B 8 1 128
 run 1F1B 16 1 64
+run 1F1B 16 1 128
+run GPipe 16 1 128
 run 1F1B 16 1 256

@@ -3,6 +3,7 @@
 #ifndef TFC_FIO_H
 #define TFC_FIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "diag.h"
@@ -18,5 +19,9 @@ typedef enum {
  * bytes without reading more than limit + 1 bytes. On success the caller
  * frees *buf. */
 fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len, diag_list *d);
+
+/* Writes len bytes to path through a temporary file in the same folder,
+ * renamed into place: path is either untouched or complete. */
+bool fio_write_atomic(const char *path, const void *data, size_t len, diag_list *d);
 
 #endif

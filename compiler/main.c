@@ -1,12 +1,17 @@
 /* main: the tfc command line. Parses arguments, runs one verb, prints the
  * diagnostics the library collected and picks the exit code. With
  * cli_index.c (the index verbs), the only file that prints errors or exits. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "emit.h"
+#include "fio.h"
+#include "sweep.h"
 #include "cli_index.h"
 #include "compile.h"
 #include "diag.h"
@@ -72,7 +77,7 @@ static const char compile_help[] =
 
 static const char plan_help[] =
     "usage: tfc plan SPEC [--json] [--policy timely|uniform|none] [--dump-lp FILE]\n"
-    "                [--lp-timeout SECONDS]\n"
+    "                [--lp-timeout SECONDS] [--sweep DIR]\n"
     "\n"
     "Builds SPEC's schedule and its dependency DAG, simulates one training step\n"
     "with nothing frozen (the baseline) and under a freezing policy, and prints\n"
@@ -85,6 +90,9 @@ static const char plan_help[] =
     "  --json            the plan as JSON (docs/plan-json.md)\n"
     "  --dump-lp FILE    write the freeze LP as JSON instead ('-' = stdout;\n"
     "                    docs/freeze-lp.md), solve nothing and print no plan\n"
+    "  --sweep DIR       makespan against freeze.max_ratio 0, 0.1, ..., 1 for the\n"
+    "                    timely and uniform policies: DIR/pareto.csv (also printed)\n"
+    "                    and DIR/pareto.svg\n"
     "  --lp-timeout S    give up (exit 3) when an LP phase takes longer than S\n"
     "                    seconds (default 300; 0 = no limit)\n"
     "Exit 3 when the LP has no solution.\n";
@@ -235,6 +243,56 @@ static int run_check(int argc, char **argv)
     return flush_stdout(exit_for(st));
 }
 
+/* tfc plan --sweep DIR: pareto.csv and pareto.svg in DIR, the table on stdout. */
+static spec_status run_sweep(const char *path, const plan_options *opt, const char *dir, arena *a)
+{
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    const spec *s;
+    sweep_result r;
+    spec_status st = spec_load_file(path, a, &d, &s);
+    if (st == SPEC_OK)
+        st = sweep_run(s, opt, 10, a, &d, &r);
+    char *csv = NULL, *svg = NULL;
+    size_t csv_len = 0, svg_len = 0;
+    if (st == SPEC_OK) {
+        FILE *fc = open_memstream(&csv, &csv_len), *fs = open_memstream(&svg, &svg_len);
+        char label[256];
+        emit_spec_label(path, label, sizeof label);
+        bool ok = fc && fs;
+        if (ok) {
+            sweep_write_csv(&r, fc);
+            ok = sweep_write_svg(s, label, &r, fs);
+        }
+        if (fc && fclose(fc) != 0)
+            ok = false;
+        if (fs && fclose(fs) != 0)
+            ok = false;
+        size_t n = strlen(dir) + 16;
+        char *pc = arena_alloc(a, n), *ps = arena_alloc(a, n);
+        if (!ok || !pc || !ps) {
+            diag_error(&d, dir, 0, 0, "out of memory writing the sweep");
+            st = SPEC_IO;
+        } else {
+            snprintf(pc, n, "%s/pareto.csv", dir);
+            snprintf(ps, n, "%s/pareto.svg", dir);
+            if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+                diag_error(&d, dir, 0, 0, "cannot create the folder: %s", strerror(errno));
+                st = SPEC_IO;
+            } else if (!fio_write_atomic(pc, csv, csv_len, &d) || !fio_write_atomic(ps, svg, svg_len, &d)) {
+                st = SPEC_IO;
+            } else {
+                fputs(csv, stdout);
+            }
+        }
+    }
+    free(csv);
+    free(svg);
+    diag_print(&d, stderr);
+    diag_free(&d);
+    return st;
+}
+
 /* --policy and --lp-timeout, shared by plan and compile; -1 to go on. */
 static int parse_plan_options(const char *verb_name, const char *policy_name, const char *timeout, plan_options *opt)
 {
@@ -309,8 +367,9 @@ static int run_compile(int argc, char **argv)
 static int run_plan(int argc, char **argv)
 {
     bool json = false;
-    const char *policy_name = "timely", *dump = NULL, *timeout = NULL;
+    const char *policy_name = "timely", *dump = NULL, *timeout = NULL, *sweep_dir = NULL;
     const flag flags[] = {{NULL, "--json", &json, NULL},
+                          {NULL, "--sweep", NULL, &sweep_dir},
                           {NULL, "--policy", NULL, &policy_name},
                           {NULL, "--dump-lp", NULL, &dump},
                           {NULL, "--lp-timeout", NULL, &timeout},
@@ -327,7 +386,9 @@ static int run_plan(int argc, char **argv)
     arena_init(&a, 0);
     const plan *p;
     spec_status st;
-    if (dump) {
+    if (sweep_dir) {
+        st = run_sweep(path, &opt, sweep_dir, &a);
+    } else if (dump) {
         /* The LP only: no need to solve it. */
         plan_options none = {POLICY_NONE, 0};
         st = load_plan(path, &none, &a, &p);

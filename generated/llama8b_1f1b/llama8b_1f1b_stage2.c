@@ -92,12 +92,12 @@ const uint64_t llama8b_1f1b_stage2_param_numel[LLAMA8B_1F1B_STAGE2_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage2_ratio[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    1, 0.6000000002772395, 0.16000000147862184, 0.07999999999999904, 0.47999999879861477, 0.11999997924068027, 1, 1,
+    0.43999999879862134, 0.4799999987986214, 0.04000000000000059, 0, 0.27999995543170103, 0.4399999987986183, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_1f1b_stage2_q[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    4294967296ull, 2576980378ull, 687194773ull, 343597383ull, 2061584296ull, 515395986ull, 4294967296ull, 4294967296ull,
+    1889785605ull, 2061584296ull, 171798691ull, 0ull, 1202590651ull, 1889785605ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

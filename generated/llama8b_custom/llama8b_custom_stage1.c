@@ -92,12 +92,12 @@ const uint64_t llama8b_custom_stage1_param_numel[LLAMA8B_CUSTOM_STAGE1_PARAMS] =
 };
 
 const double llama8b_custom_stage1_ratio[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
-    0.7599999776778079, 0, 1, 1, 1, 0.30000000029160323, 1, 1,
+    0.45999997738618187, 0.059999978941297626, 1, 1, 0.6999999987364678, 0, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_custom_stage1_q[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
-    3264175049ull, 0ull, 4294967296ull, 4294967296ull, 4294967296ull, 1288490190ull, 4294967296ull, 4294967296ull,
+    1975684859ull, 257697947ull, 4294967296ull, 4294967296ull, 3006477101ull, 0ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -43,11 +43,11 @@ __constant__ unsigned long long llama8b_gpipe_stage0_numel_dev[LLAMA8B_GPIPE_STA
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_gpipe_stage0_ratio_dev[LLAMA8B_GPIPE_STAGE0_MICROBATCHES] = {
-    0, 0.7999999942189482, 1, 0.35999999145104233, 0, 1, 1, 1,
+    0.05999999090900598, 0, 0.39999999710948697, 1, 0.6999999976514539, 1, 1, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_gpipe_stage0_q_dev[LLAMA8B_GPIPE_STAGE0_MICROBATCHES] = {
-    0ull, 3435973811ull, 4294967296ull, 1546188189ull, 0ull, 4294967296ull, 4294967296ull, 4294967296ull,
+    257697998ull, 0ull, 1717986905ull, 4294967296ull, 3006477097ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 #ifndef __CUDA_ARCH__
 /* Host copies of the three tables above, for the host side of the
@@ -65,10 +65,10 @@ static const unsigned long long llama8b_gpipe_stage0_numel_host[LLAMA8B_GPIPE_ST
     58720256ull,
 };
 static const double llama8b_gpipe_stage0_ratio_host[LLAMA8B_GPIPE_STAGE0_MICROBATCHES] = {
-    0, 0.7999999942189482, 1, 0.35999999145104233, 0, 1, 1, 1,
+    0.05999999090900598, 0, 0.39999999710948697, 1, 0.6999999976514539, 1, 1, 1,
 };
 static const unsigned long long llama8b_gpipe_stage0_q_host[LLAMA8B_GPIPE_STAGE0_MICROBATCHES] = {
-    0ull, 3435973811ull, 4294967296ull, 1546188189ull, 0ull, 4294967296ull, 4294967296ull, 4294967296ull,
+    257697998ull, 0ull, 1717986905ull, 4294967296ull, 3006477097ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 #endif
 

@@ -146,23 +146,23 @@ const uint32_t llama8b_interleaved_stage_rank[LLAMA8B_INTERLEAVED_STAGES] = {0, 
 const double llama8b_interleaved_ratio[LLAMA8B_INTERLEAVED_STAGES][LLAMA8B_INTERLEAVED_MICROBATCHES] = {
     /* stage 0 */
     {
-    0, 0, 0, 0, 0.8399999983521612, 1, 1, 1,
+    0, 0, 0, 0, 1, 1, 1, 1,
     },
     /* stage 1 */
     {
-    0, 0, 0, 0, 0.35999996619830693, 1, 1, 1,
+    0, 0, 0, 0, 0.19999997180084791, 1, 1, 1,
     },
     /* stage 2 */
     {
-    0, 1, 0, 0, 1, 0.20000000593217926, 1, 1,
+    0, 1, 1, 0, 1, 0.19999997180084791, 1, 1,
     },
     /* stage 3 */
     {
-    1, 1, 1, 1, 1, 1, 0.2, 1,
+    1, 1, 1, 1, 1, 1, 0.19999997180085013, 1,
     },
     /* stage 4 */
     {
-    0, 0, 0.07999999505650279, 0, 0, 0, 0, 0.3599999661983093,
+    0, 0, 0.07999999505652941, 0, 0, 0, 0, 0.3599999718008409,
     },
     /* stage 5 */
     {
@@ -170,11 +170,11 @@ const double llama8b_interleaved_ratio[LLAMA8B_INTERLEAVED_STAGES][LLAMA8B_INTER
     },
     /* stage 6 */
     {
-    0, 0, 0, 0.07999999505650436, 3.2956643190565827e-09, 1, 0, 1,
+    0, 0, 0, 0.07999999505652941, 0, 3.2956478126221653e-09, 0, 1,
     },
     /* stage 7 */
     {
-    1, 1, 1, 1, 1, 1, 1, 0.20000000000000046,
+    1, 1, 1, 1, 1, 1, 1, 0.20000000000000057,
     },
 };
 
@@ -183,23 +183,23 @@ const double llama8b_interleaved_ratio[LLAMA8B_INTERLEAVED_STAGES][LLAMA8B_INTER
 static const uint64_t llama8b_interleaved_q[LLAMA8B_INTERLEAVED_STAGES][LLAMA8B_INTERLEAVED_MICROBATCHES] = {
     /* stage 0 */
     {
-    0ull, 0ull, 0ull, 0ull, 3607772521ull, 4294967296ull, 4294967296ull, 4294967296ull,
+    0ull, 0ull, 0ull, 0ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull,
     },
     /* stage 1 */
     {
-    0ull, 0ull, 0ull, 0ull, 1546188081ull, 4294967296ull, 4294967296ull, 4294967296ull,
+    0ull, 0ull, 0ull, 0ull, 858993338ull, 4294967296ull, 4294967296ull, 4294967296ull,
     },
     /* stage 2 */
     {
-    0ull, 4294967296ull, 0ull, 0ull, 4294967296ull, 858993484ull, 4294967296ull, 4294967296ull,
+    0ull, 4294967296ull, 4294967296ull, 0ull, 4294967296ull, 858993338ull, 4294967296ull, 4294967296ull,
     },
     /* stage 3 */
     {
-    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 858993459ull, 4294967296ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 858993338ull, 4294967296ull,
     },
     /* stage 4 */
     {
-    0ull, 0ull, 343597362ull, 0ull, 0ull, 0ull, 0ull, 1546188081ull,
+    0ull, 0ull, 343597362ull, 0ull, 0ull, 0ull, 0ull, 1546188105ull,
     },
     /* stage 5 */
     {
@@ -207,7 +207,7 @@ static const uint64_t llama8b_interleaved_q[LLAMA8B_INTERLEAVED_STAGES][LLAMA8B_
     },
     /* stage 6 */
     {
-    0ull, 0ull, 0ull, 343597362ull, 14ull, 4294967296ull, 0ull, 4294967296ull,
+    0ull, 0ull, 0ull, 343597362ull, 0ull, 14ull, 0ull, 4294967296ull,
     },
     /* stage 7 */
     {

@@ -38,7 +38,7 @@ __constant__ unsigned long long llama8b_zbv_stage0_numel_dev[LLAMA8B_ZBV_STAGE0_
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_zbv_stage0_ratio_dev[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 0.1115789168214471, 0, 1,
+    1, 1, 1, 1, 1, 0.11157891682145342, 0, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage0_q_dev[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
@@ -55,7 +55,7 @@ static const unsigned long long llama8b_zbv_stage0_numel_host[LLAMA8B_ZBV_STAGE0
     16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_zbv_stage0_ratio_host[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 0.1115789168214471, 0, 1,
+    1, 1, 1, 1, 1, 0.11157891682145342, 0, 1,
 };
 static const unsigned long long llama8b_zbv_stage0_q_host[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 479227798ull, 0ull, 4294967296ull,

@@ -52,12 +52,12 @@ const uint64_t llama8b_zbv_stage1_param_numel[LLAMA8B_ZBV_STAGE1_PARAMS] = {
 };
 
 const double llama8b_zbv_stage1_ratio[LLAMA8B_ZBV_STAGE1_MICROBATCHES] = {
-    0.4631578803617813, 0, 0, 0, 0, 0, 1, 0.010526318784276872,
+    1, 0.2421052649547802, 0, 0, 0, 0, 0.010526318784278135, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage1_q[LLAMA8B_ZBV_STAGE1_MICROBATCHES] = {
-    1989247949ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967296ull, 45210194ull,
+    4294967296ull, 1039834195ull, 0ull, 0ull, 0ull, 0ull, 45210194ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

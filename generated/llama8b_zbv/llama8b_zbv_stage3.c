@@ -52,12 +52,12 @@ const uint64_t llama8b_zbv_stage3_param_numel[LLAMA8B_ZBV_STAGE3_PARAMS] = {
 };
 
 const double llama8b_zbv_stage3_ratio[LLAMA8B_ZBV_STAGE3_MICROBATCHES] = {
-    0, 0, 0, 0, 0, 0.03157895635281844, 1, 0,
+    1, 1, 0, 0, 1, 0.03157895635283441, 0, 0,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage3_q[LLAMA8B_ZBV_STAGE3_MICROBATCHES] = {
-    0ull, 0ull, 0ull, 0ull, 0ull, 135630584ull, 4294967296ull, 0ull,
+    4294967296ull, 4294967296ull, 0ull, 0ull, 4294967296ull, 135630584ull, 0ull, 0ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

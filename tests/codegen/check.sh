@@ -70,6 +70,29 @@ PY
 done
 echo "codegen check: plan.json, schedule.csv (round trip), timeline.json and timeline.svg agree with the plan"
 
+# 1c. the sweep: timely never slower than uniform, both at the baseline at 0,
+# mean ratios within each cap; the chart parses.
+"$tfc" plan "$src/specs/llama8b_1f1b.yaml" --sweep "$work/sweep" >"$work/sweep.txt"
+cmp -s "$work/sweep.txt" "$work/sweep/pareto.csv" || fail "the sweep printed something other than pareto.csv"
+python3 - "$work/sweep" <<'PY' || fail "the sweep breaks a property"
+import csv, sys, xml.etree.ElementTree as ET
+rows = list(csv.DictReader(open(sys.argv[1] + "/pareto.csv")))
+assert len(rows) == 22, len(rows)
+by = {}
+for r in rows:
+    by.setdefault(float(r["max_ratio"]), {})[r["policy"]] = r
+base = float(by[0.0]["timely"]["makespan_ms"])
+for cap, p in by.items():
+    t, u = float(p["timely"]["makespan_ms"]), float(p["uniform"]["makespan_ms"])
+    assert t <= u * (1 + 1e-9), (cap, t, u)
+    for r in p.values():
+        assert float(r["mean_freeze_ratio"]) <= cap + 1e-9
+    if cap == 0:
+        assert t == u == base
+ET.parse(sys.argv[1] + "/pareto.svg")
+PY
+echo "codegen check: the sweep holds timely <= uniform at every cap"
+
 # 2. strict C
 compilers=gcc
 command -v clang >/dev/null && compilers="gcc clang"

@@ -1,0 +1,142 @@
+/* sweep: one plan per (cap, policy), then the table and the chart. */
+#define _POSIX_C_SOURCE 200809L
+#include "sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "tmpl.h"
+#include "version.h"
+
+spec_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, arena *a, diag_list *d,
+                      sweep_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->pt = arena_alloc_array(a, (size_t)steps + 1, sizeof *out->pt);
+    if (!out->pt) {
+        diag_error(d, sp->path, 0, 0, "out of memory");
+        return SPEC_INVALID;
+    }
+    for (unsigned i = 0; i <= steps; i++) {
+        spec copy = *sp;
+        copy.freeze.max_ratio = (double)i / steps;
+        sweep_point *p = &out->pt[i];
+        p->max_ratio = copy.freeze.max_ratio;
+        for (int k = 0; k < 2; k++) {
+            plan_options o = *opt;
+            o.policy = k ? POLICY_UNIFORM : POLICY_TIMELY;
+            plan *pl;
+            spec_status st = plan_build(&copy, &o, a, d, &pl);
+            if (st != SPEC_OK)
+                return st;
+            p->makespan[k] = pl->opt.makespan;
+            double sum = 0;
+            size_t cnt = 0;
+            for (size_t u = 0; u < pl->s->n_actions; u++)
+                if (pl->freezable[u]) {
+                    sum += pl->x[u];
+                    cnt++;
+                }
+            p->mean_ratio[k] = cnt ? sum / (double)cnt : 0.0;
+            out->baseline_ms = pl->base.makespan;
+        }
+        out->n = i + 1;
+    }
+    return SPEC_OK;
+}
+
+void sweep_write_csv(const sweep_result *r, FILE *f)
+{
+    fputs("max_ratio,policy,makespan_ms,speedup,mean_freeze_ratio\n", f);
+    for (size_t i = 0; i < r->n; i++)
+        for (int k = 0; k < 2; k++) {
+            json_number(f, r->pt[i].max_ratio);
+            fprintf(f, ",%s,", k ? "uniform" : "timely");
+            json_number(f, r->pt[i].makespan[k]);
+            fputc(',', f);
+            json_number(f, r->pt[i].makespan[k] > 0 ? r->baseline_ms / r->pt[i].makespan[k] : 1.0);
+            fputc(',', f);
+            json_number(f, r->pt[i].mean_ratio[k]);
+            fputc('\n', f);
+        }
+}
+
+static double nice_step(double span)
+{
+    double raw = span / 6.0, p = pow(10.0, floor(log10(raw > 0 ? raw : 1)));
+    return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
+}
+
+bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result *r, FILE *f)
+{
+    const char *text = tmpl_get("pareto.svg.in");
+    if (!text || r->n == 0)
+        return false;
+    const double x0 = 80, y0 = 70, w = 620, h = 340;
+    double lo = r->pt[0].makespan[0], hi = lo;
+    for (size_t i = 0; i < r->n; i++)
+        for (int k = 0; k < 2; k++) {
+            lo = fmin(lo, r->pt[i].makespan[k]);
+            hi = fmax(hi, r->pt[i].makespan[k]);
+        }
+    double step = nice_step(hi - lo > 0 ? hi - lo : hi * 0.1 + 1);
+    lo = floor(lo / step) * step;
+    hi = ceil(hi / step) * step;
+    if (hi <= lo)
+        hi = lo + step;
+    char *body = NULL;
+    size_t len = 0;
+    FILE *b = open_memstream(&body, &len);
+    if (!b)
+        return false;
+#define PX(r_) (x0 + (r_) * w)
+#define PY(ms_) (y0 + h - ((ms_) - lo) / (hi - lo) * h)
+    fprintf(b, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#999999\"/>\n", x0, y0,
+            w, h);
+    for (double v = lo; v <= hi + step * 1e-9; v += step)
+        fprintf(b, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+                x0, PY(v), x0 + w, PY(v), x0 - 6, PY(v) + 4, v);
+    for (int t = 0; t <= 10; t++)
+        fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.1f</text>\n", PX(t / 10.0), y0 + h + 18,
+                t / 10.0);
+    fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">freeze.max_ratio</text>\n", x0 + w / 2,
+            y0 + h + 38);
+    fprintf(b, "  <text x=\"18\" y=\"%.1f\" transform=\"rotate(-90 18 %.1f)\" text-anchor=\"middle\">makespan "
+               "(ms)</text>\n",
+            y0 + h / 2, y0 + h / 2);
+    const char *colour[2] = {"#d62728", "#1f77b4"};
+    for (int k = 1; k >= 0; k--) {
+        fprintf(b, "  <polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s points=\"", colour[k],
+                k ? " stroke-dasharray=\"6 4\"" : "");
+        for (size_t i = 0; i < r->n; i++)
+            fprintf(b, "%s%.1f,%.1f", i ? " " : "", PX(r->pt[i].max_ratio), PY(r->pt[i].makespan[k]));
+        fputs("\"/>\n", b);
+        for (size_t i = 0; i < r->n; i++) {
+            double x = PX(r->pt[i].max_ratio), y = PY(r->pt[i].makespan[k]);
+            if (k)
+                fprintf(b, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\">", x - 3.5, y - 3.5,
+                        colour[k]);
+            else
+                fprintf(b, "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\">", x, y, colour[k]);
+            fprintf(b, "<title>%s, max_ratio %g: %.3f ms</title></%s>\n", k ? "uniform" : "timely",
+                    r->pt[i].max_ratio, r->pt[i].makespan[k], k ? "rect" : "circle");
+        }
+    }
+#undef PX
+#undef PY
+    bool ok = !ferror(b);
+    ok = (fclose(b) == 0) && ok;
+    char title[160], base[48];
+    snprintf(title, sizeof title, "%s: %s, %u ranks, %u microbatches", sp->name, spec_schedule_name(sp->schedule),
+             sp->ranks, sp->microbatches);
+    snprintf(base, sizeof base, "%.3f", r->baseline_ms);
+    tmpl_var vars[] = {{"SPEC_FILE", spec_label}, {"NAME", sp->name},   {"VERSION", version_string()},
+                       {"TITLE", title},          {"BASE_MS", base},     {"BODY", body ? body : ""}};
+    char why[128];
+    ok = ok && tmpl_render(f, text, vars, sizeof vars / sizeof *vars, why, sizeof why);
+    free(body);
+    return ok && !ferror(f);
+}

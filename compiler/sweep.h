@@ -1,0 +1,33 @@
+/* sweep: the plan's makespan as the freezing budget grows (tfc plan
+ * --sweep): freeze.max_ratio from 0 to 1 in equal steps, policies timely
+ * and uniform, on the same spec; written as CSV and as an SVG chart. */
+#ifndef TFC_SWEEP_H
+#define TFC_SWEEP_H
+
+#include <stdio.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "plan.h"
+#include "spec.h"
+
+typedef struct sweep_point {
+    double max_ratio;
+    double makespan[2];   /* timely, uniform */
+    double mean_ratio[2]; /* over all freezable actions */
+} sweep_point;
+
+typedef struct sweep_result {
+    sweep_point *pt;
+    size_t n;
+    double baseline_ms;
+} sweep_result;
+
+/* steps + 1 points, max_ratio = i / steps. */
+spec_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, arena *a, diag_list *d,
+                      sweep_result *out);
+void sweep_write_csv(const sweep_result *r, FILE *f);
+/* False when a template is missing (a build bug). */
+bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result *r, FILE *f);
+
+#endif
