@@ -221,11 +221,28 @@ static const char *status_words(int ret)
     }
 }
 
+/* solve(), and when lp_solve reports a numerical failure, once more from
+ * its default basis with its default anti-degeneracy settings. The same
+ * input always takes the same path, so plans stay reproducible. */
+static int solve_robust(lprec *lp)
+{
+    int ret = solve(lp);
+    if (ret != NUMFAILURE && ret != ACCURACYERROR && ret != DEGENERATE && ret != SUBOPTIMAL)
+        return ret;
+    int mode = get_anti_degen(lp);
+    set_anti_degen(lp, ANTIDEGEN_DEFAULT);
+    default_basis(lp);
+    ret = solve(lp);
+    set_anti_degen(lp, mode);
+    return ret;
+}
+
 /* Phase 3: keep T (bounded since phase 2) and the total freezing within
  * the same tolerance of phase 2's optimum, and minimise z >= every x_u: the
  * largest single freeze ratio. Adds one row for the total, one column z and
  * one row x_u - z <= 0 per freezable action. */
-static bool phase3(lprec *lp, const layout *lay, size_t n, const char *file, diag_list *d, lp_stats *st)
+static bool phase3(lprec *lp, const layout *lay, size_t n, bool leximin, const char *file, diag_list *d,
+                   lp_stats *st)
 {
     size_t K = lay->K;
     int *cols = malloc((K + 1) * sizeof *cols);
@@ -237,6 +254,7 @@ static bool phase3(lprec *lp, const layout *lay, size_t n, const char *file, dia
     ok = ok && add_columnex(lp, 0, NULL, NULL);
     int zcol = get_Ncolumns(lp);
     ok = ok && set_upbo(lp, zcol, 1.0);
+    int first_row = get_Nrows(lp) + 1; /* x_k - z <= 0 is row first_row + k */
     for (size_t k = 0; ok && k < K; k++) {
         int c2[2] = {(int)(n + 1 + k), zcol};
         double v2[2] = {1.0, -1.0};
@@ -251,7 +269,7 @@ static bool phase3(lprec *lp, const layout *lay, size_t n, const char *file, dia
         return false;
     }
     double t0 = now_s();
-    int ret = solve(lp);
+    int ret = solve_robust(lp);
     st->seconds[2] = now_s() - t0;
     st->iterations[2] = (long long)get_total_iter(lp);
     if (ret != OPTIMAL) {
@@ -260,6 +278,57 @@ static bool phase3(lprec *lp, const layout *lay, size_t n, const char *file, dia
         return false;
     }
     st->max_ratio = get_objective(lp);
+    if (!leximin)
+        return true;
+    /* Leximin: the actions at the maximum keep it as their bound (x_u <= z*,
+     * the z term dropped from their row); minimise the largest ratio of the
+     * others, and again, until a round lowers nothing or every action is
+     * bounded. Each round only changes bounds and the objective's meaning,
+     * so lp_solve restarts from the last basis. */
+    bool *fixed = calloc(K ? K : 1, sizeof *fixed);
+    if (!fixed) {
+        diag_error(d, file, 0, 0, "out of memory in phase 3 of the freeze LP");
+        return false;
+    }
+    double z = st->max_ratio;
+    bool ok2 = true;
+    for (int round = 0; ok2 && round < LP_LEXIMIN_ROUNDS; round++) {
+        REAL *vars;
+        if (!get_ptr_variables(lp, &vars)) {
+            ok2 = false;
+            break;
+        }
+        size_t left = 0;
+        for (size_t k = 0; k < K; k++) {
+            if (!fixed[k] && vars[n + k] >= z - LP_SNAP_TOL) {
+                fixed[k] = true;
+                ok2 = ok2 && set_mat(lp, first_row + (int)k, zcol, 0.0) && set_rh(lp, first_row + (int)k, z);
+            }
+            left += !fixed[k];
+        }
+        if (!ok2 || left == 0)
+            break;
+        t0 = now_s();
+        ret = solve_robust(lp);
+        st->seconds[2] += now_s() - t0;
+        st->iterations[2] += (long long)get_total_iter(lp);
+        if (ret != OPTIMAL) {
+            diag_error(d, file, 0, 0, "no plan: a leximin round of the freeze LP failed: %s (status %d)",
+                       status_words(ret), ret);
+            free(fixed);
+            return false;
+        }
+        double z2 = get_objective(lp);
+        if (z2 >= z - LP_SNAP_TOL)
+            break;
+        z = z2;
+        st->leximin_rounds++;
+    }
+    free(fixed);
+    if (!ok2) {
+        diag_error(d, file, 0, 0, "lp_solve refused a leximin bound of the freeze LP");
+        return false;
+    }
     return true;
 }
 
@@ -382,6 +451,13 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
     /* A plan that takes longer than this is no plan: say so (exit 3) rather
      * than hang. lp_solve checks the limit per solve. */
     set_timeout(lp, pb->timeout_s > 0 ? (long)ceil(pb->timeout_s) : 0);
+    /* No scaling: the coefficients are 1 and durations in ms, already well
+     * scaled, and lp_solve's default scaling was 1.3-4x slower on this LP
+     * family (docs/freeze-lp.md, "Speed"). Bound flipping was faster still
+     * on some sizes but gave a wrong phase-2 optimum on random instances
+     * (tests/lp_oracle.py --random 300), so lp_solve's default
+     * anti-degeneracy stays. */
+    set_scaling(lp, SCALE_NONE);
 
     /* Phase 1: min T. */
     int tcol = lay.tcol;
@@ -398,7 +474,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
     int ret = OPTIMAL;
     if (action_capped) {
         /* First without the per-action cap, to say whether the cap costs time. */
-        ret = solve(lp);
+        ret = solve_robust(lp);
         if (ret == OPTIMAL) {
             st->t_star_uncapped = get_objective(lp);
             for (size_t u = 0; u < n; u++)
@@ -407,7 +483,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         }
     }
     if (ret == OPTIMAL)
-        ret = solve(lp);
+        ret = solve_robust(lp);
     st->seconds[0] = now_s() - t0;
     st->iterations[0] = (long long)get_total_iter(lp);
     if (ret != OPTIMAL) {
@@ -449,7 +525,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
             goto out;
         }
         t0 = now_s();
-        ret = solve(lp);
+        ret = solve_robust(lp);
         st->seconds[1] = now_s() - t0;
         st->iterations[1] = (long long)get_total_iter(lp); /* counted per solve */
         if (ret != OPTIMAL) {
@@ -460,7 +536,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
             goto out;
         }
         st->total_freeze = get_objective(lp);
-        if (pb->balance && !phase3(lp, &lay, n, file, d, st)) {
+        if (pb->balance && !phase3(lp, &lay, n, pb->leximin, file, d, st)) {
             result = SPEC_INFEASIBLE;
             goto out;
         }

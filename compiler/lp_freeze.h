@@ -26,6 +26,8 @@
 /* A ratio this close below its bound (1, or freeze.max_action_ratio) is
  * the bound: solver noise (docs/freeze-lp.md). */
 #define LP_SNAP_TOL 1e-7
+/* Leximin: at most this many rounds after the first minmax. */
+#define LP_LEXIMIN_ROUNDS 16
 /* Larger schedules are refused before building the LP (exit 3): lp_solve
  * would take far longer than any time limit (docs/freeze-lp.md, "Speed"). */
 #define LP_MAX_ACTIONS 100000u
@@ -42,7 +44,8 @@ typedef struct lp_problem {
     double comm_ms;
     double cap; /* freeze.max_ratio */
     double action_cap; /* freeze.max_action_ratio: upper bound of every x */
-    bool balance; /* run phase 3 (freeze.balance: minmax) */
+    bool balance; /* run phase 3 (freeze.balance: minmax or leximin) */
+    bool leximin; /* then repeat it over the actions below the maximum (freeze.balance: leximin) */
     double timeout_s; /* per phase; 0 = none */
 } lp_problem;
 
@@ -54,6 +57,7 @@ typedef struct lp_stats {
     double t_star;           /* phase 1's makespan */
     double t_star_uncapped;  /* phase 1's makespan without max_action_ratio (== t_star when it is 1) */
     double total_freeze;     /* phase 2's objective */
+    int leximin_rounds;      /* rounds after the first minmax that lowered a maximum */
     double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
 } lp_stats;
 

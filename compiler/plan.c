@@ -104,7 +104,8 @@ lp_problem plan_lp_problem(const plan *p)
                         .cap = p->sp->freeze.max_ratio,
                         .timeout_s = p->lp_timeout_s,
                         .action_cap = p->sp->freeze.max_action_ratio,
-                        .balance = p->sp->freeze.balance == BALANCE_MINMAX};
+                        .balance = p->sp->freeze.balance != BALANCE_NONE,
+                        .leximin = p->sp->freeze.balance == BALANCE_LEXIMIN};
 }
 
 plan_options plan_default_options(void) { return (plan_options){POLICY_TIMELY, LP_TIMEOUT_S}; }

@@ -80,7 +80,9 @@ void plan_print_json(const plan *p, FILE *f)
         fputs(", \"total_freeze\": ", f);
         json_number(f, p->lp.total_freeze);
         fputs(", \"balance\": ", f);
-        json_string(f, p->sp->freeze.balance == BALANCE_MINMAX ? "minmax" : "none");
+        json_string(f, p->sp->freeze.balance == BALANCE_MINMAX    ? "minmax"
+                       : p->sp->freeze.balance == BALANCE_LEXIMIN ? "leximin"
+                                                                  : "none");
         fputc('}', f);
     }
     fputs(",\n  \"stages\": [", f);

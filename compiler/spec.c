@@ -822,7 +822,8 @@ static void read_freeze(ctx *c, const ydoc_node *f)
     const ydoc_node *v;
     if ((v = require(c, f, "freeze", "max_ratio", freeze_keys)))
         get_number(c, v, "freeze.max_ratio", 0.0, false, 1.0, &fr->max_ratio);
-    static const char *const balances[] = {[BALANCE_MINMAX] = "minmax", [BALANCE_NONE] = "none", NULL};
+    static const char *const balances[] = {[BALANCE_MINMAX] = "minmax", [BALANCE_NONE] = "none",
+                                           [BALANCE_LEXIMIN] = "leximin", NULL};
     if ((v = ydoc_get(f, "balance"))) {
         int b = get_enum(c, v, "freeze.balance", balances);
         if (b >= 0)

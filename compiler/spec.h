@@ -77,6 +77,7 @@ typedef struct spec_timing {
 typedef enum {
     BALANCE_MINMAX, /* phase 3: least largest per-action ratio among the fastest, least-freezing plans */
     BALANCE_NONE,   /* keep phase 2's answer */
+    BALANCE_LEXIMIN, /* minmax, then again over the actions below the maximum, a bounded number of rounds */
 } spec_balance;
 
 typedef struct spec_freeze {

@@ -358,6 +358,54 @@ Test(lp_phase3, minmax_keeps_the_makespan_and_total_and_never_raises_the_largest
     cr_assert_eq(checked, 12);
 }
 
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* Leximin keeps T* and the phase-2 total, and its ratios sorted largest
+ * first are lexicographically no larger than minmax's (each round's start
+ * is feasible for the next, so no round can do worse). */
+Test(lp_phase3, leximin_is_never_less_even_than_minmax, .timeout = 60)
+{
+    size_t checked = 0, strictly = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (unsigned p = 2; p <= 3; p++) {
+            char *base = small_spec(sh, p, 2 * p, 0.5, (unsigned)(sh * 17 + p));
+            char *lex_yaml = with_freeze(base, "balance: leximin");
+            loaded lm, ll;
+            plan *m = build(&lm, base, POLICY_TIMELY);
+            plan *l = build(&ll, lex_yaml, POLICY_TIMELY);
+            cr_assert(fabs(m->lp.t_star - l->lp.t_star) <= 1e-9 * m->lp.t_star);
+            cr_assert(fabs(m->lp.total_freeze - l->lp.total_freeze) <= 1e-9 * (1 + m->lp.total_freeze));
+            cr_assert(leq_tol(l->opt.makespan, m->lp.t_star * (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS));
+            size_t n = m->s->n_actions;
+            double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+            for (size_t i = 0; i < n; i++)
+                a[i] = l->x[i], b[i] = m->x[i];
+            qsort(a, n, sizeof *a, cmp_desc);
+            qsort(b, n, sizeof *b, cmp_desc);
+            for (size_t i = 0; i < n; i++) {
+                if (a[i] < b[i] - 1e-7) {
+                    strictly++;
+                    break;
+                }
+                cr_assert(a[i] <= b[i] + 1e-7, "%s p=%u: leximin's %zu-th largest %.9g > minmax's %.9g", shapes[sh][0],
+                          p, i, a[i], b[i]);
+            }
+            free(a);
+            free(b);
+            loaded_free(&lm);
+            loaded_free(&ll);
+            free(base);
+            free(lex_yaml);
+            checked++;
+        }
+    cr_assert_eq(checked, 12);
+    cr_log_info("leximin strictly more even than minmax on %zu of %zu instances", strictly, checked);
+}
+
 Test(lp_phase3, max_action_ratio_caps_every_action_and_says_when_it_costs_time)
 {
     /* GPipe, 2 ranks, 4 microbatches, uniform timings, cap 0.5: the fastest
