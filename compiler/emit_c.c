@@ -8,11 +8,13 @@
 
 /* Blocks of the public C file, each malloc'd. */
 enum { B_PROGRAM, B_PROGRAM_START, B_STAGE_RANK, B_RATIO, B_Q, B_PARAM_TABLES, B_PARAM_POINTERS, B_PARAM_COUNT,
-       B_STAGE_NUMEL, B_NUMEL_TABLES, B_NUMEL_POINTERS, B_MASK_CORE, B_COUNT };
+       B_STAGE_NUMEL, B_NUMEL_TABLES, B_NUMEL_POINTERS, B_ACTION_MS, B_ACTION_FROZEN_MS, B_PLAN_START_MS,
+       B_PLAN_MS_TABLE, B_COMM_MS, B_BASE_MS, B_PLAN_MS, B_MASK_CORE, B_COUNT };
 
 static const char *const block_keys[B_COUNT] = {
     "PROGRAM",    "PROGRAM_START", "STAGE_RANK",  "RATIO",         "Q",        "PARAM_TABLES",
-    "PARAM_POINTERS", "PARAM_COUNT", "STAGE_NUMEL", "NUMEL_TABLES", "NUMEL_POINTERS", "MASK_CORE",
+    "PARAM_POINTERS", "PARAM_COUNT", "STAGE_NUMEL", "NUMEL_TABLES", "NUMEL_POINTERS", "ACTION_MS",
+    "ACTION_FROZEN_MS", "PLAN_START_MS", "PLAN_MS_TABLE", "COMM_MS", "BASE_MS", "PLAN_MS", "MASK_CORE",
 };
 
 static const char *const type_macro[ACT_TYPES] = {"F", "B", "I", "W"};
@@ -87,6 +89,27 @@ static void public_block(const emit_ctx *c, int b, FILE *f)
                         i % 8 == 7 || i + 1 == g->n_params ? "\n" : "");
             fputs("};\n", f);
         }
+        break;
+    case B_ACTION_MS:
+        emit_double_rows(f, c->p->dur, s->n_actions);
+        break;
+    case B_ACTION_FROZEN_MS:
+        emit_double_rows(f, c->p->w_min, s->n_actions);
+        break;
+    case B_PLAN_START_MS:
+        emit_double_rows(f, c->p->opt.start, s->n_actions);
+        break;
+    case B_PLAN_MS_TABLE:
+        emit_double_rows(f, c->p->opt_dur, s->n_actions);
+        break;
+    case B_COMM_MS:
+        emit_c_double(f, sp->timing.comm_ms);
+        break;
+    case B_BASE_MS:
+        emit_c_double(f, c->p->base.makespan);
+        break;
+    case B_PLAN_MS:
+        emit_c_double(f, c->p->opt.makespan);
         break;
     default:
         break;

@@ -105,6 +105,27 @@ void emit_double_rows(FILE *f, const double *v, size_t n)
     }
 }
 
+void emit_c_double(FILE *f, double v)
+{
+    char buf[64];
+    gen_writer w;
+    if (!gen_open(&w)) {
+        fprintf(f, "%.17g", v);
+        return;
+    }
+    json_number(w.f, v);
+    char *t = emit_block_close(&w);
+    if (!t) {
+        fprintf(f, "%.17g", v);
+        return;
+    }
+    snprintf(buf, sizeof buf, "%s", t);
+    free(t);
+    fputs(buf, f);
+    if (!strpbrk(buf, ".eE"))
+        fputs(".0", f);
+}
+
 void emit_c_string(FILE *f, const char *s)
 {
     fputc('"', f);

@@ -44,6 +44,9 @@ void emit_common_vars(const emit_ctx *c, emit_vars *vs);
 /* Table bodies: comma-terminated values, eight per line, indented. */
 void emit_u64_rows(FILE *f, const uint64_t *v, size_t n);
 void emit_double_rows(FILE *f, const double *v, size_t n);
+/* One double as a C constant that reads back exactly ("1.0" rather than "1"
+ * so that it is a double in every context). */
+void emit_c_double(FILE *f, double v);
 /* A C string literal holding s exactly: printable ASCII as itself except
  * '"', '\\' and '?' (backslashed: no trigraphs) and '*' (no comment
  * markers); everything else as three-digit octal escapes. */

@@ -49,6 +49,20 @@ typedef struct llama8b_gpipe_param {
 extern const llama8b_gpipe_action llama8b_gpipe_program[LLAMA8B_GPIPE_ACTIONS];
 extern const uint32_t llama8b_gpipe_program_start[LLAMA8B_GPIPE_RANKS + 1];
 
+/* Timing of every action of llama8b_gpipe_program (same index), in ms: its
+ * duration with nothing frozen, with everything frozen (equal for actions
+ * that cannot be frozen), and its start and duration in the plan (the
+ * planned durations use the solved ratios). Latency on every cross-rank
+ * dependency: LLAMA8B_GPIPE_COMM_MS. */
+extern const double llama8b_gpipe_action_ms[LLAMA8B_GPIPE_ACTIONS];
+extern const double llama8b_gpipe_action_frozen_ms[LLAMA8B_GPIPE_ACTIONS];
+extern const double llama8b_gpipe_plan_start_ms[LLAMA8B_GPIPE_ACTIONS];
+extern const double llama8b_gpipe_plan_ms[LLAMA8B_GPIPE_ACTIONS];
+#define LLAMA8B_GPIPE_COMM_MS 0.2
+/* The step's makespan with nothing frozen and as planned, ms. */
+#define LLAMA8B_GPIPE_BASELINE_MAKESPAN_MS 403.2
+#define LLAMA8B_GPIPE_PLANNED_MAKESPAN_MS 279.6000001667859
+
 /* The rank that runs each stage, indexed by stage. */
 extern const uint32_t llama8b_gpipe_stage_rank[LLAMA8B_GPIPE_STAGES];
 

@@ -49,6 +49,20 @@ typedef struct llama8b_interleaved_param {
 extern const llama8b_interleaved_action llama8b_interleaved_program[LLAMA8B_INTERLEAVED_ACTIONS];
 extern const uint32_t llama8b_interleaved_program_start[LLAMA8B_INTERLEAVED_RANKS + 1];
 
+/* Timing of every action of llama8b_interleaved_program (same index), in ms: its
+ * duration with nothing frozen, with everything frozen (equal for actions
+ * that cannot be frozen), and its start and duration in the plan (the
+ * planned durations use the solved ratios). Latency on every cross-rank
+ * dependency: LLAMA8B_INTERLEAVED_COMM_MS. */
+extern const double llama8b_interleaved_action_ms[LLAMA8B_INTERLEAVED_ACTIONS];
+extern const double llama8b_interleaved_action_frozen_ms[LLAMA8B_INTERLEAVED_ACTIONS];
+extern const double llama8b_interleaved_plan_start_ms[LLAMA8B_INTERLEAVED_ACTIONS];
+extern const double llama8b_interleaved_plan_ms[LLAMA8B_INTERLEAVED_ACTIONS];
+#define LLAMA8B_INTERLEAVED_COMM_MS 0.2
+/* The step's makespan with nothing frozen and as planned, ms. */
+#define LLAMA8B_INTERLEAVED_BASELINE_MAKESPAN_MS 359.7999999999999
+#define LLAMA8B_INTERLEAVED_PLANNED_MAKESPAN_MS 250.40000016571307
+
 /* The rank that runs each stage, indexed by stage. */
 extern const uint32_t llama8b_interleaved_stage_rank[LLAMA8B_INTERLEAVED_STAGES];
 

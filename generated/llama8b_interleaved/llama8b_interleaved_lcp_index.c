@@ -451,9 +451,40 @@ typedef struct llama8b_interleaved_lcp_job {
     uint32_t *lcp;
     const uint64_t *bucket; /* bucket starts (65537) */
     uint32_t b0, b1;         /* buckets [b0, b1) to sort */
-    uint64_t j0, j1;         /* positions [j0, j1) to compute LCPs for */
+    uint64_t j0, j1;         /* positions [j0, j1) to compute LCPs for; sequences [j0, j1) to count and place */
     uint32_t depth;
+    uint64_t *cnt;           /* 65536: this job's bucket counts, then its next free position per bucket */
 } llama8b_interleaved_lcp_job;
+
+static inline void *llama8b_interleaved_lcp_count_job(void *arg)
+{
+    llama8b_interleaved_lcp_job *jb = arg;
+    const unsigned shift = 8 * sizeof(uint16_t) - 16;
+    for (uint64_t i = jb->j0; i < jb->j1; i++)
+        jb->cnt[llama8b_interleaved_lcp_seq(jb->d, i)[0] >> shift]++;
+    return NULL;
+}
+
+static inline void *llama8b_interleaved_lcp_place_job(void *arg)
+{
+    llama8b_interleaved_lcp_job *jb = arg;
+    const unsigned shift = 8 * sizeof(uint16_t) - 16;
+    for (uint64_t i = jb->j0; i < jb->j1; i++) /* ascending numbers: ties stay ordered */
+        jb->perm[jb->cnt[llama8b_interleaved_lcp_seq(jb->d, i)[0] >> shift]++] = (uint32_t)i;
+    return NULL;
+}
+
+/* Runs f on both jobs, the second on a new thread (on this one if none). */
+static inline void llama8b_interleaved_lcp_both(void *(*f)(void *), llama8b_interleaved_lcp_job jobs[2])
+{
+    pthread_t th;
+    bool threaded = pthread_create(&th, NULL, f, &jobs[1]) == 0;
+    f(&jobs[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        f(&jobs[1]);
+}
 
 static inline void *llama8b_interleaved_lcp_sort_job(void *arg)
 {
@@ -484,43 +515,37 @@ static inline bool llama8b_interleaved_lcp_build(const llama8b_interleaved_lcp_d
 {
     uint64_t n = d->first[d->n_shards];
     uint64_t *bucket = calloc(65537, sizeof *bucket);
-    if (!bucket)
-        return false;
-    const unsigned shift = 8 * sizeof(uint16_t) - 16;
-    for (uint64_t i = 0; i < n; i++)
-        bucket[(llama8b_interleaved_lcp_seq(d, i)[0] >> shift) + 1]++;
-    for (uint32_t b = 0; b < 65536; b++)
-        bucket[b + 1] += bucket[b];
-    uint64_t *fill = malloc(65536 * sizeof *fill);
-    if (!fill) {
+    uint64_t *cnt = calloc(2 * 65536, sizeof *cnt);
+    if (!bucket || !cnt) {
         free(bucket);
+        free(cnt);
         return false;
     }
-    memcpy(fill, bucket, 65536 * sizeof *fill);
-    for (uint64_t i = 0; i < n; i++) /* ascending numbers: ties stay ordered */
-        perm[fill[llama8b_interleaved_lcp_seq(d, i)[0] >> shift]++] = (uint32_t)i;
-    free(fill);
-    /* Split the buckets where half the sequences are done. */
+    /* Counting pass on two threads (each its half of the sequences), then
+     * each thread places its half: thread 0's sequences first in every
+     * bucket, so ties keep ascending numbers. */
+    llama8b_interleaved_lcp_job jobs[2] = {
+        {d, perm, lcp, bucket, 0, 0, 0, n / 2, 0, cnt},
+        {d, perm, lcp, bucket, 0, 0, n / 2, n, 0, cnt + 65536},
+    };
+    llama8b_interleaved_lcp_both(llama8b_interleaved_lcp_count_job, jobs);
+    for (uint32_t b = 0; b < 65536; b++) {
+        bucket[b + 1] = bucket[b] + cnt[b] + cnt[65536 + b];
+        uint64_t c0 = cnt[b];
+        cnt[b] = bucket[b];
+        cnt[65536 + b] = bucket[b] + c0;
+    }
+    llama8b_interleaved_lcp_both(llama8b_interleaved_lcp_place_job, jobs);
+    free(cnt);
+    /* Split the buckets where half the sequences are done; sort, then the LCPs. */
     uint32_t split = 0;
     while (split < 65536 && bucket[split + 1] <= n / 2)
         split++;
-    llama8b_interleaved_lcp_job jobs[2] = {
-        {d, perm, lcp, bucket, 0, split, 0, n / 2, shift ? 0u : 1u},
-        {d, perm, lcp, bucket, split, 65536, n / 2, n, shift ? 0u : 1u},
-    };
-    pthread_t th;
-    bool threaded = pthread_create(&th, NULL, llama8b_interleaved_lcp_sort_job, &jobs[1]) == 0;
-    llama8b_interleaved_lcp_sort_job(&jobs[0]);
-    if (threaded)
-        pthread_join(th, NULL);
-    else
-        llama8b_interleaved_lcp_sort_job(&jobs[1]);
-    threaded = pthread_create(&th, NULL, llama8b_interleaved_lcp_lcp_job, &jobs[1]) == 0;
-    llama8b_interleaved_lcp_lcp_job(&jobs[0]);
-    if (threaded)
-        pthread_join(th, NULL);
-    else
-        llama8b_interleaved_lcp_lcp_job(&jobs[1]);
+    const unsigned shift = 8 * sizeof(uint16_t) - 16;
+    jobs[0].b0 = 0, jobs[0].b1 = split, jobs[0].depth = shift ? 0u : 1u;
+    jobs[1].b0 = split, jobs[1].b1 = 65536, jobs[1].depth = shift ? 0u : 1u;
+    llama8b_interleaved_lcp_both(llama8b_interleaved_lcp_sort_job, jobs);
+    llama8b_interleaved_lcp_both(llama8b_interleaved_lcp_lcp_job, jobs);
     free(bucket);
     return true;
 }

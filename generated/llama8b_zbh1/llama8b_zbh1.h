@@ -49,6 +49,20 @@ typedef struct llama8b_zbh1_param {
 extern const llama8b_zbh1_action llama8b_zbh1_program[LLAMA8B_ZBH1_ACTIONS];
 extern const uint32_t llama8b_zbh1_program_start[LLAMA8B_ZBH1_RANKS + 1];
 
+/* Timing of every action of llama8b_zbh1_program (same index), in ms: its
+ * duration with nothing frozen, with everything frozen (equal for actions
+ * that cannot be frozen), and its start and duration in the plan (the
+ * planned durations use the solved ratios). Latency on every cross-rank
+ * dependency: LLAMA8B_ZBH1_COMM_MS. */
+extern const double llama8b_zbh1_action_ms[LLAMA8B_ZBH1_ACTIONS];
+extern const double llama8b_zbh1_action_frozen_ms[LLAMA8B_ZBH1_ACTIONS];
+extern const double llama8b_zbh1_plan_start_ms[LLAMA8B_ZBH1_ACTIONS];
+extern const double llama8b_zbh1_plan_ms[LLAMA8B_ZBH1_ACTIONS];
+#define LLAMA8B_ZBH1_COMM_MS 0.2
+/* The step's makespan with nothing frozen and as planned, ms. */
+#define LLAMA8B_ZBH1_BASELINE_MAKESPAN_MS 342.6
+#define LLAMA8B_ZBH1_PLANNED_MAKESPAN_MS 272.30000027330004
+
 /* The rank that runs each stage, indexed by stage. */
 extern const uint32_t llama8b_zbh1_stage_rank[LLAMA8B_ZBH1_STAGES];
 

@@ -49,6 +49,20 @@ typedef struct llama8b_zbv_param {
 extern const llama8b_zbv_action llama8b_zbv_program[LLAMA8B_ZBV_ACTIONS];
 extern const uint32_t llama8b_zbv_program_start[LLAMA8B_ZBV_RANKS + 1];
 
+/* Timing of every action of llama8b_zbv_program (same index), in ms: its
+ * duration with nothing frozen, with everything frozen (equal for actions
+ * that cannot be frozen), and its start and duration in the plan (the
+ * planned durations use the solved ratios). Latency on every cross-rank
+ * dependency: LLAMA8B_ZBV_COMM_MS. */
+extern const double llama8b_zbv_action_ms[LLAMA8B_ZBV_ACTIONS];
+extern const double llama8b_zbv_action_frozen_ms[LLAMA8B_ZBV_ACTIONS];
+extern const double llama8b_zbv_plan_start_ms[LLAMA8B_ZBV_ACTIONS];
+extern const double llama8b_zbv_plan_ms[LLAMA8B_ZBV_ACTIONS];
+#define LLAMA8B_ZBV_COMM_MS 0.2
+/* The step's makespan with nothing frozen and as planned, ms. */
+#define LLAMA8B_ZBV_BASELINE_MAKESPAN_MS 320.79999999999995
+#define LLAMA8B_ZBV_PLANNED_MAKESPAN_MS 229.45000033856232
+
 /* The rank that runs each stage, indexed by stage. */
 extern const uint32_t llama8b_zbv_stage_rank[LLAMA8B_ZBV_STAGES];
 
