@@ -383,11 +383,24 @@ typedef struct llama8b_interleaved_lcp_task {
     uint32_t depth;
 } llama8b_interleaved_lcp_task;
 
+/* A short run: insertion sort, then the adjacent LCPs inside it, computed
+ * from `depth` on (the run shares its first depth tokens; it is hot in the
+ * cache). */
+static inline void llama8b_interleaved_lcp_finish_small(const llama8b_interleaved_lcp_data *d, uint32_t *v, uint32_t *lc, uint64_t n, uint32_t depth)
+{
+    llama8b_interleaved_lcp_insertion(d, v, n, depth);
+    for (uint64_t i = 1; i < n; i++)
+        lc[i] = llama8b_interleaved_lcp_lcp_from(llama8b_interleaved_lcp_seq(d, v[i - 1]), llama8b_interleaved_lcp_seq(d, v[i]), depth, d->seq_len);
+}
+
 /* Multikey quicksort of v[0..n) (sequence numbers whose first `depth`
- * tokens are equal), with an explicit stack: depth grows by one per level
- * on the equal side only, so the stack stays small whatever seq_len is.
- * The stack needs room for 2 * 64 + 8 tasks per call (smaller side first). */
-static inline void llama8b_interleaved_lcp_mkqs(const llama8b_interleaved_lcp_data *d, uint32_t *v, uint64_t n, uint32_t depth)
+ * tokens are equal), writing the adjacent LCPs inside it to lc[1..n) as it
+ * goes: two neighbours that a partition at depth separates share exactly
+ * depth tokens, so no pass over the sorted data is needed afterwards (lc[0]
+ * is the caller's). An explicit stack: depth grows by one per level on the
+ * equal side only, so the stack stays small whatever seq_len is; the
+ * smaller sides are taken first, so 200 tasks are plenty. */
+static inline void llama8b_interleaved_lcp_mkqs(const llama8b_interleaved_lcp_data *d, uint32_t *v, uint32_t *lc, uint64_t n, uint32_t depth)
 {
     llama8b_interleaved_lcp_task stack[200];
     int top = 0;
@@ -397,13 +410,15 @@ static inline void llama8b_interleaved_lcp_mkqs(const llama8b_interleaved_lcp_da
     top = 1;
     while (top > 0) {
         llama8b_interleaved_lcp_task t = stack[--top];
-        uint32_t *a = v + t.lo;
+        uint32_t *a = v + t.lo, *l = lc + t.lo;
         if (t.n < 16) {
-            llama8b_interleaved_lcp_insertion(d, a, t.n, t.depth);
+            llama8b_interleaved_lcp_finish_small(d, a, l, t.n, t.depth);
             continue;
         }
         if (t.depth >= d->seq_len) { /* identical sequences: by number */
             llama8b_interleaved_lcp_sort_ids(a, t.n);
+            for (uint64_t i = 1; i < t.n; i++)
+                l[i] = d->seq_len;
             continue;
         }
         /* Pivot: median of three tokens at depth. */
@@ -426,6 +441,11 @@ static inline void llama8b_interleaved_lcp_mkqs(const llama8b_interleaved_lcp_da
                 i++;
             }
         }
+        /* Neighbours across a part boundary differ first at depth. */
+        if (lt > 0 && lt < t.n)
+            l[lt] = t.depth;
+        if (gt > 0 && gt < t.n)
+            l[gt] = t.depth;
         /* The equal part keeps ascending numbers only if it is re-sorted at
          * the next depth, which it is. Push the larger sides first. */
         llama8b_interleaved_lcp_task parts[3] = {{t.lo, lt, t.depth}, {t.lo + lt, gt - lt, t.depth + 1}, {t.lo + gt, t.n - gt, t.depth}};
@@ -440,10 +460,9 @@ static inline void llama8b_interleaved_lcp_mkqs(const llama8b_interleaved_lcp_da
             if (parts[p].n > 1 && top < 200)
                 stack[top++] = parts[p];
             else if (parts[p].n > 1) /* cannot happen with smaller-first order; stay correct anyway */
-                llama8b_interleaved_lcp_insertion(d, v + parts[p].lo, parts[p].n, parts[p].depth);
+                llama8b_interleaved_lcp_finish_small(d, v + parts[p].lo, lc + parts[p].lo, parts[p].n, parts[p].depth);
     }
 }
-
 
 typedef struct llama8b_interleaved_lcp_job {
     const llama8b_interleaved_lcp_data *d;
@@ -451,7 +470,7 @@ typedef struct llama8b_interleaved_lcp_job {
     uint32_t *lcp;
     const uint64_t *bucket; /* bucket starts (65537) */
     uint32_t b0, b1;         /* buckets [b0, b1) to sort */
-    uint64_t j0, j1;         /* positions [j0, j1) to compute LCPs for; sequences [j0, j1) to count and place */
+    uint64_t j0, j1;         /* sequences [j0, j1) to count and place */
     uint32_t depth;
     uint64_t *cnt;           /* 65536: this job's bucket counts, then its next free position per bucket */
 } llama8b_interleaved_lcp_job;
@@ -491,20 +510,14 @@ static inline void *llama8b_interleaved_lcp_sort_job(void *arg)
     llama8b_interleaved_lcp_job *jb = arg;
     for (uint32_t b = jb->b0; b < jb->b1; b++) {
         uint64_t lo = jb->bucket[b], hi = jb->bucket[b + 1];
+        if (hi > lo)
+            jb->lcp[lo] = 0; /* the first tokens (their top 16 bits) differ */
         if (hi - lo > 1)
-            llama8b_interleaved_lcp_mkqs(jb->d, jb->perm + lo, hi - lo, jb->depth);
+            llama8b_interleaved_lcp_mkqs(jb->d, jb->perm + lo, jb->lcp + lo, hi - lo, jb->depth);
     }
     return NULL;
 }
 
-static inline void *llama8b_interleaved_lcp_lcp_job(void *arg)
-{
-    llama8b_interleaved_lcp_job *jb = arg;
-    for (uint64_t j = jb->j0; j < jb->j1; j++)
-        jb->lcp[j] = j == 0 ? 0 : llama8b_interleaved_lcp_lcp_from(llama8b_interleaved_lcp_seq(jb->d, jb->perm[j - 1]), llama8b_interleaved_lcp_seq(jb->d, jb->perm[j]), 0,
-                                              jb->d->seq_len);
-    return NULL;
-}
 
 /* Sorts all N = first[n_shards] sequences into perm and writes adjacent
  * LCPs to lcp (N entries each), on two threads: a counting pass on the top
@@ -537,7 +550,7 @@ static inline bool llama8b_interleaved_lcp_build(const llama8b_interleaved_lcp_d
     }
     llama8b_interleaved_lcp_both(llama8b_interleaved_lcp_place_job, jobs);
     free(cnt);
-    /* Split the buckets where half the sequences are done; sort, then the LCPs. */
+    /* Split the buckets where half the sequences are done; sort (with the LCPs). */
     uint32_t split = 0;
     while (split < 65536 && bucket[split + 1] <= n / 2)
         split++;
@@ -545,7 +558,6 @@ static inline bool llama8b_interleaved_lcp_build(const llama8b_interleaved_lcp_d
     jobs[0].b0 = 0, jobs[0].b1 = split, jobs[0].depth = shift ? 0u : 1u;
     jobs[1].b0 = split, jobs[1].b1 = 65536, jobs[1].depth = shift ? 0u : 1u;
     llama8b_interleaved_lcp_both(llama8b_interleaved_lcp_sort_job, jobs);
-    llama8b_interleaved_lcp_both(llama8b_interleaved_lcp_lcp_job, jobs);
     free(bucket);
     return true;
 }

@@ -76,6 +76,17 @@ def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None):
     if got != want:
         print(f"{name}: order differs", file=sys.stderr)
         failures += 1
+    # The stored adjacent LCPs (docs/lcp-index.md, "The file").
+    blob = open(idx, "rb").read()
+    n_shards = struct.unpack_from("<I", blob, 32)[0]
+    lcp_bytes = struct.unpack_from("<I", blob, 36)[0]
+    body = (72 + 24 * n_shards + 7) // 8 * 8
+    fmt = {1: "B", 2: "H", 4: "I"}[lcp_bytes]
+    stored = list(struct.unpack_from("<%d%s" % (n, fmt), blob, body + 4 * n))
+    adjacent = [0] + [lcp(seqs[want[j - 1]], seqs[want[j]]) for j in range(1, n)]
+    if stored != adjacent:
+        print(f"{name}: stored LCPs differ", file=sys.stderr)
+        failures += 1
 
     for k in ks:
         out = run("index", "query", idx, "--tokens", *paths, "--queries", qpath, "-k", str(k), *raw).stdout.splitlines()
