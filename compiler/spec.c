@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fio.h"
+#include "cost_model.h"
 #include "sha256.h"
 #include "text.h"
 #include "ydoc.h"
@@ -60,10 +61,13 @@ static const char *const pipeline_keys[] = {"schedule", "ranks", "stages_per_ran
 static const char *const param_keys[] = {"name", "numel", NULL};
 static const char *const stage_keys[] = {"name", "params", NULL};
 static const char *const model_keys[] = {"stages", NULL};
-static const char *const timing_keys[] = {"forward_ms",         "backward_ms",
-                                          "backward_frozen_ms", "backward_input_ms",
-                                          "backward_weight_ms", "backward_weight_frozen_ms",
-                                          "comm_ms",            NULL};
+static const char *const timing_keys[] = {"source",             "forward_ms",         "backward_ms",
+                                          "backward_frozen_ms", "backward_input_ms",  "backward_weight_ms",
+                                          "backward_weight_frozen_ms", "comm_ms",     "transformer",
+                                          "device",             NULL};
+static const char *const transformer_keys[] = {"layers", "hidden", "ffn", "heads", "kv_heads", "vocab", "seq_len",
+                                               "microbatch_size", NULL};
+static const char *const device_keys[] = {"peak_tflops", "mfu", NULL};
 static const char *const freeze_keys[] = {"max_ratio", "balance", "max_action_ratio", "warmup_steps", "ramp_steps",
                                           "reselect_every", "seed",
                                         NULL};
@@ -84,6 +88,8 @@ static const struct {
     {"model.stages[i].params[j]", param_keys},
     {"pipeline", pipeline_keys},
     {"timing", timing_keys},
+    {"timing.transformer", transformer_keys},
+    {"timing.device", device_keys},
     {"freeze", freeze_keys},
     {"targets", targets_keys},
     {"targets.cuda", cuda_keys},
@@ -738,6 +744,84 @@ static double *read_table(ctx *c, const ydoc_node *n, const char *path, size_t s
     return ok ? out : NULL;
 }
 
+/* timing.source: model: the tables from the transformer's shape and the
+ * device (cost_model.c): B = 2 F (input and weight gradients each about
+ * the forward), B frozen = F, I = W = F. */
+static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
+{
+    spec_timing *tm = &c->s->timing;
+    static const char *const tables[] = {"forward_ms", "backward_ms", "backward_frozen_ms", "backward_input_ms",
+                                         "backward_weight_ms", "backward_weight_frozen_ms", NULL};
+    for (size_t i = 0; tables[i]; i++) {
+        const ydoc_node *v = ydoc_get(t, tables[i]);
+        if (v)
+            ERR(c, v, "timing.%s is computed by the cost model (timing.source: model); remove it", tables[i]);
+    }
+    const ydoc_node *tr = require(c, t, "timing", "transformer", timing_keys);
+    const ydoc_node *dv = require(c, t, "timing", "device", timing_keys);
+    const ydoc_node *v;
+    if ((v = ydoc_get(t, "comm_ms")))
+        get_number(c, v, "timing.comm_ms", 0.0, false, SPEC_MAX_MS, &tm->comm_ms);
+    if (!tr || !dv || !check_map(c, tr, "timing.transformer", transformer_keys) ||
+        !check_map(c, dv, "timing.device", device_keys))
+        return;
+    cost_model m = {0};
+    uint64_t *f[] = {&m.layers, &m.hidden, &m.ffn, &m.heads, &m.kv_heads, &m.vocab, &m.seq_len, &m.microbatch_size};
+    const uint64_t max[] = {100000, 1u << 20, 1u << 22, 4096, 4096, 1u << 24, 1u << 22, 1u << 20};
+    bool ok = true;
+    char path[64];
+    for (size_t i = 0; transformer_keys[i]; i++) {
+        snprintf(path, sizeof path, "timing.transformer.%s", transformer_keys[i]);
+        if ((v = require(c, tr, "timing.transformer", transformer_keys[i], transformer_keys)))
+            ok = get_uint(c, v, path, 1, max[i], f[i]) && ok;
+        else
+            ok = false;
+    }
+    if ((v = require(c, dv, "timing.device", "peak_tflops", device_keys)))
+        ok = get_number(c, v, "timing.device.peak_tflops", 0.0, true, 1e6, &m.peak_tflops) && ok;
+    else
+        ok = false;
+    if ((v = require(c, dv, "timing.device", "mfu", device_keys)))
+        ok = get_number(c, v, "timing.device.mfu", 0.0, true, 1.0, &m.mfu) && ok;
+    else
+        ok = false;
+    if (!ok)
+        return;
+    if (m.heads % m.kv_heads) {
+        ERR(c, ydoc_get(tr, "kv_heads"), "timing.transformer.kv_heads (%llu) must divide heads (%llu)",
+            (unsigned long long)m.kv_heads, (unsigned long long)m.heads);
+        return;
+    }
+    if (n && m.layers < n) {
+        ERR(c, ydoc_get(tr, "layers"), "timing.transformer.layers (%llu) is fewer than the %zu stages: every stage "
+                                       "needs a layer",
+            (unsigned long long)m.layers, n);
+        return;
+    }
+    if (!n)
+        return;
+    double **out[] = {&tm->forward_ms, &tm->backward_ms, &tm->backward_frozen_ms, &tm->backward_input_ms,
+                      &tm->backward_weight_ms, &tm->backward_weight_frozen_ms};
+    for (size_t k = 0; k < 6; k++)
+        if (!(*out[k] = arena_alloc_array(c->a, n, sizeof(double)))) {
+            ERR(c, t, "out of memory");
+            return;
+        }
+    for (size_t st = 0; st < n; st++) {
+        double fwd = cost_model_forward_ms(&m, n, st);
+        if (!(fwd > 0) || fwd > SPEC_MAX_MS) {
+            ERR(c, t, "the cost model gives stage %zu a forward of %g ms, outside (0, %g]", st, fwd, SPEC_MAX_MS);
+            return;
+        }
+        tm->forward_ms[st] = fwd;
+        tm->backward_ms[st] = 2 * fwd;
+        tm->backward_frozen_ms[st] = fwd;
+        tm->backward_input_ms[st] = fwd;
+        tm->backward_weight_ms[st] = fwd;
+        tm->backward_weight_frozen_ms[st] = 0.05 * fwd;
+    }
+}
+
 static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
 {
     spec *s = c->s;
@@ -747,6 +831,24 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
     s->pos_timing = (spec_pos){t->line, t->col};
     size_t n = stages_known ? s->n_stages : 0;
     const ydoc_node *v;
+    if ((v = ydoc_get(t, "source"))) {
+        static const char *const sources[] = {"table", "model", "measured", "trace", NULL};
+        int src = get_enum(c, v, "timing.source", sources);
+        if (src < 0)
+            return;
+        if (src >= 2) {
+            ERR(c, v, "timing.source: %s is not supported by this release; use table (the default) or model",
+                sources[src]);
+            return;
+        }
+        if (src == 1) {
+            read_cost_model(c, t, n);
+            return;
+        }
+    }
+    const ydoc_node *tr = ydoc_get(t, "transformer"), *dv = ydoc_get(t, "device");
+    if (tr || dv)
+        ERR(c, tr ? tr : dv, "timing.%s is for the cost model: add timing.source: model", tr ? "transformer" : "device");
     if ((v = require(c, t, "timing", "forward_ms", timing_keys)))
         tm->forward_ms = read_table(c, v, "timing.forward_ms", n, 0.0, true);
     const ydoc_node *b = ydoc_get(t, "backward_ms");

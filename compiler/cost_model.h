@@ -1,0 +1,24 @@
+/* cost_model: per-stage timings from a transformer's shape and a device's
+ * throughput (timing.source: model; docs/spec.md, "The cost model"). */
+#ifndef TFC_COST_MODEL_H
+#define TFC_COST_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cost_model {
+    uint64_t layers, hidden, ffn, heads, kv_heads, vocab, seq_len, microbatch_size;
+    double peak_tflops, mfu;
+} cost_model;
+
+/* Forward FLOPs of one transformer layer for one microbatch. */
+double cost_model_layer_flops(const cost_model *m);
+/* Forward FLOPs of the output projection for one microbatch (last stage). */
+double cost_model_head_flops(const cost_model *m);
+/* Layers of stage `stage` of n: layers / n each, the first layers % n
+ * stages one more. */
+uint64_t cost_model_stage_layers(const cost_model *m, size_t n, size_t stage);
+/* Forward time of stage `stage` of n, ms. */
+double cost_model_forward_ms(const cost_model *m, size_t n, size_t stage);
+
+#endif
