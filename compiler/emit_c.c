@@ -126,7 +126,7 @@ static bool emit_public(const emit_ctx *c, gen_folder *out, char *why, size_t ca
         if (b == B_MASK_CORE) {
             char prefix[96];
             snprintf(prefix, sizeof prefix, "%s_", sp->name);
-            ok = (blocks[b] = emit_mask_core(c, prefix, false, why, cap)) != NULL;
+            ok = (blocks[b] = emit_mask_core(prefix, false, why, cap)) != NULL;
             continue;
         }
         gen_writer w;
@@ -174,7 +174,7 @@ static bool emit_stage(const emit_ctx *c, uint32_t st, gen_folder *out, char *wh
     emit_vars vs = {0};
     emit_stage_vars(c, st, &t, &vs);
     emit_var(&vs, "GUARD", guard);
-    char *core = emit_mask_core(c, prefix, false, why, cap);
+    char *core = emit_mask_core(prefix, false, why, cap);
     bool ok = core != NULL;
     if (ok) {
         emit_var(&vs, "MASK_CORE", core);

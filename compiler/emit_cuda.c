@@ -15,7 +15,7 @@ bool emit_cuda_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
         snprintf(file, sizeof file, "%s.cu", t.sp);
         emit_vars vs = {0};
         emit_stage_vars(c, st, &t, &vs);
-        char *core = emit_mask_core(c, prefix, true, why, cap);
+        char *core = emit_mask_core(prefix, true, why, cap);
         bool ok = core != NULL;
         if (ok) {
             emit_var(&vs, "MASK_CORE", core);

@@ -9,11 +9,6 @@
 /* Renders one of the shared LCP templates with prefix NAME_lcp_. */
 static char *lcp_part(const emit_ctx *c, const char *name, bool cuda, char *why, size_t cap)
 {
-    const char *text = tmpl_get(name);
-    if (!text) {
-        snprintf(why, cap, "template %s is missing from this build", name);
-        return NULL;
-    }
     char prefix[96], bits[8];
     snprintf(prefix, sizeof prefix, "%s_lcp_", c->sp->name);
     snprintf(bits, sizeof bits, "%u", 8 * c->sp->lcp_index.token_bytes);
@@ -21,21 +16,8 @@ static char *lcp_part(const emit_ctx *c, const char *name, bool cuda, char *why,
     emit_var(&vs, "P", prefix);
     emit_var(&vs, "TOKEN", c->sp->lcp_index.token_bytes == 2 ? "uint16_t" : "uint32_t");
     emit_var(&vs, "TOKEN_BITS", bits);
-    emit_var(&vs, "QUAL", cuda ? "__host__ __device__ static inline" : "static inline");
-    gen_writer w;
-    if (!gen_open(&w)) {
-        snprintf(why, cap, "out of memory");
-        return NULL;
-    }
-    bool ok = tmpl_render(w.f, text, vs.v, vs.n, why, cap);
-    char *out = emit_block_close(&w);
-    if (!ok || !out) {
-        if (ok)
-            snprintf(why, cap, "out of memory");
-        free(out);
-        return NULL;
-    }
-    return out;
+    emit_var(&vs, "QUAL", emit_qual(cuda));
+    return emit_render_text(name, &vs, why, cap);
 }
 
 bool emit_lcp_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)

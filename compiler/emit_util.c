@@ -152,33 +152,39 @@ char *emit_block_close(gen_writer *w)
     return w->buf;
 }
 
-char *emit_mask_core(const emit_ctx *c, const char *prefix, bool cuda, char *why, size_t cap)
+char *emit_render_text(const char *name, const emit_vars *vs, char *why, size_t cap)
 {
-    const char *text = tmpl_get("mask_core.inc");
+    const char *text = tmpl_get(name);
     if (!text) {
-        snprintf(why, cap, "template mask_core.inc is missing from this build");
+        snprintf(why, cap, "template %s is missing from this build", name);
         return NULL;
     }
-    (void)c;
-    emit_vars vs = {0};
-    emit_var(&vs, "QUAL", cuda ? "__host__ __device__ static inline" : "static inline");
-    emit_var(&vs, "U64", cuda ? "unsigned long long" : "uint64_t");
-    emit_var(&vs, "U32", cuda ? "unsigned int" : "uint32_t");
-    emit_var(&vs, "P", prefix);
     gen_writer w;
     if (!gen_open(&w)) {
         snprintf(why, cap, "out of memory");
         return NULL;
     }
-    bool ok = tmpl_render(w.f, text, vs.v, vs.n, why, cap);
-    char *text_out = emit_block_close(&w);
-    if (!ok) {
-        free(text_out);
+    bool ok = tmpl_render(w.f, text, vs->v, vs->n, why, cap);
+    char *out = emit_block_close(&w);
+    if (!ok || !out) {
+        if (ok)
+            snprintf(why, cap, "out of memory");
+        free(out);
         return NULL;
     }
-    if (!text_out)
-        snprintf(why, cap, "out of memory");
-    return text_out;
+    return out;
+}
+
+const char *emit_qual(bool cuda) { return cuda ? "__host__ __device__ static inline" : "static inline"; }
+
+char *emit_mask_core(const char *prefix, bool cuda, char *why, size_t cap)
+{
+    emit_vars vs = {0};
+    emit_var(&vs, "QUAL", emit_qual(cuda));
+    emit_var(&vs, "U64", cuda ? "unsigned long long" : "uint64_t");
+    emit_var(&vs, "U32", cuda ? "unsigned int" : "uint32_t");
+    emit_var(&vs, "P", prefix);
+    return emit_render_text("mask_core.inc", &vs, why, cap);
 }
 
 bool emit_render(gen_folder *out, const char *file, const char *name, const emit_vars *vs, char *why, size_t cap)

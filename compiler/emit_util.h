@@ -56,9 +56,15 @@ void emit_c_string(FILE *f, const char *s);
  * closes it and returns the malloc'd text (NULL on a write error). */
 char *emit_block_close(gen_writer *w);
 
+/* Template name filled with vs, as a malloc'd string (a block for another
+ * template); NULL with the reason in why. */
+char *emit_render_text(const char *name, const emit_vars *vs, char *why, size_t cap);
+/* How shared code is qualified: "static inline", and __host__ __device__
+ * as well for CUDA. */
+const char *emit_qual(bool cuda);
 /* The shared mask code (templates/mask_core.inc) with function prefix
  * prefix, for C or for CUDA (__host__ __device__); malloc'd. */
-char *emit_mask_core(const emit_ctx *c, const char *prefix, bool cuda, char *why, size_t cap);
+char *emit_mask_core(const char *prefix, bool cuda, char *why, size_t cap);
 
 /* Renders template name with vs and closes the file into out as file. */
 bool emit_render(gen_folder *out, const char *file, const char *name, const emit_vars *vs, char *why, size_t cap);
