@@ -68,6 +68,21 @@ void plan_print_json(const plan *p, FILE *f)
     fputs(",\n  \"policy\": ", f);
     json_string(f, plan_policy_name(p->policy));
     top_number(f, "max_ratio", sp->freeze.max_ratio);
+    fprintf(f, ",\n  \"freeze\": {\"warmup_steps\": %llu, \"ramp_steps\": %llu, \"reselect_every\": %llu, "
+               "\"seed\": %llu}",
+            (unsigned long long)sp->freeze.warmup_steps, (unsigned long long)sp->freeze.ramp_steps,
+            (unsigned long long)sp->freeze.reselect_every, (unsigned long long)sp->freeze.seed);
+    fputs(",\n  \"stage_params\": [", f);
+    for (size_t st = 0; st < sp->n_stages; st++) {
+        fprintf(f, "%s\n    [", st ? "," : "");
+        for (size_t i = 0; i < sp->stages[st].n_params; i++) {
+            fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+            json_string(f, sp->stages[st].params[i].name);
+            fprintf(f, ", \"numel\": %llu}", (unsigned long long)sp->stages[st].params[i].numel);
+        }
+        fputc(']', f);
+    }
+    fputs("\n  ]", f);
     top_number(f, "baseline_makespan_ms", p->base.makespan);
     top_number(f, "makespan_ms", p->opt.makespan);
     top_number(f, "speedup", p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);

@@ -111,6 +111,7 @@ gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -I"$gen" -o "$work/vendor" "$s
 "$work/vendor" >"$work/dump.txt" || fail "vendor_default found broken promises"
 "$tfc" plan "$src/specs/llama8b_1f1b.yaml" --json >"$work/plan.json"
 python3 "$src/tests/codegen/mask_oracle.py" "$work/dump.txt" "$src/specs/llama8b_1f1b.yaml" "$work/plan.json"
+python3 "$src/tests/python/plan_parity.py" "$work/dump.txt" "$gen/plan.json"
 
 # 3b. the generated LCP index against tfc index, on the same shard
 python3 - "$work/lcp.bin" "$work/lcpq.bin" <<'PY'
