@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs tfc from BUILD_DIR into a temporary prefix and builds the small
+# external project here against it with find_package(tfc) and
+# tfc_generate(), then runs it (ctest cmake_package).
+#   check.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cmake -S "$src/tests/cmake_package" -B "$work/trainer" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/trainer" >/dev/null
+"$work/trainer/trainer"
+ls "$work/trainer/tfc/pkg/MANIFEST" >/dev/null
+echo "cmake_package: find_package(tfc) and tfc_generate() built and ran an external project"
