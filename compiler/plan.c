@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "timing_csv.h"
+
 const char *plan_policy_name(freeze_policy p)
 {
     switch (p) {
@@ -144,9 +146,17 @@ spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_l
         diag_error(d, sp->path, 0, 0, "out of memory");
         return SPEC_INVALID;
     }
-    if (!sim_durations(sp, p->s, p->dur, d))
-        return SPEC_INVALID;
-    action_bounds(p);
+    if (sp->timing.source == TIMING_MEASURED) {
+        st = timing_csv_load(sp, p->s, a, p->dur, p->w_min, d);
+        if (st != SPEC_OK)
+            return st;
+        for (size_t i = 0; i < p->s->n_actions; i++)
+            p->freezable[i] = p->s->actions[i].type == ACT_B || p->s->actions[i].type == ACT_W;
+    } else {
+        if (!sim_durations(sp, p->s, p->dur, d))
+            return SPEC_INVALID;
+        action_bounds(p);
+    }
     if (!sim_run(p->s, p->g, p->dur, sp->timing.comm_ms, a, &p->base)) {
         diag_error(d, sp->path, 0, 0, "out of memory simulating %zu actions", p->s->n_actions);
         return SPEC_INVALID;

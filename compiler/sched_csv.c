@@ -241,25 +241,10 @@ bool sched_csv_parse(const spec *sp, const char *file, const char *buf, size_t l
     return ok;
 }
 
-/* The spec's folder joined with a relative path. */
-static const char *resolve(const spec *sp, arena *a)
-{
-    const char *slash = strrchr(sp->path, '/');
-    if (sp->order[0] == '/' || !slash || strcmp(sp->path, "<stdin>") == 0)
-        return sp->order;
-    size_t dir = (size_t)(slash - sp->path) + 1, n = strlen(sp->order);
-    char *p = arena_alloc(a, dir + n + 1);
-    if (!p)
-        return NULL;
-    memcpy(p, sp->path, dir);
-    memcpy(p + dir, sp->order, n + 1);
-    return p;
-}
-
 spec_status sched_csv_read(const spec *sp, arena *a, diag_list *d, sched **out)
 {
     *out = NULL;
-    const char *path = resolve(sp, a);
+    const char *path = spec_relative_path(sp, sp->order, a);
     if (!path) {
         diag_error(d, sp->path, 0, 0, "out of memory");
         return SPEC_INVALID;

@@ -64,7 +64,8 @@ static const char *const model_keys[] = {"stages", NULL};
 static const char *const timing_keys[] = {"source",             "forward_ms",         "backward_ms",
                                           "backward_frozen_ms", "backward_input_ms",  "backward_weight_ms",
                                           "backward_weight_frozen_ms", "comm_ms",     "transformer",
-                                          "device",             NULL};
+                                          "device",             "file",               "frozen_file",
+                                          NULL};
 static const char *const transformer_keys[] = {"layers", "hidden", "ffn", "heads", "kv_heads", "vocab", "seq_len",
                                                "microbatch_size", NULL};
 static const char *const device_keys[] = {"peak_tflops", "mfu", NULL};
@@ -113,6 +114,20 @@ bool spec_schema_key(size_t i, char *out, size_t cap)
 }
 
 const char *spec_schedule_name(spec_schedule s) { return schedule_names[s]; }
+
+const char *spec_relative_path(const spec *sp, const char *path, arena *a)
+{
+    const char *slash = strrchr(sp->path, '/');
+    if (path[0] == '/' || !slash || strcmp(sp->path, "<stdin>") == 0)
+        return path;
+    size_t dir = (size_t)(slash - sp->path) + 1, n = strlen(path);
+    char *p = arena_alloc(a, dir + n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, sp->path, dir);
+    memcpy(p + dir, path, n + 1);
+    return p;
+}
 
 bool spec_schedule_is_split(spec_schedule s) { return s == SCHED_ZBH1 || s == SCHED_ZBV; }
 
@@ -822,6 +837,33 @@ static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
     }
 }
 
+/* timing.source: measured: two CSV files of samples, read with the
+ * schedule (timing_csv.c); here only their names. */
+static void read_measured(ctx *c, const ydoc_node *t)
+{
+    spec_timing *tm = &c->s->timing;
+    static const char *const not_here[] = {"forward_ms", "backward_ms", "backward_frozen_ms", "backward_input_ms",
+                                           "backward_weight_ms", "backward_weight_frozen_ms", "transformer",
+                                           "device", NULL};
+    for (size_t i = 0; not_here[i]; i++) {
+        const ydoc_node *v = ydoc_get(t, not_here[i]);
+        if (v)
+            ERR(c, v, "timing.%s does not go with timing.source: measured (the durations come from timing.file)",
+                not_here[i]);
+    }
+    const ydoc_node *v;
+    if ((v = require(c, t, "timing", "file", timing_keys))) {
+        tm->pos_file = (spec_pos){v->line, v->col};
+        tm->file = get_string(c, v, "timing.file", SPEC_MAX_PATH_BYTES);
+    }
+    if ((v = require(c, t, "timing", "frozen_file", timing_keys))) {
+        tm->pos_frozen_file = (spec_pos){v->line, v->col};
+        tm->frozen_file = get_string(c, v, "timing.frozen_file", SPEC_MAX_PATH_BYTES);
+    }
+    if ((v = ydoc_get(t, "comm_ms")))
+        get_number(c, v, "timing.comm_ms", 0.0, false, SPEC_MAX_MS, &tm->comm_ms);
+}
+
 static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
 {
     spec *s = c->s;
@@ -836,19 +878,30 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
         int src = get_enum(c, v, "timing.source", sources);
         if (src < 0)
             return;
-        if (src >= 2) {
-            ERR(c, v, "timing.source: %s is not supported by this release; use table (the default) or model",
+        if (src == 3) {
+            ERR(c, v, "timing.source: %s is not supported by this release; use table (the default), model or "
+                      "measured",
                 sources[src]);
             return;
         }
         if (src == 1) {
+            tm->source = TIMING_MODEL;
             read_cost_model(c, t, n);
+            return;
+        }
+        if (src == 2) {
+            tm->source = TIMING_MEASURED;
+            read_measured(c, t);
             return;
         }
     }
     const ydoc_node *tr = ydoc_get(t, "transformer"), *dv = ydoc_get(t, "device");
     if (tr || dv)
         ERR(c, tr ? tr : dv, "timing.%s is for the cost model: add timing.source: model", tr ? "transformer" : "device");
+    const ydoc_node *tf = ydoc_get(t, "file"), *tff = ydoc_get(t, "frozen_file");
+    if (tf || tff)
+        ERR(c, tf ? tf : tff, "timing.%s is for measured timings: add timing.source: measured",
+            tf ? "file" : "frozen_file");
     if ((v = require(c, t, "timing", "forward_ms", timing_keys)))
         tm->forward_ms = read_table(c, v, "timing.forward_ms", n, 0.0, true);
     const ydoc_node *b = ydoc_get(t, "backward_ms");

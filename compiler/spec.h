@@ -63,8 +63,18 @@ typedef struct spec_stage {
     spec_pos pos;
 } spec_stage;
 
-/* Per-stage timing table in milliseconds; NULL when the spec leaves it out. */
+typedef enum {
+    TIMING_TABLE,    /* the per-stage tables */
+    TIMING_MODEL,    /* the tables, computed by the cost model */
+    TIMING_MEASURED, /* per action, medians of measured samples (timing_csv.c) */
+} spec_timing_source;
+
+/* Per-stage timing tables in milliseconds (NULL when the spec leaves one
+ * out, and all NULL with source measured). */
 typedef struct spec_timing {
+    spec_timing_source source;
+    const char *file, *frozen_file; /* measured: as written in the spec */
+    spec_pos pos_file, pos_frozen_file;
     double *forward_ms;
     double *backward_ms;
     double *backward_frozen_ms;
@@ -133,6 +143,10 @@ typedef enum {
     SPEC_IO = 4,         /* could not read the file; error in d */
     SPEC_CUDA = 5,       /* generated CUDA failed the NVRTC check; error in d */
 } spec_status;
+
+/* A path the spec names (pipeline.order, timing.file), relative to the
+ * spec's folder unless absolute or read from stdin; NULL on out of memory. */
+const char *spec_relative_path(const spec *sp, const char *path, arena *a);
 
 /* The i-th key of the schema as a dotted path ("pipeline.ranks",
  * "model.stages[i].params[j].numel"); false past the last one. */

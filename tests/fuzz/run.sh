@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 out=build-fuzz
 CC=clang cmake -S . -B "$out" -DTFC_FUZZ=ON -DTFC_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$out" -j "$(nproc)" --target tfc fuzz_spec fuzz_csv fuzz_shard fuzz_index >/dev/null
+cmake --build "$out" -j "$(nproc)" --target tfc fuzz_spec fuzz_csv fuzz_shard fuzz_index fuzz_timing >/dev/null
 
 seed() { # harness -> seed folder
   local dir="$out/corpus-$1"
@@ -18,6 +18,9 @@ seed() { # harness -> seed folder
     fuzz_spec) cp specs/*.yaml tests/hostile/*.yaml tests/specs/*.yaml tests/yaml_bad/*/*.yaml "$dir"/ ;;
     fuzz_csv) cp specs/*.csv tests/specs/*.csv "$dir"/
               printf '0F0,0F1,0F2,2F0,2F1,2F2,2B0,2B1,2B2,0B0,0B1,0B2\n1F0,1F1,1F2,3F0,3I0,3W0,3F1,3I1,3W1,3F2,3I2,3W2,1B0,1B1,1B2\n' > "$dir/split.csv" ;;
+    fuzz_timing)
+      printf 'rank,stage,microbatch,type,duration_ms\n0,0,0,F,1\n0,0,1,F,1.5\n1,1,0,F,2\n1,1,1,F,2\n1,1,0,B,4\n1,1,1,B,4\n0,0,0,B,3\n0,0,1,B,3\n' >"$dir/ok.csv"
+      printf '0,0,0,F,1\n0,0,0,B,0\n1,1,1,X,2\n2,0,0,F,1\n0,0,0,F\n' >"$dir/bad.csv" ;;
     fuzz_shard|fuzz_index)
       # A small llm.c shard, a raw one, and the index of the first (the
       # shard fuzz_index pairs its inputs with: 600 tokens, seq_len 4).
@@ -35,7 +38,7 @@ PY
 }
 
 status=0
-for h in fuzz_spec fuzz_csv fuzz_shard fuzz_index; do
+for h in fuzz_spec fuzz_csv fuzz_shard fuzz_index fuzz_timing; do
   corpus=$(seed "$h")
   log="$out/$h.log"
   if ! (cd "$out" && "./$h" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \

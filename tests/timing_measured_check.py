@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""timing.source: measured (ctest timing_measured): samples written from
+the table-timed default spec's own plan (three per action, jittered around
+the true value so that the median is it) must give the same plan as the
+tables; and every kind of bad measurement file is an error at its line and
+column.
+
+    timing_measured_check.py TFC SOURCE_DIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TFC, SRC = sys.argv[1], sys.argv[2]
+W = tempfile.mkdtemp(prefix="tfc-meas-")
+bad = 0
+spec_text = open(os.path.join(SRC, "specs", "llama8b_1f1b.yaml")).read()
+plan = json.loads(subprocess.run([TFC, "plan", os.path.join(SRC, "specs", "llama8b_1f1b.yaml"), "--json"],
+                                 check=True, capture_output=True, text=True).stdout)
+# The frozen backward of each stage, from the spec's table (B frozen = backward_frozen_ms).
+frozen_ms = [float(x) for x in re.search(r"backward_frozen_ms: \[([^\]]*)\]", spec_text).group(1).split(",")]
+
+rows, frozen_rows = [], []
+for a in plan["actions"]:
+    d = a["baseline_duration_ms"]
+    key = f"{a['rank']},{a['stage']},{a['microbatch']},{a['type']}"
+    for f in (1.05, 1.0, 0.97):  # the median is d
+        rows.append(f"{key},{d * f!r}")
+    if a["type"] == "B":
+        for f in (1.0, 1.2, 0.9, 1.0):  # even count: mean of the middle two is the value
+            frozen_rows.append(f"{key},{frozen_ms[a['stage']] * f!r}")
+
+
+def write(name, header, lines):
+    path = os.path.join(W, name)
+    with open(path, "w") as fh:
+        if header:
+            fh.write("rank,stage,microbatch,type,duration_ms\n")
+        fh.write("\n".join(lines) + "\n")
+    return path
+
+
+timing_re = re.compile(r"^timing:\n(?:  .*\n)+", re.M)
+
+
+def measured_spec(name, file, frozen):
+    text = timing_re.sub(f"timing:\n  source: measured\n  file: {file}\n  frozen_file: {frozen}\n  comm_ms: 0.2\n",
+                         spec_text)
+    path = os.path.join(W, name)
+    open(path, "w").write(text)
+    return path
+
+
+write("t.csv", True, rows)
+write("f.csv", False, frozen_rows)
+spec = measured_spec("m.yaml", "t.csv", "f.csv")
+r = subprocess.run([TFC, "plan", spec, "--json"], capture_output=True, text=True)
+if r.returncode != 0:
+    print("measured plan failed:", r.stderr, file=sys.stderr)
+    sys.exit(1)
+got = json.loads(r.stdout)
+for k in ("baseline_makespan_ms", "makespan_ms"):
+    if abs(got[k] - plan[k]) > 1e-9 * plan[k]:
+        print(f"{k}: measured {got[k]} vs tables {plan[k]}", file=sys.stderr)
+        bad += 1
+for x, y in zip(got["actions"], plan["actions"]):
+    if abs(x["baseline_duration_ms"] - y["baseline_duration_ms"]) > 1e-12 * y["baseline_duration_ms"]:
+        print("durations differ", x, y, file=sys.stderr)
+        bad += 1
+        break
+
+# Bad files: (what, file rows, frozen rows, exit, where, message fragment).
+first = rows[0].split(",")
+cases = [
+    ("missing action", rows[3:], frozen_rows, 1, "t.csv: error", "no samples for action"),
+    ("zero duration", rows[:1] + [",".join(first[:4] + ["0"])] + rows[1:], frozen_rows, 1, "t.csv:3:", "duration_ms"),
+    ("NaN duration", rows + [",".join(first[:4] + ["nan"])], frozen_rows, 1, f"t.csv:{len(rows) + 2}:", "duration_ms"),
+    ("bad type", rows + ["0,0,0,X,1"], frozen_rows, 1, f"t.csv:{len(rows) + 2}:7", "type must be"),
+    ("I in a 1F1B file", rows + ["0,0,0,I,1"], frozen_rows, 1, f"t.csv:{len(rows) + 2}:7", "no I actions"),
+    ("wrong rank", rows + ["2,0,0,F,1"], frozen_rows, 1, f"t.csv:{len(rows) + 2}:1", "runs on rank 0"),
+    ("stage out of range", rows + ["0,9,0,F,1"], frozen_rows, 1, f"t.csv:{len(rows) + 2}:3", "out of range"),
+    ("too few fields", rows + ["0,0,0,F"], frozen_rows, 1, f"t.csv:{len(rows) + 2}:", "expected 5 fields"),
+    ("too many fields", rows + ["0,0,0,F,1,2"], frozen_rows, 1, f"t.csv:{len(rows) + 2}:", "expected 5 fields"),
+    ("negative microbatch", rows + ["0,0,-1,F,1"], frozen_rows, 1, f"t.csv:{len(rows) + 2}:5", "non-negative"),
+    ("frozen longer", rows, [",".join(r.split(",")[:4] + ["1000"]) for r in frozen_rows[:4]] + frozen_rows[4:], 1,
+     "f.csv:1:", "longer than"),
+    ("frozen missing", rows, frozen_rows[4:], 1, "f.csv: error", "no samples with everything frozen"),
+    # Found by fuzz_timing (an empty file sorted a null array): both files empty.
+    ("empty files", [], [], 1, "t.csv: error", "no samples for action"),
+]
+for what, t_rows, f_rows, code, where, frag in cases:
+    write("t.csv", True, t_rows)
+    write("f.csv", False, f_rows)
+    r = subprocess.run([TFC, "plan", spec], capture_output=True, text=True)
+    if r.returncode != code or where not in r.stderr or frag not in r.stderr:
+        print(f"{what}: exit {r.returncode}; {r.stderr.strip()[:300]}", file=sys.stderr)
+        bad += 1
+r = subprocess.run([TFC, "plan", measured_spec("n.yaml", "nope.csv", "f.csv")], capture_output=True, text=True)
+if r.returncode != 4 or "nope.csv" not in r.stderr or "named by timing.file" not in r.stderr:
+    print(f"missing file: exit {r.returncode}; {r.stderr.strip()[:300]}", file=sys.stderr)
+    bad += 1
+subprocess.run(["rm", "-rf", W])
+print(f"timing_measured_check: the measured plan equals the tables' plan; {len(cases) + 1} bad inputs, {bad} problems")
+sys.exit(1 if bad else 0)
