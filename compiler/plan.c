@@ -146,7 +146,7 @@ spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_l
         diag_error(d, sp->path, 0, 0, "out of memory");
         return SPEC_INVALID;
     }
-    if (sp->timing.source == TIMING_MEASURED) {
+    if (sp->timing.source == TIMING_MEASURED || sp->timing.source == TIMING_TRACE) {
         st = timing_csv_load(sp, p->s, a, p->dur, p->w_min, d);
         if (st != SPEC_OK)
             return st;

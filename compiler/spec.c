@@ -848,7 +848,7 @@ static void read_measured(ctx *c, const ydoc_node *t)
     for (size_t i = 0; not_here[i]; i++) {
         const ydoc_node *v = ydoc_get(t, not_here[i]);
         if (v)
-            ERR(c, v, "timing.%s does not go with timing.source: measured (the durations come from timing.file)",
+            ERR(c, v, "timing.%s does not go with measured timings (the durations come from timing.file)",
                 not_here[i]);
     }
     const ydoc_node *v;
@@ -878,19 +878,14 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
         int src = get_enum(c, v, "timing.source", sources);
         if (src < 0)
             return;
-        if (src == 3) {
-            ERR(c, v, "timing.source: %s is not supported by this release; use table (the default), model or "
-                      "measured",
-                sources[src]);
-            return;
-        }
+
         if (src == 1) {
             tm->source = TIMING_MODEL;
             read_cost_model(c, t, n);
             return;
         }
-        if (src == 2) {
-            tm->source = TIMING_MEASURED;
+        if (src == 2 || src == 3) {
+            tm->source = src == 2 ? TIMING_MEASURED : TIMING_TRACE;
             read_measured(c, t);
             return;
         }
@@ -900,7 +895,7 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
         ERR(c, tr ? tr : dv, "timing.%s is for the cost model: add timing.source: model", tr ? "transformer" : "device");
     const ydoc_node *tf = ydoc_get(t, "file"), *tff = ydoc_get(t, "frozen_file");
     if (tf || tff)
-        ERR(c, tf ? tf : tff, "timing.%s is for measured timings: add timing.source: measured",
+        ERR(c, tf ? tf : tff, "timing.%s is for measured timings: add timing.source: measured (or trace)",
             tf ? "file" : "frozen_file");
     if ((v = require(c, t, "timing", "forward_ms", timing_keys)))
         tm->forward_ms = read_table(c, v, "timing.forward_ms", n, 0.0, true);

@@ -67,6 +67,7 @@ typedef enum {
     TIMING_TABLE,    /* the per-stage tables */
     TIMING_MODEL,    /* the tables, computed by the cost model */
     TIMING_MEASURED, /* per action, medians of measured samples (timing_csv.c) */
+    TIMING_TRACE,    /* the same from Chrome traces (timing_trace.c) */
 } spec_timing_source;
 
 /* Per-stage timing tables in milliseconds (NULL when the spec leaves one

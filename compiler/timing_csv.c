@@ -8,19 +8,9 @@
 #include <string.h>
 
 #include "fio.h"
+#include "timing_samples.h"
 
-typedef struct sample {
-    uint32_t action;
-    uint32_t line; /* where it was read, for messages about the action */
-    double ms;
-} sample;
-
-typedef struct samples {
-    sample *v;
-    size_t n, cap;
-} samples;
-
-static bool push(samples *s, sample x)
+bool samples_push(samples *s, sample x)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 1024;
@@ -170,7 +160,7 @@ static spec_status read_file(const spec *sp, const sched *s, const char *path, s
             st = SPEC_INVALID;
             continue;
         }
-        if (!push(out, (sample){u, line, ms})) {
+        if (!samples_push(out, (sample){u, line, ms})) {
             diag_error(d, path, line, 1, "out of memory");
             st = SPEC_IO;
             break;
@@ -223,8 +213,11 @@ spec_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *du
         return SPEC_IO;
     }
     samples su = {0}, sf = {0};
-    spec_status st = read_file(sp, s, path, tm->pos_file, "file", &su, d);
-    spec_status st2 = read_file(sp, s, fpath, tm->pos_frozen_file, "frozen_file", &sf, d);
+    bool trace = tm->source == TIMING_TRACE;
+    spec_status st = trace ? timing_trace_read(sp, s, path, tm->pos_file, "file", &su, d)
+                           : read_file(sp, s, path, tm->pos_file, "file", &su, d);
+    spec_status st2 = trace ? timing_trace_read(sp, s, fpath, tm->pos_frozen_file, "frozen_file", &sf, d)
+                            : read_file(sp, s, fpath, tm->pos_frozen_file, "frozen_file", &sf, d);
     if (st == SPEC_OK)
         st = st2;
     else if (st2 == SPEC_IO)
@@ -243,7 +236,7 @@ spec_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *du
             if (!freezable || isnan(dur[u]) || isnan(frozen[u]))
                 continue;
             if (frozen[u] > dur[u]) {
-                diag_error(d, fpath, fline[u], 5, "action %s: median %g ms with everything frozen is longer than "
+                diag_error(d, fpath, fline[u], trace ? 1 : 5, "action %s: median %g ms with everything frozen is longer than "
                                                   "the median %g ms with nothing frozen (%s line %u)",
                            sched_action_name(s, u, name, sizeof name), frozen[u], dur[u], path, line[u]);
                 st = SPEC_INVALID;

@@ -102,6 +102,58 @@ r = subprocess.run([TFC, "plan", measured_spec("n.yaml", "nope.csv", "f.csv")], 
 if r.returncode != 4 or "nope.csv" not in r.stderr or "named by timing.file" not in r.stderr:
     print(f"missing file: exit {r.returncode}; {r.stderr.strip()[:300]}", file=sys.stderr)
     bad += 1
+
+# Chrome traces (timing.source: trace): the same samples as complete events.
+def trace(name, events, wrap=True):
+    path = os.path.join(W, name)
+    body = ",\n".join(json.dumps(e) for e in events)
+    text = '{"traceEvents": [\n' + body + '\n], "displayTimeUnit": "ms"}\n' if wrap else "[\n" + body + "\n]\n"
+    open(path, "w").write(text)
+    return path
+
+
+ev, fev = [], []
+for a in plan["actions"]:
+    name = f"PP:{a['stage']}{a['type']}{a['microbatch']}"
+    for f in (1.05, 1.0, 0.97):
+        ev.append({"name": name, "ph": "X", "ts": a["baseline_start_ms"] * 1000, "dur": a["baseline_duration_ms"] * 1000 * f,
+                   "pid": a["rank"], "tid": 0, "args": {"stage": a["stage"]}})
+    if a["type"] == "B":
+        fev.append({"name": name, "ph": "X", "ts": 0, "dur": frozen_ms[a["stage"]] * 1000, "pid": a["rank"], "tid": 0})
+ev.append({"name": "ProfilerStep#3", "ph": "X", "ts": 0, "dur": 5})  # not an action: ignored
+ev.append({"name": "PP:0F0", "ph": "B", "ts": 0})                       # not a complete event: ignored
+trace("t.json", ev)
+trace("f.json", fev, wrap=False)
+tspec = os.path.join(W, "tr.yaml")
+open(tspec, "w").write(open(measured_spec("tr0.yaml", "t.json", "f.json")).read().replace("source: measured", "source: trace"))
+r = subprocess.run([TFC, "plan", tspec, "--json"], capture_output=True, text=True)
+if r.returncode != 0:
+    print("trace plan failed:", r.stderr, file=sys.stderr)
+    bad += 1
+else:
+    got = json.loads(r.stdout)
+    for k in ("baseline_makespan_ms", "makespan_ms"):
+        if abs(got[k] - plan[k]) > 1e-9 * plan[k]:
+            print(f"trace {k}: {got[k]} vs tables {plan[k]}", file=sys.stderr)
+            bad += 1
+trace_cases = [
+    ("truncated JSON", '{"traceEvents": [{"name": "PP:0F0", "ph": "X", "dur": 5', "t.json:1:56", "expected ',' or '}'"),
+    ("negative dur", '{"traceEvents": [\n{"name": "PP:0F0", "ph": "X", "dur": -3}]}', "t.json:2:", "must be > 0"),
+    ("absurd dur", '{"traceEvents": [\n{"name": "PP:0F0", "ph": "X", "dur": 1e300}]}', "t.json:2:", "must be > 0"),
+    ("no such action", '{"traceEvents": [\n  {"name": "PP:9F0", "ph": "X", "dur": 3}]}', "t.json:2:3", "no such action"),
+    ("no traceEvents", '{"events": []}', "t.json:1:1", "no \"traceEvents\""),
+    ("deep nesting", '{"traceEvents": [' + "[" * 100 + "]" * 100 + "]}", "t.json:1:", "nested deeper than 64"),
+    ("not JSON", "PP:0F0 1.5\n", "t.json:1:1", "a Chrome trace is"),
+    ("bad escape", '{"traceEvents": [{"name": "PP:0F0\\q"}]}', "t.json:1:", "bad escape"),
+    ("extra data", '{"traceEvents": []} {}', "t.json:1:21", "extra data"),
+]
+for what, text, where, frag in trace_cases:
+    open(os.path.join(W, "t.json"), "w").write(text)
+    r = subprocess.run([TFC, "plan", tspec], capture_output=True, text=True)
+    if r.returncode != 1 or where not in r.stderr or frag not in r.stderr:
+        print(f"trace {what}: exit {r.returncode}; {r.stderr.strip()[:300]}", file=sys.stderr)
+        bad += 1
 subprocess.run(["rm", "-rf", W])
-print(f"timing_measured_check: the measured plan equals the tables' plan; {len(cases) + 1} bad inputs, {bad} problems")
+print(f"timing_measured_check: measured CSV and trace plans equal the tables' plan; "
+      f"{len(cases) + 1 + len(trace_cases)} bad inputs, {bad} problems")
 sys.exit(1 if bad else 0)

@@ -20,7 +20,8 @@ seed() { # harness -> seed folder
               printf '0F0,0F1,0F2,2F0,2F1,2F2,2B0,2B1,2B2,0B0,0B1,0B2\n1F0,1F1,1F2,3F0,3I0,3W0,3F1,3I1,3W1,3F2,3I2,3W2,1B0,1B1,1B2\n' > "$dir/split.csv" ;;
     fuzz_timing)
       printf 'rank,stage,microbatch,type,duration_ms\n0,0,0,F,1\n0,0,1,F,1.5\n1,1,0,F,2\n1,1,1,F,2\n1,1,0,B,4\n1,1,1,B,4\n0,0,0,B,3\n0,0,1,B,3\n' >"$dir/ok.csv"
-      printf '0,0,0,F,1\n0,0,0,B,0\n1,1,1,X,2\n2,0,0,F,1\n0,0,0,F\n' >"$dir/bad.csv" ;;
+      printf '0,0,0,F,1\n0,0,0,B,0\n1,1,1,X,2\n2,0,0,F,1\n0,0,0,F\n' >"$dir/bad.csv"
+      printf '{"traceEvents": [{"name": "PP:0F0", "ph": "X", "ts": 0, "dur": 1000, "args": {"a": [1, true, null]}},\n {"name": "PP:1B1", "ph": "X", "dur": 2.5e3}], "x": "\\u00e9"}\n' >"$dir/trace.json" ;;
     fuzz_shard|fuzz_index)
       # A small llm.c shard, a raw one, and the index of the first (the
       # shard fuzz_index pairs its inputs with: 600 tokens, seq_len 4).

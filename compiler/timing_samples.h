@@ -1,0 +1,34 @@
+/* timing_samples: duration samples per action, as the measured-timing
+ * readers collect them (timing_csv.c reads CSV files, timing_trace.c
+ * Chrome traces); timing_csv.c takes the medians. */
+#ifndef TFC_TIMING_SAMPLES_H
+#define TFC_TIMING_SAMPLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "sched.h"
+#include "spec.h"
+
+typedef struct sample {
+    uint32_t action;
+    uint32_t line; /* where it was read, for messages about the action */
+    double ms;
+} sample;
+
+typedef struct samples {
+    sample *v;
+    size_t n, cap;
+} samples;
+
+bool samples_push(samples *s, sample x);
+
+/* Reads a Chrome trace (timing.source: trace): every complete event ("ph":
+ * "X") named PP:<stage><type><microbatch> is a sample of that action, its
+ * "dur" in microseconds. Errors at FILE:LINE:COL. */
+spec_status timing_trace_read(const spec *sp, const sched *s, const char *path, spec_pos named_at, const char *key,
+                              samples *out, diag_list *d);
+
+#endif
