@@ -19,6 +19,7 @@
 #include "plan_print.h"
 #include "spec.h"
 #include "text.h"
+#include "tmpl.h"
 #include "version.h"
 
 enum exit_code {
@@ -41,6 +42,9 @@ static const char usage_text[] =
     "  check SPEC [-q]          validate a spec; print a one-line summary\n"
     "  plan SPEC [--json]       print the plan: makespans, speed-up, freeze ratios\n"
     "  index build|query ...    build or query an LCP index\n"
+    "\n"
+    "  help TOPIC               a reference page: spec, schedules, freeze-lp,\n"
+    "                           plan-json, codegen, lcp-index\n"
     "\n"
     "options:\n"
     "  -h, --help               this help; 'tfc COMMAND --help' for one command\n"
@@ -434,14 +438,34 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (is_help(cmd) || strcmp(cmd, "help") == 0) {
-        if (argc > 2 && strcmp(cmd, "help") == 0)
+        if (argc > 2 && strcmp(cmd, "help") == 0) {
             for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
                 if (strcmp(verbs[i].name, argv[2]) == 0) {
                     fputs(verbs[i].help, stdout);
-                    return EXIT_OK;
+                    return flush_stdout(EXIT_OK);
                 }
+            static const char *const topics[] = {"spec", "schedules", "freeze-lp", "plan-json", "codegen", "lcp-index",
+                                                 NULL};
+            for (size_t i = 0; topics[i]; i++)
+                if (strcmp(topics[i], argv[2]) == 0) {
+                    char page[32];
+                    snprintf(page, sizeof page, "%s.md", topics[i]);
+                    const char *text = tmpl_get(page);
+                    if (!text) {
+                        fprintf(stderr, "tfc: error: the page %s is missing from this build\n", page);
+                        return EXIT_IO;
+                    }
+                    fputs(text, stdout);
+                    return flush_stdout(EXIT_OK);
+                }
+            const char *near = text_nearest(argv[2], strlen(argv[2]), topics);
+            fprintf(stderr, "tfc: error: no help topic '%s'%s%s%s; topics: spec, schedules, freeze-lp, plan-json, "
+                            "codegen, lcp-index, and the commands\n",
+                    argv[2], near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+            return EXIT_USAGE;
+        }
         fputs(usage_text, stdout);
-        return EXIT_OK;
+        return flush_stdout(EXIT_OK);
     }
     if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
         version_print(stdout);

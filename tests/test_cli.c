@@ -687,3 +687,31 @@ Test(cli_compile, writes_the_folder_and_says_what_it_did)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* ---- tfc help TOPIC: the reference pages, as the docs hold them ---- */
+
+Test(cli, help_topics_print_the_docs_exactly)
+{
+    const char *topics[] = {"spec", "schedules", "freeze-lp", "plan-json", "codegen", "lcp-index"};
+    for (size_t i = 0; i < sizeof topics / sizeof *topics; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/docs/%s.md", TFC_SOURCE_DIR, topics[i]);
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s", path);
+        static char doc[1 << 18];
+        size_t n = fread(doc, 1, sizeof doc - 1, f);
+        fclose(f);
+        doc[n] = '\0';
+        proc_result r;
+        cr_assert(proc_tfc(&r, "help", topics[i], NULL));
+        cr_assert_eq(r.exit_code, 0, "%s", topics[i]);
+        cr_assert_eq(r.out_len, n, "%s: %zu bytes, the doc has %zu", topics[i], r.out_len, n);
+        cr_assert(memcmp(r.out, doc, n) == 0, "%s differs from docs/%s.md", topics[i], topics[i]);
+        proc_result_free(&r);
+    }
+    proc_result r;
+    cr_assert(proc_tfc(&r, "help", "spek", NULL));
+    cr_assert_eq(r.exit_code, 2);
+    cr_assert_not_null(strstr(r.err, "did you mean 'spec'"), "%s", r.err);
+    proc_result_free(&r);
+}

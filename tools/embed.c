@@ -22,7 +22,7 @@ int main(int argc, char **argv)
             perror(argv[i]);
             return 1;
         }
-        fprintf(out, "static const char text%d[] = {", i);
+        fprintf(out, "static const unsigned char text%d[] = {", i);
         int ch;
         size_t n = 0;
         while ((ch = fgetc(in)) != EOF)
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     }
     fputs("0};\nconst char *const tfc_template_texts[] = {", out);
     for (int i = 2; i < argc; i++)
-        fprintf(out, "text%d, ", i);
+        fprintf(out, "(const char *)text%d, ", i);
     fputs("0};\n", out);
     return fclose(out) == 0 ? 0 : 1;
 }
