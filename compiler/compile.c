@@ -7,17 +7,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "emit.h"
 #include "gen.h"
 #include "nvrtc_check.h"
 #include "outdir.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -71,13 +65,13 @@ static spec_status check_cuda(const spec *sp, const gen_folder *g, const compile
 spec_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep)
 {
     memset(rep, 0, sizeof *rep);
-    double t0 = now_s();
+    double t0 = clock_now_s();
     const spec *sp;
     plan *p = NULL;
     spec_status st = spec_load_file(path, a, d, &sp);
     if (st == SPEC_OK)
         st = plan_build(sp, &o->plan, a, d, &p);
-    rep->plan_s = now_s() - t0;
+    rep->plan_s = clock_now_s() - t0;
     if (st != SPEC_OK)
         return st;
     rep->p = p;
@@ -87,16 +81,16 @@ spec_status compile_spec(const char *path, const compile_options *o, arena *a, d
     emit_input in = {p, label, sp->sha256};
     gen_folder g = {0};
     char why[512] = "";
-    t0 = now_s();
+    t0 = clock_now_s();
     if (!emit_folder(&in, &g, why, sizeof why)) {
         diag_error(d, path, 0, 0, "code generation failed: %s", why);
         gen_folder_free(&g);
         return SPEC_IO;
     }
-    rep->emit_s = now_s() - t0;
-    t0 = now_s();
+    rep->emit_s = clock_now_s() - t0;
+    t0 = clock_now_s();
     st = check_cuda(sp, &g, o, a, d, rep);
-    rep->nvrtc_s = now_s() - t0;
+    rep->nvrtc_s = clock_now_s() - t0;
     if (st == SPEC_OK && !emit_manifest(&in, &g)) {
         diag_error(d, path, 0, 0, "code generation failed: out of memory writing the MANIFEST");
         st = SPEC_IO;
@@ -114,9 +108,9 @@ spec_status compile_spec(const char *path, const compile_options *o, arena *a, d
             diag_error(d, path, 0, 0, "out of memory");
             st = SPEC_IO;
         } else {
-            t0 = now_s();
+            t0 = clock_now_s();
             st = outdir_write(dir, &g, d);
-            rep->write_s = now_s() - t0;
+            rep->write_s = clock_now_s() - t0;
             rep->out_dir = dir;
             rep->files = g.n;
         }

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 
 /* The shared core, filled at build time (tools/render.c) for each width. */
 #include "lcp_types_u16.inc"
@@ -42,13 +44,6 @@
             body32;                                                                                                    \
         }                                                                                                              \
     } while (0)
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -192,7 +187,7 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
     }
     if (progress)
         fprintf(stderr, "tfc index: sorting %llu sequences of %u tokens...\n", (unsigned long long)n, seq_len);
-    double t0 = now_s();
+    double t0 = clock_now_s();
     bool ok;
     if (sh->token_bytes == 2) {
         lcp16_data dd = {seq_len, stride, sh->n, (const uint16_t *const *)base, first};
@@ -201,14 +196,14 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
         lcp32_data dd = {seq_len, stride, sh->n, (const uint32_t *const *)base, first};
         ok = lcp32_build(&dd, perm, lcp);
     }
-    st->sort_s = now_s() - t0;
+    st->sort_s = clock_now_s() - t0;
     if (!ok) {
         diag_error(d, path, 0, 0, "out of memory sorting");
         goto out;
     }
     if (progress)
         fprintf(stderr, "tfc index: sorted in %.2f s; writing %s\n", st->sort_s, path);
-    t0 = now_s();
+    t0 = clock_now_s();
     /* Pack the LCPs in place to lb bytes each. */
     unsigned char *packed = (unsigned char *)lcp;
     for (uint64_t j = 0; j < n; j++) {
@@ -267,7 +262,7 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
         unlink(tmp);
         goto out;
     }
-    st->write_s = now_s() - t0;
+    st->write_s = clock_now_s() - t0;
     st->file_bytes = off + n * 4 + n * lb;
     result = SPEC_OK;
 out:

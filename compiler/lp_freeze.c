@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "json.h"
 
 typedef struct rows {
@@ -197,13 +198,6 @@ static bool build(const lp_problem *pb, layout *lay, rows *r)
     return !r->oom;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static const char *status_words(int ret)
 {
     switch (ret) {
@@ -268,9 +262,9 @@ static bool phase3(lprec *lp, const layout *lay, size_t n, bool leximin, const c
         diag_error(d, file, 0, 0, "out of memory, or lp_solve refused a row, setting up phase 3 of the freeze LP");
         return false;
     }
-    double t0 = now_s();
+    double t0 = clock_now_s();
     int ret = solve_robust(lp);
-    st->seconds[2] = now_s() - t0;
+    st->seconds[2] = clock_now_s() - t0;
     st->iterations[2] = (long long)get_total_iter(lp);
     if (ret != OPTIMAL) {
         diag_error(d, file, 0, 0, "no plan: phase 3 of the freeze LP (the most even freezing) failed: %s (status %d)",
@@ -308,9 +302,9 @@ static bool phase3(lprec *lp, const layout *lay, size_t n, bool leximin, const c
         }
         if (!ok2 || left == 0)
             break;
-        t0 = now_s();
+        t0 = clock_now_s();
         ret = solve_robust(lp);
-        st->seconds[2] += now_s() - t0;
+        st->seconds[2] += clock_now_s() - t0;
         st->iterations[2] += (long long)get_total_iter(lp);
         if (ret != OPTIMAL) {
             diag_error(d, file, 0, 0, "no plan: a leximin round of the freeze LP failed: %s (status %d)",
@@ -470,7 +464,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         goto out;
     }
     bool action_capped = pb->action_cap < 1.0 && lay.K;
-    double t0 = now_s();
+    double t0 = clock_now_s();
     int ret = OPTIMAL;
     if (action_capped) {
         /* First without the per-action cap, to say whether the cap costs time. */
@@ -484,7 +478,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
     }
     if (ret == OPTIMAL)
         ret = solve_robust(lp);
-    st->seconds[0] = now_s() - t0;
+    st->seconds[0] = clock_now_s() - t0;
     st->iterations[0] = (long long)get_total_iter(lp);
     if (ret != OPTIMAL) {
         diag_error(d, file, 0, 0, "no plan: phase 1 of the freeze LP (minimise the makespan) failed: %s (status %d)",
@@ -524,9 +518,9 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
             result = SPEC_INFEASIBLE;
             goto out;
         }
-        t0 = now_s();
+        t0 = clock_now_s();
         ret = solve_robust(lp);
-        st->seconds[1] = now_s() - t0;
+        st->seconds[1] = clock_now_s() - t0;
         st->iterations[1] = (long long)get_total_iter(lp); /* counted per solve */
         if (ret != OPTIMAL) {
             diag_error(d, file, 0, 0,

@@ -24,6 +24,16 @@ bool samples_push(samples *s, sample x)
     return true;
 }
 
+spec_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
+                              size_t *len, diag_list *d)
+{
+    fio_status fs = fio_read_all(path, SPEC_MAX_FILE_BYTES, buf, len, d);
+    if (fs == FIO_OK)
+        return SPEC_OK;
+    diag_note_in(d, sp->path, named_at.line, named_at.col, "named by timing.%s here", key);
+    return fs == FIO_TOO_LARGE ? SPEC_INVALID : SPEC_IO;
+}
+
 /* One field of a row: [b, e), trimmed of spaces and tabs. */
 typedef struct field {
     const char *b, *e;
@@ -69,11 +79,9 @@ static spec_status read_file(const spec *sp, const sched *s, const char *path, s
 {
     char *buf;
     size_t len;
-    fio_status fs = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
-    if (fs != FIO_OK) {
-        diag_note_in(d, sp->path, named_at.line, named_at.col, "named by timing.%s here", key);
-        return fs == FIO_TOO_LARGE ? SPEC_INVALID : SPEC_IO;
-    }
+    spec_status in = timing_read_input(sp, path, named_at, key, &buf, &len, d);
+    if (in != SPEC_OK)
+        return in;
     spec_status st = SPEC_OK;
     size_t pos = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     for (unsigned line = 1; pos < len && !diag_full(d); line++) {

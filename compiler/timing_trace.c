@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fio.h"
 #include "text.h"
 #include "timing_samples.h"
 
@@ -95,11 +94,18 @@ static bool number(jp *p, double *v)
 
 static bool value(jp *p, int depth);
 
-static bool container(jp *p, int depth, char open)
+/* A member of an object (its key decoded, at most 15 bytes kept; key_len is
+ * the full length) or an element of an array (key NULL): the callback reads
+ * the value at p. */
+typedef bool (*jp_item)(void *ctx, jp *p, const char *key, size_t key_len, int depth);
+
+/* The object or array at p ('{' or '['), each item through f; nesting is
+ * bounded at TRACE_MAX_DEPTH. */
+static bool container_with(jp *p, int depth, jp_item f, void *ctx)
 {
     if (depth >= TRACE_MAX_DEPTH)
         return fail(p, "nested deeper than 64");
-    char close = open == '{' ? '}' : ']';
+    char open = p->b[p->i], close = open == '{' ? '}' : ']';
     p->i++;
     ws(p);
     if (p->i < p->n && p->b[p->i] == close) {
@@ -108,16 +114,20 @@ static bool container(jp *p, int depth, char open)
     }
     for (;;) {
         ws(p);
+        char key[16] = "";
+        size_t key_len = 0;
         if (open == '{') {
-            if (!string(p, NULL, 0, NULL))
+            if (!string(p, key, sizeof key, &key_len))
                 return false;
             ws(p);
             if (p->i >= p->n || p->b[p->i] != ':')
                 return fail(p, "expected ':'");
             p->i++;
-            ws(p);
         }
-        if (!value(p, depth + 1))
+        ws(p);
+        if (p->i >= p->n)
+            return fail(p, "unexpected end of file");
+        if (!f(ctx, p, open == '{' ? key : NULL, key_len, depth + 1))
             return false;
         ws(p);
         if (p->i < p->n && p->b[p->i] == ',') {
@@ -130,6 +140,12 @@ static bool container(jp *p, int depth, char open)
         }
         return fail(p, open == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
     }
+}
+
+static bool skip_item(void *ctx, jp *p, const char *key, size_t key_len, int depth)
+{
+    (void)ctx, (void)key, (void)key_len;
+    return value(p, depth);
 }
 
 static bool literal(jp *p, const char *word)
@@ -149,7 +165,7 @@ static bool value(jp *p, int depth)
         return fail(p, "unexpected end of file");
     char c = p->b[p->i];
     if (c == '{' || c == '[')
-        return container(p, depth, c);
+        return container_with(p, depth, skip_item, NULL);
     if (c == '"')
         return string(p, NULL, 0, NULL);
     if (c == 't')
@@ -170,6 +186,7 @@ typedef struct reader {
     samples *out;
     diag_list *d;
     spec_status st;
+    bool found; /* a traceEvents array was there */
 } reader;
 
 static void at(const reader *r, size_t off, unsigned *line, unsigned *col)
@@ -177,60 +194,47 @@ static void at(const reader *r, size_t off, unsigned *line, unsigned *col)
     text_position(r->p.b, r->p.n, off, line, col);
 }
 
-/* One trace event (an object in the event array). */
-static bool event(reader *r, int depth)
+/* The fields of one trace event that matter. */
+typedef struct event_fields {
+    char name[64], ph[8];
+    size_t name_len, ph_len, dur_at;
+    double dur;
+} event_fields;
+
+static bool event_member(void *ctx, jp *p, const char *key, size_t key_len, int depth)
 {
-    jp *p = &r->p;
+    event_fields *e = ctx;
+    if (key_len == 4 && strcmp(key, "name") == 0 && p->b[p->i] == '"')
+        return string(p, e->name, sizeof e->name, &e->name_len);
+    if (key_len == 2 && strcmp(key, "ph") == 0 && p->b[p->i] == '"')
+        return string(p, e->ph, sizeof e->ph, &e->ph_len);
+    if (key_len == 3 && strcmp(key, "dur") == 0 && p->b[p->i] != '"') {
+        e->dur_at = p->i;
+        return number(p, &e->dur);
+    }
+    return value(p, depth);
+}
+
+/* One element of the event array: an object read as an event, anything
+ * else skipped. */
+static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
+{
+    (void)key, (void)key_len;
+    reader *r = ctx;
     size_t start = p->i;
     if (p->b[p->i] != '{')
         return value(p, depth);
-    if (depth >= TRACE_MAX_DEPTH)
-        return fail(p, "nested deeper than 64");
-    char name[64] = "", ph[8] = "";
-    size_t name_len = 0, ph_len = 0, dur_at = 0;
-    double dur = NAN;
-    p->i++;
-    ws(p);
-    if (p->i < p->n && p->b[p->i] == '}') {
-        p->i++;
-        return true;
-    }
-    for (;;) {
-        ws(p);
-        char key[16];
-        size_t key_len;
-        if (!string(p, key, sizeof key, &key_len))
-            return false;
-        ws(p);
-        if (p->i >= p->n || p->b[p->i] != ':')
-            return fail(p, "expected ':'");
-        p->i++;
-        ws(p);
-        bool ok;
-        if (key_len == 4 && strcmp(key, "name") == 0 && p->i < p->n && p->b[p->i] == '"')
-            ok = string(p, name, sizeof name, &name_len);
-        else if (key_len == 2 && strcmp(key, "ph") == 0 && p->i < p->n && p->b[p->i] == '"')
-            ok = string(p, ph, sizeof ph, &ph_len);
-        else if (key_len == 3 && strcmp(key, "dur") == 0 && p->i < p->n && p->b[p->i] != '"') {
-            dur_at = p->i;
-            ok = number(p, &dur);
-        } else
-            ok = value(p, depth + 1);
-        if (!ok)
-            return false;
-        ws(p);
-        if (p->i < p->n && p->b[p->i] == ',') {
-            p->i++;
-            continue;
-        }
-        if (p->i < p->n && p->b[p->i] == '}') {
-            p->i++;
-            break;
-        }
-        return fail(p, "expected ',' or '}'");
-    }
+    event_fields e = {.dur = NAN};
+    if (!container_with(p, depth, event_member, &e))
+        return false;
+    if (diag_full(r->d))
+        return fail(p, "too many errors");
+    const char *name = e.name;
+    size_t name_len = e.name_len, ph_len = e.ph_len, dur_at = e.dur_at;
+    const char *ph = e.ph;
+    double dur = e.dur;
     /* PP:<stage><type><microbatch>, a complete event. */
-    if (name_len >= sizeof name || strncmp(name, "PP:", 3) != 0 || !(ph_len == 1 && ph[0] == 'X'))
+    if (name_len >= sizeof e.name || strncmp(name, "PP:", 3) != 0 || !(ph_len == 1 && ph[0] == 'X'))
         return true;
     const char *q = name + 3;
     char *end;
@@ -277,34 +281,16 @@ static bool event(reader *r, int depth)
     return true;
 }
 
-static bool events(reader *r, int depth)
+/* The top-level object: its traceEvents array read as events, any other
+ * member skipped. */
+static bool top_member(void *ctx, jp *p, const char *key, size_t key_len, int depth)
 {
-    jp *p = &r->p;
-    if (depth >= TRACE_MAX_DEPTH)
-        return fail(p, "nested deeper than 64");
-    p->i++; /* '[' */
-    ws(p);
-    if (p->i < p->n && p->b[p->i] == ']') {
-        p->i++;
-        return true;
+    reader *r = ctx;
+    if (key_len == 11 && strcmp(key, "traceEvents") == 0 && p->b[p->i] == '[') {
+        r->found = true;
+        return container_with(p, depth, event, r);
     }
-    for (;;) {
-        ws(p);
-        if (p->i >= p->n)
-            return fail(p, "unexpected end of file");
-        if (!event(r, depth + 1) || diag_full(r->d))
-            return false;
-        ws(p);
-        if (p->i < p->n && p->b[p->i] == ',') {
-            p->i++;
-            continue;
-        }
-        if (p->i < p->n && p->b[p->i] == ']') {
-            p->i++;
-            return true;
-        }
-        return fail(p, "expected ',' or ']'");
-    }
+    return value(p, depth);
 }
 
 spec_status timing_trace_read(const spec *sp, const sched *s, const char *path, spec_pos named_at, const char *key,
@@ -312,58 +298,18 @@ spec_status timing_trace_read(const spec *sp, const sched *s, const char *path, 
 {
     char *buf;
     size_t len;
-    fio_status fs = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
-    if (fs != FIO_OK) {
-        diag_note_in(d, sp->path, named_at.line, named_at.col, "named by timing.%s here", key);
-        return fs == FIO_TOO_LARGE ? SPEC_INVALID : SPEC_IO;
-    }
-    reader r = {{buf, len, 0, NULL, 0}, sp, s, path, out, d, SPEC_OK};
+    spec_status in = timing_read_input(sp, path, named_at, key, &buf, &len, d);
+    if (in != SPEC_OK)
+        return in;
+    reader r = {{buf, len, 0, NULL, 0}, sp, s, path, out, d, SPEC_OK, false};
     jp *p = &r.p;
     ws(p);
-    bool ok = true, found = false;
+    bool ok;
     if (p->i < p->n && p->b[p->i] == '[') {
-        found = true;
-        ok = events(&r, 0);
+        r.found = true;
+        ok = container_with(p, 0, event, &r);
     } else if (p->i < p->n && p->b[p->i] == '{') {
-        /* {"traceEvents": [...], ...}: the events, anything else skipped. */
-        p->i++;
-        ws(p);
-        if (p->i < p->n && p->b[p->i] == '}')
-            p->i++;
-        else
-            for (;;) {
-                ws(p);
-                char k[16];
-                size_t kl;
-                if (!(ok = string(p, k, sizeof k, &kl)))
-                    break;
-                ws(p);
-                if (p->i >= p->n || p->b[p->i] != ':') {
-                    ok = fail(p, "expected ':'");
-                    break;
-                }
-                p->i++;
-                ws(p);
-                if (kl == 11 && strcmp(k, "traceEvents") == 0 && p->i < p->n && p->b[p->i] == '[') {
-                    found = true;
-                    ok = events(&r, 1);
-                } else {
-                    ok = value(p, 1);
-                }
-                if (!ok)
-                    break;
-                ws(p);
-                if (p->i < p->n && p->b[p->i] == ',') {
-                    p->i++;
-                    continue;
-                }
-                if (p->i < p->n && p->b[p->i] == '}') {
-                    p->i++;
-                    break;
-                }
-                ok = fail(p, "expected ',' or '}'");
-                break;
-            }
+        ok = container_with(p, 0, top_member, &r);
     } else {
         ok = fail(p, "a Chrome trace is a JSON object with \"traceEvents\" or a JSON array of events");
     }
@@ -378,7 +324,7 @@ spec_status timing_trace_read(const spec *sp, const sched *s, const char *path, 
         diag_error(d, path, line, col, "%s", p->err);
         if (r.st == SPEC_OK)
             r.st = SPEC_INVALID;
-    } else if (ok && !found) {
+    } else if (ok && !r.found) {
         diag_error(d, path, 1, 1, "no \"traceEvents\" array in the trace");
         r.st = SPEC_INVALID;
     }
