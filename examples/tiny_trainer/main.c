@@ -168,7 +168,7 @@ static double replay_ms(const double *d)
             f_end[st][m] = b_end[st][m] = NAN;
     for (uint32_t r = 0; r < TINY_RANKS; r++)
         next[r] = tiny_program_start[r], free_at[r] = 0;
-    for (bool moved = true; moved;) {
+    for (bool moved = true; moved;) { /* until no rank can take its next action */
         moved = false;
         for (uint32_t r = 0; r < TINY_RANKS; r++) {
             for (; next[r] < tiny_program_start[r + 1]; next[r]++) {
@@ -190,8 +190,6 @@ static double replay_ms(const double *d)
                 moved = true;
             }
         }
-        if (!moved)
-            break;
     }
     return span;
 }

@@ -85,6 +85,9 @@ bool model_init(stage_model *sm, int stage, int positions, int microbatches, uin
             int w = k == 0 ? sm->l[0].in : sm->l[k - 1].out;
             ok = (sm->act[(size_t)mb * (MAX_LAYERS + 1) + (size_t)k] = malloc((size_t)positions * (size_t)w * sizeof(real))) != NULL;
         }
+    size_t maxw = (size_t)(CTX * EMB > VOCAB ? CTX * EMB : VOCAB);
+    for (int k = 0; ok && k < 3; k++)
+        ok = (sm->scratch[k] = malloc((size_t)positions * maxw * sizeof(real))) != NULL;
     if (ok && stage == 1) {
         ok = (sm->probs = calloc((size_t)microbatches, sizeof *sm->probs)) != NULL;
         for (int mb = 0; ok && mb < microbatches; mb++)
@@ -111,6 +114,8 @@ void model_free(stage_model *sm)
         for (int mb = 0; mb < sm->microbatches; mb++)
             free(sm->probs[mb]);
     free(sm->probs);
+    for (int k = 0; k < 3; k++)
+        free(sm->scratch[k]);
     memset(sm, 0, sizeof *sm);
 }
 
@@ -193,11 +198,7 @@ void model_backward(stage_model *sm, int mb, const real *dout, real *din, const 
                     double scale_positions)
 {
     int P = sm->positions;
-    size_t maxw = (size_t)(CTX * EMB > VOCAB ? CTX * EMB : VOCAB);
-    real *dy = malloc((size_t)P * maxw * sizeof(real)), *dz = malloc((size_t)P * maxw * sizeof(real)),
-         *dx = malloc((size_t)P * maxw * sizeof(real));
-    if (!dy || !dz || !dx)
-        abort();
+    real *dy = sm->scratch[0], *dz = sm->scratch[1], *dx = sm->scratch[2];
     int last = sm->n_layers - 1;
     if (sm->stage == 1) {
         const real *pr = sm->probs[mb];
@@ -280,9 +281,6 @@ void model_backward(stage_model *sm, int mb, const real *dout, real *din, const 
     }
     for (int t = 0; t < sm->n_tensors; t++)
         sm->contributions[t] += !is_frozen(frozen, t);
-    free(dy);
-    free(dz);
-    free(dx);
 }
 
 void model_zero_grad(stage_model *sm)

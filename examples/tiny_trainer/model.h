@@ -59,6 +59,7 @@ typedef struct stage_model {
     real **probs;        /* stage 1: [mb], positions x VOCAB softmax */
     const uint16_t **ctx_tokens; /* stage 0: [mb] positions x CTX token ids */
     const uint16_t **targets;    /* stage 1: [mb] positions */
+    real *scratch[3];    /* backward's gradient buffers, positions x the widest layer */
     double loss_sum;     /* stage 1: sum over positions this step */
     double dw_flops, dw_flops_skipped; /* multiply-adds of weight gradients this step */
 } stage_model;
