@@ -2,17 +2,18 @@
  * columns, nonzeros, iterations and seconds per phase. bench/lp_speed.sh
  * runs it next to scipy's HiGHS on the same LP and prints the ratio.
  *
- *   bench_lp SPEC [TIMEOUT_S]
+ *   bench_lp SPEC [TIMEOUT_S] [decompose|direct]
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plan.h"
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_lp SPEC [TIMEOUT_S]\n");
+        fprintf(stderr, "usage: bench_lp SPEC [TIMEOUT_S] [decompose|direct]\n");
         return 2;
     }
     arena a;
@@ -24,7 +25,7 @@ int main(int argc, char **argv)
         diag_print(&d, stderr);
         return 1;
     }
-    plan_options opt = {POLICY_TIMELY, argc > 2 ? atof(argv[2]) : LP_TIMEOUT_S};
+    plan_options opt = {POLICY_TIMELY, argc > 2 ? atof(argv[2]) : LP_TIMEOUT_S, argc > 3 && strcmp(argv[3], "direct") == 0};
     plan *p;
     spec_status st = plan_build(s, &opt, &a, &d, &p);
     if (st != SPEC_OK) {

@@ -22,6 +22,7 @@
 
 #include "clock.h"
 #include "json.h"
+#include "lp_dw.h"
 
 typedef struct rows {
     size_t n, cap;          /* rows */
@@ -392,6 +393,34 @@ static bool snap_ratios(const lp_problem *pb, const layout *lay, double *x)
     return true;
 }
 
+/* Either solver's raw ratios (x, per action) into the plan's: noise
+ * rounded off, never up, the bound snapped (snap_ratios), phase 3's
+ * objective re-read after the rounding. */
+static spec_status finish(const lp_problem *pb, const layout *lay, const char *file, diag_list *d, double *x,
+                          lp_stats *st)
+{
+    size_t n = pb->s->n_actions;
+    for (size_t u = 0; u < n; u++) {
+        double v = x[u];
+        if (!lay->xcol[u] || !(v > 1e-12))
+            v = 0.0;
+        if (v > 1.0)
+            v = 1.0;
+        x[u] = v;
+    }
+    if (!snap_ratios(pb, lay, x)) {
+        diag_error(d, file, 0, 0, "out of memory rounding the freeze ratios");
+        return SPEC_INFEASIBLE;
+    }
+    if (pb->balance && lay->K) {
+        st->max_ratio = 0.0;
+        for (size_t u = 0; u < n; u++)
+            if (x[u] > st->max_ratio)
+                st->max_ratio = x[u];
+    }
+    return SPEC_OK;
+}
+
 spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st)
 {
     memset(st, 0, sizeof *st);
@@ -418,7 +447,18 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
     st->nonzeros = (long long)r.nz;
 
     spec_status result = SPEC_OK;
-    lprec *lp = make_lp(0, lay.ncols);
+    lprec *lp = NULL;
+    if (!pb->direct) {
+        /* The default: the decomposition (lp_dw.c), lp_solve on its master. */
+        rows_free(&r);
+        memset(&r, 0, sizeof r);
+        if (!lp_dw_solve(pb, file, d, x, st))
+            result = SPEC_INFEASIBLE;
+        else
+            result = finish(pb, &lay, file, d, x, st);
+        goto out;
+    }
+    lp = make_lp(0, lay.ncols);
     if (!lp) {
         diag_error(d, file, 0, 0, "lp_solve could not allocate the freeze LP (%d columns)", lay.ncols);
         result = SPEC_INFEASIBLE;
@@ -541,28 +581,9 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         result = SPEC_INFEASIBLE;
         goto out;
     }
-    for (size_t u = 0; u < n; u++) {
-        if (!lay.xcol[u])
-            continue;
-        double v = vars[lay.xcol[u] - 1];
-        /* Round off solver noise; never round up (the cap must hold). */
-        if (!(v > 1e-12))
-            v = 0.0;
-        if (v > 1.0)
-            v = 1.0;
-        x[u] = v;
-    }
-    if (!snap_ratios(pb, &lay, x)) {
-        diag_error(d, file, 0, 0, "out of memory rounding the freeze ratios");
-        result = SPEC_INFEASIBLE;
-    }
-    if (pb->balance && lay.K) {
-        /* Phase 3's objective, after the rounding: the largest ratio. */
-        st->max_ratio = 0.0;
-        for (size_t u = 0; u < n; u++)
-            if (x[u] > st->max_ratio)
-                st->max_ratio = x[u];
-    }
+    for (size_t u = 0; u < n; u++)
+        x[u] = lay.xcol[u] ? vars[lay.xcol[u] - 1] : 0.0;
+    result = finish(pb, &lay, file, d, x, st);
 out:
     if (lp)
         delete_lp(lp);

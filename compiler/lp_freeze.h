@@ -47,6 +47,7 @@ typedef struct lp_problem {
     bool balance; /* run phase 3 (freeze.balance: minmax or leximin) */
     bool leximin; /* then repeat it over the actions below the maximum (freeze.balance: leximin) */
     double timeout_s; /* per phase; 0 = none */
+    bool direct; /* hand lp_solve the whole LP instead of decomposing it (tfc plan --lp-method direct) */
 } lp_problem;
 
 typedef struct lp_stats {

@@ -64,7 +64,8 @@ static const char check_help[] =
 
 static const char compile_help[] =
     "usage: tfc compile SPEC [-o DIR] [--require-cuda-check | --skip-cuda-check]\n"
-    "                   [--policy timely|uniform|none] [--lp-timeout SECONDS] [-q]\n"
+    "                   [--policy timely|uniform|none] [--lp-timeout SECONDS]\n"
+    "                   [--lp-method decompose|direct] [-q]\n"
     "\n"
     "Plans SPEC (as tfc plan does) and writes the folder a trainer vendors\n"
     "(docs/codegen.md): NAME.h/.c with the schedule, the freeze ratios and the\n"
@@ -75,13 +76,13 @@ static const char compile_help[] =
     "  -o DIR                the output folder\n"
     "  --require-cuda-check  fail (exit 5) when NVRTC is not available\n"
     "  --skip-cuda-check     do not run NVRTC\n"
-    "  --policy, --lp-timeout  as for tfc plan (default timely, 300 s)\n"
+    "  --policy, --lp-timeout, --lp-method  as for tfc plan\n"
     "  -q, --quiet           no summary line\n"
     "Exit 1 invalid spec, 3 no plan, 4 I/O error, 5 NVRTC rejected generated CUDA.\n";
 
 static const char plan_help[] =
     "usage: tfc plan SPEC [--json] [--policy timely|uniform|none] [--dump-lp FILE]\n"
-    "                [--lp-timeout SECONDS] [--sweep DIR]\n"
+    "                [--lp-timeout SECONDS] [--lp-method decompose|direct] [--sweep DIR]\n"
     "\n"
     "Builds SPEC's schedule and its dependency DAG, simulates one training step\n"
     "with nothing frozen (the baseline) and under a freezing policy, and prints\n"
@@ -99,6 +100,9 @@ static const char plan_help[] =
     "                    and DIR/pareto.svg\n"
     "  --lp-timeout S    give up (exit 3) when an LP phase takes longer than S\n"
     "                    seconds (default 300; 0 = no limit)\n"
+    "  --lp-method M     decompose (default): lp_solve on a small master LP with\n"
+    "                    the timing rows solved as a flow; direct: lp_solve on the\n"
+    "                    whole LP (slow past a few thousand actions; same optimum)\n"
     "Exit 3 when the LP has no solution.\n";
 
 
@@ -233,7 +237,7 @@ static int run_check(int argc, char **argv)
     arena_init(&a, 0);
     const plan *p;
     /* check validates; it does not need the LP. */
-    plan_options opt = {POLICY_NONE, 0};
+    plan_options opt = {POLICY_NONE, 0, false};
     spec_status st = load_plan(path, &opt, &a, &p);
     if (st == SPEC_OK && !quiet) {
         const spec *s = p->sp;
@@ -297,8 +301,9 @@ static spec_status run_sweep(const char *path, const plan_options *opt, const ch
     return st;
 }
 
-/* --policy and --lp-timeout, shared by plan and compile; -1 to go on. */
-static int parse_plan_options(const char *verb_name, const char *policy_name, const char *timeout, plan_options *opt)
+/* --policy, --lp-timeout and --lp-method, shared by plan and compile; -1 to go on. */
+static int parse_plan_options(const char *verb_name, const char *policy_name, const char *timeout, const char *method,
+                              plan_options *opt)
 {
     char msg[96];
     *opt = plan_default_options();
@@ -322,18 +327,27 @@ static int parse_plan_options(const char *verb_name, const char *policy_name, co
         }
         opt->lp_timeout_s = t;
     }
+    if (method) {
+        if (strcmp(method, "direct") == 0)
+            opt->lp_direct = true;
+        else if (strcmp(method, "decompose") != 0) {
+            snprintf(msg, sizeof msg, "%s: --lp-method must be decompose or direct, got", verb_name);
+            return usage_error(msg, method);
+        }
+    }
     return -1;
 }
 
 static int run_compile(int argc, char **argv)
 {
     bool quiet = false, require = false, skip = false;
-    const char *policy_name = "timely", *timeout = NULL, *out = NULL;
+    const char *policy_name = "timely", *timeout = NULL, *out = NULL, *method = NULL;
     const flag flags[] = {{"-o", "--output", NULL, &out},
                           {NULL, "--require-cuda-check", &require, NULL},
                           {NULL, "--skip-cuda-check", &skip, NULL},
                           {NULL, "--policy", NULL, &policy_name},
                           {NULL, "--lp-timeout", NULL, &timeout},
+                          {NULL, "--lp-method", NULL, &method},
                           {"-q", "--quiet", &quiet, NULL},
                           {NULL, NULL, NULL, NULL}};
     const char *path;
@@ -345,7 +359,7 @@ static int run_compile(int argc, char **argv)
     if (out && !*out)
         return usage_error("compile: -o needs a folder name, got", out);
     compile_options o = {.out_dir = out, .require_cuda_check = require, .skip_cuda_check = skip};
-    if ((r = parse_plan_options("compile", policy_name, timeout, &o.plan)) >= 0)
+    if ((r = parse_plan_options("compile", policy_name, timeout, method, &o.plan)) >= 0)
         return r;
     arena a;
     arena_init(&a, 0);
@@ -371,19 +385,20 @@ static int run_compile(int argc, char **argv)
 static int run_plan(int argc, char **argv)
 {
     bool json = false;
-    const char *policy_name = "timely", *dump = NULL, *timeout = NULL, *sweep_dir = NULL;
+    const char *policy_name = "timely", *dump = NULL, *timeout = NULL, *sweep_dir = NULL, *method = NULL;
     const flag flags[] = {{NULL, "--json", &json, NULL},
                           {NULL, "--sweep", NULL, &sweep_dir},
                           {NULL, "--policy", NULL, &policy_name},
                           {NULL, "--dump-lp", NULL, &dump},
                           {NULL, "--lp-timeout", NULL, &timeout},
+                          {NULL, "--lp-method", NULL, &method},
                           {NULL, NULL, NULL, NULL}};
     const char *path;
     int r = parse_spec_args("plan", plan_help, argc, argv, flags, &path);
     if (r >= 0)
         return r;
     plan_options opt;
-    if ((r = parse_plan_options("plan", policy_name, timeout, &opt)) >= 0)
+    if ((r = parse_plan_options("plan", policy_name, timeout, method, &opt)) >= 0)
         return r;
 
     arena a;
@@ -394,7 +409,7 @@ static int run_plan(int argc, char **argv)
         st = run_sweep(path, &opt, sweep_dir, &a);
     } else if (dump) {
         /* The LP only: no need to solve it. */
-        plan_options none = {POLICY_NONE, 0};
+        plan_options none = {POLICY_NONE, 0, false};
         st = load_plan(path, &none, &a, &p);
         if (st == SPEC_OK) {
             FILE *f = strcmp(dump, "-") == 0 ? stdout : fopen(dump, "w");

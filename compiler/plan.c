@@ -105,12 +105,13 @@ lp_problem plan_lp_problem(const plan *p)
                         .comm_ms = p->sp->timing.comm_ms,
                         .cap = p->sp->freeze.max_ratio,
                         .timeout_s = p->lp_timeout_s,
+                        .direct = p->lp_direct,
                         .action_cap = p->sp->freeze.max_action_ratio,
                         .balance = p->sp->freeze.balance != BALANCE_NONE,
                         .leximin = p->sp->freeze.balance == BALANCE_LEXIMIN};
 }
 
-plan_options plan_default_options(void) { return (plan_options){POLICY_TIMELY, LP_TIMEOUT_S}; }
+plan_options plan_default_options(void) { return (plan_options){POLICY_TIMELY, LP_TIMEOUT_S, false}; }
 
 spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out)
 {
@@ -124,6 +125,7 @@ spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_l
     p->sp = sp;
     p->policy = policy;
     p->lp_timeout_s = opt->lp_timeout_s;
+    p->lp_direct = opt->lp_direct;
     spec_status st = sched_build(sp, a, d, &p->s);
     if (st != SPEC_OK)
         return st;

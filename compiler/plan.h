@@ -29,6 +29,7 @@ const char *plan_policy_name(freeze_policy p);
 typedef struct plan_options {
     freeze_policy policy;
     double lp_timeout_s; /* per LP phase; 0 = no limit */
+    bool lp_direct;      /* tfc plan --lp-method direct: lp_solve on the whole LP */
 } plan_options;
 
 /* timely, with the default LP time limit. */
@@ -48,6 +49,7 @@ typedef struct plan {
     sim_result opt;  /* under the policy */
     freeze_policy policy;
     double lp_timeout_s;
+    bool lp_direct;
     /* Per stage: freezable actions and their freeze ratios: mean, max, min,
      * how many are fully frozen (x = 1) and how many partly (0 < x < 1). */
     size_t *stage_freezable;

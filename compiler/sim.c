@@ -28,6 +28,27 @@ bool sim_durations(const spec *sp, const sched *s, double *dur, diag_list *d)
     return ok;
 }
 
+double sim_longest_path(const sched *s, const dag *g, const double *dur, double comm_ms, double *start)
+{
+    size_t n = g->n;
+    for (size_t i = 0; i < n; i++)
+        start[i] = 0.0; /* sources start at 0 */
+    double makespan = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t u = g->topo[k];
+        double end = start[u] + dur[u];
+        if (end > makespan)
+            makespan = end;
+        for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++) {
+            uint32_t v = g->succ[e];
+            double ready = end + (dag_cross_rank(s, u, v) ? comm_ms : 0.0);
+            if (ready > start[v])
+                start[v] = ready;
+        }
+    }
+    return makespan;
+}
+
 bool sim_run(const sched *s, const dag *g, const double *dur, double comm_ms, arena *a, sim_result *r)
 {
     size_t n = g->n;
@@ -38,20 +59,7 @@ bool sim_run(const sched *s, const dag *g, const double *dur, double comm_ms, ar
     r->bubble = arena_alloc_array(a, s->ranks, sizeof *r->bubble);
     if (!r->start || !r->busy || !r->idle || !r->bubble)
         return false;
-    /* start[] is zeroed by the arena: sources start at 0. */
-    double makespan = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        uint32_t u = g->topo[k];
-        double end = r->start[u] + dur[u];
-        if (end > makespan)
-            makespan = end;
-        for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++) {
-            uint32_t v = g->succ[e];
-            double ready = end + (dag_cross_rank(s, u, v) ? comm_ms : 0.0);
-            if (ready > r->start[v])
-                r->start[v] = ready;
-        }
-    }
+    double makespan = sim_longest_path(s, g, dur, comm_ms, r->start);
     r->makespan = makespan;
     for (size_t i = 0; i < n; i++)
         r->busy[s->rank_of[i]] += dur[i];

@@ -25,6 +25,9 @@ typedef struct sim_result {
  * whose actions need a table the spec lacks is an error at timing. */
 bool sim_durations(const spec *sp, const sched *s, double *dur, diag_list *d);
 
+/* Each action's earliest start (into start, n entries) and the makespan. */
+double sim_longest_path(const sched *s, const dag *g, const double *dur, double comm_ms, double *start);
+
 /* Longest path over g in topological order. r's arrays are allocated in a. */
 bool sim_run(const sched *s, const dag *g, const double *dur, double comm_ms, arena *a, sim_result *r);
 

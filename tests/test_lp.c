@@ -1,7 +1,10 @@
 /* lp_freeze + plan policies: the returned plan's makespan is the longest
  * path with the returned durations, caps hold, max_ratio 0 is the baseline
  * exactly, timely beats uniform, and T* equals a second formulation (one
- * constraint per source-to-sink path, written here from the DAG rules). */
+ * constraint per source-to-sink path, written here from the DAG rules).
+ * The decomposition (the default) against lp_solve on the whole LP
+ * (--lp-method direct), and its flow subproblem against lp_solve on the
+ * subproblem's LP written here with every DAG edge. */
 #define _POSIX_C_SOURCE 200809L /* strdup, open_memstream */
 #include <criterion/criterion.h>
 #include <lpsolve/lp_lib.h>
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lp_price.h"
 #include "plan.h"
 #include "plan_print.h"
 #include "rules.h"
@@ -54,16 +58,18 @@ static char *small_spec(size_t shape, unsigned p, unsigned m, double cap, unsign
     return y;
 }
 
-static plan *build(loaded *l, const char *yaml, freeze_policy pol)
+static plan *build_with(loaded *l, const char *yaml, freeze_policy pol, bool direct)
 {
     load_str(l, yaml);
     cr_assert_eq(l->status, SPEC_OK, "%s\n%s", l->dump, yaml);
-    plan_options opt = {pol, 60};
+    plan_options opt = {pol, 60, direct};
     plan *p;
     spec_status st = plan_build(l->s, &opt, &l->a, &l->d, &p);
     cr_assert_eq(st, SPEC_OK, "%s", l->d.n ? l->d.items[0].msg : "?");
     return p;
 }
+
+static plan *build(loaded *l, const char *yaml, freeze_policy pol) { return build_with(l, yaml, pol, false); }
 
 /* Phase 2 may give back up to the documented tolerance of T* to freeze
  * less (lp_freeze.h): a <= b up to that tolerance (and rounding). */
@@ -430,4 +436,142 @@ Test(lp_phase3, max_action_ratio_caps_every_action_and_says_when_it_costs_time)
     free(buf);
     loaded_free(&l);
     free(base);
+}
+
+/* ---- the decomposition against the whole LP ---- */
+
+static double max_ratio(const plan *p)
+{
+    double m = 0;
+    for (size_t i = 0; i < p->s->n_actions; i++)
+        m = fmax(m, p->x[i]);
+    return m;
+}
+
+/* No .timeout: with one, Criterion's runner leaks 48 bytes (LeakSanitizer,
+ * ASan build, --jobs 2) once this test runs for seconds beside another. */
+Test(lp_decompose, equals_lp_solve_on_the_whole_lp)
+{
+    const double caps[] = {0.2, 0.5, 0.9, 1.0};
+    const char *extras[] = {"balance: none", "balance: minmax", "max_action_ratio: 0.8", "balance: leximin"};
+    size_t checked = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (unsigned p = 2; p <= 4; p++)
+            for (size_t c = 0; c < 4; c++) {
+                char *base = small_spec(sh, p, p * (2 + c % 2), caps[c], (unsigned)(sh * 101 + p * 13 + c * 7 + 5));
+                char *yaml = with_freeze(base, extras[(sh + p + c) % 4]);
+                loaded ld, lw;
+                plan *dw = build_with(&ld, yaml, POLICY_TIMELY, false);
+                plan *lp = build_with(&lw, yaml, POLICY_TIMELY, true);
+                const char *what = shapes[sh][0];
+                cr_assert(fabs(dw->lp.t_star - lp->lp.t_star) <= 1e-8 * lp->lp.t_star,
+                          "%s p=%u cap=%g %s: T* decomposed %.12g, whole %.12g", what, p, caps[c],
+                          extras[(sh + p + c) % 4], dw->lp.t_star, lp->lp.t_star);
+                cr_assert(fabs(dw->lp.t_star_uncapped - lp->lp.t_star_uncapped) <= 1e-8 * lp->lp.t_star_uncapped);
+                cr_assert(fabs(dw->lp.total_freeze - lp->lp.total_freeze) <= 1e-7 * (1 + lp->lp.total_freeze),
+                          "%s p=%u cap=%g: total decomposed %.12g, whole %.12g", what, p, caps[c],
+                          dw->lp.total_freeze, lp->lp.total_freeze);
+                /* Phase 3 by bisection: the largest ratio within its
+                 * tolerance (1e-6) and the snapping (1e-7) of the LP's. */
+                if (strcmp(extras[(sh + p + c) % 4], "balance: minmax") == 0)
+                    cr_assert(fabs(max_ratio(dw) - max_ratio(lp)) <= 2e-6, "%s p=%u: max ratio %.9g vs %.9g", what,
+                              p, max_ratio(dw), max_ratio(lp));
+                /* The plan itself: the simulated makespan is T*, caps hold. */
+                cr_assert(fabs(dw->opt.makespan - dw->lp.t_star) <= 1e-6 * dw->lp.t_star);
+                for (uint32_t st = 0; st < dw->s->n_stages; st++)
+                    cr_assert_leq(dw->stage_mean[st], caps[c] + 1e-9);
+                loaded_free(&ld);
+                loaded_free(&lw);
+                free(base);
+                free(yaml);
+                checked++;
+            }
+    cr_assert_eq(checked, 6 * 3 * 4);
+}
+
+/* The subproblem min nu T + sum c x as an LP over start times, written
+ * from the dependency rules with every edge and a T row per action. */
+static double subproblem_lp(const plan *p, double nu, const double *c, const double *hi)
+{
+    const sched *s = p->s;
+    size_t n = s->n_actions;
+    int tcol = (int)(2 * n + 1);
+    lprec *lp = make_lp(0, tcol);
+    set_verbose(lp, NEUTRAL);
+    set_add_rowmode(lp, TRUE);
+    double comm = p->sp->timing.comm_ms;
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t pr[3];
+        unsigned k = rules_preds(s, v, pr);
+        for (unsigned j = 0; j < k; j++) {
+            uint32_t u = pr[j];
+            bool cross = s->stage_rank[s->actions[u].stage] != s->stage_rank[s->actions[v].stage];
+            int cols[3] = {(int)v + 1, (int)u + 1, (int)(n + u + 1)};
+            double vals[3] = {1.0, -1.0, p->dur[u] - p->w_min[u]};
+            add_constraintex(lp, 3, vals, cols, GE, p->dur[u] + (cross ? comm : 0.0));
+        }
+        int cols[3] = {tcol, (int)v + 1, (int)(n + v + 1)};
+        double vals[3] = {1.0, -1.0, p->dur[v] - p->w_min[v]};
+        add_constraintex(lp, 3, vals, cols, GE, p->dur[v]);
+    }
+    set_add_rowmode(lp, FALSE);
+    double *obj = calloc((size_t)tcol + 1, sizeof *obj);
+    for (size_t u = 0; u < n; u++) {
+        set_upbo(lp, (int)(n + u + 1), p->freezable[u] ? hi[u] : 0.0);
+        obj[n + u + 1] = p->freezable[u] ? c[u] : 0.0;
+    }
+    obj[tcol] = nu;
+    set_obj_fn(lp, obj);
+    set_minim(lp);
+    cr_assert_eq(solve(lp), OPTIMAL);
+    double v = get_objective(lp);
+    delete_lp(lp);
+    free(obj);
+    return v;
+}
+
+Test(lp_subproblem, the_flow_subproblem_equals_its_lp, .timeout = 120)
+{
+    size_t checked = 0;
+    unsigned seed = 12345;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (unsigned p = 2; p <= 3; p++) {
+            char *yaml = small_spec(sh, p, 2 * p, 0.7, (unsigned)(sh * 7 + p));
+            loaded l;
+            plan *pl = build_with(&l, yaml, POLICY_NONE, false);
+            lp_problem pb = plan_lp_problem(pl);
+            lp_price pr;
+            cr_assert(lp_price_init(&pr, &pb));
+            size_t n = pl->s->n_actions;
+            double *c = calloc(n, sizeof *c), *x = calloc(n, sizeof *x), *hi = calloc(n, sizeof *hi);
+            for (int trial = 0; trial < 12; trial++) {
+                /* Prices from cheap to dear (some negative: freezing pays
+                 * by itself), the time's weight 0 to 3, some caps below 1. */
+                double nu = trial == 0 ? 0.0 : 0.25 * (double)(trial % 13);
+                for (size_t u = 0; u < n; u++) {
+                    seed = seed * 1103515245u + 12345u;
+                    c[u] = ((double)(seed >> 16 & 1023) / 1023.0 - 0.1) * 3.0 * (double)(trial % 4);
+                    seed = seed * 1103515245u + 12345u;
+                    hi[u] = trial % 3 == 2 ? 0.3 + 0.7 * (double)(seed >> 16 & 1023) / 1023.0 : 1.0;
+                    lp_price_set_cap(&pr, (uint32_t)u, hi[u]);
+                }
+                double T, val;
+                cr_assert(lp_price_solve(&pr, nu, c, x, &T, &val));
+                double want = subproblem_lp(pl, nu, c, hi);
+                cr_assert(fabs(val - want) <= 1e-8 * (1 + fabs(want)), "%s p=%u trial %d nu %g: flow %.12g, LP %.12g",
+                          shapes[sh][0], p, trial, nu, val, want);
+                /* The returned x is a plan worth exactly that: its own
+                 * makespan, within its caps. */
+                for (size_t u = 0; u < n; u++)
+                    cr_assert(x[u] >= 0.0 && x[u] <= (pl->freezable[u] ? hi[u] : 0.0) + 1e-12);
+                checked++;
+            }
+            lp_price_free(&pr);
+            free(c);
+            free(x);
+            free(hi);
+            loaded_free(&l);
+            free(yaml);
+        }
+    cr_assert_eq(checked, 6 * 2 * 12);
 }

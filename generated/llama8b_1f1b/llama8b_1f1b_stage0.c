@@ -94,12 +94,12 @@ const uint64_t llama8b_1f1b_stage0_param_numel[LLAMA8B_1F1B_STAGE0_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage0_ratio[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0.04000000000000059, 2.52875951289866e-08, 0.2399999554317024, 0.4399999987986183, 0, 0, 0.39999999787448276, 1,
+    0.17999999298535158, 0.17999999298535274, 0.17999999298535216, 0.17999999298535274, 0, 0, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_1f1b_stage0_q[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    171798691ull, 108ull, 1030791959ull, 1889785605ull, 0ull, 0ull, 1717986909ull, 4294967296ull,
+    773094083ull, 773094083ull, 773094083ull, 773094083ull, 0ull, 0ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -43,11 +43,11 @@ __constant__ unsigned long long llama8b_1f1b_stage0_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage0_ratio_dev[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0.04000000000000059, 2.52875951289866e-08, 0.2399999554317024, 0.4399999987986183, 0, 0, 0.39999999787448276, 1,
+    0.17999999298535158, 0.17999999298535274, 0.17999999298535216, 0.17999999298535274, 0, 0, 1, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage0_q_dev[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    171798691ull, 108ull, 1030791959ull, 1889785605ull, 0ull, 0ull, 1717986909ull, 4294967296ull,
+    773094083ull, 773094083ull, 773094083ull, 773094083ull, 0ull, 0ull, 4294967296ull, 4294967296ull,
 };
 #ifndef __CUDA_ARCH__
 /* Host copies of the three tables above, for the host side of the
@@ -65,10 +65,10 @@ static const unsigned long long llama8b_1f1b_stage0_numel_host[LLAMA8B_1F1B_STAG
     58720256ull,
 };
 static const double llama8b_1f1b_stage0_ratio_host[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0.04000000000000059, 2.52875951289866e-08, 0.2399999554317024, 0.4399999987986183, 0, 0, 0.39999999787448276, 1,
+    0.17999999298535158, 0.17999999298535274, 0.17999999298535216, 0.17999999298535274, 0, 0, 1, 1,
 };
 static const unsigned long long llama8b_1f1b_stage0_q_host[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    171798691ull, 108ull, 1030791959ull, 1889785605ull, 0ull, 0ull, 1717986909ull, 4294967296ull,
+    773094083ull, 773094083ull, 773094083ull, 773094083ull, 0ull, 0ull, 4294967296ull, 4294967296ull,
 };
 #endif
 

@@ -92,12 +92,12 @@ const uint64_t llama8b_1f1b_stage2_param_numel[LLAMA8B_1F1B_STAGE2_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage2_ratio[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    0.43999999879862134, 0.4799999987986214, 0.04000000000000059, 0, 0.27999995543170103, 0.4399999987986183, 1, 1,
+    0.4399999999999977, 0.4399999999999977, 0.17999999298535158, 0.17999999298535216, 0.17999999298535274, 0.17999999298535274, 0, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_1f1b_stage2_q[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    1889785605ull, 2061584296ull, 171798691ull, 0ull, 1202590651ull, 1889785605ull, 4294967296ull, 4294967296ull,
+    1889785610ull, 1889785610ull, 773094083ull, 773094083ull, 773094083ull, 773094083ull, 0ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

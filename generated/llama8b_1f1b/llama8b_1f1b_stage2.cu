@@ -42,11 +42,11 @@ __constant__ unsigned long long llama8b_1f1b_stage2_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage2_ratio_dev[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    0.43999999879862134, 0.4799999987986214, 0.04000000000000059, 0, 0.27999995543170103, 0.4399999987986183, 1, 1,
+    0.4399999999999977, 0.4399999999999977, 0.17999999298535158, 0.17999999298535216, 0.17999999298535274, 0.17999999298535274, 0, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage2_q_dev[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    1889785605ull, 2061584296ull, 171798691ull, 0ull, 1202590651ull, 1889785605ull, 4294967296ull, 4294967296ull,
+    1889785610ull, 1889785610ull, 773094083ull, 773094083ull, 773094083ull, 773094083ull, 0ull, 4294967296ull,
 };
 #ifndef __CUDA_ARCH__
 /* Host copies of the three tables above, for the host side of the
@@ -63,10 +63,10 @@ static const unsigned long long llama8b_1f1b_stage2_numel_host[LLAMA8B_1F1B_STAG
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_1f1b_stage2_ratio_host[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    0.43999999879862134, 0.4799999987986214, 0.04000000000000059, 0, 0.27999995543170103, 0.4399999987986183, 1, 1,
+    0.4399999999999977, 0.4399999999999977, 0.17999999298535158, 0.17999999298535216, 0.17999999298535274, 0.17999999298535274, 0, 1,
 };
 static const unsigned long long llama8b_1f1b_stage2_q_host[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    1889785605ull, 2061584296ull, 171798691ull, 0ull, 1202590651ull, 1889785605ull, 4294967296ull, 4294967296ull,
+    1889785610ull, 1889785610ull, 773094083ull, 773094083ull, 773094083ull, 773094083ull, 0ull, 4294967296ull,
 };
 #endif
 

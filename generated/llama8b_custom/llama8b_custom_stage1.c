@@ -92,12 +92,12 @@ const uint64_t llama8b_custom_stage1_param_numel[LLAMA8B_CUSTOM_STAGE1_PARAMS] =
 };
 
 const double llama8b_custom_stage1_ratio[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
-    0.45999997738618187, 0.059999978941297626, 1, 1, 0.6999999987364678, 0, 1, 1,
+    0.7000000000000006, 0.1799999829098541, 1, 1, 0.7000000000000012, 0.17999998290985467, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_custom_stage1_q[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
-    1975684859ull, 257697947ull, 4294967296ull, 4294967296ull, 3006477101ull, 0ull, 4294967296ull, 4294967296ull,
+    3006477107ull, 773094039ull, 4294967296ull, 4294967296ull, 3006477107ull, 773094039ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -94,12 +94,12 @@ const uint64_t llama8b_gpipe_stage0_param_numel[LLAMA8B_GPIPE_STAGE0_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage0_ratio[LLAMA8B_GPIPE_STAGE0_MICROBATCHES] = {
-    0.05999999090900598, 0, 0.39999999710948697, 1, 0.6999999976514539, 1, 1, 1,
+    0, 0.3514285674200486, 0.7028571348400952, 0.7028571348400952, 0.7028571348400952, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_gpipe_stage0_q[LLAMA8B_GPIPE_STAGE0_MICROBATCHES] = {
-    257697998ull, 0ull, 1717986905ull, 4294967296ull, 3006477097ull, 4294967296ull, 4294967296ull, 4294967296ull,
+    0ull, 1509374203ull, 3018748407ull, 3018748407ull, 3018748407ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

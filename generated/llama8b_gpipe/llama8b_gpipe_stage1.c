@@ -92,12 +92,12 @@ const uint64_t llama8b_gpipe_stage1_param_numel[LLAMA8B_GPIPE_STAGE1_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage1_ratio[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
-    1, 0.059999990909005964, 0, 0.39999999710948875, 1, 0.6999999976514539, 1, 1,
+    0.7000000000000005, 0, 0.3514285674200486, 0.7028571348400956, 0.7028571348400952, 0.7028571348400949, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_gpipe_stage1_q[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
-    4294967296ull, 257697998ull, 0ull, 1717986905ull, 4294967296ull, 3006477097ull, 4294967296ull, 4294967296ull,
+    3006477107ull, 0ull, 1509374203ull, 3018748407ull, 3018748407ull, 3018748407ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -92,12 +92,12 @@ const uint64_t llama8b_gpipe_stage2_param_numel[LLAMA8B_GPIPE_STAGE2_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage2_ratio[LLAMA8B_GPIPE_STAGE2_MICROBATCHES] = {
-    0.699999997651456, 1, 0.35999999145098016, 0, 0.6999999976514537, 0.6999999976514617, 0.699999997651455, 1,
+    0.7000000000000005, 0.7000000000000005, 0, 0.3514285674200486, 0.7028571348400952, 0.7028571348400952, 0.7028571348400947, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_gpipe_stage2_q[LLAMA8B_GPIPE_STAGE2_MICROBATCHES] = {
-    3006477097ull, 4294967296ull, 1546188189ull, 0ull, 3006477097ull, 3006477097ull, 3006477097ull, 4294967296ull,
+    3006477107ull, 3006477107ull, 0ull, 1509374203ull, 3018748407ull, 3018748407ull, 3018748407ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

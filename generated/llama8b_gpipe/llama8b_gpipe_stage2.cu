@@ -42,11 +42,11 @@ __constant__ unsigned long long llama8b_gpipe_stage2_numel_dev[LLAMA8B_GPIPE_STA
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_gpipe_stage2_ratio_dev[LLAMA8B_GPIPE_STAGE2_MICROBATCHES] = {
-    0.699999997651456, 1, 0.35999999145098016, 0, 0.6999999976514537, 0.6999999976514617, 0.699999997651455, 1,
+    0.7000000000000005, 0.7000000000000005, 0, 0.3514285674200486, 0.7028571348400952, 0.7028571348400952, 0.7028571348400947, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_gpipe_stage2_q_dev[LLAMA8B_GPIPE_STAGE2_MICROBATCHES] = {
-    3006477097ull, 4294967296ull, 1546188189ull, 0ull, 3006477097ull, 3006477097ull, 3006477097ull, 4294967296ull,
+    3006477107ull, 3006477107ull, 0ull, 1509374203ull, 3018748407ull, 3018748407ull, 3018748407ull, 4294967296ull,
 };
 #ifndef __CUDA_ARCH__
 /* Host copies of the three tables above, for the host side of the
@@ -63,10 +63,10 @@ static const unsigned long long llama8b_gpipe_stage2_numel_host[LLAMA8B_GPIPE_ST
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_gpipe_stage2_ratio_host[LLAMA8B_GPIPE_STAGE2_MICROBATCHES] = {
-    0.699999997651456, 1, 0.35999999145098016, 0, 0.6999999976514537, 0.6999999976514617, 0.699999997651455, 1,
+    0.7000000000000005, 0.7000000000000005, 0, 0.3514285674200486, 0.7028571348400952, 0.7028571348400952, 0.7028571348400947, 1,
 };
 static const unsigned long long llama8b_gpipe_stage2_q_host[LLAMA8B_GPIPE_STAGE2_MICROBATCHES] = {
-    3006477097ull, 4294967296ull, 1546188189ull, 0ull, 3006477097ull, 3006477097ull, 3006477097ull, 4294967296ull,
+    3006477107ull, 3006477107ull, 0ull, 1509374203ull, 3018748407ull, 3018748407ull, 3018748407ull, 4294967296ull,
 };
 #endif
 

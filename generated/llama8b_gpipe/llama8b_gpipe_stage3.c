@@ -95,12 +95,12 @@ const uint64_t llama8b_gpipe_stage3_param_numel[LLAMA8B_GPIPE_STAGE3_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage3_ratio[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.7384615318853693, 0.4615384615384609, 1, 1, 1,
+    1, 1, 1, 0.8399999956831288, 0.8399999956831286, 0.8399999956831286, 0.8399999956831283, 0.8399999956831284,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_gpipe_stage3_q[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 4294967296ull, 3171668128ull, 1982292598ull, 4294967296ull, 4294967296ull, 4294967296ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 3607772510ull, 3607772510ull, 3607772510ull, 3607772510ull, 3607772510ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -52,12 +52,12 @@ const uint64_t llama8b_interleaved_stage2_param_numel[LLAMA8B_INTERLEAVED_STAGE2
 };
 
 const double llama8b_interleaved_stage2_ratio[LLAMA8B_INTERLEAVED_STAGE2_MICROBATCHES] = {
-    0, 1, 1, 0, 1, 0.19999997180084791, 1, 1,
+    0, 0.4573584905660351, 0, 0, 0.7352325123673562, 0.6901195677329268, 0.7746478696197187, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_interleaved_stage2_q[LLAMA8B_INTERLEAVED_STAGE2_MICROBATCHES] = {
-    0ull, 4294967296ull, 4294967296ull, 0ull, 4294967296ull, 858993338ull, 4294967296ull, 4294967296ull,
+    0ull, 1964339759ull, 0ull, 0ull, 3157799595ull, 2964040973ull, 3327087265ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

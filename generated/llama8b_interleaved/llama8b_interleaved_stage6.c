@@ -52,12 +52,12 @@ const uint64_t llama8b_interleaved_stage6_param_numel[LLAMA8B_INTERLEAVED_STAGE6
 };
 
 const double llama8b_interleaved_stage6_ratio[LLAMA8B_INTERLEAVED_STAGE6_MICROBATCHES] = {
-    0, 0, 0, 0.07999999505652941, 0, 3.2956478126221653e-09, 0, 1,
+    0, 0, 0, 0.6226415094339618, 0.05660377358490719, 0.47169811320754784, 0, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_interleaved_stage6_q[LLAMA8B_INTERLEAVED_STAGE6_MICROBATCHES] = {
-    0ull, 0ull, 0ull, 343597362ull, 0ull, 14ull, 0ull, 4294967296ull,
+    0ull, 0ull, 0ull, 2674224920ull, 243111356ull, 2025927969ull, 0ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -92,12 +92,12 @@ const uint64_t llama8b_zbh1_stage1_param_numel[LLAMA8B_ZBH1_STAGE1_PARAMS] = {
 };
 
 const double llama8b_zbh1_stage1_ratio[LLAMA8B_ZBH1_STAGE1_MICROBATCHES] = {
-    0, 0.1578947247779256, 0.7052631458305588, 0, 0, 0, 0, 0.9789473637809858,
+    0, 0.15789473315384234, 0.3526315762426438, 0.35263157894736774, 0, 0, 0, 0.978947346045609,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_zbh1_stage1_q[LLAMA8B_ZBH1_STAGE1_MICROBATCHES] = {
-    0ull, 678152679ull, 3029082146ull, 0ull, 0ull, 0ull, 0ull, 4204546911ull,
+    0ull, 678152715ull, 1514541087ull, 1514541099ull, 0ull, 0ull, 0ull, 4204546835ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

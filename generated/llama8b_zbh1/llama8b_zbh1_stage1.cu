@@ -42,11 +42,11 @@ __constant__ unsigned long long llama8b_zbh1_stage1_numel_dev[LLAMA8B_ZBH1_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_zbh1_stage1_ratio_dev[LLAMA8B_ZBH1_STAGE1_MICROBATCHES] = {
-    0, 0.1578947247779256, 0.7052631458305588, 0, 0, 0, 0, 0.9789473637809858,
+    0, 0.15789473315384234, 0.3526315762426438, 0.35263157894736774, 0, 0, 0, 0.978947346045609,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbh1_stage1_q_dev[LLAMA8B_ZBH1_STAGE1_MICROBATCHES] = {
-    0ull, 678152679ull, 3029082146ull, 0ull, 0ull, 0ull, 0ull, 4204546911ull,
+    0ull, 678152715ull, 1514541087ull, 1514541099ull, 0ull, 0ull, 0ull, 4204546835ull,
 };
 #ifndef __CUDA_ARCH__
 /* Host copies of the three tables above, for the host side of the
@@ -63,10 +63,10 @@ static const unsigned long long llama8b_zbh1_stage1_numel_host[LLAMA8B_ZBH1_STAG
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_zbh1_stage1_ratio_host[LLAMA8B_ZBH1_STAGE1_MICROBATCHES] = {
-    0, 0.1578947247779256, 0.7052631458305588, 0, 0, 0, 0, 0.9789473637809858,
+    0, 0.15789473315384234, 0.3526315762426438, 0.35263157894736774, 0, 0, 0, 0.978947346045609,
 };
 static const unsigned long long llama8b_zbh1_stage1_q_host[LLAMA8B_ZBH1_STAGE1_MICROBATCHES] = {
-    0ull, 678152679ull, 3029082146ull, 0ull, 0ull, 0ull, 0ull, 4204546911ull,
+    0ull, 678152715ull, 1514541087ull, 1514541099ull, 0ull, 0ull, 0ull, 4204546835ull,
 };
 #endif
 

@@ -92,12 +92,12 @@ const uint64_t llama8b_zbh1_stage2_param_numel[LLAMA8B_ZBH1_STAGE2_PARAMS] = {
 };
 
 const double llama8b_zbh1_stage2_ratio[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
-    0.42105263157894884, 0.3263157774095042, 0.37894736842105503, 0.3263157774095038, 0, 0.9578947322020397, 0, 0,
+    0.39473683571227625, 0.35263157894736924, 0.35263157894736774, 0.35263157894736774, 0, 0, 0, 0.9578947144666619,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_zbh1_stage2_q[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
-    1808407282ull, 1401515592ull, 1627566554ull, 1401515592ull, 0ull, 4114126547ull, 0ull, 0ull,
+    1695381799ull, 1514541099ull, 1514541099ull, 1514541099ull, 0ull, 0ull, 0ull, 4114126471ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -53,12 +53,12 @@ const uint64_t llama8b_zbv_stage0_param_numel[LLAMA8B_ZBV_STAGE0_PARAMS] = {
 };
 
 const double llama8b_zbv_stage0_ratio[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 0.11157891682145342, 0, 1,
+    1, 1, 1, 1, 0, 0.3351083460568762, 0.7764705579366655, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage0_q[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 479227798ull, 0ull, 4294967296ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 1439279386ull, 3334915652ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

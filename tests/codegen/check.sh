@@ -84,7 +84,8 @@ for r in rows:
 base = float(by[0.0]["timely"]["makespan_ms"])
 for cap, p in by.items():
     t, u = float(p["timely"]["makespan_ms"]), float(p["uniform"]["makespan_ms"])
-    assert t <= u * (1 + 1e-9), (cap, t, u)
+    # phase 2 may give back T* (1 + 1e-9) + 1e-9 ms (docs/freeze-lp.md)
+    assert t <= u * (1 + 1e-9) + 1e-9 + 1e-12 * u, (cap, t, u)
     for r in p.values():
         assert float(r["mean_freeze_ratio"]) <= cap + 1e-9
     if cap == 0:

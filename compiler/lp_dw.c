@@ -1,0 +1,603 @@
+/* lp_dw: Dantzig-Wolfe decomposition of the freeze LP (lp_dw.h).
+ *
+ * Master rows (1-based, as lp_solve numbers them): one budget row per
+ * stage with freezable actions (sum of the stage's x <= cap * count), in
+ * phase 2 the makespan row (sum of weight * makespan <= T* (1 + tol) +
+ * tol), then the convexity row (the weights sum to 1). Master columns: one
+ * weight per subproblem solution in the pool. The subproblem's prices are
+ * minus the master's duals (lp_solve's duals are d objective / d rhs, so
+ * <= 0 on a binding <= row of a minimisation).
+ *
+ * Phase 3 (the smallest largest ratio z among the fastest, least-freezing
+ * plans) is a bisection on z: z is feasible when phases 1 and 2 with every
+ * x_u capped at z still reach T* and phase 2's total (within the
+ * tolerances). A column-generated phase 3 (rows x_u <= z in the master)
+ * was tried and crawls: the 1e-9 slack in those two rows lets each round
+ * lower z by about 1e-10 for hundreds of rounds. Leximin repeats the
+ * bisection over the actions below the last maximum. */
+#define _POSIX_C_SOURCE 200809L
+#include "lp_dw.h"
+
+#include <lpsolve/lp_lib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "lp_price.h"
+
+/* A phase stops when no column prices out by more than this, relative to
+ * max(1, |master objective|): the master's optimum is then within it of the
+ * LP's (docs/freeze-lp.md). */
+#define DW_RC_TOL 1e-10
+/* Phase 3's bisection stops when the feasible and infeasible caps are this
+ * close: the largest ratio is minimal to within it. */
+#define DW_Z_TOL 1e-6
+/* Master rounds per phase before giving up (never reached in tests). */
+#define DW_MAX_ROUNDS 20000
+
+typedef struct dw {
+    const lp_problem *pb;
+    lp_price *pr;
+    size_t n, K, S;      /* actions, freezable actions, budget rows */
+    uint32_t *act;       /* K: the action of each freezable index */
+    uint32_t *budget_of; /* K: its budget row (0-based) */
+    double *budget;      /* S: cap * count */
+    /* The column pool. */
+    size_t ncol, colcap;
+    double *T, *X, *Xs, *x; /* ncol; ncol; ncol * S; ncol * K */
+    /* Scratch. */
+    double *c, *xa, *xbar, *row;
+    int *rowcol;
+    const char *file;
+    diag_list *d;
+} dw;
+
+static void dw_free(dw *w)
+{
+    free(w->act);
+    free(w->budget_of);
+    free(w->budget);
+    free(w->T);
+    free(w->X);
+    free(w->Xs);
+    free(w->x);
+    free(w->c);
+    free(w->xa);
+    free(w->xbar);
+    free(w->row);
+    free(w->rowcol);
+}
+
+static bool oom(dw *w)
+{
+    diag_error(w->d, w->file, 0, 0, "out of memory in the freeze LP's decomposition (%zu actions)", w->n);
+    return false;
+}
+
+static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file, diag_list *d)
+{
+    memset(w, 0, sizeof *w);
+    w->pb = pb;
+    w->pr = pr;
+    w->file = file;
+    w->d = d;
+    const sched *s = pb->s;
+    size_t n = s->n_actions;
+    w->n = n;
+    for (size_t u = 0; u < n; u++)
+        w->K += pb->freezable[u];
+    size_t K = w->K ? w->K : 1, nst = s->n_stages ? s->n_stages : 1;
+    w->act = malloc(K * sizeof *w->act);
+    w->budget_of = malloc(K * sizeof *w->budget_of);
+    w->budget = calloc(nst, sizeof *w->budget);
+    w->c = calloc(n ? n : 1, sizeof *w->c);
+    w->xa = calloc(n ? n : 1, sizeof *w->xa);
+    w->xbar = calloc(K, sizeof *w->xbar);
+    size_t *count = calloc(nst, sizeof *count);
+    int *bidx = malloc(nst * sizeof *bidx);
+    if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar ||
+        !count || !bidx) {
+        free(count);
+        free(bidx);
+        return oom(w);
+    }
+    for (size_t u = 0; u < n; u++)
+        if (pb->freezable[u])
+            count[s->actions[u].stage]++;
+    for (size_t st = 0; st < s->n_stages; st++) {
+        bidx[st] = count[st] ? (int)w->S : -1;
+        if (count[st])
+            w->budget[w->S++] = pb->cap * (double)count[st];
+    }
+    size_t k = 0;
+    for (size_t u = 0; u < n; u++)
+        if (pb->freezable[u]) {
+            w->act[k] = (uint32_t)u;
+            w->budget_of[k++] = (uint32_t)bidx[s->actions[u].stage];
+        }
+    w->K = k;
+    free(count);
+    free(bidx);
+    return true;
+}
+
+/* Adds the subproblem solution xa (per action) with makespan T. */
+static bool add_col(dw *w, double T)
+{
+    if (w->ncol == w->colcap) {
+        size_t c = w->colcap ? 2 * w->colcap : 64;
+        double *t = realloc(w->T, c * sizeof *t);
+        if (t)
+            w->T = t;
+        double *x = realloc(w->X, c * sizeof *x);
+        if (x)
+            w->X = x;
+        double *xs = realloc(w->Xs, c * (w->S ? w->S : 1) * sizeof *xs);
+        if (xs)
+            w->Xs = xs;
+        double *xx = realloc(w->x, c * (w->K ? w->K : 1) * sizeof *xx);
+        if (xx)
+            w->x = xx;
+        size_t rows = w->S + 4;
+        double *row = realloc(w->row, rows * sizeof *row);
+        if (row)
+            w->row = row;
+        int *rc = realloc(w->rowcol, rows * sizeof *rc);
+        if (rc)
+            w->rowcol = rc;
+        if (!t || !x || !xs || !xx || !row || !rc)
+            return oom(w);
+        w->colcap = c;
+    }
+    size_t j = w->ncol++;
+    double *xs = w->Xs + j * w->S, *xk = w->x + j * w->K;
+    for (size_t b = 0; b < w->S; b++)
+        xs[b] = 0.0;
+    double tot = 0.0;
+    for (size_t k = 0; k < w->K; k++) {
+        double v = w->xa[w->act[k]];
+        xk[k] = v;
+        xs[w->budget_of[k]] += v;
+        tot += v;
+    }
+    w->T[j] = T;
+    w->X[j] = tot;
+    return true;
+}
+
+
+typedef struct master {
+    lprec *lp;
+    int phase;              /* 1 or 2 */
+    int t_row, conv_row;    /* t_row 0 in phase 1 */
+    double t_lim;           /* phase 2's bound on T */
+    size_t in_lp;           /* pool columns already in lp */
+} master;
+
+/* The column of pool entry j as (row, value) pairs, the objective as row 0. */
+static int col_entries(const dw *w, const master *m, size_t j, double *val, int *row)
+{
+    int k = 0;
+    double obj = m->phase == 1 ? w->T[j] : w->X[j];
+    if (obj != 0.0)
+        row[k] = 0, val[k++] = obj;
+    for (size_t b = 0; b < w->S; b++)
+        if (w->Xs[j * w->S + b] != 0.0)
+            row[k] = (int)b + 1, val[k++] = w->Xs[j * w->S + b];
+    if (m->t_row)
+        row[k] = m->t_row, val[k++] = w->T[j];
+    row[k] = m->conv_row, val[k++] = 1.0;
+    return k;
+}
+
+static bool master_sync(dw *w, master *m)
+{
+    for (; m->in_lp < w->ncol; m->in_lp++) {
+        int k = col_entries(w, m, m->in_lp, w->row, w->rowcol);
+        if (!add_columnex(m->lp, k, w->row, w->rowcol))
+            return oom(w);
+    }
+    return true;
+}
+
+static void master_free(master *m)
+{
+    if (m->lp)
+        delete_lp(m->lp);
+    m->lp = NULL;
+}
+
+static bool master_make(dw *w, master *m, int phase, double t_lim)
+{
+    memset(m, 0, sizeof *m);
+    m->phase = phase;
+    m->t_lim = t_lim;
+    int nrows = (int)w->S + (phase == 2) + 1;
+    m->lp = make_lp(nrows, 0);
+    if (!m->lp)
+        return oom(w);
+    set_verbose(m->lp, NEUTRAL);
+    set_minim(m->lp);
+    bool ok = true;
+    int r = 0;
+    for (size_t b = 0; b < w->S && ok; b++)
+        ok = set_constr_type(m->lp, ++r, LE) && set_rh(m->lp, r, w->budget[b]);
+    if (phase == 2) {
+        m->t_row = ++r;
+        ok = ok && set_constr_type(m->lp, r, LE) && set_rh(m->lp, r, t_lim);
+    }
+    m->conv_row = ++r;
+    ok = ok && set_constr_type(m->lp, r, EQ) && set_rh(m->lp, r, 1.0);
+    if (!ok)
+        return oom(w);
+    return master_sync(w, m);
+}
+
+static const char *phase_name(int phase)
+{
+    return phase == 1 ? "phase 1 of the freeze LP (minimise the makespan)"
+           : phase == 2 ? "phase 2 of the freeze LP (least freezing at the best makespan)"
+                        : "phase 3 of the freeze LP (the most even freezing)";
+}
+
+/* The combined ratios of the master's current solution into w->xbar. */
+static bool combine(dw *w, const master *m)
+{
+    REAL *vars;
+    if (!get_ptr_variables(m->lp, &vars))
+        return false;
+    for (size_t q = 0; q < w->K; q++)
+        w->xbar[q] = 0.0;
+    for (size_t j = 0; j < w->ncol; j++) {
+        double mu = vars[j];
+        if (mu == 0.0)
+            continue;
+        const double *xk = w->x + j * w->K;
+        for (size_t q = 0; q < w->K; q++)
+            w->xbar[q] += mu * xk[q];
+    }
+    return true;
+}
+
+/* Whether the subproblem's answer (w->xa, T) is the newest column. */
+static bool same_as_last(const dw *w, double T)
+{
+    size_t j = w->ncol - 1;
+    if (w->T[j] != T)
+        return false;
+    const double *xk = w->x + j * w->K;
+    for (size_t q = 0; q < w->K; q++)
+        if (xk[q] != w->xa[w->act[q]])
+            return false;
+    return true;
+}
+
+typedef enum { RUN_OPTIMAL, RUN_BELOW, RUN_ABOVE, RUN_ERROR } run_result;
+
+/* Column generation until nothing prices out (RUN_OPTIMAL), or, for a
+ * feasibility question, until the master's objective is at most `below`
+ * (RUN_BELOW: a combination that good exists) or the Lagrangian lower
+ * bound exceeds `above` (RUN_ABOVE: none does). On return the master
+ * holds its last solution. `phase` names errors (3 for phase 3's checks). */
+static run_result run_phase(dw *w, master *m, int phase, double below, double above, double deadline,
+                            long long *rounds)
+{
+    REAL *duals = NULL;
+    run_result res = RUN_ERROR;
+    for (long long round = 0;; round++) {
+        if (round >= DW_MAX_ROUNDS) {
+            diag_error(w->d, w->file, 0, 0, "no plan: %s did not converge in %d rounds of its decomposition",
+                       phase_name(phase), DW_MAX_ROUNDS);
+            break;
+        }
+        if (deadline > 0.0 && clock_now_s() > deadline) {
+            diag_error(w->d, w->file, 0, 0,
+                       "no plan: %s failed: it ran past the time limit (raise it with --lp-timeout, or compare "
+                       "policies with --policy uniform)",
+                       phase_name(phase));
+            break;
+        }
+        int ret = solve(m->lp);
+        if (ret != OPTIMAL) {
+            /* The last basis can mislead lp_solve on this small but very
+             * degenerate LP: once more from its default basis, then once
+             * more on a master built afresh without scaling. */
+            default_basis(m->lp);
+            ret = solve(m->lp);
+            if (ret != OPTIMAL) {
+                int ph = m->phase;
+                double lim = m->t_lim;
+                master_free(m);
+                if (!master_make(w, m, ph, lim))
+                    break;
+                set_scaling(m->lp, SCALE_NONE);
+                ret = solve(m->lp);
+            }
+        }
+        if (ret != OPTIMAL) {
+            diag_error(w->d, w->file, 0, 0, "no plan: %s failed: lp_solve's status %d on the decomposition's master",
+                       phase_name(phase), ret);
+            break;
+        }
+        double obj = get_objective(m->lp);
+        if (obj <= below) {
+            res = RUN_BELOW;
+            break;
+        }
+        /* lp_solve writes 1 + rows + columns duals (index 0 unused). */
+        REAL *grown = realloc(duals, sizeof *duals * (size_t)(1 + get_Nrows(m->lp) + get_Ncolumns(m->lp)));
+        if (!grown) {
+            oom(w);
+            break;
+        }
+        duals = grown;
+        if (!get_dual_solution(m->lp, duals)) {
+            diag_error(w->d, w->file, 0, 0, "lp_solve returned no duals for the freeze LP's master");
+            break;
+        }
+        /* Prices: minus the duals of the <= rows. */
+        double nu = m->phase == 1 ? 1.0 : -duals[m->t_row];
+        if (nu < 0.0)
+            nu = 0.0;
+        double sigma = duals[m->conv_row];
+        for (size_t q = 0; q < w->K; q++)
+            w->c[w->act[q]] = (m->phase == 2 ? 1.0 : 0.0) - duals[1 + w->budget_of[q]];
+        double T, val;
+        if (!lp_price_solve(w->pr, nu, w->c, w->xa, &T, &val)) {
+            diag_error(w->d, w->file, 0, 0, "no plan: %s failed: the flow subproblem did not solve",
+                       phase_name(phase));
+            break;
+        }
+        (*rounds)++;
+        /* The subproblem's best column's reduced cost; the master's optimum
+         * plus it bounds the LP's optimum from below. */
+        double rc = val - sigma;
+        if (obj + rc > above) {
+            res = RUN_ABOVE;
+            break;
+        }
+        /* The reduced cost is a difference of terms as large as the
+         * subproblem's value and the convexity dual: its noise scales with
+         * them (lp_solve's duals carry about 1e-11 relative error). */
+        double scale = fmax(1.0, fmax(fabs(obj), fmax(fabs(val), fabs(sigma))));
+        if (rc >= -DW_RC_TOL * scale) {
+            res = RUN_OPTIMAL;
+            break;
+        }
+        /* The column the master already has, priced out only by noise:
+         * nothing left to gain. */
+        if (w->ncol && same_as_last(w, T)) {
+            if (rc >= -1e3 * DW_RC_TOL * scale) {
+                res = RUN_OPTIMAL;
+                break;
+            }
+            diag_error(w->d, w->file, 0, 0, "no plan: %s failed: its decomposition repeats a column (reduced cost %g)",
+                       phase_name(phase), rc);
+            break;
+        }
+        if (!add_col(w, T) || !master_sync(w, m))
+            break;
+    }
+    free(duals);
+    return res;
+}
+
+/* A fresh pool holding the baseline (nothing frozen: within every budget). */
+static bool start_pool(dw *w)
+{
+    for (size_t u = 0; u < w->n; u++)
+        w->xa[u] = 0.0, w->c[u] = 1.0;
+    double T, val;
+    return lp_price_solve(w->pr, 0.0, w->c, w->xa, &T, &val) && add_col(w, T);
+}
+
+/* The phase-1 master's combination as one more column: (its x, its
+ * objective) is a point of the subproblem's set (the makespan is convex),
+ * and on its own it satisfies phase 2's rows, which keeps lp_solve from
+ * calling phase 2's first master infeasible over rounding (seen once on
+ * 1F1B 16 x 256). */
+static bool add_combination(dw *w, const master *m)
+{
+    if (!combine(w, m))
+        return false;
+    for (size_t q = 0; q < w->K; q++)
+        w->xa[w->act[q]] = w->xbar[q];
+    return add_col(w, get_objective(m->lp));
+}
+
+/* Phase 1 to its optimum on pr's caps: *t_star, and the plan in w->xbar. */
+static bool phase1(dw *w, double deadline, double *t_star, long long *rounds)
+{
+    master m = {0};
+    bool ok = start_pool(w) && master_make(w, &m, 1, 0.0) &&
+              run_phase(w, &m, 1, -INFINITY, INFINITY, deadline, rounds) == RUN_OPTIMAL;
+    if (ok) {
+        *t_star = get_objective(m.lp);
+        ok = add_combination(w, &m);
+    }
+    master_free(&m);
+    return ok;
+}
+
+typedef enum { CHECK_FEASIBLE, CHECK_INFEASIBLE, CHECK_ERROR } check_result;
+
+/* Whether a plan within pr's current caps reaches T <= t_lim and a total
+ * <= total_lim (with the budgets); a fresh pool, since columns under
+ * larger caps are not plans under smaller ones. The plan in w->xbar. */
+static check_result check_caps(dw *w, double t_lim, double total_lim, double deadline, long long *rounds)
+{
+    master m = {0};
+    check_result res = CHECK_ERROR;
+    w->ncol = 0;
+    if (!start_pool(w) || !master_make(w, &m, 1, 0.0))
+        goto out;
+    run_result r = run_phase(w, &m, 3, t_lim, t_lim, deadline, rounds);
+    if (r == RUN_ERROR)
+        goto out;
+    if (r == RUN_ABOVE || (r == RUN_OPTIMAL && get_objective(m.lp) > t_lim)) {
+        res = CHECK_INFEASIBLE;
+        goto out;
+    }
+    if (!add_combination(w, &m))
+        goto out;
+    master_free(&m);
+    if (!master_make(w, &m, 2, t_lim))
+        goto out;
+    r = run_phase(w, &m, 3, total_lim, total_lim, deadline, rounds);
+    if (r == RUN_ERROR)
+        goto out;
+    if (r == RUN_ABOVE || (r == RUN_OPTIMAL && get_objective(m.lp) > total_lim)) {
+        res = CHECK_INFEASIBLE;
+        goto out;
+    }
+    res = combine(w, &m) ? CHECK_FEASIBLE : CHECK_ERROR;
+out:
+    master_free(&m);
+    return res;
+}
+
+/* Phase 3 and leximin by bisection (module comment). best: per freezable
+ * index, phase 2's plan on entry, the most even one found on return. */
+static bool balance(dw *w, double t_lim, double total_lim, double deadline, double *best, lp_stats *st)
+{
+    const lp_problem *pb = w->pb;
+    double hi = pb->action_cap < 1.0 ? pb->action_cap : 1.0;
+    /* Per freezable index: leximin's cap once fixed, else NAN. */
+    double *fixed_cap = malloc((w->K ? w->K : 1) * sizeof *fixed_cap);
+    if (!fixed_cap)
+        return oom(w);
+    for (size_t q = 0; q < w->K; q++)
+        fixed_cap[q] = NAN;
+    bool ok = true;
+    double z_prev = INFINITY;
+    for (int round = 0; ok && round <= (pb->leximin ? LP_LEXIMIN_ROUNDS : 0); round++) {
+        /* The free actions' largest ratio is feasible; their floor is
+         * infeasible or the total spread evenly over the free actions. */
+        double z_ok = 0.0, fixed_sum = 0.0;
+        size_t free_n = 0;
+        for (size_t q = 0; q < w->K; q++) {
+            if (!isnan(fixed_cap[q])) {
+                fixed_sum += best[q];
+                continue;
+            }
+            free_n++;
+            if (best[q] > z_ok)
+                z_ok = best[q];
+        }
+        if (free_n == 0)
+            break;
+        double z_bad = (st->total_freeze - fixed_sum) / (double)free_n - DW_Z_TOL;
+        if (z_bad < 0.0)
+            z_bad = 0.0;
+        bool first = true;
+        while (ok && z_ok - z_bad > DW_Z_TOL) {
+            /* First just under the feasible end: usually infeasible, and
+             * then the bisection is over at once. */
+            double z = first ? z_ok - DW_Z_TOL : 0.5 * (z_ok + z_bad);
+            first = false;
+            for (size_t q = 0; q < w->K; q++)
+                lp_price_set_cap(w->pr, w->act[q], !isnan(fixed_cap[q]) ? fixed_cap[q] : fmin(z, hi));
+            check_result r = check_caps(w, t_lim, total_lim, deadline, &st->iterations[2]);
+            if (r == CHECK_ERROR)
+                ok = false;
+            else if (r == CHECK_INFEASIBLE)
+                z_bad = z;
+            else {
+                double zmax = 0.0;
+                for (size_t q = 0; q < w->K; q++) {
+                    if (isnan(fixed_cap[q]) && w->xbar[q] > zmax)
+                        zmax = w->xbar[q];
+                    best[q] = w->xbar[q];
+                }
+                z_ok = zmax;
+            }
+        }
+        if (!ok)
+            break;
+        if (round == 0)
+            st->max_ratio = z_ok;
+        else if (z_ok >= z_prev - LP_SNAP_TOL)
+            break;
+        else
+            st->leximin_rounds++;
+        z_prev = z_ok;
+        /* Leximin: the actions at this round's maximum keep their ratio as
+         * their cap from now on. */
+        for (size_t q = 0; q < w->K; q++)
+            if (isnan(fixed_cap[q]) && best[q] >= z_ok - LP_SNAP_TOL)
+                fixed_cap[q] = fmin(z_ok, hi);
+    }
+    free(fixed_cap);
+    return ok;
+}
+
+bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st)
+{
+    lp_price pr;
+    if (!lp_price_init(&pr, pb)) {
+        diag_error(d, file, 0, 0, "out of memory building the freeze LP's flow network (%zu actions)",
+                   pb->s->n_actions);
+        return false;
+    }
+    dw w;
+    master m = {0};
+    bool ok = dw_init(&w, pb, &pr, file, d);
+    double t0 = clock_now_s();
+    double deadline = pb->timeout_s > 0 ? t0 + pb->timeout_s : 0.0;
+    if (ok && pb->action_cap < 1.0 && w.K) {
+        /* Phase 1 without the per-action cap, to say whether the cap costs
+         * time, on its own pool (its columns break the cap). */
+        for (size_t q = 0; q < w.K; q++)
+            lp_price_set_cap(&pr, w.act[q], 1.0);
+        ok = phase1(&w, deadline, &st->t_star_uncapped, &st->iterations[0]);
+        for (size_t q = 0; q < w.K; q++)
+            lp_price_set_cap(&pr, w.act[q], pb->action_cap);
+        w.ncol = 0;
+    }
+    double t_star = 0.0;
+    ok = ok && phase1(&w, deadline, &t_star, &st->iterations[0]);
+    st->seconds[0] = clock_now_s() - t0;
+    if (ok) {
+        st->t_star = t_star;
+        if (!(pb->action_cap < 1.0 && w.K))
+            st->t_star_uncapped = t_star;
+    }
+    double *best = NULL;
+    if (ok && w.K) {
+        /* Phase 2 on phase 1's pool: its optimum is a feasible start. */
+        t0 = clock_now_s();
+        deadline = pb->timeout_s > 0 ? t0 + pb->timeout_s : 0.0;
+        double t_lim = st->t_star * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS;
+        ok = master_make(&w, &m, 2, t_lim) &&
+             run_phase(&w, &m, 2, -INFINITY, INFINITY, deadline, &st->iterations[1]) == RUN_OPTIMAL;
+        st->seconds[1] = clock_now_s() - t0;
+        if (ok) {
+            st->total_freeze = get_objective(m.lp);
+            ok = combine(&w, &m);
+        }
+        master_free(&m);
+        best = ok ? malloc(w.K * sizeof *best) : NULL;
+        if (ok && !best)
+            ok = oom(&w);
+        if (ok) {
+            memcpy(best, w.xbar, w.K * sizeof *best);
+            if (pb->balance) {
+                t0 = clock_now_s();
+                deadline = pb->timeout_s > 0 ? t0 + pb->timeout_s : 0.0;
+                double total_lim = st->total_freeze * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS;
+                ok = balance(&w, t_lim, total_lim, deadline, best, st);
+                st->seconds[2] = clock_now_s() - t0;
+            }
+        }
+    }
+    for (size_t u = 0; u < w.n; u++)
+        x[u] = 0.0;
+    if (ok)
+        for (size_t q = 0; q < w.K; q++)
+            x[w.act[q]] = best ? best[q] : w.xbar[q];
+    free(best);
+    dw_free(&w);
+    lp_price_free(&pr);
+    return ok;
+}

@@ -1,0 +1,26 @@
+/* lp_dw: the freeze LP (lp_freeze.h) by Dantzig-Wolfe decomposition.
+ *
+ * The rows that couple actions across the whole step (the per-stage
+ * budgets; in phase 2 the bound on T; in phase 3 the bound on the total
+ * and the rows x_u <= z) stay in a small master LP that lp_solve solves;
+ * everything else (the DAG's timing rows) is the subproblem lp_price.c
+ * solves exactly as a minimum-cost flow. The master's columns are
+ * subproblem solutions (x, makespan(x)); any convex combination of them
+ * is a plan at most as long as the same combination of makespans, because
+ * the makespan is convex in x. A phase ends when no subproblem solution
+ * prices out, which proves the combination optimal for the whole LP.
+ * docs/freeze-lp.md, "Decomposition". */
+#ifndef TFC_LP_DW_H
+#define TFC_LP_DW_H
+
+#include "diag.h"
+#include "lp_freeze.h"
+
+/* Phases 1 and 2 (and 3 when pb->balance) as lp_freeze_solve does; writes
+ * the raw ratios (per action, 0 when not freezable) to x and fills st's
+ * t_star, t_star_uncapped, total_freeze, iterations (master rounds) and
+ * seconds. Errors (no memory, lp_solve failing on the master, the time
+ * limit) go to d; returns false then. */
+bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st);
+
+#endif

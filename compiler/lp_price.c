@@ -1,0 +1,241 @@
+/* lp_price: the decomposition's subproblem as a minimum-cost flow
+ * (lp_price.h).
+ *
+ * Network: each action u is an arc pair from its start node to its end
+ * node, "fast" at its most frozen duration w_max - hi (w_max - w_min) with
+ * no capacity limit and, when freezable, "slow" at w_max with capacity
+ * c_u / (nu span_u); each kept dependency is an arc from the end of u to the
+ * start of v at the latency (the same program-order and cross-rank edges
+ * as the LP, lp_freeze.c); the source feeds every action without a kept
+ * predecessor, every action without successors feeds the sink. Costs are
+ * minus the durations: the cheapest unit flow collects the longest
+ * durations, where a freezable action gives more than its slow arc's
+ * capacity only at its fast duration. The start tree is the longest path
+ * to the sink with each action slow where one unit fits through the slow
+ * arc and fast elsewhere: feasible, and strongly so (every arc points to
+ * the sink, the root). */
+#include "lp_price.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+void lp_price_free(lp_price *pr)
+{
+    netflow_free(&pr->nf);
+    free(pr->slow);
+    free(pr->fast);
+    free(pr->out_first);
+    free(pr->out_end);
+    free(pr->hi);
+    free(pr->hi0);
+    free(pr->span);
+    free(pr->tail);
+    free(pr->tree);
+    free(pr->dur);
+    free(pr->start);
+    memset(pr, 0, sizeof *pr);
+}
+
+/* Whether edge u -> v (the e-th successor of u) is one the LP keeps: every
+ * cross-rank edge, and the program-order edge once. */
+static bool kept(const sched *s, uint32_t u, uint32_t v, bool *program_done)
+{
+    if (dag_cross_rank(s, u, v))
+        return true;
+    if (v != u + 1 || *program_done)
+        return false;
+    *program_done = true;
+    return true;
+}
+
+bool lp_price_init(lp_price *pr, const lp_problem *pb)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->pb = pb;
+    const sched *s = pb->s;
+    const dag *g = pb->g;
+    uint32_t n = (uint32_t)s->n_actions;
+    pr->n = n;
+    size_t nn = n ? n : 1;
+    pr->slow = malloc(nn * sizeof *pr->slow);
+    pr->fast = malloc(nn * sizeof *pr->fast);
+    pr->out_first = malloc(nn * sizeof *pr->out_first);
+    pr->out_end = malloc(nn * sizeof *pr->out_end);
+    pr->hi = malloc(nn * sizeof *pr->hi);
+    pr->hi0 = malloc(nn * sizeof *pr->hi0);
+    pr->span = malloc(nn * sizeof *pr->span);
+    pr->dur = malloc(nn * sizeof *pr->dur);
+    pr->start = malloc(nn * sizeof *pr->start);
+    pr->tail = malloc((2 * nn + 2) * sizeof *pr->tail);
+    pr->tree = malloc((2 * nn + 2) * sizeof *pr->tree);
+    bool *has_pred = calloc(nn, sizeof *has_pred);
+    if (!pr->slow || !pr->fast || !pr->out_first || !pr->out_end || !pr->hi || !pr->hi0 || !pr->span || !pr->dur ||
+        !pr->start || !pr->tail || !pr->tree || !has_pred) {
+        free(has_pred);
+        lp_price_free(pr);
+        return false;
+    }
+    double hi = pb->action_cap < 1.0 ? pb->action_cap : 1.0;
+    size_t m = 0;
+    for (uint32_t u = 0; u < n; u++) {
+        pr->span[u] = pb->w_max[u] - pb->w_min[u];
+        pr->hi0[u] = pb->freezable[u] && pr->span[u] > 0.0 ? 1.0 : 0.0;
+        pr->hi[u] = hi > 0.0 ? hi * pr->hi0[u] : 0.0;
+        m += pr->hi0[u] > 0.0 ? 2 : 1;
+        bool program_done = false;
+        for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++)
+            if (kept(s, u, g->succ[e], &program_done)) {
+                m++;
+                has_pred[g->succ[e]] = true;
+            }
+        if (g->succ_start[u + 1] == g->succ_start[u])
+            m++;
+    }
+    for (uint32_t u = 0; u < n; u++)
+        m += !has_pred[u];
+    if (m > UINT32_MAX / 2 || !netflow_alloc(&pr->nf, 2 * n + 2, (uint32_t)m)) {
+        free(has_pred);
+        lp_price_free(pr);
+        return false;
+    }
+    netflow *nf = &pr->nf;
+    uint32_t a = 0, source = 2 * n, sink = 2 * n + 1;
+    for (uint32_t u = 0; u < n; u++) {
+        pr->fast[u] = a;
+        nf->src[a] = 2 * u, nf->dst[a] = 2 * u + 1;
+        nf->cost[a] = -(pb->w_max[u] - pr->hi[u] * pr->span[u]);
+        nf->cap[a++] = INFINITY;
+        pr->slow[u] = NETFLOW_NONE;
+        if (pr->hi0[u] > 0.0) {
+            pr->slow[u] = a;
+            nf->src[a] = 2 * u, nf->dst[a] = 2 * u + 1;
+            nf->cost[a] = -pb->w_max[u];
+            nf->cap[a++] = 0.0;
+        }
+        pr->out_first[u] = a;
+        bool program_done = false;
+        for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++) {
+            uint32_t v = g->succ[e];
+            if (!kept(s, u, v, &program_done))
+                continue;
+            nf->src[a] = 2 * u + 1, nf->dst[a] = 2 * v;
+            nf->cost[a] = dag_cross_rank(s, u, v) ? -pb->comm_ms : 0.0;
+            nf->cap[a++] = INFINITY;
+        }
+        if (g->succ_start[u + 1] == g->succ_start[u]) {
+            nf->src[a] = 2 * u + 1, nf->dst[a] = sink;
+            nf->cost[a] = 0.0;
+            nf->cap[a++] = INFINITY;
+        }
+        pr->out_end[u] = a;
+    }
+    pr->src_first = a;
+    for (uint32_t u = 0; u < n; u++)
+        if (!has_pred[u]) {
+            nf->src[a] = source, nf->dst[a] = 2 * u;
+            nf->cost[a] = 0.0;
+            nf->cap[a++] = INFINITY;
+        }
+    free(has_pred);
+    nf->supply[source] = 1.0;
+    nf->supply[sink] = -1.0;
+    return true;
+}
+
+void lp_price_set_cap(lp_price *pr, uint32_t u, double v)
+{
+    if (pr->slow[u] == NETFLOW_NONE)
+        return;
+    double h = v < pr->hi0[u] ? v : pr->hi0[u];
+    if (!(h > 0.0))
+        h = 0.0;
+    pr->hi[u] = h;
+    pr->nf.cost[pr->fast[u]] = -(pr->pb->w_max[u] - h * pr->span[u]);
+}
+
+/* The start tree (module comment): each node's longest way to the sink,
+ * with an action slow where one unit fits through its slow arc. */
+static bool start_tree(lp_price *pr)
+{
+    netflow *nf = &pr->nf;
+    const dag *g = pr->pb->g;
+    uint32_t n = pr->n, source = 2 * n, sink = 2 * n + 1;
+    pr->tail[sink] = 0.0;
+    pr->tree[sink] = NETFLOW_NONE;
+    for (uint32_t k = n; k-- > 0;) {
+        uint32_t u = g->topo[k];
+        uint32_t end = 2 * u + 1, best = NETFLOW_NONE;
+        double best_v = -INFINITY;
+        for (uint32_t a = pr->out_first[u]; a < pr->out_end[u]; a++) {
+            double v = -nf->cost[a] + pr->tail[nf->dst[a]];
+            if (v > best_v)
+                best_v = v, best = a;
+        }
+        if (best == NETFLOW_NONE)
+            return false;
+        pr->tail[end] = best_v;
+        pr->tree[end] = best;
+        uint32_t d = pr->slow[u] != NETFLOW_NONE && nf->cap[pr->slow[u]] > 1.0 ? pr->slow[u] : pr->fast[u];
+        pr->tree[2 * u] = d;
+        pr->tail[2 * u] = -nf->cost[d] + best_v;
+    }
+    uint32_t best = NETFLOW_NONE;
+    double best_v = -INFINITY;
+    for (uint32_t a = pr->src_first; a < nf->n_arcs; a++) {
+        double v = pr->tail[nf->dst[a]];
+        if (v > best_v)
+            best_v = v, best = a;
+    }
+    if (best == NETFLOW_NONE)
+        return false;
+    pr->tree[source] = best;
+    return netflow_init(nf, sink, pr->tree);
+}
+
+bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double *T, double *value)
+{
+    const lp_problem *pb = pr->pb;
+    uint32_t n = pr->n;
+    netflow *nf = &pr->nf;
+    if (nu > 0.0 && n > 0) {
+        double scale = 1.0;
+        for (uint32_t u = 0; u < n; u++) {
+            if (pr->slow[u] != NETFLOW_NONE)
+                nf->cap[pr->slow[u]] = c[u] > 0.0 ? c[u] / (nu * pr->span[u]) : 0.0;
+            if (pb->w_max[u] > scale)
+                scale = pb->w_max[u];
+        }
+        if (!start_tree(pr))
+            return false;
+        if (netflow_solve(nf, 1e-11 * scale, 0) != NETFLOW_OPTIMAL)
+            return false;
+        pr->pivots += nf->pivots;
+        for (uint32_t u = 0; u < n; u++) {
+            if (pr->hi[u] <= 0.0) {
+                x[u] = 0.0;
+            } else if (c[u] < 0.0) {
+                x[u] = pr->hi[u];
+            } else {
+                /* The potentials' duration of u, as a ratio. */
+                double y = nf->pi[2 * u] - nf->pi[2 * u + 1];
+                double r = (pb->w_max[u] - y) / pr->span[u];
+                x[u] = r <= 0.0 ? 0.0 : r >= pr->hi[u] ? pr->hi[u] : r;
+            }
+        }
+    } else {
+        for (uint32_t u = 0; u < n; u++)
+            x[u] = pr->hi[u] > 0.0 && c[u] < 0.0 ? pr->hi[u] : 0.0;
+    }
+    double sum = 0.0;
+    for (uint32_t u = 0; u < n; u++) {
+        pr->dur[u] = pb->w_max[u] - x[u] * pr->span[u];
+        if (pr->hi[u] > 0.0)
+            sum += c[u] * x[u];
+    }
+    *T = sim_longest_path(pb->s, pb->g, pr->dur, pb->comm_ms, pr->start);
+    *value = nu * *T + sum;
+    return true;
+}

@@ -1,0 +1,51 @@
+/* lp_price: the freeze LP's subproblem without its coupling rows,
+ *
+ *   minimise  nu * makespan(x) + sum_u c_u x_u   over x_u in [0, hi_u],
+ *
+ * solved exactly as a minimum-cost flow (netflow.c): its dual sends one
+ * unit of flow from the step's start to its end through the DAG, where a
+ * freezable action passes up to c_u / (nu (w_max_u - w_min_u)) units at
+ * its unfrozen duration and any more at its most frozen one, and the flow
+ * maximises the durations it collects. The optimal potentials are the
+ * start times, and give x. The decomposition (lp_dw.c) calls it with the
+ * coupling rows' prices in c and nu. docs/freeze-lp.md, "Decomposition". */
+#ifndef TFC_LP_PRICE_H
+#define TFC_LP_PRICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lp_freeze.h"
+#include "netflow.h"
+
+typedef struct lp_price {
+    const lp_problem *pb;
+    uint32_t n;     /* actions */
+    netflow nf;     /* nodes: 2u start of u, 2u + 1 end of u, 2n source, 2n + 1 sink */
+    uint32_t *slow; /* per action: its arc at w_max (freezable), NETFLOW_NONE otherwise */
+    uint32_t *fast; /* per action: its arc at the most frozen duration (or its fixed one) */
+    uint32_t *out_first, *out_end; /* per action: the arcs leaving its end node */
+    uint32_t src_first;            /* the source's arcs: src_first .. n_arcs */
+    double *hi;       /* per action: x's upper bound; 0 when not freezable */
+    double *hi0;      /* per action: 1 when freezable (and w_max > w_min), else 0: the most lp_price_set_cap allows */
+    double *span;     /* per action: w_max - w_min */
+    double *tail;     /* per node: scratch */
+    uint32_t *tree;   /* per node: scratch */
+    double *dur, *start; /* per action: scratch */
+    long long pivots; /* summed over calls */
+} lp_price;
+
+bool lp_price_init(lp_price *pr, const lp_problem *pb);
+void lp_price_free(lp_price *pr);
+
+/* Sets action u's upper bound on x to v (clamped to [0, 1]); only for
+ * freezable actions (others stay at 0). lp_price_init starts every bound
+ * at freeze.max_action_ratio. */
+void lp_price_set_cap(lp_price *pr, uint32_t u, double v);
+
+/* Solves the subproblem for nu >= 0 and c (per action; ignored where not
+ * freezable). Writes x (per action), the makespan of x to *T and the
+ * objective to *value. False when the flow solver fails (it should not). */
+bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double *T, double *value);
+
+#endif

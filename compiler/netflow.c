@@ -1,0 +1,393 @@
+/* netflow: the primal network simplex (netflow.h).
+ *
+ * The basis is a spanning tree kept as parent pointers with depths and
+ * doubly linked child lists. A pivot brings in the arc whose reduced cost
+ * is most negative within a block of arcs (block search), pushes flow
+ * round the cycle it closes, drops the blocking arc met last when the cycle
+ * is walked from its apex (which keeps the tree strongly feasible), re-hangs
+ * the cut-off subtree by reversing the path between the two arcs and shifts
+ * that subtree's potentials by one constant. */
+#include "netflow.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool netflow_alloc(netflow *nf, uint32_t n, uint32_t m)
+{
+    memset(nf, 0, sizeof *nf);
+    nf->n_nodes = n;
+    nf->n_arcs = m;
+    size_t nn = n ? n : 1, mm = m ? m : 1;
+    nf->src = calloc(mm, sizeof *nf->src);
+    nf->dst = calloc(mm, sizeof *nf->dst);
+    nf->cost = calloc(mm, sizeof *nf->cost);
+    nf->cap = calloc(mm, sizeof *nf->cap);
+    nf->flow = calloc(mm, sizeof *nf->flow);
+    nf->state = calloc(mm, sizeof *nf->state);
+    nf->supply = calloc(nn, sizeof *nf->supply);
+    nf->pi = calloc(nn, sizeof *nf->pi);
+    nf->parent = calloc(nn, sizeof *nf->parent);
+    nf->pred = calloc(nn, sizeof *nf->pred);
+    nf->depth = calloc(nn, sizeof *nf->depth);
+    nf->up = calloc(nn, sizeof *nf->up);
+    nf->first_child = calloc(nn, sizeof *nf->first_child);
+    nf->next_sib = calloc(nn, sizeof *nf->next_sib);
+    nf->prev_sib = calloc(nn, sizeof *nf->prev_sib);
+    nf->stack = calloc(nn, sizeof *nf->stack);
+    if (!nf->src || !nf->dst || !nf->cost || !nf->cap || !nf->flow || !nf->state || !nf->supply || !nf->pi ||
+        !nf->parent || !nf->pred || !nf->depth || !nf->up || !nf->first_child || !nf->next_sib || !nf->prev_sib ||
+        !nf->stack) {
+        netflow_free(nf);
+        return false;
+    }
+    return true;
+}
+
+void netflow_free(netflow *nf)
+{
+    free(nf->src);
+    free(nf->dst);
+    free(nf->cost);
+    free(nf->cap);
+    free(nf->flow);
+    free(nf->state);
+    free(nf->supply);
+    free(nf->pi);
+    free(nf->parent);
+    free(nf->pred);
+    free(nf->depth);
+    free(nf->up);
+    free(nf->first_child);
+    free(nf->next_sib);
+    free(nf->prev_sib);
+    free(nf->stack);
+    memset(nf, 0, sizeof *nf);
+}
+
+static void detach(netflow *nf, uint32_t v)
+{
+    uint32_t p = nf->parent[v];
+    if (p == NETFLOW_NONE)
+        return;
+    if (nf->prev_sib[v] != NETFLOW_NONE)
+        nf->next_sib[nf->prev_sib[v]] = nf->next_sib[v];
+    else
+        nf->first_child[p] = nf->next_sib[v];
+    if (nf->next_sib[v] != NETFLOW_NONE)
+        nf->prev_sib[nf->next_sib[v]] = nf->prev_sib[v];
+}
+
+static void attach(netflow *nf, uint32_t v, uint32_t p)
+{
+    nf->parent[v] = p;
+    nf->prev_sib[v] = NETFLOW_NONE;
+    nf->next_sib[v] = nf->first_child[p];
+    if (nf->first_child[p] != NETFLOW_NONE)
+        nf->prev_sib[nf->first_child[p]] = v;
+    nf->first_child[p] = v;
+}
+
+/* The potential that gives v's tree arc a zero reduced cost. */
+static double tree_pi(const netflow *nf, uint32_t v)
+{
+    uint32_t a = nf->pred[v], p = nf->parent[v];
+    /* up: arc v -> p, cost + pi[v] - pi[p] = 0; down: arc p -> v. */
+    return nf->up[v] ? nf->pi[p] - nf->cost[a] : nf->pi[p] + nf->cost[a];
+}
+
+/* Depths and potentials of v's subtree from v's own (already set) ones;
+ * returns how many nodes it visited. */
+static uint32_t refresh_subtree(netflow *nf, uint32_t v)
+{
+    uint32_t top = 0, seen = 0;
+    nf->stack[top++] = v;
+    while (top) {
+        uint32_t u = nf->stack[--top];
+        seen++;
+        for (uint32_t c = nf->first_child[u]; c != NETFLOW_NONE; c = nf->next_sib[c]) {
+            nf->depth[c] = nf->depth[u] + 1;
+            nf->pi[c] = tree_pi(nf, c);
+            nf->stack[top++] = c;
+        }
+    }
+    return seen;
+}
+
+/* The tree arcs' flows from the supplies and the non-tree arcs' flows,
+ * leaves first (nodes sorted by depth with a counting pass). With check,
+ * false when one is out of its bounds (then clamped into them). */
+static bool tree_flows(netflow *nf, bool check)
+{
+    uint32_t n = nf->n_nodes;
+    uint32_t max_depth = 0;
+    for (uint32_t v = 0; v < n; v++)
+        if (nf->depth[v] > max_depth)
+            max_depth = nf->depth[v];
+    uint32_t *cnt = calloc((size_t)max_depth + 2, sizeof *cnt);
+    double *net = malloc((size_t)(n ? n : 1) * sizeof *net);
+    if (!cnt || !net) {
+        free(cnt);
+        free(net);
+        return false;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        cnt[nf->depth[v] + 1]++;
+    for (uint32_t d = 0; d <= max_depth; d++)
+        cnt[d + 1] += cnt[d];
+    for (uint32_t v = 0; v < n; v++)
+        nf->stack[cnt[nf->depth[v]]++] = v;
+    memcpy(net, nf->supply, (size_t)n * sizeof *net);
+    for (uint32_t e = 0; e < nf->n_arcs; e++)
+        if (nf->state[e] != 0 && nf->flow[e] != 0.0) {
+            net[nf->src[e]] -= nf->flow[e];
+            net[nf->dst[e]] += nf->flow[e];
+        }
+    bool ok = true;
+    for (uint32_t k = n; k-- > 1;) {
+        uint32_t v = nf->stack[k];
+        uint32_t a = nf->pred[v];
+        /* The subtree's surplus leaves through a: along it when it points up. */
+        double f = nf->up[v] ? net[v] : -net[v];
+        if (fabs(f) <= 1e-14)
+            f = 0.0;
+        if (check) {
+            if (f < -1e-12 || f > nf->cap[a] + 1e-12)
+                ok = false;
+            if (f < 0.0)
+                f = 0.0;
+        }
+        nf->flow[a] = f;
+        net[nf->parent[v]] += net[v];
+    }
+    free(cnt);
+    free(net);
+    return ok;
+}
+
+bool netflow_init(netflow *nf, uint32_t root, const uint32_t *tree_arc)
+{
+    uint32_t n = nf->n_nodes;
+    nf->root = root;
+    nf->next_arc = 0;
+    nf->pivots = 0;
+    for (uint32_t e = 0; e < nf->n_arcs; e++) {
+        nf->state[e] = 1;
+        nf->flow[e] = 0.0;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        nf->first_child[v] = nf->next_sib[v] = nf->prev_sib[v] = NETFLOW_NONE;
+    nf->parent[root] = NETFLOW_NONE;
+    nf->pred[root] = NETFLOW_NONE;
+    for (uint32_t v = 0; v < n; v++) {
+        if (v == root)
+            continue;
+        uint32_t a = tree_arc[v];
+        if (a >= nf->n_arcs || (nf->src[a] != v && nf->dst[a] != v))
+            return false;
+        nf->state[a] = 0;
+        nf->pred[v] = a;
+        nf->up[v] = nf->src[a] == v;
+        uint32_t p = nf->up[v] ? nf->dst[a] : nf->src[a];
+        if (p == v)
+            return false;
+        attach(nf, v, p);
+    }
+    nf->depth[root] = 0;
+    nf->pi[root] = 0.0;
+    if (refresh_subtree(nf, root) != n)
+        return false; /* the tree arcs do not form one tree */
+    return tree_flows(nf, true);
+}
+
+/* Tree arc e replaces the tree arc above `leave`: the path from e's end on
+ * the cut-off side (u_in) up to `leave` reverses, u_in hangs from e's other
+ * end (v_in), and the moved subtree's depths and potentials follow. */
+static void rehang(netflow *nf, uint32_t e, uint32_t u_in, uint32_t v_in, uint32_t leave)
+{
+    uint32_t new_parent = v_in, new_pred = e;
+    int8_t new_up = nf->src[e] == u_in;
+    uint32_t v = u_in;
+    for (;;) {
+        uint32_t old_parent = nf->parent[v], old_pred = nf->pred[v];
+        int8_t old_up = nf->up[v];
+        detach(nf, v);
+        nf->pred[v] = new_pred;
+        nf->up[v] = new_up;
+        attach(nf, v, new_parent);
+        if (v == leave)
+            break;
+        new_parent = v;
+        new_pred = old_pred;
+        new_up = !old_up;
+        v = old_parent;
+    }
+    nf->depth[u_in] = nf->depth[v_in] + 1;
+    nf->pi[u_in] = tree_pi(nf, u_in);
+    refresh_subtree(nf, u_in);
+}
+
+/* Residual capacity of the tree arc above v for flow moving towards the
+ * root (towards_root) or away from it. */
+static double residual(const netflow *nf, uint32_t v, bool towards_root)
+{
+    uint32_t a = nf->pred[v];
+    bool along = nf->up[v] == towards_root; /* the flow moves along the arc */
+    double r = along ? nf->cap[a] - nf->flow[a] : nf->flow[a];
+    return r > 0.0 ? r : 0.0;
+}
+
+static void push(netflow *nf, uint32_t v, bool towards_root, double delta)
+{
+    uint32_t a = nf->pred[v];
+    bool along = nf->up[v] == towards_root;
+    double f = nf->flow[a] + (along ? delta : -delta);
+    double c = nf->cap[a];
+    if (fabs(f) <= 1e-14)
+        f = 0.0;
+    else if (isfinite(c) && fabs(c - f) <= 1e-14 * (1.0 + c))
+        f = c;
+    nf->flow[a] = f;
+}
+
+/* One pivot on entering arc e; false when the cycle is unbounded. */
+static bool pivot(netflow *nf, uint32_t e)
+{
+    bool lower = nf->state[e] == 1;
+    uint32_t first = lower ? nf->src[e] : nf->dst[e];
+    uint32_t second = lower ? nf->dst[e] : nf->src[e];
+    /* The cycle: apex -> ... -> first (down), e, second -> ... -> apex (up). */
+    uint32_t a = first, b = second;
+    while (a != b) {
+        if (nf->depth[a] > nf->depth[b])
+            a = nf->parent[a];
+        else if (nf->depth[b] > nf->depth[a])
+            b = nf->parent[b];
+        else
+            a = nf->parent[a], b = nf->parent[b];
+    }
+    uint32_t apex = a;
+    double delta = lower ? nf->cap[e] - nf->flow[e] : nf->flow[e];
+    if (delta < 0.0)
+        delta = 0.0;
+    uint32_t leave = NETFLOW_NONE; /* the node whose tree arc leaves; NONE: e itself */
+    bool leave_first = false;
+    /* First side, walked upwards = against the cycle's direction: keep the
+     * earliest (strict <) so the arc met last from the apex wins. */
+    for (uint32_t v = first; v != apex; v = nf->parent[v]) {
+        double r = residual(nf, v, false);
+        if (r < delta) {
+            delta = r;
+            leave = v;
+            leave_first = true;
+        }
+    }
+    /* Second side, walked with the cycle: ties go to the later arc. */
+    for (uint32_t v = second; v != apex; v = nf->parent[v]) {
+        double r = residual(nf, v, true);
+        if (r <= delta) {
+            delta = r;
+            leave = v;
+            leave_first = false;
+        }
+    }
+    if (isinf(delta))
+        return false;
+    if (delta > 0.0) {
+        double f = nf->flow[e] + (lower ? delta : -delta);
+        if (fabs(f) <= 1e-14)
+            f = 0.0;
+        nf->flow[e] = f;
+        for (uint32_t v = first; v != apex; v = nf->parent[v])
+            push(nf, v, false, delta);
+        for (uint32_t v = second; v != apex; v = nf->parent[v])
+            push(nf, v, true, delta);
+    }
+    nf->pivots++;
+    if (leave == NETFLOW_NONE) {
+        /* e blocks itself: it moves to its other bound, the tree stays. */
+        nf->state[e] = lower ? -1 : 1;
+        if (lower)
+            nf->flow[e] = nf->cap[e];
+        else
+            nf->flow[e] = 0.0;
+        return true;
+    }
+    /* The leaving arc sits at one of its bounds: the nearer one. */
+    uint32_t la = nf->pred[leave];
+    bool at_upper = isfinite(nf->cap[la]) && nf->cap[la] - nf->flow[la] < nf->flow[la];
+    nf->state[la] = at_upper ? -1 : 1;
+    nf->flow[la] = at_upper ? nf->cap[la] : 0.0;
+    nf->state[e] = 0;
+    rehang(nf, e, leave_first ? first : second, leave_first ? second : first, leave);
+    return true;
+}
+
+static double reduced(const netflow *nf, uint32_t e)
+{
+    return nf->cost[e] + nf->pi[nf->src[e]] - nf->pi[nf->dst[e]];
+}
+
+/* The most violating arc of the next block that has one; NETFLOW_NONE
+ * after a full sweep without. */
+static uint32_t choose(netflow *nf, double eps)
+{
+    uint32_t m = nf->n_arcs;
+    if (m == 0)
+        return NETFLOW_NONE;
+    uint32_t block = (uint32_t)sqrt((double)m);
+    if (block < 16)
+        block = 16;
+    uint32_t best = NETFLOW_NONE;
+    double best_v = -eps;
+    uint32_t e = nf->next_arc, in_block = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        if (nf->state[e] != 0 && nf->cap[e] > 0.0) {
+            double v = nf->state[e] * reduced(nf, e);
+            if (v < best_v) {
+                best_v = v;
+                best = e;
+            }
+        }
+        if (++e == m)
+            e = 0;
+        if (++in_block == block) {
+            if (best != NETFLOW_NONE)
+                break;
+            in_block = 0;
+        }
+    }
+    nf->next_arc = e;
+    return best;
+}
+
+netflow_status netflow_solve(netflow *nf, double eps, long long max_pivots)
+{
+    for (int rounds = 0;; rounds++) {
+        uint32_t e;
+        while ((e = choose(nf, eps)) != NETFLOW_NONE) {
+            if (max_pivots && nf->pivots >= max_pivots)
+                return NETFLOW_PIVOT_LIMIT;
+            if (!pivot(nf, e))
+                return NETFLOW_UNBOUNDED;
+        }
+        /* Potentials accumulate rounding over many shifts: recompute them
+         * from the tree and check again. */
+        nf->pi[nf->root] = 0.0;
+        refresh_subtree(nf, nf->root);
+        nf->next_arc = 0;
+        if (choose(nf, eps) == NETFLOW_NONE)
+            return NETFLOW_OPTIMAL;
+        if (rounds >= 8)
+            return NETFLOW_PIVOT_LIMIT;
+    }
+}
+
+double netflow_cost(const netflow *nf)
+{
+    double c = 0.0;
+    for (uint32_t e = 0; e < nf->n_arcs; e++)
+        if (nf->flow[e] != 0.0)
+            c += nf->cost[e] * nf->flow[e];
+    return c;
+}

@@ -1,0 +1,59 @@
+/* netflow: minimum-cost flow by the primal network simplex, on doubles.
+ *
+ * The caller fills the arcs (src, dst, cost, cap; cap may be INFINITY),
+ * the supplies, a root and a spanning tree (each other node's tree arc) that
+ * carries a feasible flow; netflow_init derives the tree's flows and the
+ * node potentials, netflow_solve pivots until no arc prices out. The tree
+ * must be strongly feasible (every tree arc with no flow points towards the
+ * root, every tree arc at its capacity away from it); the leaving-arc rule
+ * keeps it so, which rules out cycling on the many degenerate pivots of
+ * unit-flow problems. Reduced costs are  cost + pi[src] - pi[dst];  an arc
+ * with cap <= 0 never enters. Used by lp_price.c. */
+#ifndef TFC_NETFLOW_H
+#define TFC_NETFLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NETFLOW_NONE UINT32_MAX
+
+typedef struct netflow {
+    uint32_t n_nodes, n_arcs;
+    /* per arc, filled by the caller */
+    uint32_t *src, *dst;
+    double *cost, *cap;
+    /* per arc, results */
+    double *flow;
+    int8_t *state; /* 1 at lower bound, -1 at upper bound, 0 in the tree */
+    /* per node */
+    double *supply; /* filled by the caller; sums to 0 */
+    double *pi;
+    uint32_t *parent, *pred, *depth;
+    int8_t *up; /* 1: pred points from the node to its parent */
+    uint32_t *first_child, *next_sib, *prev_sib, *stack;
+    uint32_t root;
+    uint32_t next_arc; /* block search position */
+    long long pivots;
+} netflow;
+
+/* Allocates every array for n nodes and m arcs (zeroed); false on no memory. */
+bool netflow_alloc(netflow *nf, uint32_t n, uint32_t m);
+void netflow_free(netflow *nf);
+
+/* tree_arc[v]: v's tree arc (NETFLOW_NONE for the root). Computes flows
+ * from the supplies and potentials from the costs. False when the tree
+ * does not span the nodes or a tree flow is out of its bounds. */
+bool netflow_init(netflow *nf, uint32_t root, const uint32_t *tree_arc);
+
+typedef enum { NETFLOW_OPTIMAL, NETFLOW_UNBOUNDED, NETFLOW_PIVOT_LIMIT } netflow_status;
+
+/* Pivots until every non-tree arc's reduced cost is within eps of optimal,
+ * or max_pivots (0 = no limit). Potentials are recomputed from the tree at
+ * the end and optimality rechecked with them. */
+netflow_status netflow_solve(netflow *nf, double eps, long long max_pivots);
+
+/* cost . flow */
+double netflow_cost(const netflow *nf);
+
+#endif
