@@ -301,8 +301,9 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
         int ret = solve(m->lp);
         if (ret != OPTIMAL) {
             /* The last basis can mislead lp_solve on this small but very
-             * degenerate LP: once more from its default basis, then once
-             * more on a master built afresh without scaling. */
+             * degenerate LP (columns exactly at a row's bound): once more
+             * from its default basis, then once more on a master built
+             * afresh, unscaled, with the primal simplex in both phases. */
             default_basis(m->lp);
             ret = solve(m->lp);
             if (ret != OPTIMAL) {
@@ -312,6 +313,7 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
                 if (!master_make(w, m, ph, lim))
                     break;
                 set_scaling(m->lp, SCALE_NONE);
+                set_simplextype(m->lp, SIMPLEX_PRIMAL_PRIMAL);
                 ret = solve(m->lp);
             }
         }

@@ -33,6 +33,8 @@ void lp_price_free(lp_price *pr)
     free(pr->hi0);
     free(pr->span);
     free(pr->tail);
+    free(pr->node_in);
+    free(pr->node_out);
     free(pr->tree);
     free(pr->dur);
     free(pr->start);
@@ -69,22 +71,27 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
     pr->span = malloc(nn * sizeof *pr->span);
     pr->dur = malloc(nn * sizeof *pr->dur);
     pr->start = malloc(nn * sizeof *pr->start);
+    pr->node_in = malloc(nn * sizeof *pr->node_in);
+    pr->node_out = malloc(nn * sizeof *pr->node_out);
     pr->tail = malloc((2 * nn + 2) * sizeof *pr->tail);
     pr->tree = malloc((2 * nn + 2) * sizeof *pr->tree);
     bool *has_pred = calloc(nn, sizeof *has_pred);
     if (!pr->slow || !pr->fast || !pr->out_first || !pr->out_end || !pr->hi || !pr->hi0 || !pr->span || !pr->dur ||
-        !pr->start || !pr->tail || !pr->tree || !has_pred) {
+        !pr->start || !pr->node_in || !pr->node_out || !pr->tail || !pr->tree || !has_pred) {
         free(has_pred);
         lp_price_free(pr);
         return false;
     }
     double hi = pb->action_cap < 1.0 ? pb->action_cap : 1.0;
     size_t m = 0;
+    uint32_t nodes = 0;
     for (uint32_t u = 0; u < n; u++) {
         pr->span[u] = pb->w_max[u] - pb->w_min[u];
         pr->hi0[u] = pb->freezable[u] && pr->span[u] > 0.0 ? 1.0 : 0.0;
         pr->hi[u] = hi > 0.0 ? hi * pr->hi0[u] : 0.0;
-        m += pr->hi0[u] > 0.0 ? 2 : 1;
+        pr->node_in[u] = nodes++;
+        pr->node_out[u] = pr->hi0[u] > 0.0 ? nodes++ : pr->node_in[u];
+        m += pr->hi0[u] > 0.0 ? 2 : 0;
         bool program_done = false;
         for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++)
             if (kept(s, u, g->succ[e], &program_done)) {
@@ -96,38 +103,44 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
     }
     for (uint32_t u = 0; u < n; u++)
         m += !has_pred[u];
-    if (m > UINT32_MAX / 2 || !netflow_alloc(&pr->nf, 2 * n + 2, (uint32_t)m)) {
+    if (m > UINT32_MAX / 2 || !netflow_alloc(&pr->nf, nodes + 2, (uint32_t)m)) {
         free(has_pred);
         lp_price_free(pr);
         return false;
     }
     netflow *nf = &pr->nf;
-    uint32_t a = 0, source = 2 * n, sink = 2 * n + 1;
+    uint32_t a = 0, source = nodes, sink = nodes + 1;
+    pr->source = source;
+    pr->sink = sink;
     for (uint32_t u = 0; u < n; u++) {
-        pr->fast[u] = a;
-        nf->src[a] = 2 * u, nf->dst[a] = 2 * u + 1;
-        nf->cost[a] = -(pb->w_max[u] - pr->hi[u] * pr->span[u]);
-        nf->cap[a++] = INFINITY;
-        pr->slow[u] = NETFLOW_NONE;
+        uint32_t in = pr->node_in[u], out = pr->node_out[u];
+        pr->fast[u] = pr->slow[u] = NETFLOW_NONE;
         if (pr->hi0[u] > 0.0) {
+            pr->fast[u] = a;
+            nf->src[a] = in, nf->dst[a] = out;
+            nf->cost[a] = -(pb->w_max[u] - pr->hi[u] * pr->span[u]);
+            nf->cap[a++] = INFINITY;
             pr->slow[u] = a;
-            nf->src[a] = 2 * u, nf->dst[a] = 2 * u + 1;
+            nf->src[a] = in, nf->dst[a] = out;
             nf->cost[a] = -pb->w_max[u];
             nf->cap[a++] = 0.0;
         }
+        /* An action that cannot freeze is one node: its duration rides on
+         * the arcs leaving it. */
+        double own = pr->hi0[u] > 0.0 ? 0.0 : pb->w_max[u];
         pr->out_first[u] = a;
         bool program_done = false;
         for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++) {
             uint32_t v = g->succ[e];
             if (!kept(s, u, v, &program_done))
                 continue;
-            nf->src[a] = 2 * u + 1, nf->dst[a] = 2 * v;
-            nf->cost[a] = dag_cross_rank(s, u, v) ? -pb->comm_ms : 0.0;
+            nf->src[a] = out, nf->dst[a] = pr->node_in[v];
+            nf->cost[a] = -(own + (dag_cross_rank(s, u, v) ? pb->comm_ms : 0.0));
             nf->cap[a++] = INFINITY;
         }
         if (g->succ_start[u + 1] == g->succ_start[u]) {
-            nf->src[a] = 2 * u + 1, nf->dst[a] = sink;
-            nf->cost[a] = 0.0;
+            nf->src[a] = out, nf->dst[a] = sink;
+            nf->cost[a] = -own;
             nf->cap[a++] = INFINITY;
         }
         pr->out_end[u] = a;
@@ -135,7 +148,7 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
     pr->src_first = a;
     for (uint32_t u = 0; u < n; u++)
         if (!has_pred[u]) {
-            nf->src[a] = source, nf->dst[a] = 2 * u;
+            nf->src[a] = source, nf->dst[a] = pr->node_in[u];
             nf->cost[a] = 0.0;
             nf->cap[a++] = INFINITY;
         }
@@ -162,12 +175,12 @@ static bool start_tree(lp_price *pr)
 {
     netflow *nf = &pr->nf;
     const dag *g = pr->pb->g;
-    uint32_t n = pr->n, source = 2 * n, sink = 2 * n + 1;
+    uint32_t n = pr->n, source = pr->source, sink = pr->sink;
     pr->tail[sink] = 0.0;
     pr->tree[sink] = NETFLOW_NONE;
     for (uint32_t k = n; k-- > 0;) {
         uint32_t u = g->topo[k];
-        uint32_t end = 2 * u + 1, best = NETFLOW_NONE;
+        uint32_t end = pr->node_out[u], best = NETFLOW_NONE;
         double best_v = -INFINITY;
         for (uint32_t a = pr->out_first[u]; a < pr->out_end[u]; a++) {
             double v = -nf->cost[a] + pr->tail[nf->dst[a]];
@@ -178,9 +191,11 @@ static bool start_tree(lp_price *pr)
             return false;
         pr->tail[end] = best_v;
         pr->tree[end] = best;
-        uint32_t d = pr->slow[u] != NETFLOW_NONE && nf->cap[pr->slow[u]] > 1.0 ? pr->slow[u] : pr->fast[u];
-        pr->tree[2 * u] = d;
-        pr->tail[2 * u] = -nf->cost[d] + best_v;
+        if (pr->slow[u] != NETFLOW_NONE) {
+            uint32_t d = nf->cap[pr->slow[u]] > 1.0 ? pr->slow[u] : pr->fast[u];
+            pr->tree[pr->node_in[u]] = d;
+            pr->tail[pr->node_in[u]] = -nf->cost[d] + best_v;
+        }
     }
     uint32_t best = NETFLOW_NONE;
     double best_v = -INFINITY;
@@ -220,7 +235,7 @@ bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double 
                 x[u] = pr->hi[u];
             } else {
                 /* The potentials' duration of u, as a ratio. */
-                double y = nf->pi[2 * u] - nf->pi[2 * u + 1];
+                double y = nf->pi[pr->node_in[u]] - nf->pi[pr->node_out[u]];
                 double r = (pb->w_max[u] - y) / pr->span[u];
                 x[u] = r <= 0.0 ? 0.0 : r >= pr->hi[u] ? pr->hi[u] : r;
             }

@@ -21,9 +21,11 @@
 typedef struct lp_price {
     const lp_problem *pb;
     uint32_t n;     /* actions */
-    netflow nf;     /* nodes: 2u start of u, 2u + 1 end of u, 2n source, 2n + 1 sink */
+    netflow nf;
+    uint32_t *node_in, *node_out; /* per action: its start and end node (one node when it cannot freeze) */
+    uint32_t source, sink;
     uint32_t *slow; /* per action: its arc at w_max (freezable), NETFLOW_NONE otherwise */
-    uint32_t *fast; /* per action: its arc at the most frozen duration (or its fixed one) */
+    uint32_t *fast; /* per action: its arc at the most frozen duration (freezable), NETFLOW_NONE otherwise */
     uint32_t *out_first, *out_end; /* per action: the arcs leaving its end node */
     uint32_t src_first;            /* the source's arcs: src_first .. n_arcs */
     double *hi;       /* per action: x's upper bound; 0 when not freezable */

@@ -52,7 +52,7 @@ const uint64_t llama8b_zbv_stage1_param_numel[LLAMA8B_ZBV_STAGE1_PARAMS] = {
 };
 
 const double llama8b_zbv_stage1_ratio[LLAMA8B_ZBV_STAGE1_MICROBATCHES] = {
-    0.5476160777026977, 0.879999979621327, 0.5476160777026999, 0.547616081441877, 0, 0, 0.01052631569599428, 1,
+    0.5476160777026977, 0.879999979621327, 0.5476160777026999, 0.547616081441877, 0, 0, 0.010526315695994465, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
