@@ -1,7 +1,7 @@
 /* netflow: the primal network simplex (netflow.h).
  *
- * The basis is a spanning tree kept as parent pointers with depths and
- * doubly linked child lists. A pivot brings in the arc whose reduced cost
+ * The basis is a spanning tree kept as parent pointers with subtree sizes
+ * and doubly linked child lists. A pivot brings in the arc whose reduced cost
  * is most negative within a block of arcs (block search), pushes flow
  * round the cycle it closes, drops the blocking arc met last when the cycle
  * is walked from its apex (which keeps the tree strongly feasible), re-hangs
@@ -29,14 +29,15 @@ bool netflow_alloc(netflow *nf, uint32_t n, uint32_t m)
     nf->pi = calloc(nn, sizeof *nf->pi);
     nf->parent = calloc(nn, sizeof *nf->parent);
     nf->pred = calloc(nn, sizeof *nf->pred);
-    nf->depth = calloc(nn, sizeof *nf->depth);
+    nf->size = calloc(nn, sizeof *nf->size);
+    nf->order = calloc(nn, sizeof *nf->order);
     nf->up = calloc(nn, sizeof *nf->up);
     nf->first_child = calloc(nn, sizeof *nf->first_child);
     nf->next_sib = calloc(nn, sizeof *nf->next_sib);
     nf->prev_sib = calloc(nn, sizeof *nf->prev_sib);
     nf->stack = calloc(nn, sizeof *nf->stack);
     if (!nf->src || !nf->dst || !nf->cost || !nf->cap || !nf->flow || !nf->state || !nf->supply || !nf->pi ||
-        !nf->parent || !nf->pred || !nf->depth || !nf->up || !nf->first_child || !nf->next_sib || !nf->prev_sib ||
+        !nf->parent || !nf->pred || !nf->size || !nf->order || !nf->up || !nf->first_child || !nf->next_sib || !nf->prev_sib ||
         !nf->stack) {
         netflow_free(nf);
         return false;
@@ -56,7 +57,8 @@ void netflow_free(netflow *nf)
     free(nf->pi);
     free(nf->parent);
     free(nf->pred);
-    free(nf->depth);
+    free(nf->size);
+    free(nf->order);
     free(nf->up);
     free(nf->first_child);
     free(nf->next_sib);
@@ -96,47 +98,47 @@ static double tree_pi(const netflow *nf, uint32_t v)
     return nf->up[v] ? nf->pi[p] - nf->cost[a] : nf->pi[p] + nf->cost[a];
 }
 
-/* Depths and potentials of v's subtree from v's own (already set) ones;
- * returns how many nodes it visited. */
-static uint32_t refresh_subtree(netflow *nf, uint32_t v)
+/* v's subtree in preorder into nf->order (from index 0); returns its size.
+ * skip: a node whose subtree is left out (NETFLOW_NONE for none). */
+static uint32_t preorder(netflow *nf, uint32_t v, uint32_t skip)
 {
     uint32_t top = 0, seen = 0;
     nf->stack[top++] = v;
     while (top) {
         uint32_t u = nf->stack[--top];
-        seen++;
-        for (uint32_t c = nf->first_child[u]; c != NETFLOW_NONE; c = nf->next_sib[c]) {
-            nf->depth[c] = nf->depth[u] + 1;
-            nf->pi[c] = tree_pi(nf, c);
-            nf->stack[top++] = c;
-        }
+        nf->order[seen++] = u;
+        for (uint32_t c = nf->first_child[u]; c != NETFLOW_NONE; c = nf->next_sib[c])
+            if (c != skip)
+                nf->stack[top++] = c;
     }
     return seen;
 }
 
+/* Potentials from the root down, and subtree sizes from the leaves up, for
+ * the whole tree; returns how many nodes hang from the root. */
+static uint32_t refresh_all(netflow *nf)
+{
+    uint32_t seen = preorder(nf, nf->root, NETFLOW_NONE);
+    nf->pi[nf->root] = 0.0;
+    for (uint32_t k = 1; k < seen; k++)
+        nf->pi[nf->order[k]] = tree_pi(nf, nf->order[k]);
+    for (uint32_t k = 0; k < seen; k++)
+        nf->size[nf->order[k]] = 1;
+    for (uint32_t k = seen; k-- > 1;)
+        nf->size[nf->parent[nf->order[k]]] += nf->size[nf->order[k]];
+    return seen;
+}
+
 /* The tree arcs' flows from the supplies and the non-tree arcs' flows,
- * leaves first (nodes sorted by depth with a counting pass). With check,
- * false when one is out of its bounds (then clamped into them). */
+ * leaves first (reverse preorder). With check, false when one is out of
+ * its bounds (then clamped into them). */
 static bool tree_flows(netflow *nf, bool check)
 {
     uint32_t n = nf->n_nodes;
-    uint32_t max_depth = 0;
-    for (uint32_t v = 0; v < n; v++)
-        if (nf->depth[v] > max_depth)
-            max_depth = nf->depth[v];
-    uint32_t *cnt = calloc((size_t)max_depth + 2, sizeof *cnt);
     double *net = malloc((size_t)(n ? n : 1) * sizeof *net);
-    if (!cnt || !net) {
-        free(cnt);
-        free(net);
+    if (!net)
         return false;
-    }
-    for (uint32_t v = 0; v < n; v++)
-        cnt[nf->depth[v] + 1]++;
-    for (uint32_t d = 0; d <= max_depth; d++)
-        cnt[d + 1] += cnt[d];
-    for (uint32_t v = 0; v < n; v++)
-        nf->stack[cnt[nf->depth[v]]++] = v;
+    uint32_t seen = preorder(nf, nf->root, NETFLOW_NONE);
     memcpy(net, nf->supply, (size_t)n * sizeof *net);
     for (uint32_t e = 0; e < nf->n_arcs; e++)
         if (nf->state[e] != 0 && nf->flow[e] != 0.0) {
@@ -144,8 +146,8 @@ static bool tree_flows(netflow *nf, bool check)
             net[nf->dst[e]] += nf->flow[e];
         }
     bool ok = true;
-    for (uint32_t k = n; k-- > 1;) {
-        uint32_t v = nf->stack[k];
+    for (uint32_t k = seen; k-- > 1;) {
+        uint32_t v = nf->order[k];
         uint32_t a = nf->pred[v];
         /* The subtree's surplus leaves through a: along it when it points up. */
         double f = nf->up[v] ? net[v] : -net[v];
@@ -160,7 +162,6 @@ static bool tree_flows(netflow *nf, bool check)
         nf->flow[a] = f;
         net[nf->parent[v]] += net[v];
     }
-    free(cnt);
     free(net);
     return ok;
 }
@@ -193,18 +194,42 @@ bool netflow_init(netflow *nf, uint32_t root, const uint32_t *tree_arc)
             return false;
         attach(nf, v, p);
     }
-    nf->depth[root] = 0;
-    nf->pi[root] = 0.0;
-    if (refresh_subtree(nf, root) != n)
+    if (refresh_all(nf) != n)
         return false; /* the tree arcs do not form one tree */
     return tree_flows(nf, true);
 }
 
-/* Tree arc e replaces the tree arc above `leave`: the path from e's end on
- * the cut-off side (u_in) up to `leave` reverses, u_in hangs from e's other
- * end (v_in), and the moved subtree's depths and potentials follow. */
-static void rehang(netflow *nf, uint32_t e, uint32_t u_in, uint32_t v_in, uint32_t leave)
+/* Tree arc e replaces the tree arc above `leave` (apex: the top of the
+ * cycle e closes): the path from e's end on the cut-off side (u_in) up to
+ * `leave` reverses and u_in hangs from e's other end (v_in). Subtree sizes
+ * change on the cycle only; the potentials of one side shift by a
+ * constant, and the smaller side is the one shifted. */
+static void rehang(netflow *nf, uint32_t e, uint32_t u_in, uint32_t v_in, uint32_t leave, uint32_t apex)
 {
+    uint32_t q = nf->size[leave];
+    for (uint32_t w = nf->parent[leave]; w != apex; w = nf->parent[w])
+        nf->size[w] -= q;
+    for (uint32_t w = v_in; w != apex; w = nf->parent[w])
+        nf->size[w] += q;
+    double shift = (nf->src[e] == u_in ? nf->pi[v_in] - nf->cost[e] : nf->pi[v_in] + nf->cost[e]) - nf->pi[u_in];
+    /* The path u_in = p0, p1, ..., pk = leave, old sizes s_i: reversed, pk
+     * keeps s_k - s_(k-1) plus nothing, each p_i (i < k) s_i - s_(i-1) plus
+     * its new child's size, and p0 all q. */
+    uint32_t k = 0;
+    for (uint32_t w = u_in;; w = nf->parent[w]) {
+        nf->order[k++] = w;
+        if (w == leave)
+            break;
+    }
+    uint32_t below = 0; /* the new size of the path node under the current one */
+    for (uint32_t i = k; i-- > 0;) {
+        uint32_t w = nf->order[i];
+        uint32_t own = nf->size[w] - (i ? nf->size[nf->order[i - 1]] : 0);
+        nf->stack[i] = own + below; /* new sizes, kept aside until the sizes below are read */
+        below = own + below;
+    }
+    for (uint32_t i = 0; i < k; i++)
+        nf->size[nf->order[i]] = nf->stack[i];
     uint32_t new_parent = v_in, new_pred = e;
     int8_t new_up = nf->src[e] == u_in;
     uint32_t v = u_in;
@@ -222,9 +247,15 @@ static void rehang(netflow *nf, uint32_t e, uint32_t u_in, uint32_t v_in, uint32
         new_up = !old_up;
         v = old_parent;
     }
-    nf->depth[u_in] = nf->depth[v_in] + 1;
-    nf->pi[u_in] = tree_pi(nf, u_in);
-    refresh_subtree(nf, u_in);
+    if (2 * q <= nf->n_nodes) {
+        uint32_t m = preorder(nf, u_in, NETFLOW_NONE);
+        for (uint32_t i = 0; i < m; i++)
+            nf->pi[nf->order[i]] += shift;
+    } else {
+        uint32_t m = preorder(nf, nf->root, u_in);
+        for (uint32_t i = 0; i < m; i++)
+            nf->pi[nf->order[i]] -= shift;
+    }
 }
 
 /* Residual capacity of the tree arc above v for flow moving towards the
@@ -259,12 +290,11 @@ static bool pivot(netflow *nf, uint32_t e)
     /* The cycle: apex -> ... -> first (down), e, second -> ... -> apex (up). */
     uint32_t a = first, b = second;
     while (a != b) {
-        if (nf->depth[a] > nf->depth[b])
+        /* An ancestor's subtree is larger than any of its descendants'. */
+        if (nf->size[a] < nf->size[b])
             a = nf->parent[a];
-        else if (nf->depth[b] > nf->depth[a])
-            b = nf->parent[b];
         else
-            a = nf->parent[a], b = nf->parent[b];
+            b = nf->parent[b];
     }
     uint32_t apex = a;
     double delta = lower ? nf->cap[e] - nf->flow[e] : nf->flow[e];
@@ -319,7 +349,7 @@ static bool pivot(netflow *nf, uint32_t e)
     nf->state[la] = at_upper ? -1 : 1;
     nf->flow[la] = at_upper ? nf->cap[la] : 0.0;
     nf->state[e] = 0;
-    rehang(nf, e, leave_first ? first : second, leave_first ? second : first, leave);
+    rehang(nf, e, leave_first ? first : second, leave_first ? second : first, leave, apex);
     return true;
 }
 
@@ -373,8 +403,7 @@ netflow_status netflow_solve(netflow *nf, double eps, long long max_pivots)
         }
         /* Potentials accumulate rounding over many shifts: recompute them
          * from the tree and check again. */
-        nf->pi[nf->root] = 0.0;
-        refresh_subtree(nf, nf->root);
+        refresh_all(nf);
         nf->next_arc = 0;
         if (choose(nf, eps) == NETFLOW_NONE)
             return NETFLOW_OPTIMAL;

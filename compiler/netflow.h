@@ -29,9 +29,9 @@ typedef struct netflow {
     /* per node */
     double *supply; /* filled by the caller; sums to 0 */
     double *pi;
-    uint32_t *parent, *pred, *depth;
+    uint32_t *parent, *pred, *size; /* size: nodes in the subtree */
     int8_t *up; /* 1: pred points from the node to its parent */
-    uint32_t *first_child, *next_sib, *prev_sib, *stack;
+    uint32_t *first_child, *next_sib, *prev_sib, *stack, *order;
     uint32_t root;
     uint32_t next_arc; /* block search position */
     long long pivots;
