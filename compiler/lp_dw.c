@@ -30,6 +30,8 @@
  * max(1, |master objective|): the master's optimum is then within it of the
  * LP's (docs/freeze-lp.md). */
 #define DW_RC_TOL 1e-10
+/* Wentges smoothing: the weight of the best prices so far. */
+#define DW_SMOOTHING 0.3
 /* Phase 3's bisection stops when the feasible and infeasible caps are this
  * close: the largest ratio is minimal to within it. */
 #define DW_Z_TOL 1e-6
@@ -48,6 +50,8 @@ typedef struct dw {
     double *T, *X, *Xs, *x; /* ncol; ncol; ncol * S; ncol * K */
     /* Scratch. */
     double *c, *xa, *xbar, *row;
+    double *lam, *lam_in, *lam_out; /* S: budget prices, smoothed / centre / master's */
+    double *xs_new;                 /* S: scratch, a new column's stage sums */
     int *rowcol;
     const char *file;
     diag_list *d;
@@ -65,6 +69,10 @@ static void dw_free(dw *w)
     free(w->c);
     free(w->xa);
     free(w->xbar);
+    free(w->lam);
+    free(w->lam_in);
+    free(w->lam_out);
+    free(w->xs_new);
     free(w->row);
     free(w->rowcol);
 }
@@ -94,9 +102,13 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file,
     w->c = calloc(n ? n : 1, sizeof *w->c);
     w->xa = calloc(n ? n : 1, sizeof *w->xa);
     w->xbar = calloc(K, sizeof *w->xbar);
+    w->lam = calloc(nst, sizeof *w->lam);
+    w->lam_in = calloc(nst, sizeof *w->lam_in);
+    w->lam_out = calloc(nst, sizeof *w->lam_out);
+    w->xs_new = calloc(nst, sizeof *w->xs_new);
     size_t *count = calloc(nst, sizeof *count);
     int *bidx = malloc(nst * sizeof *bidx);
-    if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar ||
+    if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar || !w->lam || !w->lam_in || !w->lam_out || !w->xs_new ||
         !count || !bidx) {
         free(count);
         free(bidx);
@@ -260,20 +272,30 @@ static bool combine(dw *w, const master *m)
     return true;
 }
 
-/* Whether the subproblem's answer (w->xa, T) is the newest column. */
-static bool same_as_last(const dw *w, double T)
+/* Whether the pool has a column with the subproblem's answer's (w->xa, T)
+ * makespan and stage sums, to 1e-12 relative. */
+static bool in_pool(dw *w, double T)
 {
-    size_t j = w->ncol - 1;
-    if (w->T[j] != T)
-        return false;
-    const double *xk = w->x + j * w->K;
+    for (size_t b = 0; b < w->S; b++)
+        w->xs_new[b] = 0.0;
     for (size_t q = 0; q < w->K; q++)
-        if (xk[q] != w->xa[w->act[q]])
-            return false;
-    return true;
+        w->xs_new[w->budget_of[q]] += w->xa[w->act[q]];
+    for (size_t j = 0; j < w->ncol; j++) {
+        if (fabs(w->T[j] - T) > 1e-12 * fmax(1.0, fabs(T)))
+            continue;
+        const double *xs = w->Xs + j * w->S;
+        size_t b = 0;
+        while (b < w->S && fabs(xs[b] - w->xs_new[b]) <= 1e-12 * fmax(1.0, fabs(xs[b])))
+            b++;
+        if (b == w->S)
+            return true;
+    }
+    return false;
 }
 
-typedef enum { RUN_OPTIMAL, RUN_BELOW, RUN_ABOVE, RUN_ERROR } run_result;
+/* RUN_NUMERIC: lp_solve failed on the master every way it was tried (no
+ * diagnostic written; phase 3's checks treat it as "not shown feasible"). */
+typedef enum { RUN_OPTIMAL, RUN_BELOW, RUN_ABOVE, RUN_NUMERIC, RUN_ERROR } run_result;
 
 /* Column generation until nothing prices out (RUN_OPTIMAL), or, for a
  * feasibility question, until the master's objective is at most `below`
@@ -285,6 +307,8 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
 {
     REAL *duals = NULL;
     run_result res = RUN_ERROR;
+    double lb = -INFINITY, nu_in = 1.0;
+    bool mispriced = false;
     for (long long round = 0;; round++) {
         if (round >= DW_MAX_ROUNDS) {
             diag_error(w->d, w->file, 0, 0, "no plan: %s did not converge in %d rounds of its decomposition",
@@ -318,6 +342,10 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
             }
         }
         if (ret != OPTIMAL) {
+            if (phase == 3) {
+                res = RUN_NUMERIC;
+                break;
+            }
             diag_error(w->d, w->file, 0, 0, "no plan: %s failed: lp_solve's status %d on the decomposition's master",
                        phase_name(phase), ret);
             break;
@@ -338,13 +366,29 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
             diag_error(w->d, w->file, 0, 0, "lp_solve returned no duals for the freeze LP's master");
             break;
         }
-        /* Prices: minus the duals of the <= rows. */
-        double nu = m->phase == 1 ? 1.0 : -duals[m->t_row];
-        if (nu < 0.0)
-            nu = 0.0;
+        /* The master's prices: minus the duals of the <= rows (clamped at
+         * 0: a Lagrangian bound needs them non-negative). */
+        double nu_out = m->phase == 1 ? 1.0 : fmax(0.0, -duals[m->t_row]);
         double sigma = duals[m->conv_row];
+        for (size_t b = 0; b < w->S; b++)
+            w->lam_out[b] = fmax(0.0, -duals[1 + b]);
+        if (round == 0) {
+            memcpy(w->lam_in, w->lam_out, w->S * sizeof *w->lam_in);
+            nu_in = nu_out;
+        }
+        /* Smoothing (Wentges): price at a point between the best prices
+         * so far (by their bound) and the master's, which damps the
+         * master's swings; after a round whose column did not help the
+         * master, price at the master's own. */
+        double a = mispriced ? 0.0 : DW_SMOOTHING;
+        double nu = a * nu_in + (1.0 - a) * nu_out;
+        double bound_const = m->phase == 2 ? nu * m->t_lim : 0.0;
+        for (size_t b = 0; b < w->S; b++) {
+            w->lam[b] = a * w->lam_in[b] + (1.0 - a) * w->lam_out[b];
+            bound_const += w->lam[b] * w->budget[b];
+        }
         for (size_t q = 0; q < w->K; q++)
-            w->c[w->act[q]] = (m->phase == 2 ? 1.0 : 0.0) - duals[1 + w->budget_of[q]];
+            w->c[w->act[q]] = (m->phase == 2 ? 1.0 : 0.0) + w->lam[w->budget_of[q]];
         double T, val;
         if (!lp_price_solve(w->pr, nu, w->c, w->xa, &T, &val)) {
             diag_error(w->d, w->file, 0, 0, "no plan: %s failed: the flow subproblem did not solve",
@@ -352,24 +396,44 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
             break;
         }
         (*rounds)++;
-        /* The subproblem's best column's reduced cost; the master's optimum
-         * plus it bounds the LP's optimum from below. */
-        double rc = val - sigma;
-        if (obj + rc > above) {
+        /* The Lagrangian bound at these prices bounds the phase's optimum
+         * from below; the best one is the next smoothing centre. */
+        double bound = val - bound_const;
+        if (bound > lb) {
+            lb = bound;
+            memcpy(w->lam_in, w->lam, w->S * sizeof *w->lam_in);
+            nu_in = nu;
+        }
+        if (lb > above) {
             res = RUN_ABOVE;
             break;
         }
-        /* The reduced cost is a difference of terms as large as the
-         * subproblem's value and the convexity dual: its noise scales with
-         * them (lp_solve's duals carry about 1e-11 relative error). */
+        /* The gap's noise scales with the terms of the bound (lp_solve's
+         * duals carry about 1e-11 relative error). */
         double scale = fmax(1.0, fmax(fabs(obj), fmax(fabs(val), fabs(sigma))));
-        if (rc >= -DW_RC_TOL * scale) {
+        if (obj - lb <= DW_RC_TOL * scale) {
             res = RUN_OPTIMAL;
             break;
         }
-        /* The column the master already has, priced out only by noise:
-         * nothing left to gain. */
-        if (w->ncol && same_as_last(w, T)) {
+        /* The column's reduced cost at the master's own prices. */
+        double rc = (m->phase == 1 ? T : 0.0) + (m->phase == 2 ? nu_out * T : 0.0) - sigma;
+        for (size_t q = 0; q < w->K; q++)
+            rc += ((m->phase == 2 ? 1.0 : 0.0) + w->lam_out[w->budget_of[q]]) * w->xa[w->act[q]];
+        if (rc >= -DW_RC_TOL * scale) {
+            if (a == 0.0) {
+                /* Nothing prices out at the master's prices: optimal up to
+                 * the noise the bound's gap shows. */
+                res = RUN_OPTIMAL;
+                break;
+            }
+            mispriced = true;
+            continue;
+        }
+        mispriced = false;
+        /* A column the master already has (the same makespan and stage
+         * sums), priced out only by noise: nothing left to gain, and a
+         * second copy only makes lp_solve's master degenerate. */
+        if (in_pool(w, T)) {
             if (rc >= -1e3 * DW_RC_TOL * scale) {
                 res = RUN_OPTIMAL;
                 break;
@@ -426,7 +490,9 @@ typedef enum { CHECK_FEASIBLE, CHECK_INFEASIBLE, CHECK_ERROR } check_result;
 
 /* Whether a plan within pr's current caps reaches T <= t_lim and a total
  * <= total_lim (with the budgets); a fresh pool, since columns under
- * larger caps are not plans under smaller ones. The plan in w->xbar. */
+ * larger caps are not plans under smaller ones. The plan in w->xbar. When
+ * lp_solve fails on a master, the caps count as infeasible: the bisection
+ * keeps its last feasible plan, less even by at most its bracket. */
 static check_result check_caps(dw *w, double t_lim, double total_lim, double deadline, long long *rounds)
 {
     master m = {0};
@@ -437,7 +503,7 @@ static check_result check_caps(dw *w, double t_lim, double total_lim, double dea
     run_result r = run_phase(w, &m, 3, t_lim, t_lim, deadline, rounds);
     if (r == RUN_ERROR)
         goto out;
-    if (r == RUN_ABOVE || (r == RUN_OPTIMAL && get_objective(m.lp) > t_lim)) {
+    if (r == RUN_ABOVE || r == RUN_NUMERIC || (r == RUN_OPTIMAL && get_objective(m.lp) > t_lim)) {
         res = CHECK_INFEASIBLE;
         goto out;
     }
@@ -449,7 +515,7 @@ static check_result check_caps(dw *w, double t_lim, double total_lim, double dea
     r = run_phase(w, &m, 3, total_lim, total_lim, deadline, rounds);
     if (r == RUN_ERROR)
         goto out;
-    if (r == RUN_ABOVE || (r == RUN_OPTIMAL && get_objective(m.lp) > total_lim)) {
+    if (r == RUN_ABOVE || r == RUN_NUMERIC || (r == RUN_OPTIMAL && get_objective(m.lp) > total_lim)) {
         res = CHECK_INFEASIBLE;
         goto out;
     }

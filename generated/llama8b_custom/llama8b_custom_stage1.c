@@ -92,12 +92,12 @@ const uint64_t llama8b_custom_stage1_param_numel[LLAMA8B_CUSTOM_STAGE1_PARAMS] =
 };
 
 const double llama8b_custom_stage1_ratio[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
-    0.7000000000000006, 0.1799999829098541, 1, 1, 0.7000000000000012, 0.17999998290985467, 1, 1,
+    0.7899999914550375, 0.17999998291007502, 1, 1, 0.789999991455038, 0.17999998291007516, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_custom_stage1_q[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
-    3006477107ull, 773094039ull, 4294967296ull, 4294967296ull, 3006477107ull, 773094039ull, 4294967296ull, 4294967296ull,
+    3393024127ull, 773094039ull, 4294967296ull, 4294967296ull, 3393024127ull, 773094039ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -52,12 +52,12 @@ const uint64_t llama8b_interleaved_stage2_param_numel[LLAMA8B_INTERLEAVED_STAGE2
 };
 
 const double llama8b_interleaved_stage2_ratio[LLAMA8B_INTERLEAVED_STAGE2_MICROBATCHES] = {
-    0, 0.4573584905660351, 0, 0, 0.7352325123673562, 0.6901195677329268, 0.7746478696197187, 1,
+    0.0422641509433938, 0.9433962264150935, 0.027042255645634783, 0.22535213038028132, 0.7352325123673562, 0.6901195677329269, 0.7746478696197187, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_interleaved_stage2_q[LLAMA8B_INTERLEAVED_STAGE2_MICROBATCHES] = {
-    0ull, 1964339759ull, 0ull, 0ull, 3157799595ull, 2964040973ull, 3327087265ull, 4294967296ull,
+    181523146ull, 4051855939ull, 116145603ull, 967880030ull, 3157799595ull, 2964040973ull, 3327087265ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

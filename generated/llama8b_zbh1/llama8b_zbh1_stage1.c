@@ -92,7 +92,7 @@ const uint64_t llama8b_zbh1_stage1_param_numel[LLAMA8B_ZBH1_STAGE1_PARAMS] = {
 };
 
 const double llama8b_zbh1_stage1_ratio[LLAMA8B_ZBH1_STAGE1_MICROBATCHES] = {
-    0, 0.15789473315384234, 0.3526315762426438, 0.35263157894736774, 0, 0, 0, 0.978947346045609,
+    0, 0.15789473315384295, 0.3526315762426443, 0.35263157894736785, 0, 0, 0, 0.9789473460456127,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

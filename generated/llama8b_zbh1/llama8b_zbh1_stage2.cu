@@ -42,7 +42,7 @@ __constant__ unsigned long long llama8b_zbh1_stage2_numel_dev[LLAMA8B_ZBH1_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_zbh1_stage2_ratio_dev[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
-    0.39473683571227625, 0.35263157894736924, 0.35263157894736774, 0.35263157894736774, 0, 0, 0, 0.9578947144666619,
+    0.3947368357122773, 0.35263157894736935, 0.35263157894736785, 0.35263157894736785, 0, 0, 0, 0.9578947144666654,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbh1_stage2_q_dev[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
@@ -63,7 +63,7 @@ static const unsigned long long llama8b_zbh1_stage2_numel_host[LLAMA8B_ZBH1_STAG
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_zbh1_stage2_ratio_host[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
-    0.39473683571227625, 0.35263157894736924, 0.35263157894736774, 0.35263157894736774, 0, 0, 0, 0.9578947144666619,
+    0.3947368357122773, 0.35263157894736935, 0.35263157894736785, 0.35263157894736785, 0, 0, 0, 0.9578947144666654,
 };
 static const unsigned long long llama8b_zbh1_stage2_q_host[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
     1695381799ull, 1514541099ull, 1514541099ull, 1514541099ull, 0ull, 0ull, 0ull, 4114126471ull,

@@ -53,7 +53,7 @@ const uint64_t llama8b_zbv_stage0_param_numel[LLAMA8B_ZBV_STAGE0_PARAMS] = {
 };
 
 const double llama8b_zbv_stage0_ratio[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
-    1, 1, 1, 1, 0, 0.3351083460568762, 0.7764705579366655, 1,
+    1, 1, 1, 1, 0, 0.33510834605687345, 0.7764705579366591, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -52,12 +52,12 @@ const uint64_t llama8b_zbv_stage1_param_numel[LLAMA8B_ZBV_STAGE1_PARAMS] = {
 };
 
 const double llama8b_zbv_stage1_ratio[LLAMA8B_ZBV_STAGE1_MICROBATCHES] = {
-    0.5476160777026977, 0.879999979621327, 0.5476160777026999, 0.547616081441877, 0, 0, 0.010526315695994465, 1,
+    0.7052631516316138, 1, 0.7052631516316168, 0.7052631553707952, 0, 0, 0.010526315695994447, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage1_q[LLAMA8B_ZBV_STAGE1_MICROBATCHES] = {
-    2351993144ull, 3779571132ull, 2351993144ull, 2351993160ull, 0ull, 0ull, 45210181ull, 4294967296ull,
+    3029082171ull, 4294967296ull, 3029082171ull, 3029082187ull, 0ull, 0ull, 45210181ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

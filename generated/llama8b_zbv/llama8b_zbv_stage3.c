@@ -52,12 +52,12 @@ const uint64_t llama8b_zbv_stage3_param_numel[LLAMA8B_ZBV_STAGE3_PARAMS] = {
 };
 
 const double llama8b_zbv_stage3_ratio[LLAMA8B_ZBV_STAGE3_MICROBATCHES] = {
-    0, 0, 0.5884829491730509, 0.5476160777027023, 0, 0.7764705581236243, 0.783529391022978, 1,
+    0, 0, 0.7578947301115884, 0.7052631516316198, 0, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage3_q[LLAMA8B_ZBV_STAGE3_MICROBATCHES] = {
-    0ull, 0ull, 2527515020ull, 2351993144ull, 0ull, 3334915653ull, 3365233109ull, 4294967296ull,
+    0ull, 0ull, 3255133079ull, 3029082171ull, 0ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

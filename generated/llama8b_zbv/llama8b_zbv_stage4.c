@@ -52,12 +52,12 @@ const uint64_t llama8b_zbv_stage4_param_numel[LLAMA8B_ZBV_STAGE4_PARAMS] = {
 };
 
 const double llama8b_zbv_stage4_ratio[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
-    0.10117648028273617, 0.2235294331827945, 0.9918266168253811, 1, 0, 0.2235294331827945, 0.24804955606500534, 1,
+    0, 0, 0.9894736754234527, 1, 0, 0, 0.031578947087983346, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage4_q[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
-    434549673ull, 960051605ull, 4259862882ull, 4294967296ull, 0ull, 960051605ull, 1065364731ull, 4294967296ull,
+    0ull, 0ull, 4249757076ull, 4294967296ull, 0ull, 0ull, 135630544ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -38,11 +38,11 @@ __constant__ unsigned long long llama8b_zbv_stage4_numel_dev[LLAMA8B_ZBV_STAGE4_
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_zbv_stage4_ratio_dev[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
-    0.10117648028273617, 0.2235294331827945, 0.9918266168253811, 1, 0, 0.2235294331827945, 0.24804955606500534, 1,
+    0, 0, 0.9894736754234527, 1, 0, 0, 0.031578947087983346, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage4_q_dev[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
-    434549673ull, 960051605ull, 4259862882ull, 4294967296ull, 0ull, 960051605ull, 1065364731ull, 4294967296ull,
+    0ull, 0ull, 4249757076ull, 4294967296ull, 0ull, 0ull, 135630544ull, 4294967296ull,
 };
 #ifndef __CUDA_ARCH__
 /* Host copies of the three tables above, for the host side of the
@@ -55,10 +55,10 @@ static const unsigned long long llama8b_zbv_stage4_numel_host[LLAMA8B_ZBV_STAGE4
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_zbv_stage4_ratio_host[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
-    0.10117648028273617, 0.2235294331827945, 0.9918266168253811, 1, 0, 0.2235294331827945, 0.24804955606500534, 1,
+    0, 0, 0.9894736754234527, 1, 0, 0, 0.031578947087983346, 1,
 };
 static const unsigned long long llama8b_zbv_stage4_q_host[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
-    434549673ull, 960051605ull, 4259862882ull, 4294967296ull, 0ull, 960051605ull, 1065364731ull, 4294967296ull,
+    0ull, 0ull, 4249757076ull, 4294967296ull, 0ull, 0ull, 135630544ull, 4294967296ull,
 };
 #endif
 
