@@ -1,6 +1,8 @@
-/* bench_lp: tfc's two-phase freeze LP (lp_solve) on one spec: rows,
- * columns, nonzeros, iterations and seconds per phase. bench/lp_speed.sh
- * runs it next to scipy's HiGHS on the same LP and prints the ratio.
+/* bench_lp: tfc's two-phase freeze LP on one spec: the whole LP's rows,
+ * columns and nonzeros, then seconds and iterations per phase (rounds of
+ * the decomposition, or lp_solve's simplex iterations with direct).
+ * bench/lp_speed.sh runs it next to scipy's HiGHS on the same LP and
+ * prints the ratio.
  *
  *   bench_lp SPEC [TIMEOUT_S] [decompose|direct]
  */
@@ -30,10 +32,11 @@ int main(int argc, char **argv)
     spec_status st = plan_build(s, &opt, &a, &d, &p);
     if (st != SPEC_OK) {
         diag_print(&d, stderr);
-        printf("tfc lp_solve: no result (%s)\n", st == SPEC_INFEASIBLE ? "LP failed or timed out" : "error");
+        printf("tfc: no result (%s)\n", st == SPEC_INFEASIBLE ? "LP failed or timed out" : "error");
         return 3;
     }
-    printf("tfc lp_solve: %zu actions, %d rows, %d cols, %lld nonzeros\n", p->s->n_actions, p->lp.rows, p->lp.cols,
+    printf("tfc (%s): %zu actions, the LP has %d rows, %d cols, %lld nonzeros\n",
+           opt.lp_direct ? "lp_solve on the whole LP" : "decomposition", p->s->n_actions, p->lp.rows, p->lp.cols,
            p->lp.nonzeros);
     printf("  phase 1 %.3f s (%lld iterations), phase 2 %.3f s (%lld iterations), total %.3f s\n", p->lp.seconds[0],
            p->lp.iterations[0], p->lp.seconds[1], p->lp.iterations[1], p->lp.seconds[0] + p->lp.seconds[1]);

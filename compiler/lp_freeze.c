@@ -1,5 +1,7 @@
 /* lp_freeze: building the reduced freeze LP once as sparse rows, handing it
- * to lp_solve for both phases, or writing it out for another solver.
+ * to lp_solve for every phase (--lp-method direct) or to the decomposition
+ * (lp_dw.c, the default), rounding either's answer the same way, or
+ * writing the LP out for another solver.
  *
  * Columns (1-based, as lp_solve numbers them): t_u = 1 + u for each action
  * u; x_k = n + 1 + k for the k-th freezable action; T = n + K + 1.

@@ -6,8 +6,11 @@
  * to the DAG and a per-stage cap on the mean ratio; phase 2 keeps T within a
  * tolerance of phase 1's optimum T* and minimises the total freezing; phase 3
  * (optional) also keeps the total within a tolerance of phase 2's and
- * minimises the largest single ratio. The
- * formulation, its reductions and tolerances are in docs/freeze-lp.md. */
+ * minimises the largest single ratio. By default the LP is solved by
+ * decomposition (lp_dw.c: lp_solve on a master over the budgets, the
+ * timing rows as a flow, lp_price.c); `direct` hands lp_solve the whole LP
+ * built here. The formulation, its reductions, tolerances and both
+ * methods are in docs/freeze-lp.md. */
 #ifndef TFC_LP_FREEZE_H
 #define TFC_LP_FREEZE_H
 
@@ -28,8 +31,9 @@
 #define LP_SNAP_TOL 1e-7
 /* Leximin: at most this many rounds after the first minmax. */
 #define LP_LEXIMIN_ROUNDS 16
-/* Larger schedules are refused before building the LP (exit 3): lp_solve
- * would take far longer than any time limit (docs/freeze-lp.md, "Speed"). */
+/* Larger schedules are refused before building the LP (exit 3): even the
+ * decomposition would take far longer than any time limit
+ * (docs/freeze-lp.md, "Speed"). */
 #define LP_MAX_ACTIONS 100000u
 /* Default limit on each phase's solve, seconds (tfc plan --lp-timeout). */
 #define LP_TIMEOUT_S 300.0
@@ -51,9 +55,9 @@ typedef struct lp_problem {
 } lp_problem;
 
 typedef struct lp_stats {
-    int rows, cols;
+    int rows, cols;          /* of the whole LP, whichever method solved it */
     long long nonzeros;
-    long long iterations[3]; /* simplex iterations, phases 1, 2 and 3 */
+    long long iterations[3]; /* phases 1, 2 and 3: master rounds (subproblems solved), or lp_solve's simplex iterations with direct */
     double seconds[3];       /* solve time, phases 1, 2 and 3 */
     double t_star;           /* phase 1's makespan */
     double t_star_uncapped;  /* phase 1's makespan without max_action_ratio (== t_star when it is 1) */
@@ -62,9 +66,10 @@ typedef struct lp_stats {
     double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
 } lp_stats;
 
-/* Solves both phases; writes each action's freeze ratio to x (0 for
- * actions that are not freezable). An infeasible, unbounded or numerically
- * failed LP is SPEC_INFEASIBLE with lp_solve's status in words. */
+/* Solves both phases (and phase 3 when asked) by pb->direct's method;
+ * writes each action's freeze ratio to x (0 for actions that are not
+ * freezable). An infeasible, unbounded, timed-out or numerically failed LP
+ * is SPEC_INFEASIBLE with the reason in words. */
 spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st);
 
 /* Writes the phase-1 LP as JSON (docs/freeze-lp.md, "The dump format"), for

@@ -1,12 +1,13 @@
 /* lp_price: the decomposition's subproblem as a minimum-cost flow
  * (lp_price.h).
  *
- * Network: each action u is an arc pair from its start node to its end
- * node, "fast" at its most frozen duration w_max - hi (w_max - w_min) with
- * no capacity limit and, when freezable, "slow" at w_max with capacity
- * c_u / (nu span_u); each kept dependency is an arc from the end of u to the
- * start of v at the latency (the same program-order and cross-rank edges
- * as the LP, lp_freeze.c); the source feeds every action without a kept
+ * Network: a freezable action u is an arc pair from its start node to its
+ * end node, "fast" at its most frozen duration w_max - hi (w_max - w_min)
+ * with no capacity limit and "slow" at w_max with capacity
+ * c_u / (nu span_u); any other action is a single node whose duration
+ * rides on the arcs leaving it. Each kept dependency is an arc from the end
+ * of u to the start of v at the latency (the same program-order and
+ * cross-rank edges as the LP, lp_freeze.c); the source feeds every action without a kept
  * predecessor, every action without successors feeds the sink. Costs are
  * minus the durations: the cheapest unit flow collects the longest
  * durations, where a freezable action gives more than its slow arc's
