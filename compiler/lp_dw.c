@@ -106,9 +106,11 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file,
     w->lam_in = calloc(nst, sizeof *w->lam_in);
     w->lam_out = calloc(nst, sizeof *w->lam_out);
     w->xs_new = calloc(nst, sizeof *w->xs_new);
+    w->row = calloc(nst + 4, sizeof *w->row);       /* a master column: objective, budgets, T, convexity */
+    w->rowcol = calloc(nst + 4, sizeof *w->rowcol);
     size_t *count = calloc(nst, sizeof *count);
     int *bidx = malloc(nst * sizeof *bidx);
-    if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar || !w->lam || !w->lam_in || !w->lam_out || !w->xs_new ||
+    if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar || !w->lam || !w->lam_in || !w->lam_out || !w->xs_new || !w->row || !w->rowcol ||
         !count || !bidx) {
         free(count);
         free(bidx);
@@ -134,31 +136,22 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file,
     return true;
 }
 
+/* *p resized to n doubles; on no memory false, *p untouched. */
+static bool grow(double **p, size_t n)
+{
+    double *q = realloc(*p, n * sizeof *q);
+    if (q)
+        *p = q;
+    return q != NULL;
+}
+
 /* Adds the subproblem solution xa (per action) with makespan T. */
 static bool add_col(dw *w, double T)
 {
     if (w->ncol == w->colcap) {
         size_t c = w->colcap ? 2 * w->colcap : 64;
-        double *t = realloc(w->T, c * sizeof *t);
-        if (t)
-            w->T = t;
-        double *x = realloc(w->X, c * sizeof *x);
-        if (x)
-            w->X = x;
-        double *xs = realloc(w->Xs, c * (w->S ? w->S : 1) * sizeof *xs);
-        if (xs)
-            w->Xs = xs;
-        double *xx = realloc(w->x, c * (w->K ? w->K : 1) * sizeof *xx);
-        if (xx)
-            w->x = xx;
-        size_t rows = w->S + 4;
-        double *row = realloc(w->row, rows * sizeof *row);
-        if (row)
-            w->row = row;
-        int *rc = realloc(w->rowcol, rows * sizeof *rc);
-        if (rc)
-            w->rowcol = rc;
-        if (!t || !x || !xs || !xx || !row || !rc)
+        if (!grow(&w->T, c) || !grow(&w->X, c) || !grow(&w->Xs, c * (w->S ? w->S : 1)) ||
+            !grow(&w->x, c * (w->K ? w->K : 1)))
             return oom(w);
         w->colcap = c;
     }
