@@ -40,6 +40,9 @@ int main(int argc, char **argv)
            p->lp.nonzeros);
     printf("  phase 1 %.3f s (%lld iterations), phase 2 %.3f s (%lld iterations), total %.3f s\n", p->lp.seconds[0],
            p->lp.iterations[0], p->lp.seconds[1], p->lp.iterations[1], p->lp.seconds[0] + p->lp.seconds[1]);
+    if (p->sp->freeze.balance != BALANCE_NONE)
+        printf("  phase 3 %.3f s (%lld rounds, %.0f%% of phases 1 + 2)\n", p->lp.seconds[2], p->lp.iterations[2],
+               100.0 * p->lp.seconds[2] / (p->lp.seconds[0] + p->lp.seconds[1]));
     printf("  T* %.9g ms, total freeze %.9g, speed-up %.4fx\n", p->lp.t_star, p->lp.total_freeze,
            p->base.makespan / p->opt.makespan);
     printf("TOTAL_SECONDS %.6f\n", p->lp.seconds[0] + p->lp.seconds[1]);

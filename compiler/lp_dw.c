@@ -52,6 +52,9 @@ typedef struct dw {
     double *c, *xa, *xbar, *row;
     double *lam, *lam_in, *lam_out; /* S: budget prices, smoothed / centre / master's */
     double *xs_new;                 /* S: scratch, a new column's stage sums */
+    double *final_lam, final_nu;    /* S: the last run's best-bound prices */
+    bool start[2];                  /* phase 1 / 2 runs start from these prices: */
+    double *start_lam[2], start_nu[2];
     int *rowcol;
     const char *file;
     diag_list *d;
@@ -73,6 +76,9 @@ static void dw_free(dw *w)
     free(w->lam_in);
     free(w->lam_out);
     free(w->xs_new);
+    free(w->final_lam);
+    free(w->start_lam[0]);
+    free(w->start_lam[1]);
     free(w->row);
     free(w->rowcol);
 }
@@ -106,11 +112,14 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file,
     w->lam_in = calloc(nst, sizeof *w->lam_in);
     w->lam_out = calloc(nst, sizeof *w->lam_out);
     w->xs_new = calloc(nst, sizeof *w->xs_new);
+    w->final_lam = calloc(nst, sizeof *w->final_lam);
+    w->start_lam[0] = calloc(nst, sizeof *w->start_lam[0]);
+    w->start_lam[1] = calloc(nst, sizeof *w->start_lam[1]);
     w->row = calloc(nst + 4, sizeof *w->row);       /* a master column: objective, budgets, T, convexity */
     w->rowcol = calloc(nst + 4, sizeof *w->rowcol);
     size_t *count = calloc(nst, sizeof *count);
     int *bidx = malloc(nst * sizeof *bidx);
-    if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar || !w->lam || !w->lam_in || !w->lam_out || !w->xs_new || !w->row || !w->rowcol ||
+    if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar || !w->lam || !w->lam_in || !w->lam_out || !w->xs_new || !w->final_lam || !w->start_lam[0] || !w->start_lam[1] || !w->row || !w->rowcol ||
         !count || !bidx) {
         free(count);
         free(bidx);
@@ -365,15 +374,19 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
         double sigma = duals[m->conv_row];
         for (size_t b = 0; b < w->S; b++)
             w->lam_out[b] = fmax(0.0, -duals[1 + b]);
+        bool warm = round == 0 && w->start[m->phase - 1];
         if (round == 0) {
-            memcpy(w->lam_in, w->lam_out, w->S * sizeof *w->lam_in);
-            nu_in = nu_out;
+            /* The first centre: prices handed in (phase 3's checks start
+             * from the main phases' final prices), else the master's. */
+            memcpy(w->lam_in, warm ? w->start_lam[m->phase - 1] : w->lam_out, w->S * sizeof *w->lam_in);
+            nu_in = warm ? w->start_nu[m->phase - 1] : nu_out;
         }
         /* Smoothing (Wentges): price at a point between the best prices
          * so far (by their bound) and the master's, which damps the
          * master's swings; after a round whose column did not help the
-         * master, price at the master's own. */
-        double a = mispriced ? 0.0 : DW_SMOOTHING;
+         * master, price at the master's own; with prices handed in, the
+         * first round prices at them. */
+        double a = warm ? 1.0 : mispriced ? 0.0 : DW_SMOOTHING;
         double nu = a * nu_in + (1.0 - a) * nu_out;
         double bound_const = m->phase == 2 ? nu * m->t_lim : 0.0;
         for (size_t b = 0; b < w->S; b++) {
@@ -438,6 +451,9 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
         if (!add_col(w, T) || !master_sync(w, m))
             break;
     }
+    /* The best-bound prices, for later runs to start from. */
+    memcpy(w->final_lam, w->lam_in, w->S * sizeof *w->final_lam);
+    w->final_nu = nu_in;
     free(duals);
     return res;
 }
@@ -620,6 +636,8 @@ bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x
     ok = ok && phase1(&w, deadline, &t_star, &st->iterations[0]);
     st->seconds[0] = clock_now_s() - t0;
     if (ok) {
+        memcpy(w.start_lam[0], w.final_lam, w.S * sizeof *w.final_lam);
+        w.start_nu[0] = 1.0;
         st->t_star = t_star;
         if (!(pb->action_cap < 1.0 && w.K))
             st->t_star_uncapped = t_star;
@@ -635,6 +653,8 @@ bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x
         st->seconds[1] = clock_now_s() - t0;
         if (ok) {
             st->total_freeze = get_objective(m.lp);
+            memcpy(w.start_lam[1], w.final_lam, w.S * sizeof *w.final_lam);
+            w.start_nu[1] = w.final_nu;
             ok = combine(&w, &m);
         }
         master_free(&m);
@@ -647,6 +667,9 @@ bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x
                 t0 = clock_now_s();
                 deadline = pb->timeout_s > 0 ? t0 + pb->timeout_s : 0.0;
                 double total_lim = st->total_freeze * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS;
+                /* Each check starts from the main phases' final prices: with
+                 * a cap that binds, the first bound often proves it at once. */
+                w.start[0] = w.start[1] = true;
                 ok = balance(&w, t_lim, total_lim, deadline, best, st);
                 st->seconds[2] = clock_now_s() - t0;
             }

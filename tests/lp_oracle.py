@@ -6,6 +6,11 @@ lp_solve run reports (`tfc plan SPEC --json`, field "lp").
 
     lp_oracle.py TFC SPEC [SPEC ...]     exit 0 if all agree to 1e-6 relative
     lp_oracle.py TFC --random N          the same on N random small specs
+    lp_oracle.py TFC --balance-grid      phase 3 (freeze.balance: minmax) on
+                                         GPipe and 1F1B, ranks 2-16 x
+                                         microbatches 4-128: its largest ratio
+                                         is HiGHS's phase-3 optimum, and never
+                                         above balance: none's
     lp_oracle.py --time DUMP             print HiGHS's phase-1 solve time
 """
 import json
@@ -71,6 +76,87 @@ def solve(lp, A, b, bounds):
     return t_star, r2.fun, t1
 
 
+def phase3(lp, A, b, bounds, t_star, total):
+    """min z with x_k <= z, T and the total within the phase-2 tolerances."""
+    n = lp["cols"]
+    xs = lp["x_cols"]
+    z = n  # a new column
+    rows = [A, csr_matrix((np.ones(len(xs)), (np.zeros(len(xs), dtype=int), xs)), shape=(1, n))]
+    from scipy.sparse import hstack, vstack
+    k = len(xs)
+    xz = csr_matrix((np.concatenate([np.ones(k), -np.ones(k)]),
+                     (np.concatenate([np.arange(k), np.arange(k)]), np.concatenate([xs, np.full(k, z)]))),
+                    shape=(k, n + 1))
+    top = hstack([vstack(rows), csr_matrix((A.shape[0] + 1, 1))])
+    A3 = vstack([top, xz]).tocsr()
+    b3 = np.concatenate([b, [total * (1 + lp["rel_tol"]) + lp["abs_tol"]], np.zeros(k)])
+    bounds3 = list(bounds) + [(0, 1)]
+    bounds3[lp["t_col"]] = (0, t_star * (1 + lp["rel_tol"]) + lp["abs_tol"])
+    c3 = np.zeros(n + 1)
+    c3[z] = 1.0
+    r3 = linprog(c3, A_ub=A3, b_ub=b3, bounds=bounds3, method="highs")
+    if r3.status != 0:
+        raise SystemExit(f"HiGHS phase 3: {r3.message}")
+    return r3.fun
+
+
+def grid_spec(sched, p, m, folder, balance):
+    """The issue's timings: forward 1.0-1.6 ms, backward 2x, frozen 1x, cap 0.9."""
+    fwd = [1.0 + 0.6 * ((i * 7) % 5) / 4 for i in range(p)]
+    f = ", ".join(f"{x:.2f}" for x in fwd)
+    b = ", ".join(f"{2 * x:.2f}" for x in fwd)
+    lines = ["tfc: 1", f"name: g{sched}{p}x{m}", "model:", "  stages:"]
+    lines += ["    - params: [{name: w, numel: 1}]"] * p
+    lines.append(f"pipeline: {{schedule: {sched}, ranks: {p}, microbatches: {m}}}")
+    lines.append(f"timing: {{forward_ms: [{f}], backward_ms: [{b}], backward_frozen_ms: [{f}], comm_ms: 0.05}}")
+    lines.append(f"freeze: {{max_ratio: 0.9, balance: {balance}}}")
+    path = os.path.join(folder, f"{sched}_{p}x{m}_{balance}.yaml")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return path
+
+
+def plan_json(tfc, spec):
+    return json.loads(subprocess.run([tfc, "plan", spec, "--json"], check=True, capture_output=True,
+                                     text=True).stdout)
+
+
+def balance_grid(tfc):
+    bad = strictly = checked = 0
+    with tempfile.TemporaryDirectory() as d:
+        for sched in ("GPipe", "1F1B"):
+            for p in (2, 4, 8, 16):
+                for m in (4, 16, 64, 128):
+                    if sched == "1F1B" and m < p:
+                        continue
+                    mm, nn = plan_json(tfc, grid_spec(sched, p, m, d, "minmax")), plan_json(
+                        tfc, grid_spec(sched, p, m, d, "none"))
+                    dump = os.path.join(d, "lp.json")
+                    subprocess.run([tfc, "plan", grid_spec(sched, p, m, d, "none"), "--dump-lp", dump], check=True)
+                    lp, A, b, bounds = load(dump)
+                    t_star, total, _ = solve(lp, A, b, bounds)
+                    z_star = phase3(lp, A, b, bounds, t_star, total)
+                    xm = [a["freeze_ratio"] for a in mm["actions"]]
+                    xn = [a["freeze_ratio"] for a in nn["actions"]]
+                    full_m = sum(x >= 1 - 1e-6 for x in xm)
+                    full_n = sum(x >= 1 - 1e-6 for x in xn)
+                    ok = (abs(mm["lp"]["t_star_ms"] - nn["lp"]["t_star_ms"]) <= 1e-9 * nn["lp"]["t_star_ms"]
+                          and abs(mm["lp"]["total_freeze"] - nn["lp"]["total_freeze"])
+                          <= 1e-9 * (1 + nn["lp"]["total_freeze"])
+                          and close(mm["lp"]["t_star_ms"], t_star) and close(mm["lp"]["total_freeze"], total)
+                          and max(xm) <= max(xn) + 1e-9 and full_m <= full_n
+                          and abs(max(xm) - z_star) <= 1e-5)
+                    lower = max(xm) < max(xn) - 1e-5
+                    strictly += lower
+                    checked += 1
+                    bad += not ok
+                    print(f"{'ok  ' if ok else 'FAIL'} {sched} {p}x{m}: largest ratio minmax {max(xm):.6f} "
+                          f"(HiGHS phase 3 {z_star:.6f}), none {max(xn):.6f}; fully frozen {full_m} vs {full_n}"
+                          f"{'; strictly lower' if lower else ''}")
+    print(f"{checked - bad} passed, {bad} failed; minmax strictly lower on {strictly} of {checked}")
+    return 1 if bad else 0
+
+
 def random_specs(count, folder):
     """Small specs over every built-in schedule with random timings, latency
     and caps (seeded: the same specs every run)."""
@@ -113,6 +199,8 @@ def main(argv):
         print(f"{dt:.6f} {t_star:.17g}")
         return 0
     tfc, specs = argv[1], argv[2:]
+    if specs == ["--balance-grid"]:
+        return balance_grid(tfc)
     tmp = tempfile.TemporaryDirectory()
     if len(specs) == 2 and specs[0] == "--random":
         specs = random_specs(int(specs[1]), tmp.name)
