@@ -26,9 +26,10 @@
 #include "clock.h"
 #include "lp_price.h"
 
-/* A phase stops when no column prices out by more than this, relative to
- * max(1, |master objective|): the master's optimum is then within it of the
- * LP's (docs/freeze-lp.md). */
+/* A phase stops when the master's objective is within this of the best
+ * Lagrangian bound, relative to the largest of 1, |objective|, the
+ * subproblem's value and the convexity dual: the master's optimum is then
+ * the LP's to within it (docs/freeze-lp.md). */
 #define DW_RC_TOL 1e-10
 /* Wentges smoothing: the weight of the best prices so far. */
 #define DW_SMOOTHING 0.3
