@@ -398,7 +398,7 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
             w->c[w->act[q]] = (m->phase == 2 ? 1.0 : 0.0) + w->lam[w->budget_of[q]];
         double T, val;
         if (!lp_price_solve(w->pr, nu, w->c, w->xa, &T, &val)) {
-            diag_error(w->d, w->file, 0, 0, "no plan: %s failed: the flow subproblem did not solve",
+            diag_error(w->d, w->file, 0, 0, "no plan: %s failed: the flow subproblem did not solve (out of memory, or its pivot limit)",
                        phase_name(phase));
             break;
         }
@@ -556,7 +556,7 @@ static bool balance(dw *w, double t_lim, double total_lim, double deadline, doub
         size_t free_n = 0;
         for (size_t q = 0; q < w->K; q++) {
             if (!isnan(fixed_cap[q])) {
-                fixed_sum += best[q];
+                fixed_sum += fixed_cap[q]; /* x_q <= its cap: the free ones carry at least the rest */
                 continue;
             }
             free_n++;

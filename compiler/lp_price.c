@@ -156,6 +156,12 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
     free(has_pred);
     nf->supply[source] = 1.0;
     nf->supply[sink] = -1.0;
+    /* The unfrozen step's length (and the longest action): the size of the
+     * potentials, for the flow solver's tolerance. */
+    pr->scale = sim_longest_path(s, g, pb->w_max, pb->comm_ms, pr->start);
+    for (uint32_t u = 0; u < n; u++)
+        pr->scale = fmax(pr->scale, pb->w_max[u]);
+    pr->scale = fmax(pr->scale, 1.0);
     return true;
 }
 
@@ -217,16 +223,15 @@ bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double 
     uint32_t n = pr->n;
     netflow *nf = &pr->nf;
     if (nu > 0.0 && n > 0) {
-        double scale = 1.0;
-        for (uint32_t u = 0; u < n; u++) {
+        for (uint32_t u = 0; u < n; u++)
             if (pr->slow[u] != NETFLOW_NONE)
                 nf->cap[pr->slow[u]] = c[u] > 0.0 ? c[u] / (nu * pr->span[u]) : 0.0;
-            if (pb->w_max[u] > scale)
-                scale = pb->w_max[u];
-        }
-        if (!start_tree(pr))
-            return false;
-        if (netflow_solve(nf, 1e-11 * scale, 0) != NETFLOW_OPTIMAL)
+        /* Reduced costs are differences of potentials as large as the
+         * step: their rounding scales with its length. The pivot limit
+         * only guards against cycling through rounding (never reached in
+         * tests: about one pivot per node is typical). */
+        if (!start_tree(pr) ||
+            netflow_solve(nf, 1e-11 * pr->scale, 64 * (long long)nf->n_arcs + 1024) != NETFLOW_OPTIMAL)
             return false;
         pr->pivots += nf->pivots;
         for (uint32_t u = 0; u < n; u++) {

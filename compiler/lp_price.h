@@ -35,6 +35,7 @@ typedef struct lp_price {
     uint32_t *tree;   /* per node: scratch */
     double *dur, *start; /* per action: scratch */
     long long pivots; /* summed over calls */
+    double scale;     /* the unfrozen makespan (at least 1): the potentials' size */
 } lp_price;
 
 bool lp_price_init(lp_price *pr, const lp_problem *pb);
@@ -47,7 +48,8 @@ void lp_price_set_cap(lp_price *pr, uint32_t u, double v);
 
 /* Solves the subproblem for nu >= 0 and c (per action; ignored where not
  * freezable). Writes x (per action), the makespan of x to *T and the
- * objective to *value. False when the flow solver fails (it should not). */
+ * objective to *value. False when the flow solver fails: no memory for its
+ * start, or its pivot limit (neither seen in tests). */
 bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double *T, double *value);
 
 #endif

@@ -130,9 +130,9 @@ static uint32_t refresh_all(netflow *nf)
 }
 
 /* The tree arcs' flows from the supplies and the non-tree arcs' flows,
- * leaves first (reverse preorder). With check, false when one is out of
- * its bounds (then clamped into them). */
-static bool tree_flows(netflow *nf, bool check)
+ * leaves first (reverse preorder). False when one is out of its bounds (a
+ * negative one is set to 0) or on no memory. */
+static bool tree_flows(netflow *nf)
 {
     uint32_t n = nf->n_nodes;
     double *net = malloc((size_t)(n ? n : 1) * sizeof *net);
@@ -153,12 +153,10 @@ static bool tree_flows(netflow *nf, bool check)
         double f = nf->up[v] ? net[v] : -net[v];
         if (fabs(f) <= 1e-14)
             f = 0.0;
-        if (check) {
-            if (f < -1e-12 || f > nf->cap[a] + 1e-12)
-                ok = false;
-            if (f < 0.0)
-                f = 0.0;
-        }
+        if (f < -1e-12 || f > nf->cap[a] + 1e-12)
+            ok = false;
+        if (f < 0.0)
+            f = 0.0;
         nf->flow[a] = f;
         net[nf->parent[v]] += net[v];
     }
@@ -196,7 +194,7 @@ bool netflow_init(netflow *nf, uint32_t root, const uint32_t *tree_arc)
     }
     if (refresh_all(nf) != n)
         return false; /* the tree arcs do not form one tree */
-    return tree_flows(nf, true);
+    return tree_flows(nf);
 }
 
 /* Tree arc e replaces the tree arc above `leave` (apex: the top of the
@@ -302,24 +300,33 @@ static bool pivot(netflow *nf, uint32_t e)
         delta = 0.0;
     uint32_t leave = NETFLOW_NONE; /* the node whose tree arc leaves; NONE: e itself */
     bool leave_first = false;
-    /* First side, walked upwards = against the cycle's direction: keep the
-     * earliest (strict <) so the arc met last from the apex wins. */
+    /* Residuals equal in exact arithmetic can differ by an ulp or two in
+     * doubles; a tie must still go to the arc met last from the apex, or
+     * the tree stops being strongly feasible. So ties are within tie, and
+     * delta stays the smallest residual (the leaving arc then lands within
+     * tie of its bound and is set onto it). */
+    double tie = 1e-13 * (1.0 + (isfinite(delta) ? delta : 0.0));
+    /* First side, walked upwards = against the cycle's direction: only a
+     * clearly smaller residual replaces, so of tied arcs the one met last
+     * from the apex stays. */
     for (uint32_t v = first; v != apex; v = nf->parent[v]) {
         double r = residual(nf, v, false);
-        if (r < delta) {
-            delta = r;
+        if (r < delta - tie) {
             leave = v;
             leave_first = true;
         }
+        if (r < delta)
+            delta = r;
     }
     /* Second side, walked with the cycle: ties go to the later arc. */
     for (uint32_t v = second; v != apex; v = nf->parent[v]) {
         double r = residual(nf, v, true);
-        if (r <= delta) {
-            delta = r;
+        if (r <= delta + tie) {
             leave = v;
             leave_first = false;
         }
+        if (r < delta)
+            delta = r;
     }
     if (isinf(delta))
         return false;

@@ -49,8 +49,9 @@ bool netflow_init(netflow *nf, uint32_t root, const uint32_t *tree_arc);
 typedef enum { NETFLOW_OPTIMAL, NETFLOW_UNBOUNDED, NETFLOW_PIVOT_LIMIT } netflow_status;
 
 /* Pivots until every non-tree arc's reduced cost is within eps of optimal,
- * or max_pivots (0 = no limit). Potentials are recomputed from the tree at
- * the end and optimality rechecked with them. */
+ * or max_pivots (0 = no limit). At the end the potentials are recomputed
+ * from the tree and optimality rechecked; after 8 such rechecks that still
+ * find an arc to bring in (rounding larger than eps), NETFLOW_PIVOT_LIMIT. */
 netflow_status netflow_solve(netflow *nf, double eps, long long max_pivots);
 
 /* cost . flow */

@@ -1,7 +1,9 @@
 /* netflow: the network simplex against lp_solve on the same minimum-cost
  * flow written as an LP (conservation rows, arc bounds), on random
- * networks; the returned flow is checked to conserve and respect its
- * bounds, and the potentials to price every arc optimally. */
+ * networks with fractional capacities and a unit of flow (as the freeze
+ * LP's subproblem has); the returned flow is checked to conserve and
+ * respect its bounds, the potentials to price every arc optimally, and the
+ * final tree to be strongly feasible with the right subtree sizes. */
 #include <criterion/criterion.h>
 #include <lpsolve/lp_lib.h>
 #include <math.h>
@@ -64,7 +66,7 @@ static double lp_optimum(const netflow *nf)
 Test(netflow, matches_lp_solve_on_random_networks)
 {
     unsigned seed = 2024;
-    for (int trial = 0; trial < 200; trial++) {
+    for (int trial = 0; trial < 2000; trial++) {
         uint32_t n = 3 + rnd(&seed) % 40, extra = rnd(&seed) % (3 * n);
         netflow nf;
         random_network(&nf, n, extra, &seed);
@@ -91,6 +93,25 @@ Test(netflow, matches_lp_solve_on_random_networks)
         }
         for (uint32_t v = 0; v < n; v++)
             cr_assert(fabs(net[v] + nf.supply[v]) <= 1e-12, "trial %d node %u unbalanced", trial, v);
+        /* The final tree is strongly feasible (what rules out cycling): an
+         * empty tree arc points to the root, a full one away from it; and
+         * every subtree size is right. */
+        uint32_t *count = calloc(n, sizeof *count);
+        for (uint32_t v = 0; v < n; v++)
+            for (uint32_t w = v; w != NETFLOW_NONE; w = nf.parent[w])
+                count[w]++;
+        for (uint32_t v = 0; v < n; v++) {
+            cr_assert_eq(count[v], nf.size[v], "trial %d node %u: subtree size %u, counted %u", trial, v, nf.size[v],
+                         count[v]);
+            if (v == nf.root)
+                continue;
+            uint32_t a = nf.pred[v];
+            if (nf.flow[a] <= 1e-12)
+                cr_assert(nf.up[v], "trial %d: empty tree arc %u points away from the root", trial, a);
+            if (isfinite(nf.cap[a]) && nf.cap[a] - nf.flow[a] <= 1e-12)
+                cr_assert(!nf.up[v], "trial %d: full tree arc %u points to the root", trial, a);
+        }
+        free(count);
         free(net);
         free(tree);
         netflow_free(&nf);

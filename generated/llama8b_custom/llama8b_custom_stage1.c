@@ -92,7 +92,7 @@ const uint64_t llama8b_custom_stage1_param_numel[LLAMA8B_CUSTOM_STAGE1_PARAMS] =
 };
 
 const double llama8b_custom_stage1_ratio[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
-    0.7899999914550375, 0.17999998291007502, 1, 1, 0.789999991455038, 0.17999998291007516, 1, 1,
+    0.7899999914550757, 0.17999998291015148, 1, 1, 0.7899999914550763, 0.17999998291015162, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -92,7 +92,7 @@ const uint64_t llama8b_custom_stage2_param_numel[LLAMA8B_CUSTOM_STAGE2_PARAMS] =
 };
 
 const double llama8b_custom_stage2_ratio[LLAMA8B_CUSTOM_STAGE2_MICROBATCHES] = {
-    0.7899999914550375, 0.7, 0.17999998291007502, 1, 0.789999991455038, 0.7, 0.17999998291007482, 1,
+    0.7899999914550757, 0.7, 0.17999998291015148, 1, 0.7899999914550763, 0.7, 0.1799999829101513, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -43,7 +43,7 @@ __constant__ unsigned long long llama8b_custom_stage3_numel_dev[LLAMA8B_CUSTOM_S
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_custom_stage3_ratio_dev[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.5999999868539039, 1, 1, 1, 0.5999999868539034,
+    1, 1, 1, 0.5999999868539627, 1, 1, 1, 0.5999999868539623,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_custom_stage3_q_dev[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
@@ -65,7 +65,7 @@ static const unsigned long long llama8b_custom_stage3_numel_host[LLAMA8B_CUSTOM_
     4096ull, 525336576ull,
 };
 static const double llama8b_custom_stage3_ratio_host[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.5999999868539039, 1, 1, 1, 0.5999999868539034,
+    1, 1, 1, 0.5999999868539627, 1, 1, 1, 0.5999999868539623,
 };
 static const unsigned long long llama8b_custom_stage3_q_host[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 2576980321ull, 4294967296ull, 4294967296ull, 4294967296ull, 2576980321ull,

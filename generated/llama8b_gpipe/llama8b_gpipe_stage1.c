@@ -92,7 +92,7 @@ const uint64_t llama8b_gpipe_stage1_param_numel[LLAMA8B_GPIPE_STAGE1_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage1_ratio[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
-    0.7, 0, 0.3514285674200486, 0.7028571348400952, 0.7028571348400952, 0.7028571348400949, 1, 1,
+    0.7, 0, 0.3514285674200484, 0.7028571348400948, 0.7028571348400948, 0.7028571348400946, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -92,7 +92,7 @@ const uint64_t llama8b_gpipe_stage2_param_numel[LLAMA8B_GPIPE_STAGE2_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage2_ratio[LLAMA8B_GPIPE_STAGE2_MICROBATCHES] = {
-    0.7, 0.7, 0, 0.3514285674200486, 0.7028571348400952, 0.7028571348400952, 0.7028571348400947, 1,
+    0.7, 0.7, 0, 0.3514285674200484, 0.7028571348400948, 0.7028571348400948, 0.7028571348400944, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

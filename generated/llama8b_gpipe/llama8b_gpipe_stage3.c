@@ -95,7 +95,7 @@ const uint64_t llama8b_gpipe_stage3_param_numel[LLAMA8B_GPIPE_STAGE3_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage3_ratio[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.8399999956831292, 0.8399999956831282, 0.8399999956831282, 0.839999995683128, 0.8399999956831281,
+    1, 1, 1, 0.839999995683129, 0.839999995683128, 0.839999995683128, 0.8399999956831279, 0.8399999956831279,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

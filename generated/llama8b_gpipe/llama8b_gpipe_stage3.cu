@@ -43,7 +43,7 @@ __constant__ unsigned long long llama8b_gpipe_stage3_numel_dev[LLAMA8B_GPIPE_STA
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_gpipe_stage3_ratio_dev[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.8399999956831292, 0.8399999956831282, 0.8399999956831282, 0.839999995683128, 0.8399999956831281,
+    1, 1, 1, 0.839999995683129, 0.839999995683128, 0.839999995683128, 0.8399999956831279, 0.8399999956831279,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_gpipe_stage3_q_dev[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
@@ -65,7 +65,7 @@ static const unsigned long long llama8b_gpipe_stage3_numel_host[LLAMA8B_GPIPE_ST
     4096ull, 525336576ull,
 };
 static const double llama8b_gpipe_stage3_ratio_host[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.8399999956831292, 0.8399999956831282, 0.8399999956831282, 0.839999995683128, 0.8399999956831281,
+    1, 1, 1, 0.839999995683129, 0.839999995683128, 0.839999995683128, 0.8399999956831279, 0.8399999956831279,
 };
 static const unsigned long long llama8b_gpipe_stage3_q_host[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 3607772510ull, 3607772510ull, 3607772510ull, 3607772510ull, 3607772510ull,
