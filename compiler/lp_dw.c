@@ -120,7 +120,8 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file,
     w->rowcol = calloc(nst + 4, sizeof *w->rowcol);
     size_t *count = calloc(nst, sizeof *count);
     int *bidx = malloc(nst * sizeof *bidx);
-    if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar || !w->lam || !w->lam_in || !w->lam_out || !w->xs_new || !w->final_lam || !w->start_lam[0] || !w->start_lam[1] || !w->row || !w->rowcol ||
+    if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar || !w->lam || !w->lam_in ||
+        !w->lam_out || !w->xs_new || !w->final_lam || !w->start_lam[0] || !w->start_lam[1] || !w->row || !w->rowcol ||
         !count || !bidx) {
         free(count);
         free(bidx);

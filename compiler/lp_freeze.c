@@ -113,6 +113,17 @@ typedef struct layout {
     int ncols;
 } layout;
 
+bool lp_kept_edge(const sched *s, uint32_t u, uint32_t v, bool *program_done)
+{
+    if (dag_cross_rank(s, u, v))
+        return true;
+    /* Same rank: only the program-order edge carries information. */
+    if (v != u + 1 || *program_done)
+        return false;
+    *program_done = true;
+    return true;
+}
+
 static bool build(const lp_problem *pb, layout *lay, rows *r)
 {
     const sched *s = pb->s;
@@ -143,13 +154,9 @@ static bool build(const lp_problem *pb, layout *lay, rows *r)
         bool program_done = false;
         for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++) {
             uint32_t v = g->succ[e];
+            if (!lp_kept_edge(s, (uint32_t)u, v, &program_done))
+                continue;
             bool cross = dag_cross_rank(s, (uint32_t)u, v);
-            if (!cross) {
-                /* Same rank: only the program-order edge carries information. */
-                if (v != u + 1 || program_done)
-                    continue;
-                program_done = true;
-            }
             col[k] = (int)v + 1, val[k] = 1.0;
             add_row(r, k + 1, col, val, false, pb->w_max[u] + (cross ? pb->comm_ms : 0.0));
         }

@@ -66,6 +66,12 @@ typedef struct lp_stats {
     double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
 } lp_stats;
 
+/* Whether the LP keeps dependency u -> v (walking u's successors in order,
+ * program_done false before the first): every cross-rank edge, and the
+ * program-order edge once; the other same-rank edges are implied by it.
+ * The whole LP and the decomposition's flow network use the same edges. */
+bool lp_kept_edge(const sched *s, uint32_t u, uint32_t v, bool *program_done);
+
 /* Solves both phases (and phase 3 when asked) by pb->direct's method;
  * writes each action's freeze ratio to x (0 for actions that are not
  * freezable). An infeasible, unbounded, timed-out or numerically failed LP

@@ -42,18 +42,6 @@ void lp_price_free(lp_price *pr)
     memset(pr, 0, sizeof *pr);
 }
 
-/* Whether edge u -> v (the e-th successor of u) is one the LP keeps: every
- * cross-rank edge, and the program-order edge once. */
-static bool kept(const sched *s, uint32_t u, uint32_t v, bool *program_done)
-{
-    if (dag_cross_rank(s, u, v))
-        return true;
-    if (v != u + 1 || *program_done)
-        return false;
-    *program_done = true;
-    return true;
-}
-
 bool lp_price_init(lp_price *pr, const lp_problem *pb)
 {
     memset(pr, 0, sizeof *pr);
@@ -95,7 +83,7 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
         m += pr->hi0[u] > 0.0 ? 2 : 0;
         bool program_done = false;
         for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++)
-            if (kept(s, u, g->succ[e], &program_done)) {
+            if (lp_kept_edge(s, u, g->succ[e], &program_done)) {
                 m++;
                 has_pred[g->succ[e]] = true;
             }
@@ -133,7 +121,7 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
         bool program_done = false;
         for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++) {
             uint32_t v = g->succ[e];
-            if (!kept(s, u, v, &program_done))
+            if (!lp_kept_edge(s, u, v, &program_done))
                 continue;
             nf->src[a] = out, nf->dst[a] = pr->node_in[v];
             nf->cost[a] = -(own + (dag_cross_rank(s, u, v) ? pb->comm_ms : 0.0));
