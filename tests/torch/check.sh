@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The PyTorch tests (tests/torch/): the freeze example's training loop
+# (examples/pytorch_freeze) and tfc's schedule.csv run by
+# torch.distributed.pipelining on 4 CPU processes over gloo, for every spec.
+#   check.sh example|pipelining TFC SOURCE_DIR
+# Python with torch: $TFC_TORCH_PYTHON, else SOURCE_DIR/.venv-torch (which
+# ./run.sh test creates). Without torch: fails, unless TFC_SKIP_TORCH=1
+# (run.sh sets it off CI when it could not install torch), then exit 77
+# (ctest: skipped).
+set -euo pipefail
+what=$1 tfc=$2 src=$3
+py=${TFC_TORCH_PYTHON:-$src/.venv-torch/bin/python}
+if ! "$py" -c 'import torch' 2>/dev/null; then
+  if [ "${TFC_SKIP_TORCH:-}" = 1 ]; then
+    echo "check.sh: skipped: no torch at $py (TFC_SKIP_TORCH=1)"
+    exit 77
+  fi
+  echo "check.sh: no torch at $py: run ./run.sh test (it installs torch into .venv-torch), or set TFC_TORCH_PYTHON" >&2
+  exit 1
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PYTHONWARNINGS=ignore
+case $what in
+  example)
+    "$tfc" compile "$src/examples/pytorch_freeze/tiny.yaml" -o "$work/torch_tiny" --skip-cuda-check -q
+    "$py" "$src/examples/pytorch_freeze/train.py" "$work/torch_tiny/plan.json" --steps 8 --check
+    ;;
+  pipelining)
+    "$py" "$src/tests/torch/pipelining_interop.py" "$tfc" "$src"/specs/*.yaml "$src/examples/pytorch_freeze/tiny.yaml"
+    ;;
+  *)
+    echo "usage: check.sh example|pipelining TFC SOURCE_DIR" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""tfc's schedule.csv run by PyTorch's own pipeline runtime.
+
+For each spec: `tfc compile` it, load the folder's schedule.csv into
+torch.distributed.pipelining's _PipelineScheduleRuntime (compute-only CSV,
+lowered to sends and receives by PyTorch), and run one training step on
+CPU processes over gloo, one per rank, with a tiny model (one Linear +
+tanh per pipeline stage). Checks, per rank:
+  - the compute actions PyTorch executed, in order, are the row tfc wrote
+    (and the rank's actions in plan.json, sorted by planned start);
+  - the step's loss and every stage's weight gradient equal those of the
+    same model run whole in one process (no pipeline) on the same batch.
+
+    pipelining_interop.py TFC SPEC...
+
+Needs torch (run.sh test installs it into .venv-torch). Exit 0 when every
+spec passes.
+"""
+import csv
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.distributed.pipelining import PipelineStage
+from torch.distributed.pipelining.schedules import _PipelineScheduleRuntime
+
+WIDTH = 8          # features of the tiny model
+MB_SIZE = 2        # samples per microbatch
+SEED = 1234
+
+
+def stage_module(index):
+    torch.manual_seed(SEED + index)
+    return torch.nn.Sequential(torch.nn.Linear(WIDTH, WIDTH), torch.nn.Tanh())
+
+
+def batch(n_mb):
+    g = torch.Generator().manual_seed(SEED)
+    x = torch.randn(n_mb * MB_SIZE, WIDTH, generator=g)
+    y = torch.randn(n_mb * MB_SIZE, WIDTH, generator=g)
+    return x, y
+
+
+def loss_fn(out, target):
+    return torch.nn.functional.mse_loss(out, target, reduction="sum")
+
+
+def reference(n_stages, n_mb):
+    """The whole model in one process: per microbatch loss, summed, and
+    each stage's gradients (the runtime scales by 1 / microbatches)."""
+    mods = [stage_module(i) for i in range(n_stages)]
+    x, y = batch(n_mb)
+    total = 0.0
+    for xm, ym in zip(x.chunk(n_mb), y.chunk(n_mb)):
+        h = xm
+        for m in mods:
+            h = m(h)
+        loss = loss_fn(h, ym) / n_mb
+        loss.backward()
+        total += loss.item() * n_mb
+    return total, [[p.grad.clone() for p in m.parameters()] for m in mods]
+
+
+def worker(rank, world, port, csv_path, n_stages, n_mb, out_dir):
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    try:
+        with open(csv_path, newline="") as f:
+            rows = [r for r in csv.reader(f)]
+        mine = sorted({_stage_of(a) for a in rows[rank]})
+        log = []
+        stages = []
+        for s in mine:
+            st = PipelineStage(stage_module(s), s, n_stages, torch.device("cpu"))
+            _record(st, s, log)
+            stages.append(st)
+        sched = _PipelineScheduleRuntime(stages, n_mb, loss_fn=loss_fn)
+        sched._load_csv(csv_path, format="compute_only")
+        x, y = batch(n_mb)
+        losses = []
+        has_first = any(st.is_first for st in stages)
+        has_last = any(st.is_last for st in stages)
+        args = (x,) if has_first else ()
+        sched.step(*args, target=y if has_last else None, losses=losses if has_last else None)
+        result = {
+            "executed": log,
+            "loss": float(sum(l.item() for l in losses)) if has_last else None,
+            "grads": {str(s): [p.grad.tolist() for p in st.submod.parameters()] for s, st in zip(mine, stages)},
+        }
+        with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:
+            json.dump(result, f)
+    finally:
+        dist.destroy_process_group()
+
+
+def _stage_of(action):
+    i = 0
+    while action[i].isdigit():
+        i += 1
+    return int(action[:i])
+
+
+def _record(stage, s, log):
+    """Logs each compute call the runtime makes on the stage, as tfc's
+    action names (F, B, I, W)."""
+    fwd, bwd, wgt = stage.forward_one_chunk, stage.backward_one_chunk, stage.backward_weight_one_chunk
+
+    def forward_one_chunk(mb, *a, **k):
+        log.append(f"{s}F{mb}")
+        return fwd(mb, *a, **k)
+
+    def backward_one_chunk(mb, *a, **k):
+        log.append(f"{s}{'B' if k.get('full_backward', True) else 'I'}{mb}")
+        return bwd(mb, *a, **k)
+
+    def backward_weight_one_chunk(mb, *a, **k):
+        log.append(f"{s}W{mb}")
+        return wgt(mb, *a, **k)
+
+    stage.forward_one_chunk = forward_one_chunk
+    stage.backward_one_chunk = backward_one_chunk
+    stage.backward_weight_one_chunk = backward_weight_one_chunk
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def check_spec(tfc, spec, tmp):
+    name = os.path.splitext(os.path.basename(spec))[0]
+    out = os.path.join(tmp, name)
+    subprocess.run([tfc, "compile", spec, "-o", out, "--skip-cuda-check", "-q"], check=True)
+    csv_path = os.path.join(out, "schedule.csv")
+    plan = json.load(open(os.path.join(out, "plan.json")))
+    ranks, n_mb, n_stages = plan["ranks"], plan["microbatches"], len(plan["stage_params"])
+    with open(csv_path, newline="") as f:
+        rows = [r for r in csv.reader(f)]
+    errors = []
+    if len(rows) != ranks:
+        errors.append(f"schedule.csv has {len(rows)} rows for {ranks} ranks")
+    # plan.json's per-rank order (by planned start) is the CSV's row.
+    for r in range(ranks):
+        acts = sorted((a for a in plan["actions"] if a["rank"] == r), key=lambda a: a["baseline_start_ms"])
+        planned = [f"{a['stage']}{a['type']}{a['microbatch']}" for a in acts]
+        if planned != rows[r]:
+            errors.append(f"rank {r}: plan.json's order differs from schedule.csv")
+    runs = os.path.join(tmp, name + "_runs")
+    os.makedirs(runs)
+    mp.start_processes(worker, args=(ranks, free_port(), csv_path, n_stages, n_mb, runs), nprocs=ranks,
+                       start_method="spawn")
+    want_loss, want_grads = reference(n_stages, n_mb)
+    got_loss = None
+    for r in range(ranks):
+        res = json.load(open(os.path.join(runs, f"rank{r}.json")))
+        if res["executed"] != rows[r]:
+            errors.append(f"rank {r}: PyTorch executed {','.join(res['executed'])}\n  tfc planned     {','.join(rows[r])}")
+        if res["loss"] is not None:
+            got_loss = res["loss"]
+        for s, grads in res["grads"].items():
+            for g, w in zip(grads, want_grads[int(s)]):
+                if not torch.allclose(torch.tensor(g), w, rtol=1e-5, atol=1e-6):
+                    errors.append(f"stage {s}: gradient differs from the unpipelined model's")
+    if got_loss is None or abs(got_loss - want_loss) > 1e-5 * max(1.0, abs(want_loss)):
+        errors.append(f"loss {got_loss} != unpipelined {want_loss}")
+    n_actions = sum(len(r) for r in rows)
+    print(f"{name}: {plan['schedule']}, {ranks} ranks, {n_stages} stages, {n_mb} microbatches, "
+          f"{n_actions} actions: {'ok' if not errors else 'FAILED'}")
+    for e in errors:
+        print("  " + e)
+    return not errors
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    tfc, specs = sys.argv[1], sys.argv[2:]
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        for spec in specs:
+            ok &= check_spec(tfc, spec, tmp)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
