@@ -142,37 +142,65 @@ static inline void llama8b_zbh1_lcp_dir_bracket(const llama8b_zbh1_lcp_data *d, 
     }
     *lo = a == 0 ? 0 : (a - 1) * llama8b_zbh1_lcp_DIR_STEP + 1;
     *hi = c == ix->n_dir ? ix->n : c * llama8b_zbh1_lcp_DIR_STEP;
+}
+
+/* Sorted positions a search round looks at: it fetches them all at once,
+ * so a round waits for memory about twice (the permutation, then the
+ * tokens), not once per halving. */
+#define llama8b_zbh1_lcp_FAN 8u
+
+static inline void llama8b_zbh1_lcp_prefetch(const void *p)
+{
 #if defined(__GNUC__) && !defined(__CUDA_ARCH__)
-    /* Start fetching the tokens the first three search steps will compare,
-     * at once: the search then waits for memory about once for them, not
-     * three times. */
-    if (*hi - *lo >= 8)
-        for (uint64_t f = 1; f < 8; f++)
-            __builtin_prefetch(llama8b_zbh1_lcp_seq(d, ix->perm[*lo + (*hi - *lo) * f / 8]));
+    __builtin_prefetch(p);
+#else
+    (void)p;
 #endif
 }
 
 /* The first sorted position whose sequence is not less than q (plen
  * tokens of q compared; plen <= seq_len); with upper, the first whose
- * first plen tokens exceed q's. Binary search that skips the tokens both
- * bounds are known to share with q. */
+ * first plen tokens exceed q's. An FAN-ary search: each round takes FAN - 1
+ * evenly spaced positions of [lo, hi) (all of them once fewer remain),
+ * starts fetching their tokens together, then binary-searches among them;
+ * comparisons skip the tokens both bounds are known to share with q. */
 static inline uint64_t llama8b_zbh1_lcp_search(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint16_t *q, uint32_t plen, bool upper)
 {
     uint64_t lo = 0, hi = ix->n;
     llama8b_zbh1_lcp_dir_bracket(d, ix, q, plen, &lo, &hi);
     uint32_t llo = 0, lhi = 0; /* LCP of q with perm[lo - 1] and with perm[hi] */
     while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        uint32_t from = llo < lhi ? llo : lhi;
-        const uint16_t *s = llama8b_zbh1_lcp_seq(d, ix->perm[mid]);
-        uint32_t l = llama8b_zbh1_lcp_lcp_from(q, s, from, plen);
-        if (upper ? (l == plen || s[l] < q[l]) : (l < plen && s[l] < q[l])) {
-            lo = mid + 1;
-            llo = l;
-        } else {
-            hi = mid;
-            lhi = l;
+        uint64_t span = hi - lo, pos[llama8b_zbh1_lcp_FAN];
+        const uint16_t *sp[llama8b_zbh1_lcp_FAN];
+        unsigned np = 0;
+        if (span < llama8b_zbh1_lcp_FAN)
+            for (uint64_t j = lo; j < hi; j++)
+                pos[np++] = j;
+        else
+            for (unsigned i = 1; i < llama8b_zbh1_lcp_FAN; i++)
+                pos[np++] = lo + span * i / llama8b_zbh1_lcp_FAN;
+        for (unsigned i = 0; i < np; i++) {
+            sp[i] = llama8b_zbh1_lcp_seq(d, ix->perm[pos[i]]);
+            llama8b_zbh1_lcp_prefetch(sp[i]);
+            llama8b_zbh1_lcp_prefetch((const char *)sp[i] + 64);
         }
+        unsigned a = 0, b = np;
+        while (a < b) {
+            unsigned m = (a + b) / 2;
+            uint32_t from = llo < lhi ? llo : lhi;
+            uint32_t l = llama8b_zbh1_lcp_lcp_from(q, sp[m], from, plen);
+            if (upper ? (l == plen || sp[m][l] < q[l]) : (l < plen && sp[m][l] < q[l])) {
+                a = m + 1;
+                lo = pos[m] + 1;
+                llo = l;
+            } else {
+                b = m;
+                hi = pos[m];
+                lhi = l;
+            }
+        }
+        if (span < llama8b_zbh1_lcp_FAN)
+            break;
     }
     return lo;
 }
@@ -186,11 +214,10 @@ static inline void llama8b_zbh1_lcp_prefix_range(const llama8b_zbh1_lcp_data *d,
     *last = llama8b_zbh1_lcp_search(d, ix, prefix, plen, true);
 }
 
-/* Keeps in best[0..*cnt) (ascending, at most need) the smallest numbers
- * seen so far and among perm[a..b); blocks whose smallest number cannot
- * improve a full list are skipped whole. */
-static inline void llama8b_zbh1_lcp_take_smallest(const llama8b_zbh1_lcp_index *ix, uint64_t a, uint64_t b, uint32_t *best, uint64_t need,
-                                    uint64_t *cnt)
+/* Merges perm[a..b) into best[0..*cnt) (ascending, at most need entries):
+ * keeps the smallest numbers; blocks whose smallest number cannot improve a
+ * full list are skipped whole. */
+static inline void llama8b_zbh1_lcp_take_range(const llama8b_zbh1_lcp_index *ix, uint64_t a, uint64_t b, uint32_t *best, uint64_t need, uint64_t *cnt)
 {
     for (uint64_t j = a; j < b;) {
         if (ix->idmin && *cnt == need && j % llama8b_zbh1_lcp_DIR_STEP == 0 && j + llama8b_zbh1_lcp_DIR_STEP <= b &&
@@ -214,6 +241,50 @@ static inline void llama8b_zbh1_lcp_take_smallest(const llama8b_zbh1_lcp_index *
     }
 }
 
+/* Lists up to this many blocks in take_smallest; a larger need scans. */
+#define llama8b_zbh1_lcp_PICK 32u
+
+/* Keeps in best[0..*cnt) (ascending, at most need) the smallest numbers
+ * seen so far and among perm[a..b). Of the whole blocks inside [a, b), only
+ * those with the need smallest block minima can hold one of the need
+ * smallest numbers (every block with a smaller minimum holds a smaller
+ * number), so only those are read, all fetched at once; the partial blocks
+ * at the ends are read whole. */
+static inline void llama8b_zbh1_lcp_take_smallest(const llama8b_zbh1_lcp_index *ix, uint64_t a, uint64_t b, uint32_t *best, uint64_t need,
+                                    uint64_t *cnt)
+{
+    uint64_t fa = (a + llama8b_zbh1_lcp_DIR_STEP - 1) / llama8b_zbh1_lcp_DIR_STEP, fb = b / llama8b_zbh1_lcp_DIR_STEP; /* whole blocks fa..fb-1 */
+    if (!ix->idmin || need > llama8b_zbh1_lcp_PICK || fa >= fb || fb - fa <= need) {
+        llama8b_zbh1_lcp_take_range(ix, a, b, best, need, cnt);
+        return;
+    }
+    /* The need blocks with the smallest minima (ties: the earlier block). */
+    uint64_t pick[llama8b_zbh1_lcp_PICK];
+    uint32_t pmin[llama8b_zbh1_lcp_PICK];
+    uint64_t np = 0;
+    for (uint64_t blk = fa; blk < fb; blk++) {
+        uint32_t m = ix->idmin[blk];
+        if (np == need && m >= pmin[np - 1])
+            continue;
+        uint64_t at = np < need ? np++ : need - 1;
+        while (at > 0 && pmin[at - 1] > m) {
+            pmin[at] = pmin[at - 1];
+            pick[at] = pick[at - 1];
+            at--;
+        }
+        pmin[at] = m;
+        pick[at] = blk;
+    }
+    for (uint64_t i = 0; i < np; i++) {
+        llama8b_zbh1_lcp_prefetch(ix->perm + pick[i] * llama8b_zbh1_lcp_DIR_STEP);
+        llama8b_zbh1_lcp_prefetch(ix->perm + pick[i] * llama8b_zbh1_lcp_DIR_STEP + 16);
+    }
+    llama8b_zbh1_lcp_take_range(ix, a, fa * llama8b_zbh1_lcp_DIR_STEP, best, need, cnt);
+    llama8b_zbh1_lcp_take_range(ix, fb * llama8b_zbh1_lcp_DIR_STEP, b, best, need, cnt);
+    for (uint64_t i = 0; i < np; i++)
+        llama8b_zbh1_lcp_take_range(ix, pick[i] * llama8b_zbh1_lcp_DIR_STEP, (pick[i] + 1) * llama8b_zbh1_lcp_DIR_STEP, best, need, cnt);
+}
+
 /* The k sequences with the longest common prefix with q (seq_len tokens),
  * best first: LCP descending, ties by smaller number. Writes up to k
  * numbers and LCPs; returns how many (min(k, N)). Sequences sharing at
@@ -229,6 +300,12 @@ static inline uint64_t llama8b_zbh1_lcp_topk(const llama8b_zbh1_lcp_data *d, con
     if (k == 0)
         return 0;
     uint64_t l = llama8b_zbh1_lcp_search(d, ix, q, d->seq_len, false), r = l;
+    /* What the first level reads next, fetched together. */
+    llama8b_zbh1_lcp_prefetch((const char *)ix->lcp + (l < n ? l : n - 1) * ix->lcp_bytes);
+    if (ix->lcpmin) {
+        llama8b_zbh1_lcp_prefetch(ix->lcpmin + (l < n ? l : n - 1) / llama8b_zbh1_lcp_DIR_STEP);
+        llama8b_zbh1_lcp_prefetch(ix->idmin + (l < n ? l : n - 1) / llama8b_zbh1_lcp_DIR_STEP);
+    }
     int64_t lq = l > 0 ? (int64_t)llama8b_zbh1_lcp_lcp_query(d, q, ix->perm[l - 1], 0) : -1;
     int64_t rq = r < n ? (int64_t)llama8b_zbh1_lcp_lcp_query(d, q, ix->perm[r], 0) : -1;
     while (count < k && (lq > 0 || rq > 0)) {

@@ -142,6 +142,13 @@ check("stride", [small], 12, 5, [tuple(small[:12]), tuple([0] * 12)], [3, 1000],
 block = [rng.randrange(50) for _ in range(64)]
 dups = block * 40 + [rng.randrange(50) for _ in range(640)]
 check("dups", [dups], 8, 8, [tuple(block[:8]), tuple(block[8:16])], [3, 50, 400], [8, 4])
+# Huge tie groups: 16 distinct sequences, about 1,250 copies each, so a
+# level holds dozens of whole blocks of the index and top-k reads only the
+# blocks holding the smallest numbers (k up to and past that path's limit
+# of 32 picked blocks).
+ties = [rng.randrange(2) for _ in range(4 * 20000)]
+tq = [tuple(ties[i:i + 4]) for i in range(0, 64, 4)] + [(0, 0, 1, 2), (1, 2, 2, 2), (2, 2, 2, 2)]
+check("ties", [ties], 4, 4, tq, [1, 10, 32, 33, 100], [3])
 # seq_len 1.
 check("len1", [[rng.randrange(4) for _ in range(200)]], 1, 1, [(0,), (3,), (9,)], [1, 7, 300], [1])
 # Several shards, one empty, and 4-byte raw tokens with big values.
