@@ -24,16 +24,18 @@ install_deps() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 }
 
-# torch for tests/torch (the PyTorch example and pipelining interop), from
+# torch (and numpy) for tests/torch (the PyTorch example and pipelining interop), from
 # PyPI into .venv-torch with Debian's python3 (about 5 GB with its CUDA
 # wheels; they run on the CPU). Pinned: the interop test uses the pipelining
 # runtime's CSV loader, which PyTorch marks internal. With under 8 GB free
 # here, or off CI when the install fails (an offline machine), those two
 # tests are skipped, loudly; on CI a failed install fails the run.
 TORCH_VERSION=2.15.0
+# torch.distributed sends Python objects (the pipeline stages' shapes) through numpy.
+NUMPY_VERSION=2.4.6
 setup_torch() {
   local py=.venv-torch/bin/python
-  if "$py" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
+  if "$py" -c "import numpy, torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
     return 0
   fi
   local free_kb
@@ -44,8 +46,8 @@ setup_torch() {
     return 0
   fi
   echo "run.sh: installing torch $TORCH_VERSION into .venv-torch"
-  if rm -rf .venv-torch && /usr/bin/python3 -m venv .venv-torch &&
-     PIP_NO_CACHE_DIR=1 "$py" -m pip install -q --disable-pip-version-check "torch==$TORCH_VERSION"; then
+  if { [ -x "$py" ] || /usr/bin/python3 -m venv .venv-torch; } &&
+     PIP_NO_CACHE_DIR=1 "$py" -m pip install -q --disable-pip-version-check "torch==$TORCH_VERSION" "numpy==$NUMPY_VERSION"; then
     return 0
   fi
   if [ -n "${CI:-}" ]; then

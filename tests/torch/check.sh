@@ -10,12 +10,12 @@
 set -euo pipefail
 what=$1 tfc=$2 src=$3
 py=${TFC_TORCH_PYTHON:-$src/.venv-torch/bin/python}
-if ! "$py" -c 'import torch' 2>/dev/null; then
+if ! "$py" -c 'import numpy, torch' 2>/dev/null; then
   if [ "${TFC_SKIP_TORCH:-}" = 1 ]; then
-    echo "check.sh: skipped: no torch at $py (TFC_SKIP_TORCH=1)"
+    echo "check.sh: skipped: no torch (with numpy) at $py (TFC_SKIP_TORCH=1)"
     exit 77
   fi
-  echo "check.sh: no torch at $py: run ./run.sh test (it installs torch into .venv-torch), or set TFC_TORCH_PYTHON" >&2
+  echo "check.sh: no torch (with numpy) at $py: run ./run.sh test (it installs torch into .venv-torch), or set TFC_TORCH_PYTHON" >&2
   exit 1
 fi
 work=$(mktemp -d)

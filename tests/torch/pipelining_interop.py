@@ -13,7 +13,7 @@ tanh per pipeline stage). Checks, per rank:
 
     pipelining_interop.py TFC SPEC...
 
-Needs torch (run.sh test installs it into .venv-torch). Exit 0 when every
+Needs torch and numpy (run.sh test installs both into .venv-torch). Exit 0 when every
 spec passes.
 """
 import csv
@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import traceback
 
 import torch
 import torch.distributed as dist
@@ -67,7 +68,17 @@ def reference(n_stages, n_mb):
     return total, [[p.grad.clone() for p in m.parameters()] for m in mods]
 
 
-def worker(rank, world, port, csv_path, n_stages, n_mb, out_dir):
+def worker(rank, *args):
+    """One rank; its traceback printed with its number (spawn reports only
+    the first rank to fail, often one that lost a crashed peer)."""
+    try:
+        run_rank(rank, *args)
+    except BaseException:
+        print(f"rank {rank}:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+        raise
+
+
+def run_rank(rank, world, port, csv_path, n_stages, n_mb, out_dir):
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=world)
