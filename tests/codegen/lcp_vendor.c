@@ -1,12 +1,25 @@
 /* A data loader's view of generated/llama8b_1f1b/llama8b_1f1b_lcp_index.c:
  * builds the index of an llm.c shard with the generated code, and answers
  * top-k queries; tests/codegen/check.sh compares both with `tfc index`.
+ * Also checks find_prefix on every query window's prefixes of several
+ * lengths, by brute force: each sorted position in the range starts with
+ * the prefix, and the positions just outside it do not.
  *   lcp_vendor SHARD QUERIES STRIDE K ORDER_OUT   (answers on stdout) */
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "llama8b_1f1b_lcp_index.h"
+
+static bool starts_with(const llama8b_1f1b_lcp_data *d, uint32_t seq, const llama8b_1f1b_lcp_token *p, uint32_t plen)
+{
+    const llama8b_1f1b_lcp_token *s = d->shard[0] + (uint64_t)seq * d->stride;
+    for (uint32_t i = 0; i < plen; i++)
+        if (s[i] != p[i])
+            return false;
+    return true;
+}
 
 static llama8b_1f1b_lcp_token *read_shard(const char *path, uint64_t *n)
 {
@@ -56,6 +69,32 @@ int main(int argc, char **argv)
             printf("%s%u:%u", i ? " " : "", rs[i], rl[i]);
         putchar('\n');
     }
+    static const uint32_t plens[] = {0, 1, 2, 3, 4, 5, 8, 17, 64, 100, 333, LLAMA8B_1F1B_LCP_SEQ_LEN};
+    long checked = 0, bad = 0;
+    llama8b_1f1b_lcp_token *p = malloc(LLAMA8B_1F1B_LCP_SEQ_LEN * sizeof *p);
+    for (uint64_t q = 0; q + LLAMA8B_1F1B_LCP_SEQ_LEN <= nq; q += LLAMA8B_1F1B_LCP_SEQ_LEN)
+        for (size_t j = 0; j < sizeof plens / sizeof plens[0]; j++)
+            for (int variant = 0; variant < 2; variant++) {
+                uint32_t plen = plens[j];
+                for (uint32_t i = 0; i < plen; i++)
+                    p[i] = qs[q + i];
+                if (variant && plen)
+                    p[plen - 1] = (llama8b_1f1b_lcp_token)(p[plen - 1] + 1); /* a prefix just after it */
+                uint64_t a, b;
+                llama8b_1f1b_lcp_find_prefix(&d, &ix, p, plen, &a, &b);
+                bool ok = a <= b && b <= n && (a == 0 || !starts_with(&d, perm[a - 1], p, plen)) &&
+                          (b == n || !starts_with(&d, perm[b], p, plen));
+                for (uint64_t i = a; ok && i < b; i++)
+                    ok = starts_with(&d, perm[i], p, plen);
+                if (!ok && bad++ < 5)
+                    fprintf(stderr, "lcp_vendor: find_prefix wrong for window %llu, %u tokens (variant %d): [%llu, %llu)\n",
+                            (unsigned long long)(q / LLAMA8B_1F1B_LCP_SEQ_LEN), plen, variant, (unsigned long long)a,
+                            (unsigned long long)b);
+                checked++;
+            }
+    fprintf(stderr, "lcp_vendor: find_prefix checked on %ld prefixes, %ld wrong\n", checked, bad);
+    if (bad)
+        return 1;
     FILE *o = fopen(argv[5], "wb");
     if (!o || fwrite(perm, 4, n, o) != n || fclose(o) != 0)
         return 1;

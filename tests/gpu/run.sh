@@ -23,6 +23,6 @@ for c in "$gen"/llama8b_1f1b.c "$gen"/llama8b_1f1b_stage*.c; do
   gcc -O2 -std=c11 -I"$gen" -c "$c" -o "$work/$(basename "$c" .c).o"
 done
 # sm_90 as the spec's targets.cuda.arch; PTX for it too, so newer GPUs run it.
-"$nvcc" -O2 -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -DLCP_SEQ_LEN="$len" -DLCP_TOPK="$topk" \
+"$nvcc" -O2 -std=c++17 -gencode "arch=compute_90,code=[sm_90,compute_90]" -DLCP_SEQ_LEN="$len" -DLCP_TOPK="$topk" \
   -I"$gen" -Xcompiler -Wall,-Wextra -o "$work/device_check" "$src/tests/gpu/device_check.cu" "$work"/*.o
 "$work/device_check" "$@"

@@ -5,11 +5,18 @@ For each spec: `tfc compile` it, load the folder's schedule.csv into
 torch.distributed.pipelining's _PipelineScheduleRuntime (compute-only CSV,
 lowered to sends and receives by PyTorch), and run one training step on
 CPU processes over gloo, one per rank, with a tiny model (one Linear +
-tanh per pipeline stage). Checks, per rank:
+tanh per pipeline stage), freezing tensors per (stage, microbatch) the
+way a trainer applies a plan: requires_grad set for that microbatch before
+each of its compute calls on the stage (F, B, I and W alike: autograd
+accumulates a weight gradient only if the flag is set when the backward
+runs). The frozen set is a fixed rule: weight or bias by stage and
+microbatch, and both on stage 0 for microbatch 0 (a first stage with
+nothing to differentiate). Checks, per rank:
   - the compute actions PyTorch executed, in order, are the row tfc wrote
-    (and the rank's actions in plan.json, sorted by planned start);
-  - the step's loss and every stage's weight gradient equal those of the
-    same model run whole in one process (no pipeline) on the same batch.
+    (and the rank's actions in plan.json, in baseline start order);
+  - the step's loss and every stage's gradients equal those of the same
+    model run whole in one process (no pipeline) on the same batch with the
+    same tensors frozen per microbatch; every stage is reported once.
 
     pipelining_interop.py TFC SPEC...
 
@@ -17,6 +24,7 @@ Needs torch and numpy (run.sh test installs both into .venv-torch). Exit 0 when 
 spec passes.
 """
 import csv
+import datetime
 import json
 import os
 import socket
@@ -52,20 +60,35 @@ def loss_fn(out, target):
     return torch.nn.functional.mse_loss(out, target, reduction="sum")
 
 
+def frozen(stage, mb):
+    """Tensor indices (0: weight, 1: bias) frozen for (stage, microbatch)."""
+    if stage == 0 and mb == 0:
+        return {0, 1}
+    r = (stage + mb) % 3
+    return {r} if r < 2 else set()
+
+
+def set_frozen(module, stage, mb):
+    for i, p in enumerate(module.parameters()):
+        p.requires_grad_(i not in frozen(stage, mb))
+
+
 def reference(n_stages, n_mb):
-    """The whole model in one process: per microbatch loss, summed, and
-    each stage's gradients (the runtime scales by 1 / microbatches)."""
+    """The whole model in one process, microbatch by microbatch with the
+    same tensors frozen: the summed loss and each stage's gradients (the
+    runtime scales by 1 / microbatches)."""
     mods = [stage_module(i) for i in range(n_stages)]
     x, y = batch(n_mb)
     total = 0.0
-    for xm, ym in zip(x.chunk(n_mb), y.chunk(n_mb)):
+    for mb, (xm, ym) in enumerate(zip(x.chunk(n_mb), y.chunk(n_mb))):
         h = xm
-        for m in mods:
+        for s, m in enumerate(mods):
+            set_frozen(m, s, mb)
             h = m(h)
         loss = loss_fn(h, ym) / n_mb
         loss.backward()
         total += loss.item() * n_mb
-    return total, [[p.grad.clone() for p in m.parameters()] for m in mods]
+    return total, [[p.grad if p.grad is not None else torch.zeros_like(p) for p in m.parameters()] for m in mods]
 
 
 def worker(rank, *args):
@@ -81,7 +104,8 @@ def worker(rank, *args):
 def run_rank(rank, world, port, csv_path, n_stages, n_mb, out_dir):
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
-    dist.init_process_group("gloo", rank=rank, world_size=world)
+    # A schedule that deadlocks fails in 2 minutes, not gloo's 30.
+    dist.init_process_group("gloo", rank=rank, world_size=world, timeout=datetime.timedelta(seconds=120))
     try:
         with open(csv_path, newline="") as f:
             rows = [r for r in csv.reader(f)]
@@ -103,7 +127,8 @@ def run_rank(rank, world, port, csv_path, n_stages, n_mb, out_dir):
         result = {
             "executed": log,
             "loss": float(sum(l.item() for l in losses)) if has_last else None,
-            "grads": {str(s): [p.grad.tolist() for p in st.submod.parameters()] for s, st in zip(mine, stages)},
+            "grads": {str(s): [(p.grad if p.grad is not None else torch.zeros_like(p)).tolist()
+                               for p in st.submod.parameters()] for s, st in zip(mine, stages)},
         }
         with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:
             json.dump(result, f)
@@ -120,19 +145,23 @@ def _stage_of(action):
 
 def _record(stage, s, log):
     """Logs each compute call the runtime makes on the stage, as tfc's
-    action names (F, B, I, W)."""
+    action names (F, B, I, W), and sets the microbatch's frozen tensors
+    before it."""
     fwd, bwd, wgt = stage.forward_one_chunk, stage.backward_one_chunk, stage.backward_weight_one_chunk
 
     def forward_one_chunk(mb, *a, **k):
         log.append(f"{s}F{mb}")
+        set_frozen(stage.submod, s, mb)
         return fwd(mb, *a, **k)
 
     def backward_one_chunk(mb, *a, **k):
         log.append(f"{s}{'B' if k.get('full_backward', True) else 'I'}{mb}")
+        set_frozen(stage.submod, s, mb)
         return bwd(mb, *a, **k)
 
     def backward_weight_one_chunk(mb, *a, **k):
         log.append(f"{s}W{mb}")
+        set_frozen(stage.submod, s, mb)
         return wgt(mb, *a, **k)
 
     stage.forward_one_chunk = forward_one_chunk
@@ -170,6 +199,7 @@ def check_spec(tfc, spec, tmp):
                        start_method="spawn")
     want_loss, want_grads = reference(n_stages, n_mb)
     got_loss = None
+    seen = set()
     for r in range(ranks):
         res = json.load(open(os.path.join(runs, f"rank{r}.json")))
         if res["executed"] != rows[r]:
@@ -177,9 +207,16 @@ def check_spec(tfc, spec, tmp):
         if res["loss"] is not None:
             got_loss = res["loss"]
         for s, grads in res["grads"].items():
+            if int(s) in seen:
+                errors.append(f"stage {s} reported by two ranks")
+            seen.add(int(s))
+            if len(grads) != len(want_grads[int(s)]):
+                errors.append(f"stage {s}: {len(grads)} gradients, the model has {len(want_grads[int(s)])}")
             for g, w in zip(grads, want_grads[int(s)]):
                 if not torch.allclose(torch.tensor(g), w, rtol=1e-5, atol=1e-6):
                     errors.append(f"stage {s}: gradient differs from the unpipelined model's")
+    if seen != set(range(n_stages)):
+        errors.append(f"stages reported: {sorted(seen)}, expected 0..{n_stages - 1}")
     if got_loss is None or abs(got_loss - want_loss) > 1e-5 * max(1.0, abs(want_loss)):
         errors.append(f"loss {got_loss} != unpipelined {want_loss}")
     n_actions = sum(len(r) for r in rows)
