@@ -33,13 +33,17 @@
         if ((ix)->token_bytes == 2) {                                                                                  \
             lcp16_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint16_t *const *)(ix)->shard_tokens,  \
                              (ix)->first};                                                                             \
-            lcp16_index ii = {(ix)->perm, (ix)->lcp, (ix)->lcp_bytes, (ix)->n, (ix)->dir, (ix)->n_dir, (ix)->idmin, (ix)->lcpmin, (ix)->top};                                        \
+            lcp16_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
+                              (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp16_deep *)(ix)->deep, (ix)->idmin2, \
+                              (ix)->dtok};                                                                             \
             (void)dd, (void)ii;                                                                                        \
             body16;                                                                                                    \
         } else {                                                                                                       \
             lcp32_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint32_t *const *)(ix)->shard_tokens,  \
                              (ix)->first};                                                                             \
-            lcp32_index ii = {(ix)->perm, (ix)->lcp, (ix)->lcp_bytes, (ix)->n, (ix)->dir, (ix)->n_dir, (ix)->idmin, (ix)->lcpmin, (ix)->top};                                        \
+            lcp32_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
+                              (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp32_deep *)(ix)->deep, (ix)->idmin2, \
+                              (ix)->dtok};                                                                             \
             (void)dd, (void)ii;                                                                                        \
             body32;                                                                                                    \
         }                                                                                                              \
@@ -274,6 +278,74 @@ out:
     return result;
 }
 
+/* One thread's share of the deep directory, second minima and
+ * distinguishing-token bytes: blocks [ba, bb). */
+typedef struct deep_job {
+    const lcp_index *ix;
+    uint64_t ba, bb;
+} deep_job;
+
+static void *deep_run(void *arg)
+{
+    const deep_job *j = arg;
+    const lcp_index *ix = j->ix;
+    WITH_CORE(ix, lcp16_deep_fill(&dd, &ii, j->ba, j->bb, (lcp16_deep *)ix->deep, ix->idmin2, ix->dtok),
+              lcp32_deep_fill(&dd, &ii, j->ba, j->bb, (lcp32_deep *)ix->deep, ix->idmin2, ix->dtok));
+    return NULL;
+}
+
+/* Carves the next bytes (rounded up to 64) out of the derived block. */
+static void *carve(unsigned char **at, uint64_t bytes)
+{
+    void *p = *at;
+    *at += (bytes + 63) / 64 * 64;
+    return p;
+}
+
+/* The search arrays (docs/lcp-index.md), derived at load time, not stored:
+ * one anonymous mapping, on transparent huge pages where the kernel gives
+ * them (fewer TLB misses on the scattered reads of a query); the deep
+ * directory is filled on two threads. */
+static int derive(lcp_index *ix)
+{
+    uint64_t nd = lcp16_dir_size(ix->n), nt = lcp16_dir_size(nd) ? lcp16_dir_size(nd) : 1;
+    uint64_t b = nd ? nd : 1;
+    uint64_t len = 0;
+    uint64_t sizes[] = {b * 8, b * 4, b * 4, nt * 8, b * sizeof(lcp16_deep), b * 4, (ix->n ? ix->n : 1)};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        len += (sizes[i] + 63) / 64 * 64;
+    const uint64_t huge = 2u << 20;
+    len = (len + huge - 1) / huge * huge;
+    void *m = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+#ifdef MADV_HUGEPAGE
+    madvise(m, (size_t)len, MADV_HUGEPAGE); /* advice: without it, 4 KB pages */
+#endif
+    ix->derived = m;
+    ix->derived_len = len;
+    unsigned char *at = m;
+    ix->dir = carve(&at, sizes[0]);
+    ix->idmin = carve(&at, sizes[1]);
+    ix->lcpmin = carve(&at, sizes[2]);
+    ix->top = carve(&at, sizes[3]);
+    ix->deep = carve(&at, sizes[4]);
+    ix->idmin2 = carve(&at, sizes[5]);
+    ix->dtok = carve(&at, sizes[6]);
+    WITH_CORE(ix, lcp16_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top),
+              lcp32_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top));
+    ix->n_dir = nd;
+    deep_job jobs[2] = {{ix, 0, nd / 2}, {ix, nd / 2, nd}};
+    pthread_t t;
+    bool threaded = nd >= 4096 && pthread_create(&t, NULL, deep_run, &jobs[1]) == 0;
+    if (!threaded)
+        jobs[0].bb = nd;
+    deep_run(&jobs[0]);
+    if (threaded)
+        pthread_join(t, NULL);
+    return 0;
+}
+
 spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d)
 {
     memset(ix, 0, sizeof *ix);
@@ -384,20 +456,11 @@ spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, 
             goto fail;
         }
     }
-    /* The directory of sampled keys (docs/lcp-index.md): derived here, not stored. */
-    uint64_t nd = lcp16_dir_size(ix->n);
-    ix->dir = malloc((nd ? nd : 1) * sizeof *ix->dir);
-    ix->idmin = malloc((nd ? nd : 1) * sizeof *ix->idmin);
-    ix->lcpmin = malloc((nd ? nd : 1) * sizeof *ix->lcpmin);
-    ix->top = malloc((lcp16_dir_size(nd) ? lcp16_dir_size(nd) : 1) * sizeof *ix->top);
-    if (!ix->dir || !ix->idmin || !ix->lcpmin || !ix->top) {
-        diag_error(d, path, 0, 0, "out of memory");
+    if (derive(ix) != 0) {
+        diag_error(d, path, 0, 0, "out of memory for the search arrays");
         bad = SPEC_IO;
         goto fail;
     }
-    WITH_CORE(ix, lcp16_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top),
-              lcp32_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top));
-    ix->n_dir = nd;
     return SPEC_OK;
 fail:
     lcp_index_close(ix);
@@ -410,10 +473,8 @@ void lcp_index_close(lcp_index *ix)
         munmap(ix->map, (size_t)ix->map_len);
     free(ix->first);
     free((void *)ix->shard_tokens);
-    free(ix->dir);
-    free(ix->idmin);
-    free(ix->lcpmin);
-    free(ix->top);
+    if (ix->derived)
+        munmap(ix->derived, (size_t)ix->derived_len);
     memset(ix, 0, sizeof *ix);
 }
 

@@ -28,10 +28,16 @@ typedef struct lcp_index {
     const void **shard_tokens;
     uint64_t *first;
     const lcp_shards *sh;
+    /* Derived at load time (docs/lcp-index.md), all in one mapping: */
+    void *derived;
+    uint64_t derived_len;
     uint64_t *dir; /* sampled keys (the core's directory) */
     uint64_t n_dir;
     uint32_t *idmin, *lcpmin; /* per block: smallest number, smallest adjacent LCP */
     uint64_t *top;            /* every block-th directory key */
+    void *deep;               /* per sample: the deep directory (the core's deep entries) */
+    uint32_t *idmin2;         /* per block: second smallest number */
+    uint8_t *dtok;            /* per position: distinguishing-token byte */
 } lcp_index;
 
 typedef struct lcp_build_stats {

@@ -122,7 +122,7 @@ bool corpus_load(corpus *c, const char *dir, char *why, size_t cap)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     c->build_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    tiny_lcp_index ix = {c->perm, c->lcp, 4, c->n_seq, NULL, 0, NULL, NULL, NULL};
+    tiny_lcp_index ix = {.perm = c->perm, .lcp = c->lcp, .lcp_bytes = 4, .n = c->n_seq};
     c->n_dup = tiny_lcp_find_duplicates(&ix, DEDUP_LCP, c->dup);
     /* Every tenth kept sequence (by number) is validation; the training
      * sequences are listed in sorted order. */

@@ -36,6 +36,14 @@ typedef struct llama8b_custom_lcp_data {
     const uint64_t *first;       /* n_shards + 1: number of the first sequence of each shard; first[n_shards] = N */
 } llama8b_custom_lcp_data;
 
+/* A deep directory entry (see llama8b_custom_lcp_index.deep), one per sample, 24 bytes. */
+typedef struct llama8b_custom_lcp_deep {
+    uint64_t key;  /* KEY_TOKENS tokens of the sample from position dlcp on, packed as llama8b_custom_lcp_key does */
+    uint32_t seq;  /* the sample's sequence number */
+    uint32_t dlcp; /* its LCP with the previous sample (0 for the first) */
+    uint32_t dbase, dshift; /* the scale of dtok in the block the sample starts (llama8b_custom_lcp_dtok_byte) */
+} llama8b_custom_lcp_deep;
+
 /* The index: what the file stores, and what a loader derives from it. */
 typedef struct llama8b_custom_lcp_index {
     const uint32_t *perm; /* n sequence numbers in sorted order */
@@ -54,6 +62,24 @@ typedef struct llama8b_custom_lcp_index {
     const uint32_t *idmin, *lcpmin;
     /* Optional (NULL): every STEP-th directory key, llama8b_custom_lcp_dir_size(n_dir) of them. */
     const uint64_t *top;
+    /* Optional (NULL), from llama8b_custom_lcp_deep_fill: per directory sample, its number,
+     * its LCP with the previous sample and the tokens after that, so a run
+     * of samples sharing more than a key's tokens with the query is
+     * searched in this array (n_dir entries), reading tokens at most once
+     * or twice, instead of by rounds over the token data. */
+    const llama8b_custom_lcp_deep *deep;
+    /* Optional (NULL; used with idmin), also from llama8b_custom_lcp_deep_fill: per block,
+     * the second smallest sequence number, so a block whose minimum is
+     * among the smallest of a tie group is read only when more of its
+     * numbers can be. */
+    const uint32_t *idmin2;
+    /* Optional (NULL; used with deep), also from llama8b_custom_lcp_deep_fill: per sorted
+     * position j, the token at which perm[j] first differs from perm[j -
+     * 1], as a byte on its block's scale that keeps the tokens' order, so
+     * the positions between two samples are searched with their LCPs and
+     * these bytes, reading token data only where a byte equals the
+     * query's. */
+    const uint8_t *dtok;
 } llama8b_custom_lcp_index;
 
 #define llama8b_custom_lcp_DIR_STEP 32u
@@ -76,6 +102,14 @@ uint64_t llama8b_custom_lcp_derived_size(uint64_t n);
  * lcpmin and top at them (queries work without them too, slower). */
 void llama8b_custom_lcp_derive(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, uint64_t *dir, uint32_t *idmin,
                        uint32_t *lcpmin, uint64_t *top);
+/* A second set (from perm and lcp too): deep and
+ * idmin2 take llama8b_custom_lcp_derived_size(n) entries each, dtok n bytes. Fills
+ * them; then point ix->deep, idmin2 and dtok at them (optional too: with
+ * them a query reads the token data about twice instead of a dozen times;
+ * about 1.9 bytes per sequence). Reads one token per sequence: 1-2 s for
+ * 20 million sequences. */
+void llama8b_custom_lcp_derive_deep(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, llama8b_custom_lcp_deep *deep,
+                            uint32_t *idmin2, uint8_t *dtok);
 
 /* The k sequences sharing the longest prefix with q (seq_len tokens), best
  * first, ties by smaller number; returns how many (min(k, N)). */

@@ -48,6 +48,26 @@ static inline uint32_t llama8b_interleaved_lcp_lcp_at(const llama8b_interleaved_
 }
 
 
+/* Starts fetching the cache line at p (host builds with GCC or Clang;
+ * device code reads in turn). */
+static inline void llama8b_interleaved_lcp_prefetch(const void *p)
+{
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+    __builtin_prefetch(p);
+#else
+    (void)p;
+#endif
+}
+
+/* Starts fetching perm[a..b) (at most 8 cache lines of it). */
+static inline void llama8b_interleaved_lcp_prefetch_perm(const llama8b_interleaved_lcp_index *ix, uint64_t a, uint64_t b)
+{
+    for (uint64_t j = a, i = 0; j < b && i < 8; j += 16, i++)
+        llama8b_interleaved_lcp_prefetch(ix->perm + j);
+    if (a < b)
+        llama8b_interleaved_lcp_prefetch(ix->perm + b - 1);
+}
+
 /* The first KEY_TOKENS tokens of s (zeros past len), packed so that
  * comparing keys as integers compares those tokens in order. */
 static inline uint64_t llama8b_interleaved_lcp_key(const uint16_t *s, uint32_t len)
@@ -56,6 +76,22 @@ static inline uint64_t llama8b_interleaved_lcp_key(const uint16_t *s, uint32_t l
     for (unsigned i = 0; i < llama8b_interleaved_lcp_KEY_TOKENS; i++)
         k = (llama8b_interleaved_lcp_KEY_TOKENS > 1 ? k << (8u * sizeof(uint16_t)) : 0) | (i < len ? (uint64_t)s[i] : 0);
     return k;
+}
+
+/* Token t (0 first) of a packed key. */
+static inline uint32_t llama8b_interleaved_lcp_key_token(uint64_t key, uint32_t t)
+{
+    unsigned bits = 8u * (unsigned)sizeof(uint16_t);
+    return (uint32_t)((key >> (bits * (llama8b_interleaved_lcp_KEY_TOKENS - 1u - t))) & (~0ull >> (64u - bits)));
+}
+
+/* Leading equal tokens of two packed keys. */
+static inline uint32_t llama8b_interleaved_lcp_key_lcp(uint64_t x, uint64_t y)
+{
+    uint32_t t = 0;
+    while (t < llama8b_interleaved_lcp_KEY_TOKENS && llama8b_interleaved_lcp_key_token(x, t) == llama8b_interleaved_lcp_key_token(y, t))
+        t++;
+    return t;
 }
 
 /* Directory entries for ix->n sorted positions: (n + STEP - 1) / STEP. */
@@ -82,7 +118,66 @@ static inline void llama8b_interleaved_lcp_dir_fill(const llama8b_interleaved_lc
     }
 }
 
+/* The byte of token t in the distinguishing-token array, on the scale of
+ * its block (llama8b_interleaved_lcp_deep: dbase, dshift): 0 below the block's smallest
+ * distinguishing token, 1 + (t - dbase) >> dshift (at most 254 for the
+ * block's own tokens), 255 above. Keeps the tokens' order, ties allowed. */
+static inline uint32_t llama8b_interleaved_lcp_dtok_byte(const llama8b_interleaved_lcp_deep *e, uint32_t t)
+{
+    if (t < e->dbase)
+        return 0;
+    uint32_t v = (t - e->dbase) >> e->dshift;
+    return v < 254u ? 1u + v : 255u;
+}
 
+/* Fills, for blocks [ba, bb) of STEP sorted positions (llama8b_interleaved_lcp_dir_size(n)
+ * blocks in all), the deep directory entries, the second smallest numbers
+ * (idmin2) and the distinguishing-token bytes (dtok, one per position):
+ * per sample, its number, its LCP with the previous sample (the smallest
+ * adjacent LCP between them), the key's worth of tokens from there on and
+ * the scale of its block's bytes; per block, the second smallest sequence
+ * number (UINT32_MAX in a block of one); per position j, the byte of the
+ * token at which perm[j] first differs from perm[j - 1] (0 when they are
+ * equal). Reads one token per position, a block ahead. */
+static inline void llama8b_interleaved_lcp_deep_fill(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, uint64_t ba, uint64_t bb, llama8b_interleaved_lcp_deep *deep,
+                                uint32_t *idmin2, uint8_t *dtok)
+{
+    for (uint64_t i = ba; i < bb; i++) {
+        uint64_t a = i * llama8b_interleaved_lcp_DIR_STEP, b = a + llama8b_interleaved_lcp_DIR_STEP < ix->n ? a + llama8b_interleaved_lcp_DIR_STEP : ix->n;
+        for (uint64_t j = b; j < b + llama8b_interleaved_lcp_DIR_STEP && j < ix->n && i + 1 < bb; j++)
+            llama8b_interleaved_lcp_prefetch(llama8b_interleaved_lcp_seq(d, ix->perm[j]) + llama8b_interleaved_lcp_lcp_at(ix, j) % d->seq_len);
+        uint32_t dl = 0, m1 = UINT32_MAX, m2 = UINT32_MAX, tok[llama8b_interleaved_lcp_DIR_STEP], lo = UINT32_MAX, hi = 0;
+        for (uint64_t j = a - llama8b_interleaved_lcp_DIR_STEP + 1; i && j <= a; j++) {
+            uint32_t l = llama8b_interleaved_lcp_lcp_at(ix, j);
+            dl = j == a - llama8b_interleaved_lcp_DIR_STEP + 1 || l < dl ? l : dl;
+        }
+        for (uint64_t j = a; j < b; j++) {
+            uint32_t x = ix->perm[j], l = llama8b_interleaved_lcp_lcp_at(ix, j);
+            if (x < m1) {
+                m2 = m1;
+                m1 = x;
+            } else if (x < m2) {
+                m2 = x;
+            }
+            tok[j - a] = l < d->seq_len ? (uint32_t)llama8b_interleaved_lcp_seq(d, x)[l] : 0;
+            if (l < d->seq_len) {
+                lo = tok[j - a] < lo ? tok[j - a] : lo;
+                hi = tok[j - a] > hi ? tok[j - a] : hi;
+            }
+        }
+        llama8b_interleaved_lcp_deep *e = &deep[i];
+        e->seq = ix->perm[a];
+        e->dlcp = dl;
+        e->key = llama8b_interleaved_lcp_key(llama8b_interleaved_lcp_seq(d, ix->perm[a]) + dl, d->seq_len - dl);
+        e->dbase = lo <= hi ? lo : 0;
+        e->dshift = 0;
+        while (lo <= hi && ((hi - lo) >> e->dshift) > 253u)
+            e->dshift++;
+        idmin2[i] = m2;
+        for (uint64_t j = a; j < b; j++)
+            dtok[j] = llama8b_interleaved_lcp_lcp_at(ix, j) < d->seq_len ? (uint8_t)llama8b_interleaved_lcp_dtok_byte(e, tok[j - a]) : 0;
+    }
+}
 
 /* LCP of the query q (seq_len tokens) with sequence i, from `from` on. */
 static inline uint32_t llama8b_interleaved_lcp_lcp_query(const llama8b_interleaved_lcp_data *d, const uint16_t *q, uint64_t i, uint32_t from)
@@ -92,13 +187,14 @@ static inline uint32_t llama8b_interleaved_lcp_lcp_query(const llama8b_interleav
 
 /* Narrows [*lo, *hi) with the directory: a sampled key below q's means
  * that sample sorts before q, one above means after (only when q has all
- * the key's tokens). */
-static inline void llama8b_interleaved_lcp_dir_bracket(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const uint16_t *q, uint32_t plen, uint64_t *lo,
-                                  uint64_t *hi)
+ * the key's tokens). The samples with q's key are [*sa, *sc); returns
+ * false (nothing narrowed) when the directory cannot tell. */
+static inline bool llama8b_interleaved_lcp_dir_bracket(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const uint16_t *q, uint32_t plen, uint64_t *lo,
+                                  uint64_t *hi, uint64_t *sa, uint64_t *sc, int64_t *elo, int64_t *ehi)
 {
     uint32_t kt = d->seq_len < llama8b_interleaved_lcp_KEY_TOKENS ? d->seq_len : llama8b_interleaved_lcp_KEY_TOKENS;
     if (!ix->n_dir || plen < kt)
-        return;
+        return false;
     uint64_t qk = llama8b_interleaved_lcp_key(q, kt);
     /* Every STEP-th directory key (top, kept hot in cache) narrows the
      * directory range first; then the two searches stay within a few cache
@@ -123,6 +219,8 @@ static inline void llama8b_interleaved_lcp_dir_bracket(const llama8b_interleaved
         }
         a = ta == 0 ? 0 : (ta - 1) * llama8b_interleaved_lcp_DIR_STEP;
         b = tc * llama8b_interleaved_lcp_DIR_STEP < ix->n_dir ? tc * llama8b_interleaved_lcp_DIR_STEP : ix->n_dir;
+        for (uint64_t j = a; j < b && j < a + 8 * llama8b_interleaved_lcp_DIR_STEP; j += 8) /* the searches' lines, together */
+            llama8b_interleaved_lcp_prefetch(ix->dir + j);
     }
     uint64_t lim = b;
     while (a < b) { /* first sample with key >= qk */
@@ -142,67 +240,201 @@ static inline void llama8b_interleaved_lcp_dir_bracket(const llama8b_interleaved
     }
     *lo = a == 0 ? 0 : (a - 1) * llama8b_interleaved_lcp_DIR_STEP + 1;
     *hi = c == ix->n_dir ? ix->n : c * llama8b_interleaved_lcp_DIR_STEP;
+    *sa = a;
+    *sc = c;
+    /* The bounding samples' keys differ from q's: their LCPs with q are
+     * the keys' leading equal tokens. */
+    if (a > 0)
+        *elo = llama8b_interleaved_lcp_key_lcp(ix->dir[a - 1], qk);
+    if (c < ix->n_dir)
+        *ehi = llama8b_interleaved_lcp_key_lcp(ix->dir[c], qk);
+    return true;
+}
+
+
+/* Deep directory runs longer than this many samples are searched by rounds
+ * over the token data instead. */
+#define llama8b_interleaved_lcp_DEEP_WALK 256u
+
+/* Narrows [*lo, *hi) to the positions between two consecutive samples of
+ * [sa, sc) (all sharing q's key), walking the deep directory: with m, the
+ * LCP of q and the last sample known to sort before q, the next sample i
+ * sorts before q too when it shares more than m tokens with that sample
+ * (dlcp > m), after q when it shares fewer, and on a tie its stored tokens
+ * decide, or its token data when those agree as well. Sets *llo and *lhi
+ * to the LCP of q with the samples at *lo - 1 and *hi where it finds them
+ * (they are left as they are otherwise). */
+static inline void llama8b_interleaved_lcp_deep_narrow(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const uint16_t *q, uint32_t plen, bool upper,
+                                  uint64_t sa, uint64_t sc, uint64_t *lo, uint64_t *hi, int64_t *llo, int64_t *lhi)
+{
+    const llama8b_interleaved_lcp_deep *e = ix->deep;
+    uint32_t kt = d->seq_len < llama8b_interleaved_lcp_KEY_TOKENS ? d->seq_len : llama8b_interleaved_lcp_KEY_TOKENS;
+    const uint16_t *s = llama8b_interleaved_lcp_seq(d, e[sa].seq);
+    llama8b_interleaved_lcp_prefetch(s + kt);
+    for (uint64_t i = sa + 1; i < sc && i < sa + 64; i += 4) /* the walk's entries, while the tokens come */
+        llama8b_interleaved_lcp_prefetch(e + i);
+    uint32_t m = llama8b_interleaved_lcp_lcp_from(q, s, kt, plen);
+    if (m == plen ? !upper : s[m] > q[m]) { /* sample sa does not sort before q */
+        *hi = sa * llama8b_interleaved_lcp_DIR_STEP;
+        *lhi = m;
+        return;
+    }
+    uint64_t i = sa + 1;
+    for (; i < sc; i++) {
+        uint32_t dl = e[i].dlcp;
+        if (dl < m) { /* S_i[dl] > S_(i-1)[dl] = q[dl] */
+            *lhi = dl;
+            break;
+        }
+        if (dl > m || m == plen) /* S_i agrees with S_(i-1) where q is decided */
+            continue;
+        uint32_t lim = plen - m < llama8b_interleaved_lcp_KEY_TOKENS ? plen - m : llama8b_interleaved_lcp_KEY_TOKENS, t = 0;
+        while (t < lim && llama8b_interleaved_lcp_key_token(e[i].key, t) == q[m + t])
+            t++;
+        uint32_t x;
+        bool before;
+        if (t < lim) {
+            x = m + t;
+            before = llama8b_interleaved_lcp_key_token(e[i].key, t) < q[x];
+        } else if (m + lim == plen) {
+            x = plen;
+            before = upper;
+        } else {
+            s = llama8b_interleaved_lcp_seq(d, e[i].seq);
+            x = llama8b_interleaved_lcp_lcp_from(q, s, m + lim, plen);
+            before = x == plen ? upper : s[x] < q[x];
+        }
+        if (!before) {
+            *lhi = x;
+            break;
+        }
+        m = x;
+    }
+    *lo = (i - 1) * llama8b_interleaved_lcp_DIR_STEP + 1;
+    *llo = m;
+    if (i < sc)
+        *hi = i * llama8b_interleaved_lcp_DIR_STEP;
 }
 
 /* Sorted positions a search round looks at: it fetches them all at once,
  * so a round waits for memory about twice (the permutation, then the
  * tokens), not once per halving. */
 #define llama8b_interleaved_lcp_FAN 8u
+/* A range this short is searched in one round: all its positions. */
+#define llama8b_interleaved_lcp_ALL 16u
 
-static inline void llama8b_interleaved_lcp_prefetch(const void *p)
+/* Within [lo, hi), at most ALL positions, the first position whose
+ * sequence does not sort before q, given m, the exact LCP of q and perm[lo -
+ * 1] (which sorts before q; 0 and none when lo is 0). Walks the positions
+ * with their LCPs: perm[j] sorts before q too when lcp[j] > m, after q when
+ * lcp[j] < m, and when lcp[j] = m the byte of its distinguishing token
+ * (dtok) decides, or its token data when the bytes are equal. Sets *elo
+ * and *ehi to the LCPs of q with the sequences before and at the result
+ * (*ehi is left as it is when the result is hi). */
+static inline uint64_t llama8b_interleaved_lcp_scan_block(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const uint16_t *q, uint32_t plen, bool upper,
+                                     uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
 {
-#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
-    __builtin_prefetch(p);
-#else
-    (void)p;
-#endif
+    uint64_t j = lo;
+    for (; j < hi; j++) {
+        uint32_t l = llama8b_interleaved_lcp_lcp_at(ix, j), x;
+        bool before;
+        if (m == plen) { /* perm[j - 1] equals q on plen tokens (an upper search) */
+            x = l < plen ? l : plen;
+            before = l >= plen;
+        } else if (l != m) {
+            x = l < m ? l : m;
+            before = l > m;
+        } else {
+            uint32_t qb = llama8b_interleaved_lcp_dtok_byte(&ix->deep[j / llama8b_interleaved_lcp_DIR_STEP], q[m]), b = ix->dtok[j];
+            if (b != qb) {
+                x = m;
+                before = b < qb;
+            } else {
+                const uint16_t *s = llama8b_interleaved_lcp_seq(d, ix->perm[j]);
+                x = llama8b_interleaved_lcp_lcp_from(q, s, m, plen);
+                before = x == plen ? upper : s[x] < q[x];
+            }
+        }
+        if (!before) {
+            *ehi = x;
+            break;
+        }
+        m = x;
+    }
+    *elo = j > 0 ? (int64_t)m : -1;
+    return j;
 }
 
 /* The first sorted position whose sequence is not less than q (plen
  * tokens of q compared; plen <= seq_len); with upper, the first whose
- * first plen tokens exceed q's. An FAN-ary search: each round takes FAN - 1
- * evenly spaced positions of [lo, hi) (all of them once fewer remain),
- * starts fetching their tokens together, then binary-searches among them;
- * comparisons skip the tokens both bounds are known to share with q. */
-static inline uint64_t llama8b_interleaved_lcp_search(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const uint16_t *q, uint32_t plen, bool upper)
+ * first plen tokens exceed q's. Sets *elo and *ehi to the LCPs of q with
+ * the sequences before and at that position where they came out of the
+ * search, -1 where not. The directories narrow the range to the positions
+ * between two samples; those are walked with their LCPs (scan_block).
+ * Without the derived arrays, or where they cannot narrow, an FAN-ary
+ * search: each round takes FAN - 1 evenly spaced positions of [lo, hi)
+ * (all of them once at most ALL remain), starts fetching their tokens
+ * together, then binary-searches among them; comparisons skip the tokens
+ * both bounds are known to share with q. */
+static inline uint64_t llama8b_interleaved_lcp_search_at(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const uint16_t *q, uint32_t plen, bool upper,
+                                    int64_t *elo, int64_t *ehi)
 {
-    uint64_t lo = 0, hi = ix->n;
-    llama8b_interleaved_lcp_dir_bracket(d, ix, q, plen, &lo, &hi);
-    uint32_t llo = 0, lhi = 0; /* LCP of q with perm[lo - 1] and with perm[hi] */
+    uint64_t lo = 0, hi = ix->n, sa, sc;
+    *elo = *ehi = -1; /* exact LCP of q with perm[lo - 1] and with perm[hi], -1: not known */
+    if (llama8b_interleaved_lcp_dir_bracket(d, ix, q, plen, &lo, &hi, &sa, &sc, elo, ehi) && ix->deep && sc > sa &&
+        sc - sa <= llama8b_interleaved_lcp_DEEP_WALK)
+        llama8b_interleaved_lcp_deep_narrow(d, ix, q, plen, upper, sa, sc, &lo, &hi, elo, ehi);
+    if (ix->dtok && ix->deep && plen > 0 && hi - lo <= llama8b_interleaved_lcp_DIR_STEP && (lo == 0 || *elo >= 0)) {
+        llama8b_interleaved_lcp_prefetch((const char *)ix->lcp + lo * ix->lcp_bytes);
+        llama8b_interleaved_lcp_prefetch(ix->dtok + lo);
+        llama8b_interleaved_lcp_prefetch(ix->deep + lo / llama8b_interleaved_lcp_DIR_STEP);
+        llama8b_interleaved_lcp_prefetch_perm(ix, lo, hi);
+        return llama8b_interleaved_lcp_scan_block(d, ix, q, plen, upper, lo, hi, lo ? (uint32_t)*elo : 0u, elo, ehi);
+    }
     while (lo < hi) {
-        uint64_t span = hi - lo, pos[llama8b_interleaved_lcp_FAN];
-        const uint16_t *sp[llama8b_interleaved_lcp_FAN];
+        uint64_t span = hi - lo, pos[llama8b_interleaved_lcp_ALL];
+        const uint16_t *sp[llama8b_interleaved_lcp_ALL];
         unsigned np = 0;
-        if (span < llama8b_interleaved_lcp_FAN)
+        if (span <= llama8b_interleaved_lcp_ALL)
             for (uint64_t j = lo; j < hi; j++)
                 pos[np++] = j;
         else
             for (unsigned i = 1; i < llama8b_interleaved_lcp_FAN; i++)
                 pos[np++] = lo + span * i / llama8b_interleaved_lcp_FAN;
+        uint32_t from = (uint32_t)(*elo < *ehi ? *elo : *ehi); /* both bounds share it with q */
+        from = *elo < 0 || *ehi < 0 ? 0 : from;
+        uint32_t pf = from < plen ? from : 0;
         for (unsigned i = 0; i < np; i++) {
             sp[i] = llama8b_interleaved_lcp_seq(d, ix->perm[pos[i]]);
-            llama8b_interleaved_lcp_prefetch(sp[i]);
-            llama8b_interleaved_lcp_prefetch((const char *)sp[i] + 64);
+            llama8b_interleaved_lcp_prefetch(sp[i] + pf);
+            llama8b_interleaved_lcp_prefetch((const char *)(sp[i] + pf) + 64);
         }
         unsigned a = 0, b = np;
         while (a < b) {
             unsigned m = (a + b) / 2;
-            uint32_t from = llo < lhi ? llo : lhi;
             uint32_t l = llama8b_interleaved_lcp_lcp_from(q, sp[m], from, plen);
             if (upper ? (l == plen || sp[m][l] < q[l]) : (l < plen && sp[m][l] < q[l])) {
                 a = m + 1;
                 lo = pos[m] + 1;
-                llo = l;
+                *elo = l;
             } else {
                 b = m;
                 hi = pos[m];
-                lhi = l;
+                *ehi = l;
             }
+            from = (uint32_t)(*elo < *ehi ? *elo : *ehi);
+            from = *elo < 0 || *ehi < 0 ? 0 : from;
         }
-        if (span < llama8b_interleaved_lcp_FAN)
+        if (span <= llama8b_interleaved_lcp_ALL)
             break;
     }
     return lo;
+}
+
+static inline uint64_t llama8b_interleaved_lcp_search(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const uint16_t *q, uint32_t plen, bool upper)
+{
+    int64_t elo, ehi;
+    return llama8b_interleaved_lcp_search_at(d, ix, q, plen, upper, &elo, &ehi);
 }
 
 /* Sequences that start with the plen tokens of prefix: sorted positions
@@ -214,30 +446,41 @@ static inline void llama8b_interleaved_lcp_prefix_range(const llama8b_interleave
     *last = llama8b_interleaved_lcp_search(d, ix, prefix, plen, true);
 }
 
-/* Merges perm[a..b) into best[0..*cnt) (ascending, at most need entries):
- * keeps the smallest numbers; blocks whose smallest number cannot improve a
- * full list are skipped whole. */
-static inline void llama8b_interleaved_lcp_take_range(const llama8b_interleaved_lcp_index *ix, uint64_t a, uint64_t b, uint32_t *best, uint64_t need, uint64_t *cnt)
+/* Puts x into best[0..*cnt) (ascending, at most need entries) if it is
+ * among the need smallest so far. */
+static inline void llama8b_interleaved_lcp_keep(uint32_t *best, uint64_t need, uint64_t *cnt, uint32_t x)
 {
+    uint64_t at;
+    if (*cnt < need)
+        at = (*cnt)++;
+    else if (x < best[need - 1])
+        at = need - 1;
+    else
+        return;
+    while (at > 0 && best[at - 1] > x) {
+        best[at] = best[at - 1];
+        at--;
+    }
+    best[at] = x;
+}
+
+/* Merges perm[a..b), except the number skip, into best[0..*cnt)
+ * (ascending, at most need entries): keeps the smallest numbers; blocks
+ * whose smallest number cannot improve a full list are skipped whole. */
+static inline void llama8b_interleaved_lcp_take_range(const llama8b_interleaved_lcp_index *ix, uint64_t a, uint64_t b, uint32_t skip, uint32_t *best, uint64_t need,
+                                 uint64_t *cnt)
+{
+    uint32_t lim = *cnt == need ? best[need - 1] : UINT32_MAX; /* what a number must be below to be kept */
     for (uint64_t j = a; j < b;) {
-        if (ix->idmin && *cnt == need && j % llama8b_interleaved_lcp_DIR_STEP == 0 && j + llama8b_interleaved_lcp_DIR_STEP <= b &&
-            ix->idmin[j / llama8b_interleaved_lcp_DIR_STEP] >= best[need - 1]) {
+        if (ix->idmin && j % llama8b_interleaved_lcp_DIR_STEP == 0 && j + llama8b_interleaved_lcp_DIR_STEP <= b && ix->idmin[j / llama8b_interleaved_lcp_DIR_STEP] >= lim) {
             j += llama8b_interleaved_lcp_DIR_STEP;
             continue;
         }
         uint32_t x = ix->perm[j++];
-        uint64_t at;
-        if (*cnt < need)
-            at = (*cnt)++;
-        else if (x < best[need - 1])
-            at = need - 1;
-        else
-            continue;
-        while (at > 0 && best[at - 1] > x) {
-            best[at] = best[at - 1];
-            at--;
+        if (x < lim && x != skip) {
+            llama8b_interleaved_lcp_keep(best, need, cnt, x);
+            lim = *cnt == need ? best[need - 1] : UINT32_MAX;
         }
-        best[at] = x;
     }
 }
 
@@ -245,44 +488,143 @@ static inline void llama8b_interleaved_lcp_take_range(const llama8b_interleaved_
 #define llama8b_interleaved_lcp_PICK 32u
 
 /* Keeps in best[0..*cnt) (ascending, at most need) the smallest numbers
- * seen so far and among perm[a..b). Of the whole blocks inside [a, b), only
- * those with the need smallest block minima can hold one of the need
- * smallest numbers (every block with a smaller minimum holds a smaller
- * number), so only those are read, all fetched at once; the partial blocks
- * at the ends are read whole. */
-static inline void llama8b_interleaved_lcp_take_smallest(const llama8b_interleaved_lcp_index *ix, uint64_t a, uint64_t b, uint32_t *best, uint64_t need,
-                                    uint64_t *cnt)
+ * seen so far and among perm[a1..b1) and perm[a2..b2). Of the whole blocks
+ * inside the two ranges, only those with the need smallest block minima
+ * can hold one of the need smallest numbers (every block with a smaller
+ * minimum holds a smaller number), so only those are read; they and the
+ * partial blocks at the ranges' ends are fetched together first. */
+static inline void llama8b_interleaved_lcp_take_smallest(const llama8b_interleaved_lcp_index *ix, uint64_t a1, uint64_t b1, uint64_t a2, uint64_t b2, uint32_t *best,
+                                    uint64_t need, uint64_t *cnt)
 {
-    uint64_t fa = (a + llama8b_interleaved_lcp_DIR_STEP - 1) / llama8b_interleaved_lcp_DIR_STEP, fb = b / llama8b_interleaved_lcp_DIR_STEP; /* whole blocks fa..fb-1 */
-    if (!ix->idmin || need > llama8b_interleaved_lcp_PICK || fa >= fb || fb - fa <= need) {
-        llama8b_interleaved_lcp_take_range(ix, a, b, best, need, cnt);
+    uint64_t ra[2] = {a1, a2}, rb[2] = {b1, b2}, fa[2], fb[2], whole = 0;
+    for (int s = 0; s < 2; s++) { /* whole blocks fa..fb-1 */
+        fa[s] = (ra[s] + llama8b_interleaved_lcp_DIR_STEP - 1) / llama8b_interleaved_lcp_DIR_STEP;
+        fb[s] = rb[s] / llama8b_interleaved_lcp_DIR_STEP;
+        if (ra[s] >= rb[s] || fa[s] >= fb[s])
+            fa[s] = fb[s] = ra[s] < rb[s] ? rb[s] / llama8b_interleaved_lcp_DIR_STEP : 0;
+        whole += fb[s] - fa[s];
+    }
+    if (!ix->idmin || need > llama8b_interleaved_lcp_PICK || (whole <= need && !ix->idmin2)) {
+        for (int s = 0; s < 2; s++)
+            llama8b_interleaved_lcp_prefetch_perm(ix, ra[s], rb[s]);
+        for (int s = 0; s < 2; s++)
+            llama8b_interleaved_lcp_take_range(ix, ra[s], rb[s], UINT32_MAX, best, need, cnt);
         return;
     }
-    /* The need blocks with the smallest minima (ties: the earlier block). */
+    /* The need blocks with the smallest minima (no two blocks share one). */
     uint64_t pick[llama8b_interleaved_lcp_PICK];
     uint32_t pmin[llama8b_interleaved_lcp_PICK];
     uint64_t np = 0;
-    for (uint64_t blk = fa; blk < fb; blk++) {
-        uint32_t m = ix->idmin[blk];
-        if (np == need && m >= pmin[np - 1])
-            continue;
-        uint64_t at = np < need ? np++ : need - 1;
-        while (at > 0 && pmin[at - 1] > m) {
-            pmin[at] = pmin[at - 1];
-            pick[at] = pick[at - 1];
-            at--;
+    for (int s = 0; s < 2; s++)
+        for (uint64_t blk = fa[s]; blk < fb[s]; blk++) {
+            uint32_t m = ix->idmin[blk];
+            if (np == need && m >= pmin[np - 1])
+                continue;
+            uint64_t at = np < need ? np++ : need - 1;
+            while (at > 0 && pmin[at - 1] > m) {
+                pmin[at] = pmin[at - 1];
+                pick[at] = pick[at - 1];
+                at--;
+            }
+            pmin[at] = m;
+            pick[at] = blk;
         }
-        pmin[at] = m;
-        pick[at] = blk;
+    /* The partial blocks at the ends: [pa[i], pb[i]). */
+    uint64_t pa[4], pb[4];
+    for (int s = 0; s < 2; s++) {
+        pa[2 * s] = ra[s];
+        pb[2 * s] = pa[2 * s + 1] = fa[s] * llama8b_interleaved_lcp_DIR_STEP > ra[s] ? fa[s] * llama8b_interleaved_lcp_DIR_STEP : ra[s];
+        pa[2 * s + 1] = fb[s] * llama8b_interleaved_lcp_DIR_STEP > ra[s] ? fb[s] * llama8b_interleaved_lcp_DIR_STEP : ra[s];
+        pb[2 * s + 1] = rb[s];
     }
-    for (uint64_t i = 0; i < np; i++) {
-        llama8b_interleaved_lcp_prefetch(ix->perm + pick[i] * llama8b_interleaved_lcp_DIR_STEP);
-        llama8b_interleaved_lcp_prefetch(ix->perm + pick[i] * llama8b_interleaved_lcp_DIR_STEP + 16);
+    if (!ix->idmin2) {
+        for (uint64_t i = 0; i < np; i++)
+            llama8b_interleaved_lcp_prefetch_perm(ix, pick[i] * llama8b_interleaved_lcp_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcp_DIR_STEP);
+        for (int i = 0; i < 4; i++)
+            llama8b_interleaved_lcp_take_range(ix, pa[i], pb[i], UINT32_MAX, best, need, cnt);
+        for (uint64_t i = 0; i < np; i++)
+            llama8b_interleaved_lcp_take_range(ix, pick[i] * llama8b_interleaved_lcp_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcp_DIR_STEP, UINT32_MAX, best, need, cnt);
+        return;
     }
-    llama8b_interleaved_lcp_take_range(ix, a, fa * llama8b_interleaved_lcp_DIR_STEP, best, need, cnt);
-    llama8b_interleaved_lcp_take_range(ix, fb * llama8b_interleaved_lcp_DIR_STEP, b, best, need, cnt);
+    /* With each block's second smallest number too: the picked blocks'
+     * minima are candidates as they are. Once there are need of them, a
+     * partial block is read only when its block's minimum, and the rest of
+     * a picked block only when its second smallest number, is below the
+     * need-th candidate: nothing above it can be among the need smallest.
+     * What is to be read is fetched together. */
+    uint32_t bound = np == need ? pmin[need - 1] : UINT32_MAX;
     for (uint64_t i = 0; i < np; i++)
-        llama8b_interleaved_lcp_take_range(ix, pick[i] * llama8b_interleaved_lcp_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcp_DIR_STEP, best, need, cnt);
+        llama8b_interleaved_lcp_keep(best, need, cnt, pmin[i]);
+    bool part[4];
+    for (int i = 0; i < 4; i++) {
+        part[i] = pa[i] < pb[i] && ix->idmin[pa[i] / llama8b_interleaved_lcp_DIR_STEP] < bound;
+        if (part[i])
+            llama8b_interleaved_lcp_prefetch_perm(ix, pa[i], pb[i]);
+    }
+    uint64_t nr = 0;
+    for (uint64_t i = 0; i < np; i++)
+        if (ix->idmin2[pick[i]] < bound) {
+            pick[nr] = pick[i];
+            pmin[nr++] = pmin[i];
+            llama8b_interleaved_lcp_prefetch_perm(ix, pick[i] * llama8b_interleaved_lcp_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcp_DIR_STEP);
+        }
+    for (int i = 0; i < 4; i++)
+        if (part[i])
+            llama8b_interleaved_lcp_take_range(ix, pa[i], pb[i], UINT32_MAX, best, need, cnt);
+    for (uint64_t i = 0; i < nr; i++)
+        llama8b_interleaved_lcp_take_range(ix, pick[i] * llama8b_interleaved_lcp_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcp_DIR_STEP, pmin[i], best, need, cnt);
+}
+
+/* The run of positions sharing at least v tokens with the query grows left
+ * from x: perm[x - 1] joins while lcp_at(x) >= v, a whole block at a time
+ * where the block's smallest LCP allows. Returns the run's first position;
+ * with coarse, stops instead at the end of the first whole block that
+ * fails, leaving its positions to a second call. */
+static inline uint64_t llama8b_interleaved_lcp_grow_left(const llama8b_interleaved_lcp_index *ix, uint64_t x, uint32_t v, bool coarse)
+{
+    while (x > 0) {
+        if (ix->lcpmin && x % llama8b_interleaved_lcp_DIR_STEP == llama8b_interleaved_lcp_DIR_STEP - 1) {
+            if (ix->lcpmin[x / llama8b_interleaved_lcp_DIR_STEP] >= v) {
+                x -= llama8b_interleaved_lcp_DIR_STEP;
+                continue;
+            }
+            if (coarse)
+                return x;
+        }
+        if (llama8b_interleaved_lcp_lcp_at(ix, x) < v)
+            break;
+        x--;
+    }
+    return x;
+}
+
+/* The same to the right: perm[x] joins while lcp_at(x) >= v; returns the
+ * position after the run (coarse: the start of the first failing block). */
+static inline uint64_t llama8b_interleaved_lcp_grow_right(const llama8b_interleaved_lcp_index *ix, uint64_t x, uint32_t v, bool coarse)
+{
+    while (x < ix->n) {
+        if (ix->lcpmin && x % llama8b_interleaved_lcp_DIR_STEP == 0 && x + llama8b_interleaved_lcp_DIR_STEP <= ix->n) {
+            if (ix->lcpmin[x / llama8b_interleaved_lcp_DIR_STEP] >= v) {
+                x += llama8b_interleaved_lcp_DIR_STEP;
+                continue;
+            }
+            if (coarse)
+                return x;
+        }
+        if (llama8b_interleaved_lcp_lcp_at(ix, x) < v)
+            break;
+        x++;
+    }
+    return x;
+}
+
+/* Starts fetching what grow_* and take_smallest read next around position
+ * x: its LCP entry, its block's permutation entries. */
+static inline void llama8b_interleaved_lcp_prefetch_block(const llama8b_interleaved_lcp_index *ix, uint64_t x)
+{
+    uint64_t b = x / llama8b_interleaved_lcp_DIR_STEP * llama8b_interleaved_lcp_DIR_STEP, e = b + llama8b_interleaved_lcp_DIR_STEP < ix->n ? b + llama8b_interleaved_lcp_DIR_STEP : ix->n;
+    llama8b_interleaved_lcp_prefetch((const char *)ix->lcp + x * ix->lcp_bytes);
+    llama8b_interleaved_lcp_prefetch_perm(ix, b, e);
 }
 
 /* The k sequences with the longest common prefix with q (seq_len tokens),
@@ -299,44 +641,53 @@ static inline uint64_t llama8b_interleaved_lcp_topk(const llama8b_interleaved_lc
         k = n;
     if (k == 0)
         return 0;
-    uint64_t l = llama8b_interleaved_lcp_search(d, ix, q, d->seq_len, false), r = l;
+    int64_t lq, rq;
+    uint64_t l = llama8b_interleaved_lcp_search_at(d, ix, q, d->seq_len, false, &lq, &rq), r = l;
     /* What the first level reads next, fetched together. */
     llama8b_interleaved_lcp_prefetch((const char *)ix->lcp + (l < n ? l : n - 1) * ix->lcp_bytes);
     if (ix->lcpmin) {
         llama8b_interleaved_lcp_prefetch(ix->lcpmin + (l < n ? l : n - 1) / llama8b_interleaved_lcp_DIR_STEP);
         llama8b_interleaved_lcp_prefetch(ix->idmin + (l < n ? l : n - 1) / llama8b_interleaved_lcp_DIR_STEP);
     }
-    int64_t lq = l > 0 ? (int64_t)llama8b_interleaved_lcp_lcp_query(d, q, ix->perm[l - 1], 0) : -1;
-    int64_t rq = r < n ? (int64_t)llama8b_interleaved_lcp_lcp_query(d, q, ix->perm[r], 0) : -1;
+    if (l > 0 && lq < 0)
+        lq = (int64_t)llama8b_interleaved_lcp_lcp_query(d, q, ix->perm[l - 1], 0);
+    if (r < n && rq < 0)
+        rq = (int64_t)llama8b_interleaved_lcp_lcp_query(d, q, ix->perm[r], 0);
+    lq = l > 0 ? lq : -1;
+    rq = r < n ? rq : -1;
     while (count < k && (lq > 0 || rq > 0)) {
         int64_t v = lq > rq ? lq : rq;
-        uint64_t l2 = l, r2 = r;
-        if (lq == v) { /* include perm[l2 - 1] while lcp_at(l2) >= v */
-            l2 = l - 1;
-            while (l2 > 0) {
-                if (ix->lcpmin && l2 % llama8b_interleaved_lcp_DIR_STEP == llama8b_interleaved_lcp_DIR_STEP - 1 && ix->lcpmin[l2 / llama8b_interleaved_lcp_DIR_STEP] >= (uint32_t)v)
-                    l2 -= llama8b_interleaved_lcp_DIR_STEP;
-                else if (llama8b_interleaved_lcp_lcp_at(ix, l2) >= (uint32_t)v)
-                    l2--;
-                else
-                    break;
+        if (ix->lcpmin) /* the block arrays both runs may read, together */
+            for (int64_t o = -32; o <= 32; o += 16) {
+                uint64_t b = (o < 0 ? l : r) / llama8b_interleaved_lcp_DIR_STEP;
+                b = o < 0 ? (b >= (uint64_t)-o ? b + o : 0) : b + (uint64_t)o;
+                if (b * llama8b_interleaved_lcp_DIR_STEP < n) {
+                    llama8b_interleaved_lcp_prefetch(ix->lcpmin + b);
+                    llama8b_interleaved_lcp_prefetch(ix->idmin + b);
+                    if (ix->idmin2)
+                        llama8b_interleaved_lcp_prefetch(ix->idmin2 + b);
+                }
             }
-        }
-        if (rq == v) { /* include perm[r2] while lcp_at(r2) >= v */
-            r2 = r + 1;
-            while (r2 < n) {
-                if (ix->lcpmin && r2 % llama8b_interleaved_lcp_DIR_STEP == 0 && r2 + llama8b_interleaved_lcp_DIR_STEP <= n &&
-                    ix->lcpmin[r2 / llama8b_interleaved_lcp_DIR_STEP] >= (uint32_t)v)
-                    r2 += llama8b_interleaved_lcp_DIR_STEP;
-                else if (llama8b_interleaved_lcp_lcp_at(ix, r2) >= (uint32_t)v)
-                    r2++;
-                else
-                    break;
+        /* The level's run: first a block at a time on both sides, then,
+         * with what the rest reads on its way, position by position. */
+        uint64_t l2 = lq == v ? llama8b_interleaved_lcp_grow_left(ix, l - 1, (uint32_t)v, true) : l;
+        uint64_t r2 = rq == v ? llama8b_interleaved_lcp_grow_right(ix, r + 1, (uint32_t)v, true) : r;
+        if (lq == v)
+            llama8b_interleaved_lcp_prefetch_block(ix, l2);
+        if (rq == v)
+            llama8b_interleaved_lcp_prefetch_block(ix, r2 < n ? r2 : n - 1);
+        if (ix->idmin)
+            for (uint64_t b = l2 / llama8b_interleaved_lcp_DIR_STEP, i = 0; b <= (r2 < n ? r2 : n - 1) / llama8b_interleaved_lcp_DIR_STEP && i < 8; b += 16, i++) {
+                llama8b_interleaved_lcp_prefetch(ix->idmin + b);
+                if (ix->idmin2)
+                    llama8b_interleaved_lcp_prefetch(ix->idmin2 + b);
             }
-        }
+        if (lq == v)
+            l2 = llama8b_interleaved_lcp_grow_left(ix, l2, (uint32_t)v, false);
+        if (rq == v)
+            r2 = llama8b_interleaved_lcp_grow_right(ix, r2, (uint32_t)v, false);
         uint64_t need = k - count, got = 0;
-        llama8b_interleaved_lcp_take_smallest(ix, l2, l, out_seq + count, need, &got);
-        llama8b_interleaved_lcp_take_smallest(ix, r, r2, out_seq + count, need, &got);
+        llama8b_interleaved_lcp_take_smallest(ix, l2, l, r, r2, out_seq + count, need, &got);
         for (uint64_t i = 0; i < got; i++)
             out_lcp[count + i] = (uint32_t)v;
         count += got;
@@ -657,6 +1008,12 @@ void llama8b_interleaved_lcp_derive(const llama8b_interleaved_lcp_data *d, const
                        uint32_t *lcpmin, uint64_t *top)
 {
     llama8b_interleaved_lcp_dir_fill(d, ix, dir, idmin, lcpmin, top);
+}
+
+void llama8b_interleaved_lcp_derive_deep(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, llama8b_interleaved_lcp_deep *deep,
+                            uint32_t *idmin2, uint8_t *dtok)
+{
+    llama8b_interleaved_lcp_deep_fill(d, ix, 0, llama8b_interleaved_lcp_dir_size(ix->n), deep, idmin2, dtok);
 }
 
 uint64_t llama8b_interleaved_lcp_query(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const llama8b_interleaved_lcp_token *q, uint64_t k,

@@ -191,7 +191,20 @@ int main(int, char **argv) {
   uint64_t first[2] = {0, (ntok - 1024) / 64 + 1};
   const llama8b_1f1b_lcp_token *shards[1] = {(const llama8b_1f1b_lcp_token *)(sh + 1024)};
   llama8b_1f1b_lcp_data d = {1024, 64, 1, shards, first};
-  llama8b_1f1b_lcp_index x = {(const uint32_t *)(ix + body), ix + body + 4 * n, 2, n, NULL, 0, NULL, NULL, NULL};
+  llama8b_1f1b_lcp_index x = {};
+  x.perm = (const uint32_t *)(ix + body), x.lcp = ix + body + 4 * n, x.lcp_bytes = 2, x.n = n;
+  if (argv[4]) { /* with both sets of derived search arrays */
+    uint64_t nd = llama8b_1f1b_lcp_dir_size(n);
+    uint64_t *dir = (uint64_t *)malloc(nd * 8 + 8), *top = (uint64_t *)malloc(llama8b_1f1b_lcp_dir_size(nd) * 8 + 8);
+    uint32_t *idmin = (uint32_t *)malloc(nd * 4 + 4), *lcpmin = (uint32_t *)malloc(nd * 4 + 4);
+    uint32_t *idmin2 = (uint32_t *)malloc(nd * 4 + 4);
+    llama8b_1f1b_lcp_deep *deep = (llama8b_1f1b_lcp_deep *)malloc((nd + 1) * sizeof *deep);
+    uint8_t *dtok = (uint8_t *)malloc(n + 1);
+    llama8b_1f1b_lcp_dir_fill(&d, &x, dir, idmin, lcpmin, top);
+    x.dir = dir, x.n_dir = nd, x.idmin = idmin, x.lcpmin = lcpmin, x.top = top;
+    llama8b_1f1b_lcp_deep_fill(&d, &x, 0, nd, deep, idmin2, dtok);
+    x.deep = deep, x.idmin2 = idmin2, x.dtok = dtok;
+  }
   const llama8b_1f1b_lcp_token *q = (const llama8b_1f1b_lcp_token *)(qs + 1024);
   uint32_t s[8], l[8];
   for (size_t i = 0; (i + 1) * 1024 <= (nq - 1024) / 2; i++) {
@@ -205,7 +218,10 @@ CU
     fail "nvcc rejects the generated LCP .cu as host code"
   "$work/lcp_parity" "$work/lcp.bin" "$work/lcp.idx" "$work/lcpq.bin" >"$work/answers_cu.txt"
   cmp -s "$work/answers_cu.txt" "$work/answers_tfc.txt" || fail "the .cu's LCP queries and tfc index query differ"
-  echo "codegen check: the LCP .cu (nvcc, host side) answers as tfc index does"
+  "$work/lcp_parity" "$work/lcp.bin" "$work/lcp.idx" "$work/lcpq.bin" derived >"$work/answers_cu_derived.txt"
+  cmp -s "$work/answers_cu_derived.txt" "$work/answers_tfc.txt" ||
+    fail "the .cu's LCP queries with the derived arrays and tfc index query differ"
+  echo "codegen check: the LCP .cu (nvcc, host side) answers as tfc index does, with and without the derived arrays"
 else
   echo "codegen check: nvcc not found; CUDA host-side parity skipped"
 fi

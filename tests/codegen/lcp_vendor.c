@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "llama8b_1f1b_lcp_index.h"
 
@@ -56,19 +57,31 @@ int main(int argc, char **argv)
     uint16_t *lcp16 = malloc(n * 2);
     for (uint64_t i = 0; i < n; i++)
         lcp16[i] = (uint16_t)lcp[i];
-    llama8b_1f1b_lcp_index ix = {perm, lcp16, 2, n, NULL, 0, NULL, NULL, NULL};
+    llama8b_1f1b_lcp_index ix = {.perm = perm, .lcp = lcp16, .lcp_bytes = 2, .n = n};
     uint64_t nd = llama8b_1f1b_lcp_derived_size(n);
     uint64_t *dir = malloc(nd * 8), *top = malloc((llama8b_1f1b_lcp_derived_size(nd) + 1) * 8);
-    uint32_t *idmin = malloc(nd * 4), *lcpmin = malloc(nd * 4);
+    uint32_t *idmin = malloc(nd * 4), *lcpmin = malloc(nd * 4), *idmin2 = malloc(nd * 4);
+    llama8b_1f1b_lcp_deep *deep = malloc(nd * sizeof *deep);
+    uint8_t *dtok = malloc(n);
     llama8b_1f1b_lcp_derive(&d, &ix, dir, idmin, lcpmin, top);
     ix.dir = dir, ix.n_dir = nd, ix.idmin = idmin, ix.lcpmin = lcpmin, ix.top = top;
-    uint32_t *rs = malloc(k * 4), *rl = malloc(k * 4);
+    /* The first set alone, then with the second: the answers must agree. */
+    llama8b_1f1b_lcp_index first_set = ix;
+    llama8b_1f1b_lcp_derive_deep(&d, &ix, deep, idmin2, dtok);
+    ix.deep = deep, ix.idmin2 = idmin2, ix.dtok = dtok;
+    uint32_t *rs = malloc(k * 4), *rl = malloc(k * 4), *fs = malloc(k * 4), *fl = malloc(k * 4);
+    long disagree = 0;
     for (uint64_t q = 0; q + LLAMA8B_1F1B_LCP_SEQ_LEN <= nq; q += LLAMA8B_1F1B_LCP_SEQ_LEN) {
         uint64_t got = llama8b_1f1b_lcp_query(&d, &ix, qs + q, k, rs, rl);
+        uint64_t got1 = llama8b_1f1b_lcp_query(&d, &first_set, qs + q, k, fs, fl);
+        disagree += got1 != got || memcmp(fs, rs, got * 4) || memcmp(fl, rl, got * 4);
         for (uint64_t i = 0; i < got; i++)
             printf("%s%u:%u", i ? " " : "", rs[i], rl[i]);
         putchar('\n');
     }
+    fprintf(stderr, "lcp_vendor: %ld queries answered differently without the second derived set\n", disagree);
+    if (disagree)
+        return 1;
     static const uint32_t plens[] = {0, 1, 2, 3, 4, 5, 8, 17, 64, 100, 333, LLAMA8B_1F1B_LCP_SEQ_LEN};
     long checked = 0, bad = 0;
     llama8b_1f1b_lcp_token *p = malloc(LLAMA8B_1F1B_LCP_SEQ_LEN * sizeof *p);
@@ -80,9 +93,10 @@ int main(int argc, char **argv)
                     p[i] = qs[q + i];
                 if (variant && plen)
                     p[plen - 1] = (llama8b_1f1b_lcp_token)(p[plen - 1] + 1); /* a prefix just after it */
-                uint64_t a, b;
+                uint64_t a, b, a1, b1;
                 llama8b_1f1b_lcp_find_prefix(&d, &ix, p, plen, &a, &b);
-                bool ok = a <= b && b <= n && (a == 0 || !starts_with(&d, perm[a - 1], p, plen)) &&
+                llama8b_1f1b_lcp_find_prefix(&d, &first_set, p, plen, &a1, &b1);
+                bool ok = a == a1 && b == b1 && a <= b && b <= n && (a == 0 || !starts_with(&d, perm[a - 1], p, plen)) &&
                           (b == n || !starts_with(&d, perm[b], p, plen));
                 for (uint64_t i = a; ok && i < b; i++)
                     ok = starts_with(&d, perm[i], p, plen);
