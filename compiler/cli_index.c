@@ -221,7 +221,9 @@ static int run_query_like(const index_args *a, diag_list *d)
     }
     if (strcmp(a->verb, "query") == 0) {
         const char *qp[1] = {a->queries};
-        st = lcp_shards_open(qp, 1, a->raw, tb, &qs, d);
+        st = lcp_index_derive(&ix, a->index, d);
+        if (st == SPEC_OK)
+            st = lcp_shards_open(qp, 1, a->raw, tb, &qs, d);
         if (st == SPEC_OK) {
             uint64_t nq = qs.s[0].n_tokens / ix.seq_len;
             uint32_t *seq = malloc(a->k * sizeof *seq), *lcp = malloc(a->k * sizeof *lcp);

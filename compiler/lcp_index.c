@@ -456,15 +456,21 @@ spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, 
             goto fail;
         }
     }
-    if (derive(ix) != 0) {
-        diag_error(d, path, 0, 0, "out of memory for the search arrays");
-        bad = SPEC_IO;
-        goto fail;
-    }
     return SPEC_OK;
 fail:
     lcp_index_close(ix);
     return bad;
+}
+
+spec_status lcp_index_derive(lcp_index *ix, const char *path, diag_list *d)
+{
+    if (ix->derived)
+        return SPEC_OK;
+    if (derive(ix) != 0) {
+        diag_error(d, path, 0, 0, "out of memory for the search arrays");
+        return SPEC_IO;
+    }
+    return SPEC_OK;
 }
 
 void lcp_index_close(lcp_index *ix)

@@ -43,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 lcp_index_build(&sh, seq_len, 1 + (size > 1 ? data[1] % 3 : 0), idx, false, &d, &st) == SPEC_OK) {
                 lcp_index ix;
                 if (lcp_index_open(idx, &sh, true, &ix, &d) == SPEC_OK) {
+                    (void)lcp_index_derive(&ix, idx, &d);
                     uint32_t seq[4], lcp[4];
                     uint8_t *dup = malloc(ix.n ? ix.n : 1);
                     lcp_index_topk(&ix, sh.s[0].tokens, 4, seq, lcp);
