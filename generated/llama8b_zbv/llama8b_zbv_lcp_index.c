@@ -407,7 +407,8 @@ static inline uint64_t llama8b_zbv_lcp_search_at(const llama8b_zbv_lcp_data *d, 
         for (unsigned i = 0; i < np; i++) {
             sp[i] = llama8b_zbv_lcp_seq(d, ix->perm[pos[i]]);
             llama8b_zbv_lcp_prefetch(sp[i] + pf);
-            llama8b_zbv_lcp_prefetch((const char *)(sp[i] + pf) + 64);
+            if (pf + 64 / sizeof(uint16_t) < plen) /* the next line, within the sequence */
+                llama8b_zbv_lcp_prefetch(sp[i] + pf + 64 / sizeof(uint16_t));
         }
         unsigned a = 0, b = np;
         while (a < b) {
@@ -699,12 +700,12 @@ static inline uint64_t llama8b_zbv_lcp_topk(const llama8b_zbv_lcp_data *d, const
         r = r2;
     }
     /* The rest share nothing with q: smallest numbers not yet taken. */
-    for (uint32_t x = 0; count < k && x < n; x++) {
+    for (uint64_t x = 0; count < k && x < n; x++) {
         bool taken = false;
         for (uint64_t i = 0; i < count && !taken; i++)
             taken = out_seq[i] == x;
         if (!taken) {
-            out_seq[count] = x;
+            out_seq[count] = (uint32_t)x;
             out_lcp[count++] = 0;
         }
     }
