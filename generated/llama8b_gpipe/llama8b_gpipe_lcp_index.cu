@@ -231,10 +231,11 @@ __host__ __device__ static inline void llama8b_gpipe_lcp_deep_fill(const llama8b
         uint64_t a = i * llama8b_gpipe_lcp_DIR_STEP, b = a + llama8b_gpipe_lcp_DIR_STEP < ix->n ? a + llama8b_gpipe_lcp_DIR_STEP : ix->n;
         for (uint64_t j = b; j < b + llama8b_gpipe_lcp_DIR_STEP && j < ix->n && i + 1 < bb; j++)
             llama8b_gpipe_lcp_prefetch(llama8b_gpipe_lcp_seq(d, ix->perm[j]) + llama8b_gpipe_lcp_lcp_at(ix, j) % d->seq_len);
-        uint32_t dl = 0, m1 = UINT32_MAX, m2 = UINT32_MAX, tok[llama8b_gpipe_lcp_DIR_STEP], lo = UINT32_MAX, hi = 0;
-        for (uint64_t j = a - llama8b_gpipe_lcp_DIR_STEP + 1; i && j <= a; j++) {
+        uint32_t dl = i ? UINT32_MAX : 0, m1 = UINT32_MAX, m2 = UINT32_MAX, lo = UINT32_MAX, hi = 0;
+        uint32_t tok[llama8b_gpipe_lcp_DIR_STEP];
+        for (uint64_t j = i ? a - llama8b_gpipe_lcp_DIR_STEP + 1 : a + 1; j <= a; j++) { /* the smallest LCP since the last sample */
             uint32_t l = llama8b_gpipe_lcp_lcp_at(ix, j);
-            dl = j == a - llama8b_gpipe_lcp_DIR_STEP + 1 || l < dl ? l : dl;
+            dl = l < dl ? l : dl;
         }
         for (uint64_t j = a; j < b; j++) {
             uint32_t x = ix->perm[j], l = llama8b_gpipe_lcp_lcp_at(ix, j);
@@ -408,6 +409,13 @@ __host__ __device__ static inline void llama8b_gpipe_lcp_deep_narrow(const llama
 /* A range this short is searched in one round: all its positions. */
 #define llama8b_gpipe_lcp_ALL 16u
 
+/* Tokens both bounds of a search range share with q, from their exact
+ * LCPs with it (-1: not known). */
+__host__ __device__ static inline uint32_t llama8b_gpipe_lcp_shared(int64_t elo, int64_t ehi)
+{
+    return elo < 0 || ehi < 0 ? 0u : (uint32_t)(elo < ehi ? elo : ehi);
+}
+
 /* Within [lo, hi), at most ALL positions, the first position whose
  * sequence does not sort before q, given m, the exact LCP of q and perm[lo -
  * 1] (which sorts before q; 0 and none when lo is 0). Walks the positions
@@ -486,8 +494,7 @@ __host__ __device__ static inline uint64_t llama8b_gpipe_lcp_search_at(const lla
         else
             for (unsigned i = 1; i < llama8b_gpipe_lcp_FAN; i++)
                 pos[np++] = lo + span * i / llama8b_gpipe_lcp_FAN;
-        uint32_t from = (uint32_t)(*elo < *ehi ? *elo : *ehi); /* both bounds share it with q */
-        from = *elo < 0 || *ehi < 0 ? 0 : from;
+        uint32_t from = llama8b_gpipe_lcp_shared(*elo, *ehi);
         uint32_t pf = from < plen ? from : 0;
         for (unsigned i = 0; i < np; i++) {
             sp[i] = llama8b_gpipe_lcp_seq(d, ix->perm[pos[i]]);
@@ -508,8 +515,7 @@ __host__ __device__ static inline uint64_t llama8b_gpipe_lcp_search_at(const lla
                 hi = pos[m];
                 *ehi = l;
             }
-            from = (uint32_t)(*elo < *ehi ? *elo : *ehi);
-            from = *elo < 0 || *ehi < 0 ? 0 : from;
+            from = llama8b_gpipe_lcp_shared(*elo, *ehi);
         }
         if (span <= llama8b_gpipe_lcp_ALL)
             break;
@@ -704,6 +710,17 @@ __host__ __device__ static inline uint64_t llama8b_gpipe_lcp_grow_right(const ll
     return x;
 }
 
+/* Starts fetching block b's minima (LCP, number, second number). */
+__host__ __device__ static inline void llama8b_gpipe_lcp_prefetch_minima(const llama8b_gpipe_lcp_index *ix, uint64_t b)
+{
+    if (ix->lcpmin)
+        llama8b_gpipe_lcp_prefetch(ix->lcpmin + b);
+    if (ix->idmin)
+        llama8b_gpipe_lcp_prefetch(ix->idmin + b);
+    if (ix->idmin2)
+        llama8b_gpipe_lcp_prefetch(ix->idmin2 + b);
+}
+
 /* Starts fetching what grow_* and take_smallest read next around position
  * x: its LCP entry, its block's permutation entries. */
 __host__ __device__ static inline void llama8b_gpipe_lcp_prefetch_block(const llama8b_gpipe_lcp_index *ix, uint64_t x)
@@ -729,12 +746,8 @@ __host__ __device__ static inline uint64_t llama8b_gpipe_lcp_topk(const llama8b_
         return 0;
     int64_t lq, rq;
     uint64_t l = llama8b_gpipe_lcp_search_at(d, ix, q, d->seq_len, false, &lq, &rq), r = l;
-    /* What the first level reads next, fetched together. */
+    /* The LCP entry the first level reads next (each level fetches its minima). */
     llama8b_gpipe_lcp_prefetch((const char *)ix->lcp + (l < n ? l : n - 1) * ix->lcp_bytes);
-    if (ix->lcpmin) {
-        llama8b_gpipe_lcp_prefetch(ix->lcpmin + (l < n ? l : n - 1) / llama8b_gpipe_lcp_DIR_STEP);
-        llama8b_gpipe_lcp_prefetch(ix->idmin + (l < n ? l : n - 1) / llama8b_gpipe_lcp_DIR_STEP);
-    }
     if (l > 0 && lq < 0)
         lq = (int64_t)llama8b_gpipe_lcp_lcp_query(d, q, ix->perm[l - 1], 0);
     if (r < n && rq < 0)
@@ -747,12 +760,8 @@ __host__ __device__ static inline uint64_t llama8b_gpipe_lcp_topk(const llama8b_
             for (int64_t o = -32; o <= 32; o += 16) {
                 uint64_t b = (o < 0 ? l : r) / llama8b_gpipe_lcp_DIR_STEP;
                 b = o < 0 ? (b >= (uint64_t)-o ? b + o : 0) : b + (uint64_t)o;
-                if (b * llama8b_gpipe_lcp_DIR_STEP < n) {
-                    llama8b_gpipe_lcp_prefetch(ix->lcpmin + b);
-                    llama8b_gpipe_lcp_prefetch(ix->idmin + b);
-                    if (ix->idmin2)
-                        llama8b_gpipe_lcp_prefetch(ix->idmin2 + b);
-                }
+                if (b * llama8b_gpipe_lcp_DIR_STEP < n)
+                    llama8b_gpipe_lcp_prefetch_minima(ix, b);
             }
         /* The level's run: first a block at a time on both sides, then,
          * with what the rest reads on its way, position by position. */
@@ -762,12 +771,9 @@ __host__ __device__ static inline uint64_t llama8b_gpipe_lcp_topk(const llama8b_
             llama8b_gpipe_lcp_prefetch_block(ix, l2);
         if (rq == v)
             llama8b_gpipe_lcp_prefetch_block(ix, r2 < n ? r2 : n - 1);
-        if (ix->idmin)
-            for (uint64_t b = l2 / llama8b_gpipe_lcp_DIR_STEP, i = 0; b <= (r2 < n ? r2 : n - 1) / llama8b_gpipe_lcp_DIR_STEP && i < 8; b += 16, i++) {
-                llama8b_gpipe_lcp_prefetch(ix->idmin + b);
-                if (ix->idmin2)
-                    llama8b_gpipe_lcp_prefetch(ix->idmin2 + b);
-            }
+        if (ix->lcpmin) /* the minima between the runs' ends */
+            for (uint64_t b = l2 / llama8b_gpipe_lcp_DIR_STEP, i = 0; b <= (r2 < n ? r2 : n - 1) / llama8b_gpipe_lcp_DIR_STEP && i < 8; b += 16, i++)
+                llama8b_gpipe_lcp_prefetch_minima(ix, b);
         if (lq == v)
             l2 = llama8b_gpipe_lcp_grow_left(ix, l2, (uint32_t)v, false);
         if (rq == v)
