@@ -36,6 +36,10 @@
 /* Phase 3's bisection stops when the feasible and infeasible caps are this
  * close: the largest ratio is minimal to within it. */
 #define DW_Z_TOL 1e-6
+/* Phase 2's subproblem aims this much (relative to the unfrozen step)
+ * under the deadline, so that its plans keep the deadline despite the
+ * flow solver's rounding (its tolerance is 1e-11 of the same). */
+#define DW_DEADLINE_MARGIN 4e-11
 /* Master rounds per phase before giving up (never reached in tests). */
 #define DW_MAX_ROUNDS 20000
 
@@ -53,9 +57,10 @@ typedef struct dw {
     double *c, *xa, *xbar, *row;
     double *lam, *lam_in, *lam_out; /* S: budget prices, smoothed / centre / master's */
     double *xs_new;                 /* S: scratch, a new column's stage sums */
-    double *final_lam, final_nu;    /* S: the last run's best-bound prices */
+    double *final_lam;              /* S: the last run's best-bound prices */
+    bool *active;                   /* S: whether the master holds the stage's budget row (else it is open) */
     bool start[2];                  /* phase 1 / 2 runs start from these prices: */
-    double *start_lam[2], start_nu[2];
+    double *start_lam[2];
     int *rowcol;
     const char *file;
     diag_list *d;
@@ -78,6 +83,7 @@ static void dw_free(dw *w)
     free(w->lam_out);
     free(w->xs_new);
     free(w->final_lam);
+    free(w->active);
     free(w->start_lam[0]);
     free(w->start_lam[1]);
     free(w->row);
@@ -114,6 +120,7 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file,
     w->lam_out = calloc(nst, sizeof *w->lam_out);
     w->xs_new = calloc(nst, sizeof *w->xs_new);
     w->final_lam = calloc(nst, sizeof *w->final_lam);
+    w->active = calloc(nst, sizeof *w->active);
     w->start_lam[0] = calloc(nst, sizeof *w->start_lam[0]);
     w->start_lam[1] = calloc(nst, sizeof *w->start_lam[1]);
     w->row = calloc(nst + 4, sizeof *w->row);       /* a master column: objective, budgets, T, convexity */
@@ -121,7 +128,7 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file,
     size_t *count = calloc(nst, sizeof *count);
     int *bidx = malloc(nst * sizeof *bidx);
     if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar || !w->lam || !w->lam_in ||
-        !w->lam_out || !w->xs_new || !w->final_lam || !w->start_lam[0] || !w->start_lam[1] || !w->row || !w->rowcol ||
+        !w->lam_out || !w->xs_new || !w->final_lam || !w->active || !w->start_lam[0] || !w->start_lam[1] || !w->row || !w->rowcol ||
         !count || !bidx) {
         free(count);
         free(bidx);
@@ -186,8 +193,8 @@ static bool add_col(dw *w, double T)
 typedef struct master {
     lprec *lp;
     int phase;              /* 1 or 2 */
-    int t_row, conv_row;    /* t_row 0 in phase 1 */
-    double t_lim;           /* phase 2's bound on T */
+    int conv_row;
+    double t_lim;           /* phase 2's deadline: the subproblem's, and no pool column past it */
     size_t in_lp;           /* pool columns already in lp */
 } master;
 
@@ -201,10 +208,15 @@ static int col_entries(const dw *w, const master *m, size_t j, double *val, int 
     for (size_t b = 0; b < w->S; b++)
         if (w->Xs[j * w->S + b] != 0.0)
             row[k] = (int)b + 1, val[k++] = w->Xs[j * w->S + b];
-    if (m->t_row)
-        row[k] = m->t_row, val[k++] = w->T[j];
     row[k] = m->conv_row, val[k++] = 1.0;
     return k;
+}
+
+/* Whether pool column j is a point of phase 2's subproblem: a makespan
+ * within the deadline. */
+static bool within_deadline(const dw *w, const master *m, size_t j)
+{
+    return w->T[j] <= m->t_lim;
 }
 
 static bool master_sync(dw *w, master *m)
@@ -212,6 +224,10 @@ static bool master_sync(dw *w, master *m)
     for (; m->in_lp < w->ncol; m->in_lp++) {
         int k = col_entries(w, m, m->in_lp, w->row, w->rowcol);
         if (!add_columnex(m->lp, k, w->row, w->rowcol))
+            return oom(w);
+        /* Columns past phase 2's deadline stay in the pool (and the
+         * master, so its columns stay the pool's) at weight 0. */
+        if (m->phase == 2 && !within_deadline(w, m, m->in_lp) && !set_upbo(m->lp, (int)m->in_lp + 1, 0.0))
             return oom(w);
     }
     return true;
@@ -229,7 +245,7 @@ static bool master_make(dw *w, master *m, int phase, double t_lim)
     memset(m, 0, sizeof *m);
     m->phase = phase;
     m->t_lim = t_lim;
-    int nrows = (int)w->S + (phase == 2) + 1;
+    int nrows = (int)w->S + 1;
     m->lp = make_lp(nrows, 0);
     if (!m->lp)
         return oom(w);
@@ -238,11 +254,8 @@ static bool master_make(dw *w, master *m, int phase, double t_lim)
     bool ok = true;
     int r = 0;
     for (size_t b = 0; b < w->S && ok; b++)
-        ok = set_constr_type(m->lp, ++r, LE) && set_rh(m->lp, r, w->budget[b]);
-    if (phase == 2) {
-        m->t_row = ++r;
-        ok = ok && set_constr_type(m->lp, r, LE) && set_rh(m->lp, r, t_lim);
-    }
+        ok = set_constr_type(m->lp, ++r, LE) &&
+             set_rh(m->lp, r, w->active[b] ? w->budget[b] : get_infinite(m->lp));
     m->conv_row = ++r;
     ok = ok && set_constr_type(m->lp, r, EQ) && set_rh(m->lp, r, 1.0);
     if (!ok)
@@ -311,7 +324,7 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
 {
     REAL *duals = NULL;
     run_result res = RUN_ERROR;
-    double lb = -INFINITY, nu_in = 1.0;
+    double lb = -INFINITY;
     bool mispriced = false;
     for (long long round = 0;; round++) {
         if (round >= DW_MAX_ROUNDS) {
@@ -372,7 +385,6 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
         }
         /* The master's prices: minus the duals of the <= rows (clamped at
          * 0: a Lagrangian bound needs them non-negative). */
-        double nu_out = m->phase == 1 ? 1.0 : fmax(0.0, -duals[m->t_row]);
         double sigma = duals[m->conv_row];
         for (size_t b = 0; b < w->S; b++)
             w->lam_out[b] = fmax(0.0, -duals[1 + b]);
@@ -381,7 +393,6 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
             /* The first centre: prices handed in (phase 3's checks start
              * from the main phases' final prices), else the master's. */
             memcpy(w->lam_in, warm ? w->start_lam[m->phase - 1] : w->lam_out, w->S * sizeof *w->lam_in);
-            nu_in = warm ? w->start_nu[m->phase - 1] : nu_out;
         }
         /* Smoothing (Wentges): price at a point between the best prices
          * so far (by their bound) and the master's, which damps the
@@ -389,18 +400,29 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
          * master, price at the master's own; with prices handed in, the
          * first round prices at them. */
         double a = warm ? 1.0 : mispriced ? 0.0 : DW_SMOOTHING;
-        double nu = a * nu_in + (1.0 - a) * nu_out;
-        double bound_const = m->phase == 2 ? nu * m->t_lim : 0.0;
+        double bound_const = 0.0;
         for (size_t b = 0; b < w->S; b++) {
             w->lam[b] = a * w->lam_in[b] + (1.0 - a) * w->lam_out[b];
             bound_const += w->lam[b] * w->budget[b];
         }
         for (size_t q = 0; q < w->K; q++)
             w->c[w->act[q]] = (m->phase == 2 ? 1.0 : 0.0) + w->lam[w->budget_of[q]];
+        /* Phase 1 prices time at 1; phase 2 bounds it by its deadline. */
         double T, val;
-        if (!lp_price_solve(w->pr, nu, w->c, w->xa, &T, &val)) {
-            diag_error(w->d, w->file, 0, 0, "no plan: %s failed: the flow subproblem did not solve (out of memory, or its pivot limit)",
-                       phase_name(phase));
+        lp_price_status ps = m->phase == 1 ? (lp_price_solve(w->pr, 1.0, w->c, w->xa, &T, &val) ? LP_PRICE_OK : LP_PRICE_FAILED)
+                                           : lp_price_solve_deadline(w->pr, m->t_lim - DW_DEADLINE_MARGIN * w->pr->scale,
+                                                                     w->c, w->xa, &T, &val);
+        if (ps == LP_PRICE_BEYOND_REACH && phase == 3) {
+            /* A cap under phase 3's check that cannot reach the deadline
+             * even fully frozen (phase 1 reached it only up to rounding). */
+            res = RUN_NUMERIC;
+            break;
+        }
+        if (ps != LP_PRICE_OK) {
+            diag_error(w->d, w->file, 0, 0, "no plan: %s failed: the flow subproblem did not solve (%s)",
+                       phase_name(phase),
+                       ps == LP_PRICE_BEYOND_REACH ? "its deadline is shorter than the fully frozen step"
+                                                   : "out of memory, or its pivot limit");
             break;
         }
         (*rounds)++;
@@ -410,7 +432,6 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
         if (bound > lb) {
             lb = bound;
             memcpy(w->lam_in, w->lam, w->S * sizeof *w->lam_in);
-            nu_in = nu;
         }
         if (lb > above) {
             res = RUN_ABOVE;
@@ -424,7 +445,7 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
             break;
         }
         /* The column's reduced cost at the master's own prices. */
-        double rc = (m->phase == 1 ? T : 0.0) + (m->phase == 2 ? nu_out * T : 0.0) - sigma;
+        double rc = (m->phase == 1 ? T : 0.0) - sigma;
         for (size_t q = 0; q < w->K; q++)
             rc += ((m->phase == 2 ? 1.0 : 0.0) + w->lam_out[w->budget_of[q]]) * w->xa[w->act[q]];
         if (rc >= -DW_RC_TOL * scale) {
@@ -455,7 +476,6 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
     }
     /* The best-bound prices, for later runs to start from. */
     memcpy(w->final_lam, w->lam_in, w->S * sizeof *w->final_lam);
-    w->final_nu = nu_in;
     free(duals);
     return res;
 }
@@ -483,18 +503,74 @@ static bool add_combination(dw *w, const master *m)
     return add_col(w, get_objective(m->lp));
 }
 
-/* Phase 1 to its optimum on pr's caps: *t_star, and the plan in w->xbar. */
-static bool phase1(dw *w, double deadline, double *t_star, long long *rounds)
+/* The deadline of a phase that has already spent `spent` seconds. */
+static double phase_deadline(const dw *w, double spent)
 {
-    master m = {0};
-    bool ok = start_pool(w) && master_make(w, &m, 1, 0.0) &&
-              run_phase(w, &m, 1, -INFINITY, INFINITY, deadline, rounds) == RUN_OPTIMAL;
-    if (ok) {
-        *t_star = get_objective(m.lp);
-        ok = add_combination(w, &m);
+    return w->pb->timeout_s > 0 ? clock_now_s() + w->pb->timeout_s - spent : 0.0;
+}
+
+/* Phases 1 and 2 on pr's caps, on a fresh pool: *t_star, *total, and
+ * phase 2's plan in w->xbar. Budget rows join the master only once a plan
+ * breaks them: phase 1 on the rows held so far gives T_A <= T*; phase 2
+ * then finds the least freezing within T_A's deadline on those rows. When
+ * that plan keeps every other budget too, it is feasible for the whole LP,
+ * so T* = T_A (to the tolerance) and, being optimal for a relaxation of
+ * phase 2, it is phase 2's optimum. Otherwise the broken rows join and both
+ * run again on the same pool. Usually only the stages on the critical
+ * ranks ever join (docs/freeze-lp.md). */
+static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
+{
+    for (size_t b = 0; b < w->S; b++)
+        w->active[b] = false;
+    w->ncol = 0;
+    if (!start_pool(w))
+        return false;
+    for (;;) {
+        master m = {0};
+        double t0 = clock_now_s();
+        bool ok = master_make(w, &m, 1, 0.0) &&
+                  run_phase(w, &m, 1, -INFINITY, INFINITY, phase_deadline(w, st->seconds[0]), &st->iterations[0]) ==
+                      RUN_OPTIMAL;
+        if (ok) {
+            *t_star = get_objective(m.lp);
+            memcpy(w->start_lam[0], w->final_lam, w->S * sizeof *w->final_lam);
+            ok = add_combination(w, &m);
+        }
+        master_free(&m);
+        st->seconds[0] += clock_now_s() - t0;
+        if (!ok)
+            return false;
+        if (!w->K) {
+            *total = 0.0;
+            return true;
+        }
+        t0 = clock_now_s();
+        double t_lim = *t_star * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS;
+        ok = master_make(w, &m, 2, t_lim) &&
+             run_phase(w, &m, 2, -INFINITY, INFINITY, phase_deadline(w, st->seconds[1]), &st->iterations[1]) ==
+                 RUN_OPTIMAL;
+        if (ok) {
+            *total = get_objective(m.lp);
+            memcpy(w->start_lam[1], w->final_lam, w->S * sizeof *w->final_lam);
+            ok = combine(w, &m);
+        }
+        master_free(&m);
+        st->seconds[1] += clock_now_s() - t0;
+        if (!ok)
+            return false;
+        /* The rows the plan breaks (beyond the master's own tolerance). */
+        for (size_t b = 0; b < w->S; b++)
+            w->xs_new[b] = 0.0;
+        for (size_t q = 0; q < w->K; q++)
+            w->xs_new[w->budget_of[q]] += w->xbar[q];
+        bool joined = false;
+        for (size_t b = 0; b < w->S; b++)
+            if (!w->active[b] && w->xs_new[b] > w->budget[b] * (1.0 + 1e-9) + 1e-9)
+                w->active[b] = joined = true;
+        if (!joined)
+            return true;
+        st->budget_rounds++;
     }
-    master_free(&m);
-    return ok;
 }
 
 typedef enum { CHECK_FEASIBLE, CHECK_INFEASIBLE, CHECK_ERROR } check_result;
@@ -620,57 +696,42 @@ bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x
         return false;
     }
     dw w;
-    master m = {0};
     bool ok = dw_init(&w, pb, &pr, file, d);
-    double t0 = clock_now_s();
-    double deadline = pb->timeout_s > 0 ? t0 + pb->timeout_s : 0.0;
+    double t_star = 0.0, total = 0.0;
     if (ok && pb->action_cap < 1.0 && w.K) {
-        /* Phase 1 without the per-action cap, to say whether the cap costs
-         * time, on its own pool (its columns break the cap). */
+        /* Phases 1 and 2 without the per-action cap, to say whether the cap
+         * costs time, on their own pool (its columns break the cap). */
         for (size_t q = 0; q < w.K; q++)
             lp_price_set_cap(&pr, w.act[q], 1.0);
-        ok = phase1(&w, deadline, &st->t_star_uncapped, &st->iterations[0]);
+        ok = phases12(&w, &st->t_star_uncapped, &total, st);
         for (size_t q = 0; q < w.K; q++)
             lp_price_set_cap(&pr, w.act[q], pb->action_cap);
-        w.ncol = 0;
     }
-    double t_star = 0.0;
-    ok = ok && phase1(&w, deadline, &t_star, &st->iterations[0]);
-    st->seconds[0] = clock_now_s() - t0;
+    ok = ok && phases12(&w, &t_star, &total, st);
     if (ok) {
-        memcpy(w.start_lam[0], w.final_lam, w.S * sizeof *w.final_lam);
-        w.start_nu[0] = 1.0;
         st->t_star = t_star;
+        st->total_freeze = total;
         if (!(pb->action_cap < 1.0 && w.K))
             st->t_star_uncapped = t_star;
     }
     double *best = NULL;
     if (ok && w.K) {
-        /* Phase 2 on phase 1's pool: its optimum is a feasible start. */
-        t0 = clock_now_s();
-        deadline = pb->timeout_s > 0 ? t0 + pb->timeout_s : 0.0;
-        double t_lim = st->t_star * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS;
-        ok = master_make(&w, &m, 2, t_lim) &&
-             run_phase(&w, &m, 2, -INFINITY, INFINITY, deadline, &st->iterations[1]) == RUN_OPTIMAL;
-        st->seconds[1] = clock_now_s() - t0;
-        if (ok) {
-            st->total_freeze = get_objective(m.lp);
-            memcpy(w.start_lam[1], w.final_lam, w.S * sizeof *w.final_lam);
-            w.start_nu[1] = w.final_nu;
-            ok = combine(&w, &m);
-        }
-        master_free(&m);
-        best = ok ? malloc(w.K * sizeof *best) : NULL;
-        if (ok && !best)
+        best = malloc(w.K * sizeof *best);
+        if (!best)
             ok = oom(&w);
         if (ok) {
             memcpy(best, w.xbar, w.K * sizeof *best);
             if (pb->balance) {
-                t0 = clock_now_s();
-                deadline = pb->timeout_s > 0 ? t0 + pb->timeout_s : 0.0;
+                double t0 = clock_now_s();
+                double deadline = pb->timeout_s > 0 ? t0 + pb->timeout_s : 0.0;
+                double t_lim = st->t_star * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS;
                 double total_lim = st->total_freeze * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS;
-                /* Each check starts from the main phases' final prices: with
-                 * a cap that binds, the first bound often proves it at once. */
+                /* Each check holds every budget row (a lower cap may break
+                 * rows the main phases never needed) and starts from the
+                 * main phases' final prices: with a cap that binds, the
+                 * first bound often proves it at once. */
+                for (size_t b = 0; b < w.S; b++)
+                    w.active[b] = true;
                 w.start[0] = w.start[1] = true;
                 ok = balance(&w, t_lim, total_lim, deadline, best, st);
                 st->seconds[2] = clock_now_s() - t0;

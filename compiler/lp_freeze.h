@@ -63,6 +63,7 @@ typedef struct lp_stats {
     double t_star_uncapped;  /* phase 1's makespan without max_action_ratio (== t_star when it is 1) */
     double total_freeze;     /* phase 2's objective */
     int leximin_rounds;      /* rounds after the first minmax that lowered a maximum */
+    int budget_rounds;       /* decomposition: times phases 1 and 2 ran again because budget rows joined */
     double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
 } lp_stats;
 

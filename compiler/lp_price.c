@@ -92,6 +92,7 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
     }
     for (uint32_t u = 0; u < n; u++)
         m += !has_pred[u];
+    m++; /* the return arc */
     if (m > UINT32_MAX / 2 || !netflow_alloc(&pr->nf, nodes + 2, (uint32_t)m)) {
         free(has_pred);
         lp_price_free(pr);
@@ -141,6 +142,11 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
             nf->cost[a] = 0.0;
             nf->cap[a++] = INFINITY;
         }
+    /* The return arc, used only with a deadline (lp_price_solve_deadline). */
+    pr->ret = a;
+    nf->src[a] = sink, nf->dst[a] = source;
+    nf->cost[a] = 0.0;
+    nf->cap[a++] = 0.0;
     free(has_pred);
     nf->supply[source] = 1.0;
     nf->supply[sink] = -1.0;
@@ -166,7 +172,7 @@ void lp_price_set_cap(lp_price *pr, uint32_t u, double v)
 
 /* The start tree (module comment): each node's longest way to the sink,
  * with an action slow where one unit fits through its slow arc. */
-static bool start_tree(lp_price *pr)
+static bool start_tree(lp_price *pr, double fits)
 {
     netflow *nf = &pr->nf;
     const dag *g = pr->pb->g;
@@ -187,14 +193,14 @@ static bool start_tree(lp_price *pr)
         pr->tail[end] = best_v;
         pr->tree[end] = best;
         if (pr->slow[u] != NETFLOW_NONE) {
-            uint32_t d = nf->cap[pr->slow[u]] > 1.0 ? pr->slow[u] : pr->fast[u];
+            uint32_t d = nf->cap[pr->slow[u]] > fits ? pr->slow[u] : pr->fast[u];
             pr->tree[pr->node_in[u]] = d;
             pr->tail[pr->node_in[u]] = -nf->cost[d] + best_v;
         }
     }
     uint32_t best = NETFLOW_NONE;
     double best_v = -INFINITY;
-    for (uint32_t a = pr->src_first; a < nf->n_arcs; a++) {
+    for (uint32_t a = pr->src_first; a < pr->ret; a++) {
         double v = pr->tail[nf->dst[a]];
         if (v > best_v)
             best_v = v, best = a;
@@ -205,46 +211,93 @@ static bool start_tree(lp_price *pr)
     return netflow_init(nf, sink, pr->tree);
 }
 
-bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double *T, double *value)
+/* x from the optimal potentials: each action's duration between its two
+ * nodes, as a ratio within its bounds. */
+static void ratios(lp_price *pr, const double *c, double *x)
 {
     const lp_problem *pb = pr->pb;
+    netflow *nf = &pr->nf;
+    for (uint32_t u = 0; u < pr->n; u++) {
+        if (pr->hi[u] <= 0.0) {
+            x[u] = 0.0;
+        } else if (c[u] < 0.0) {
+            x[u] = pr->hi[u];
+        } else {
+            double y = nf->pi[pr->node_in[u]] - nf->pi[pr->node_out[u]];
+            double r = (pb->w_max[u] - y) / pr->span[u];
+            x[u] = r <= 0.0 ? 0.0 : r >= pr->hi[u] ? pr->hi[u] : r;
+        }
+    }
+}
+
+/* x's makespan into *T, and sum c x. */
+static double finish(lp_price *pr, const double *c, const double *x, double *T)
+{
+    const lp_problem *pb = pr->pb;
+    double sum = 0.0;
+    for (uint32_t u = 0; u < pr->n; u++) {
+        pr->dur[u] = pb->w_max[u] - x[u] * pr->span[u];
+        if (pr->hi[u] > 0.0)
+            sum += c[u] * x[u];
+    }
+    *T = sim_longest_path(pb->s, pb->g, pr->dur, pb->comm_ms, pr->start);
+    return sum;
+}
+
+/* Reduced costs are differences of potentials as large as the step:
+ * their rounding scales with its length. The pivot limit only guards
+ * against cycling through rounding (never reached in tests: about one
+ * pivot per node is typical). */
+static netflow_status run(lp_price *pr, double fits)
+{
+    netflow *nf = &pr->nf;
+    if (!start_tree(pr, fits))
+        return NETFLOW_PIVOT_LIMIT;
+    netflow_status r = netflow_solve(nf, 1e-11 * pr->scale, 64 * (long long)nf->n_arcs + 1024);
+    pr->pivots += nf->pivots;
+    return r;
+}
+
+bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double *T, double *value)
+{
     uint32_t n = pr->n;
     netflow *nf = &pr->nf;
     if (nu > 0.0 && n > 0) {
         for (uint32_t u = 0; u < n; u++)
             if (pr->slow[u] != NETFLOW_NONE)
                 nf->cap[pr->slow[u]] = c[u] > 0.0 ? c[u] / (nu * pr->span[u]) : 0.0;
-        /* Reduced costs are differences of potentials as large as the
-         * step: their rounding scales with its length. The pivot limit
-         * only guards against cycling through rounding (never reached in
-         * tests: about one pivot per node is typical). */
-        if (!start_tree(pr) ||
-            netflow_solve(nf, 1e-11 * pr->scale, 64 * (long long)nf->n_arcs + 1024) != NETFLOW_OPTIMAL)
+        if (run(pr, 1.0) != NETFLOW_OPTIMAL)
             return false;
-        pr->pivots += nf->pivots;
-        for (uint32_t u = 0; u < n; u++) {
-            if (pr->hi[u] <= 0.0) {
-                x[u] = 0.0;
-            } else if (c[u] < 0.0) {
-                x[u] = pr->hi[u];
-            } else {
-                /* The potentials' duration of u, as a ratio. */
-                double y = nf->pi[pr->node_in[u]] - nf->pi[pr->node_out[u]];
-                double r = (pb->w_max[u] - y) / pr->span[u];
-                x[u] = r <= 0.0 ? 0.0 : r >= pr->hi[u] ? pr->hi[u] : r;
-            }
-        }
+        ratios(pr, c, x);
     } else {
         for (uint32_t u = 0; u < n; u++)
             x[u] = pr->hi[u] > 0.0 && c[u] < 0.0 ? pr->hi[u] : 0.0;
     }
-    double sum = 0.0;
-    for (uint32_t u = 0; u < n; u++) {
-        pr->dur[u] = pb->w_max[u] - x[u] * pr->span[u];
-        if (pr->hi[u] > 0.0)
-            sum += c[u] * x[u];
-    }
-    *T = sim_longest_path(pb->s, pb->g, pr->dur, pb->comm_ms, pr->start);
+    double sum = finish(pr, c, x, T);
     *value = nu * *T + sum;
     return true;
+}
+
+lp_price_status lp_price_solve_deadline(lp_price *pr, double t_lim, const double *c, double *x, double *T,
+                                        double *value)
+{
+    uint32_t n = pr->n;
+    netflow *nf = &pr->nf;
+    for (uint32_t u = 0; u < n; u++)
+        if (pr->slow[u] != NETFLOW_NONE)
+            nf->cap[pr->slow[u]] = c[u] > 0.0 ? c[u] / pr->span[u] : 0.0;
+    /* A circulation: no supplies, the return arc open at the deadline. */
+    nf->supply[pr->source] = nf->supply[pr->sink] = 0.0;
+    nf->cap[pr->ret] = INFINITY;
+    nf->cost[pr->ret] = t_lim;
+    netflow_status r = n > 0 ? run(pr, 0.0) : NETFLOW_OPTIMAL;
+    nf->supply[pr->source] = 1.0;
+    nf->supply[pr->sink] = -1.0;
+    nf->cap[pr->ret] = 0.0;
+    nf->cost[pr->ret] = 0.0;
+    if (r != NETFLOW_OPTIMAL)
+        return r == NETFLOW_UNBOUNDED ? LP_PRICE_BEYOND_REACH : LP_PRICE_FAILED;
+    ratios(pr, c, x);
+    *value = finish(pr, c, x, T);
+    return LP_PRICE_OK;
 }

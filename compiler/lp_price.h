@@ -27,7 +27,8 @@ typedef struct lp_price {
     uint32_t *slow; /* per action: its arc at w_max (freezable), NETFLOW_NONE otherwise */
     uint32_t *fast; /* per action: its arc at the most frozen duration (freezable), NETFLOW_NONE otherwise */
     uint32_t *out_first, *out_end; /* per action: the arcs leaving its end node */
-    uint32_t src_first;            /* the source's arcs: src_first .. n_arcs */
+    uint32_t src_first;            /* the source's arcs: src_first .. ret */
+    uint32_t ret;                  /* the return arc, sink to source: open only with a deadline */
     double *hi;       /* per action: x's upper bound; 0 when not freezable */
     double *hi0;      /* per action: 1 when freezable (and w_max > w_min), else 0: the most lp_price_set_cap allows */
     double *span;     /* per action: w_max - w_min */
@@ -51,5 +52,19 @@ void lp_price_set_cap(lp_price *pr, uint32_t u, double v);
  * objective to *value. False when the flow solver fails: no memory for its
  * start, or its pivot limit (neither seen in tests). */
 bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double *T, double *value);
+
+typedef enum { LP_PRICE_OK, LP_PRICE_BEYOND_REACH, LP_PRICE_FAILED } lp_price_status;
+
+/* The subproblem with a deadline instead of a price on time:
+ *
+ *   minimise  sum_u c_u x_u  over x_u in [0, hi_u] with makespan(x) <= t_lim,
+ *
+ * for c_u > 0. Its dual is a minimum-cost circulation: as lp_price_solve's
+ * flow, with any amount returned from the step's end to its start at cost
+ * t_lim per unit (the amount is the price of time at the optimum).
+ * LP_PRICE_BEYOND_REACH when no x within the bounds reaches t_lim (an
+ * unbounded circulation), LP_PRICE_FAILED as lp_price_solve's false. */
+lp_price_status lp_price_solve_deadline(lp_price *pr, double t_lim, const double *c, double *x, double *T,
+                                        double *value);
 
 #endif

@@ -94,12 +94,12 @@ const uint64_t llama8b_1f1b_stage0_param_numel[LLAMA8B_1F1B_STAGE0_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage0_ratio[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0, 0.1636363556646937, 0.16363635566469312, 0.16363635566469256, 0, 0, 0.7381818309364923, 1,
+    0, 0, 0.27999998016459476, 0.43999999338820056, 0, 0, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_1f1b_stage0_q[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0ull, 702812796ull, 702812796ull, 702812796ull, 0ull, 0ull, 3170466822ull, 4294967296ull,
+    0ull, 0ull, 1202590757ull, 1889785581ull, 0ull, 0ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -43,11 +43,11 @@ __constant__ unsigned long long llama8b_1f1b_stage0_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage0_ratio_dev[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0, 0.1636363556646937, 0.16363635566469312, 0.16363635566469256, 0, 0, 0.7381818309364923, 1,
+    0, 0, 0.27999998016459476, 0.43999999338820056, 0, 0, 1, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage0_q_dev[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0ull, 702812796ull, 702812796ull, 702812796ull, 0ull, 0ull, 3170466822ull, 4294967296ull,
+    0ull, 0ull, 1202590757ull, 1889785581ull, 0ull, 0ull, 4294967296ull, 4294967296ull,
 };
 #ifndef __CUDA_ARCH__
 /* Host copies of the three tables above, for the host side of the
@@ -65,10 +65,10 @@ static const unsigned long long llama8b_1f1b_stage0_numel_host[LLAMA8B_1F1B_STAG
     58720256ull,
 };
 static const double llama8b_1f1b_stage0_ratio_host[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0, 0.1636363556646937, 0.16363635566469312, 0.16363635566469256, 0, 0, 0.7381818309364923, 1,
+    0, 0, 0.27999998016459476, 0.43999999338820056, 0, 0, 1, 1,
 };
 static const unsigned long long llama8b_1f1b_stage0_q_host[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0ull, 702812796ull, 702812796ull, 702812796ull, 0ull, 0ull, 3170466822ull, 4294967296ull,
+    0ull, 0ull, 1202590757ull, 1889785581ull, 0ull, 0ull, 4294967296ull, 4294967296ull,
 };
 #endif
 

@@ -92,12 +92,12 @@ const uint64_t llama8b_1f1b_stage1_param_numel[LLAMA8B_1F1B_STAGE1_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage1_ratio[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    0.3909090933005881, 0, 0.17999999123116203, 0.17999999123116203, 0.16363635566469256, 0, 0.25272727288642316, 1,
+    0.4399999999999977, 0, 0, 0.27999997355279477, 0.43999999338820056, 0, 0.39999999338820114, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_1f1b_stage1_q[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    1678941771ull, 0ull, 773094075ull, 773094075ull, 702812796ull, 0ull, 1085455371ull, 4294967296ull,
+    1889785610ull, 0ull, 0ull, 1202590729ull, 1889785581ull, 0ull, 1717986890ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -42,11 +42,11 @@ __constant__ unsigned long long llama8b_1f1b_stage2_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage2_ratio_dev[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    0.6690908979305682, 0.6363636267976268, 0.1963636267976292, 0.19636362679763095, 0.19636362679763153, 0.17999999123116203, 0.40909088916173136, 1,
+    0.4399999999999977, 0.4399999999999977, 0, 0, 0.27999997355279616, 0.4399999867764006, 0, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage2_q_dev[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    2873723524ull, 2733160965ull, 843375355ull, 843375355ull, 843375355ull, 773094075ull, 1757031990ull, 4294967296ull,
+    1889785610ull, 1889785610ull, 0ull, 0ull, 1202590729ull, 1889785553ull, 0ull, 4294967296ull,
 };
 #ifndef __CUDA_ARCH__
 /* Host copies of the three tables above, for the host side of the
@@ -63,10 +63,10 @@ static const unsigned long long llama8b_1f1b_stage2_numel_host[LLAMA8B_1F1B_STAG
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_1f1b_stage2_ratio_host[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    0.6690908979305682, 0.6363636267976268, 0.1963636267976292, 0.19636362679763095, 0.19636362679763153, 0.17999999123116203, 0.40909088916173136, 1,
+    0.4399999999999977, 0.4399999999999977, 0, 0, 0.27999997355279616, 0.4399999867764006, 0, 1,
 };
 static const unsigned long long llama8b_1f1b_stage2_q_host[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    2873723524ull, 2733160965ull, 843375355ull, 843375355ull, 843375355ull, 773094075ull, 1757031990ull, 4294967296ull,
+    1889785610ull, 1889785610ull, 0ull, 0ull, 1202590729ull, 1889785553ull, 0ull, 4294967296ull,
 };
 #endif
 

@@ -95,12 +95,12 @@ const uint64_t llama8b_1f1b_stage3_param_numel[LLAMA8B_1F1B_STAGE3_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage3_ratio[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.7999999986511672, 0.7999999986511659, 0.7999999986511659, 0.8000000040465006, 1,
+    1, 1, 1, 0.6615384666244633, 0.661538466624461, 0.8769230667510735, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_1f1b_stage3_q[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 4294967296ull, 3435973831ull, 3435973831ull, 3435973831ull, 3435973854ull, 4294967296ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

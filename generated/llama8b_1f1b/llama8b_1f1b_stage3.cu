@@ -43,11 +43,11 @@ __constant__ unsigned long long llama8b_1f1b_stage3_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage3_ratio_dev[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.7999999986511672, 0.7999999986511659, 0.7999999986511659, 0.8000000040465006, 1,
+    1, 1, 1, 0.6615384666244633, 0.661538466624461, 0.8769230667510735, 1, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage3_q_dev[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 4294967296ull, 3435973831ull, 3435973831ull, 3435973831ull, 3435973854ull, 4294967296ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
 };
 #ifndef __CUDA_ARCH__
 /* Host copies of the three tables above, for the host side of the
@@ -65,10 +65,10 @@ static const unsigned long long llama8b_1f1b_stage3_numel_host[LLAMA8B_1F1B_STAG
     4096ull, 525336576ull,
 };
 static const double llama8b_1f1b_stage3_ratio_host[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.7999999986511672, 0.7999999986511659, 0.7999999986511659, 0.8000000040465006, 1,
+    1, 1, 1, 0.6615384666244633, 0.661538466624461, 0.8769230667510735, 1, 1,
 };
 static const unsigned long long llama8b_1f1b_stage3_q_host[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 4294967296ull, 3435973831ull, 3435973831ull, 3435973831ull, 3435973854ull, 4294967296ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
 };
 #endif
 

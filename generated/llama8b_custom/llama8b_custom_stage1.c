@@ -92,12 +92,12 @@ const uint64_t llama8b_custom_stage1_param_numel[LLAMA8B_CUSTOM_STAGE1_PARAMS] =
 };
 
 const double llama8b_custom_stage1_ratio[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
-    0.7899999914550757, 0.17999998291015148, 1, 1, 0.7899999914550763, 0.17999998291015162, 1, 1,
+    0.7, 0, 1, 1, 0.7, 0.35999996777742743, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_custom_stage1_q[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
-    3393024127ull, 773094039ull, 4294967296ull, 4294967296ull, 3393024127ull, 773094039ull, 4294967296ull, 4294967296ull,
+    3006477107ull, 0ull, 4294967296ull, 4294967296ull, 3006477107ull, 1546188088ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

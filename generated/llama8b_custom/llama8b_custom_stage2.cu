@@ -42,11 +42,11 @@ __constant__ unsigned long long llama8b_custom_stage2_numel_dev[LLAMA8B_CUSTOM_S
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_custom_stage2_ratio_dev[LLAMA8B_CUSTOM_STAGE2_MICROBATCHES] = {
-    0.7899999914550757, 0.7, 0.17999998291015148, 1, 0.7899999914550763, 0.7, 0.1799999829101513, 1,
+    0.7, 0.7, 0, 1, 0.7, 0.7, 0.3599999677774271, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_custom_stage2_q_dev[LLAMA8B_CUSTOM_STAGE2_MICROBATCHES] = {
-    3393024127ull, 3006477107ull, 773094039ull, 4294967296ull, 3393024127ull, 3006477107ull, 773094039ull, 4294967296ull,
+    3006477107ull, 3006477107ull, 0ull, 4294967296ull, 3006477107ull, 3006477107ull, 1546188088ull, 4294967296ull,
 };
 #ifndef __CUDA_ARCH__
 /* Host copies of the three tables above, for the host side of the
@@ -63,10 +63,10 @@ static const unsigned long long llama8b_custom_stage2_numel_host[LLAMA8B_CUSTOM_
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_custom_stage2_ratio_host[LLAMA8B_CUSTOM_STAGE2_MICROBATCHES] = {
-    0.7899999914550757, 0.7, 0.17999998291015148, 1, 0.7899999914550763, 0.7, 0.1799999829101513, 1,
+    0.7, 0.7, 0, 1, 0.7, 0.7, 0.3599999677774271, 1,
 };
 static const unsigned long long llama8b_custom_stage2_q_host[LLAMA8B_CUSTOM_STAGE2_MICROBATCHES] = {
-    3393024127ull, 3006477107ull, 773094039ull, 4294967296ull, 3393024127ull, 3006477107ull, 773094039ull, 4294967296ull,
+    3006477107ull, 3006477107ull, 0ull, 4294967296ull, 3006477107ull, 3006477107ull, 1546188088ull, 4294967296ull,
 };
 #endif
 

@@ -95,12 +95,12 @@ const uint64_t llama8b_custom_stage3_param_numel[LLAMA8B_CUSTOM_STAGE3_PARAMS] =
 };
 
 const double llama8b_custom_stage3_ratio[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.5999999868539627, 1, 1, 1, 0.5999999868539623,
+    1, 1, 1, 0.46153846153846156, 1, 1, 1, 0.7384615136749436,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_custom_stage3_q[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 4294967296ull, 2576980321ull, 4294967296ull, 4294967296ull, 4294967296ull, 2576980321ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 1982292598ull, 4294967296ull, 4294967296ull, 4294967296ull, 3171668050ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -94,12 +94,12 @@ const uint64_t llama8b_gpipe_stage0_param_numel[LLAMA8B_GPIPE_STAGE0_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage0_ratio[LLAMA8B_GPIPE_STAGE0_MICROBATCHES] = {
-    0, 0.3514285674200484, 0.7028571348400948, 0.7028571348400948, 0.7028571348400948, 1, 1, 1,
+    0, 0, 0.45999997355279304, 1, 1, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_gpipe_stage0_q[LLAMA8B_GPIPE_STAGE0_MICROBATCHES] = {
-    0ull, 1509374203ull, 3018748407ull, 3018748407ull, 3018748407ull, 4294967296ull, 4294967296ull, 4294967296ull,
+    0ull, 0ull, 1975684842ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

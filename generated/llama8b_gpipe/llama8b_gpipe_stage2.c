@@ -92,12 +92,12 @@ const uint64_t llama8b_gpipe_stage2_param_numel[LLAMA8B_GPIPE_STAGE2_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage2_ratio[LLAMA8B_GPIPE_STAGE2_MICROBATCHES] = {
-    0.7, 0.7, 0, 0.3514285674200484, 0.7028571348400948, 0.7028571348400948, 0.7028571348400944, 1,
+    0.6999999999999986, 0.7, 0, 0, 0.45999997355279304, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_gpipe_stage2_q[LLAMA8B_GPIPE_STAGE2_MICROBATCHES] = {
-    3006477107ull, 3006477107ull, 0ull, 1509374203ull, 3018748407ull, 3018748407ull, 3018748407ull, 4294967296ull,
+    3006477107ull, 3006477107ull, 0ull, 0ull, 1975684842ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -95,12 +95,12 @@ const uint64_t llama8b_gpipe_stage3_param_numel[LLAMA8B_GPIPE_STAGE3_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage3_ratio[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.839999995683129, 0.839999995683128, 0.839999995683128, 0.8399999956831279, 0.8399999956831279,
+    1, 1, 1, 0.46153846153846156, 0.738461518117532, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_gpipe_stage3_q[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 4294967296ull, 3607772510ull, 3607772510ull, 3607772510ull, 3607772510ull, 3607772510ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 1982292598ull, 3171668069ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

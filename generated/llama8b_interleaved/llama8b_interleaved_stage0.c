@@ -53,12 +53,12 @@ const uint64_t llama8b_interleaved_stage0_param_numel[LLAMA8B_INTERLEAVED_STAGE0
 };
 
 const double llama8b_interleaved_stage0_ratio[LLAMA8B_INTERLEAVED_STAGE0_MICROBATCHES] = {
-    0, 0, 0, 0, 0.7746478696197187, 1, 1, 1,
+    0, 0, 0, 0, 1, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_interleaved_stage0_q[LLAMA8B_INTERLEAVED_STAGE0_MICROBATCHES] = {
-    0ull, 0ull, 0ull, 0ull, 3327087265ull, 4294967296ull, 4294967296ull, 4294967296ull,
+    0ull, 0ull, 0ull, 0ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

@@ -92,12 +92,12 @@ const uint64_t llama8b_zbh1_stage2_param_numel[LLAMA8B_ZBH1_STAGE2_PARAMS] = {
 };
 
 const double llama8b_zbh1_stage2_ratio[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
-    0.3947368357122773, 0.35263157894736935, 0.35263157894736785, 0.35263157894736785, 0, 0, 0, 0.9578947144666654,
+    0.39473681477935724, 0.3526315789473693, 0.3526315789473678, 0.3526315789473678, 0, 0, 0, 0.9578947368421055,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_zbh1_stage2_q[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
-    1695381799ull, 1514541099ull, 1514541099ull, 1514541099ull, 0ull, 0ull, 0ull, 4114126471ull,
+    1695381710ull, 1514541099ull, 1514541099ull, 1514541099ull, 0ull, 0ull, 0ull, 4114126567ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits

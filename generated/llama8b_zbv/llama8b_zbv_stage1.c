@@ -52,12 +52,12 @@ const uint64_t llama8b_zbv_stage1_param_numel[LLAMA8B_ZBV_STAGE1_PARAMS] = {
 };
 
 const double llama8b_zbv_stage1_ratio[LLAMA8B_ZBV_STAGE1_MICROBATCHES] = {
-    0.7052631516316138, 1, 0.7052631516316168, 0.7052631553707952, 0, 0, 0.010526315695994447, 1,
+    0.7052631120804076, 1, 0.7052631578947355, 0.7052631578947386, 0, 0, 0.010526315789473833, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage1_q[LLAMA8B_ZBV_STAGE1_MICROBATCHES] = {
-    3029082171ull, 4294967296ull, 3029082171ull, 3029082187ull, 0ull, 0ull, 45210181ull, 4294967296ull,
+    3029082001ull, 4294967296ull, 3029082198ull, 3029082198ull, 0ull, 0ull, 45210182ull, 4294967296ull,
 };
 
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits
