@@ -11,10 +11,19 @@
  * predecessor, every action without successors feeds the sink. Costs are
  * minus the durations: the cheapest unit flow collects the longest
  * durations, where a freezable action gives more than its slow arc's
- * capacity only at its fast duration. The start tree is the longest path
- * to the sink with each action slow where one unit fits through the slow
- * arc and fast elsewhere: feasible, and strongly so (every arc points to
- * the sink, the root). */
+ * capacity only at its fast duration.
+ *
+ * The network is then contracted: a node whose only arc in (or out) is a
+ * dependency with no capacity limit merges into that arc's other end, its
+ * other arcs taking the dependency's cost on. Flows and reduced costs stay
+ * the same, and the merged node's potential is its partner's plus a
+ * constant. In split schedules every W action is such a pair (one
+ * program-order arc in, one out), so the network has about half the
+ * nodes; the network simplex's pivots and tree walks shrink with it.
+ *
+ * The start tree is the longest path to the sink, over arcs that can
+ * carry the flow (a slow arc only where one unit fits through it):
+ * feasible, and strongly so (every arc points to the sink, the root). */
 #include "lp_price.h"
 
 #include <math.h>
@@ -28,18 +37,192 @@ void lp_price_free(lp_price *pr)
     netflow_free(&pr->nf);
     free(pr->slow);
     free(pr->fast);
-    free(pr->out_first);
-    free(pr->out_end);
+    free(pr->slow_off);
+    free(pr->newcap);
+    free(pr->fast_off);
     free(pr->hi);
     free(pr->hi0);
     free(pr->span);
     free(pr->tail);
     free(pr->node_in);
     free(pr->node_out);
+    free(pr->off_in);
+    free(pr->off_out);
     free(pr->tree);
+    free(pr->topo);
+    free(pr->adj_start);
+    free(pr->adj);
     free(pr->dur);
     free(pr->start);
     memset(pr, 0, sizeof *pr);
+}
+
+enum { ARC_DEP, ARC_FAST, ARC_SLOW, ARC_RETURN };
+
+/* The uncontracted network, with linked in- and out-lists per node. */
+typedef struct full_net {
+    uint32_t n, m;
+    uint32_t *src, *dst;
+    double *cost, *cap;
+    uint8_t *kind;
+    uint32_t *out_head, *out_next, *in_head, *in_next, *outdeg, *indeg;
+    uint32_t *rep; /* per node: the node it merged into, or itself */
+    double *off;   /* per node: its potential minus rep's */
+    bool *dead;    /* per arc */
+} full_net;
+
+static void full_free(full_net *f)
+{
+    free(f->src);
+    free(f->dst);
+    free(f->cost);
+    free(f->cap);
+    free(f->kind);
+    free(f->out_head);
+    free(f->out_next);
+    free(f->in_head);
+    free(f->in_next);
+    free(f->outdeg);
+    free(f->indeg);
+    free(f->rep);
+    free(f->off);
+    free(f->dead);
+}
+
+static bool full_alloc(full_net *f, uint32_t n, uint32_t m)
+{
+    memset(f, 0, sizeof *f);
+    size_t nn = n ? n : 1, mm = m ? m : 1;
+    f->src = malloc(mm * sizeof *f->src);
+    f->dst = malloc(mm * sizeof *f->dst);
+    f->cost = malloc(mm * sizeof *f->cost);
+    f->cap = malloc(mm * sizeof *f->cap);
+    f->kind = malloc(mm * sizeof *f->kind);
+    f->out_next = malloc(mm * sizeof *f->out_next);
+    f->in_next = malloc(mm * sizeof *f->in_next);
+    f->dead = calloc(mm, sizeof *f->dead);
+    f->out_head = malloc(nn * sizeof *f->out_head);
+    f->in_head = malloc(nn * sizeof *f->in_head);
+    f->outdeg = calloc(nn, sizeof *f->outdeg);
+    f->indeg = calloc(nn, sizeof *f->indeg);
+    f->rep = malloc(nn * sizeof *f->rep);
+    f->off = calloc(nn, sizeof *f->off);
+    if (!f->src || !f->dst || !f->cost || !f->cap || !f->kind || !f->out_next || !f->in_next || !f->dead ||
+        !f->out_head || !f->in_head || !f->outdeg || !f->indeg || !f->rep || !f->off) {
+        full_free(f);
+        return false;
+    }
+    f->n = n;
+    for (uint32_t v = 0; v < n; v++) {
+        f->out_head[v] = f->in_head[v] = NETFLOW_NONE;
+        f->rep[v] = v;
+    }
+    return true;
+}
+
+/* Adds an arc; returns its index. Lists are kept in insertion order
+ * reversed (pushed at the head): the order arcs are walked in does not
+ * matter to the contraction. */
+static uint32_t full_arc(full_net *f, uint32_t from, uint32_t to, double cost, double cap, int kind)
+{
+    uint32_t a = f->m++;
+    f->src[a] = from, f->dst[a] = to;
+    f->cost[a] = cost, f->cap[a] = cap;
+    f->kind[a] = (uint8_t)kind;
+    f->out_next[a] = f->out_head[from], f->out_head[from] = a, f->outdeg[from]++;
+    f->in_next[a] = f->in_head[to], f->in_head[to] = a, f->indeg[to]++;
+    return a;
+}
+
+/* Unlinks arc a from the list that starts at *head, linked by next. */
+static void unlink_arc(uint32_t *head, uint32_t *next, uint32_t a)
+{
+    while (*head != a)
+        head = &next[*head];
+    *head = next[a];
+}
+
+/* Moves every arc of list `from` (linked by next) to the front of `to`. */
+static void splice(uint32_t *to, uint32_t *from, uint32_t *next)
+{
+    if (*from == NETFLOW_NONE)
+        return;
+    uint32_t last = *from;
+    while (next[last] != NETFLOW_NONE)
+        last = next[last];
+    next[last] = *to;
+    *to = *from;
+    *from = NETFLOW_NONE;
+}
+
+/* Series contraction (module comment); keep: nodes never merged (the
+ * source and the sink). */
+static void contract(full_net *f, uint32_t keep0, uint32_t keep1)
+{
+    for (bool again = true; again;) {
+        again = false;
+        for (uint32_t v = 0; v < f->n; v++) {
+            if (v == keep0 || v == keep1 || f->rep[v] != v)
+                continue;
+            uint32_t a = f->in_head[v], b = f->out_head[v];
+            if (f->indeg[v] == 1 && f->kind[a] == ARC_DEP && isinf(f->cap[a])) {
+                /* into a's tail p: v's out-arcs leave p, a's cost added */
+                uint32_t p = f->src[a];
+                unlink_arc(&f->out_head[p], f->out_next, a);
+                for (uint32_t e = b; e != NETFLOW_NONE; e = f->out_next[e]) {
+                    f->src[e] = p;
+                    f->cost[e] += f->cost[a];
+                }
+                splice(&f->out_head[p], &f->out_head[v], f->out_next);
+                f->outdeg[p] += f->outdeg[v] - 1;
+                f->rep[v] = p;
+                f->off[v] = f->cost[a]; /* a's reduced cost 0: pi_v = pi_p + cost_a */
+            } else if (f->outdeg[v] == 1 && f->kind[b] == ARC_DEP && isinf(f->cap[b])) {
+                /* into b's head q: v's in-arcs enter q, b's cost added */
+                uint32_t q = f->dst[b];
+                unlink_arc(&f->in_head[q], f->in_next, b);
+                for (uint32_t e = a; e != NETFLOW_NONE; e = f->in_next[e]) {
+                    f->dst[e] = q;
+                    f->cost[e] += f->cost[b];
+                }
+                splice(&f->in_head[q], &f->in_head[v], f->in_next);
+                f->indeg[q] += f->indeg[v] - 1;
+                f->rep[v] = q;
+                f->off[v] = -f->cost[b]; /* pi_v = pi_q - cost_b */
+                a = b;
+            } else {
+                continue;
+            }
+            f->dead[a] = true;
+            f->in_head[v] = f->out_head[v] = NETFLOW_NONE;
+            f->indeg[v] = f->outdeg[v] = 0;
+            again = true;
+        }
+    }
+}
+
+/* Node v's surviving representative; *off gets pi_v - pi_rep. Path
+ * compression keeps chains short. */
+static uint32_t resolve(full_net *f, uint32_t v, double *off)
+{
+    double o = 0.0;
+    uint32_t r = v;
+    while (f->rep[r] != r) {
+        o += f->off[r];
+        r = f->rep[r];
+    }
+    /* compress: every node on the path now points at r directly */
+    double rest = o;
+    for (uint32_t w = v; f->rep[w] != w;) {
+        uint32_t next = f->rep[w];
+        double ow = f->off[w];
+        f->rep[w] = r;
+        f->off[w] = rest;
+        rest -= ow;
+        w = next;
+    }
+    *off = o;
+    return r;
 }
 
 bool lp_price_init(lp_price *pr, const lp_problem *pb)
@@ -53,8 +236,9 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
     size_t nn = n ? n : 1;
     pr->slow = malloc(nn * sizeof *pr->slow);
     pr->fast = malloc(nn * sizeof *pr->fast);
-    pr->out_first = malloc(nn * sizeof *pr->out_first);
-    pr->out_end = malloc(nn * sizeof *pr->out_end);
+    pr->slow_off = calloc(nn, sizeof *pr->slow_off);
+    pr->newcap = calloc(nn, sizeof *pr->newcap);
+    pr->fast_off = calloc(nn, sizeof *pr->fast_off);
     pr->hi = malloc(nn * sizeof *pr->hi);
     pr->hi0 = malloc(nn * sizeof *pr->hi0);
     pr->span = malloc(nn * sizeof *pr->span);
@@ -62,19 +246,18 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
     pr->start = malloc(nn * sizeof *pr->start);
     pr->node_in = malloc(nn * sizeof *pr->node_in);
     pr->node_out = malloc(nn * sizeof *pr->node_out);
-    pr->tail = malloc((2 * nn + 2) * sizeof *pr->tail);
-    pr->tree = malloc((2 * nn + 2) * sizeof *pr->tree);
+    pr->off_in = malloc(nn * sizeof *pr->off_in);
+    pr->off_out = malloc(nn * sizeof *pr->off_out);
     bool *has_pred = calloc(nn, sizeof *has_pred);
-    if (!pr->slow || !pr->fast || !pr->out_first || !pr->out_end || !pr->hi || !pr->hi0 || !pr->span || !pr->dur ||
-        !pr->start || !pr->node_in || !pr->node_out || !pr->tail || !pr->tree || !has_pred) {
-        free(has_pred);
-        lp_price_free(pr);
-        return false;
-    }
+    full_net f = {0};
+    uint32_t *newid = NULL, *newarc = NULL;
+    bool ok = pr->slow && pr->fast && pr->slow_off && pr->newcap && pr->fast_off && pr->hi && pr->hi0 && pr->span && pr->dur &&
+              pr->start && pr->node_in && pr->node_out && pr->off_in && pr->off_out && has_pred;
+    /* Count nodes and arcs of the uncontracted network. */
     double hi = pb->action_cap < 1.0 ? pb->action_cap : 1.0;
     size_t m = 0;
     uint32_t nodes = 0;
-    for (uint32_t u = 0; u < n; u++) {
+    for (uint32_t u = 0; ok && u < n; u++) {
         pr->span[u] = pb->w_max[u] - pb->w_min[u];
         pr->hi0[u] = pb->freezable[u] && pr->span[u] > 0.0 ? 1.0 : 0.0;
         pr->hi[u] = hi > 0.0 ? hi * pr->hi0[u] : 0.0;
@@ -90,66 +273,121 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
         if (g->succ_start[u + 1] == g->succ_start[u])
             m++;
     }
-    for (uint32_t u = 0; u < n; u++)
+    for (uint32_t u = 0; ok && u < n; u++)
         m += !has_pred[u];
     m++; /* the return arc */
-    if (m > UINT32_MAX / 2 || !netflow_alloc(&pr->nf, nodes + 2, (uint32_t)m)) {
-        free(has_pred);
-        lp_price_free(pr);
-        return false;
-    }
-    netflow *nf = &pr->nf;
-    uint32_t a = 0, source = nodes, sink = nodes + 1;
-    pr->source = source;
-    pr->sink = sink;
-    for (uint32_t u = 0; u < n; u++) {
+    ok = ok && m <= UINT32_MAX / 2 && full_alloc(&f, nodes + 2, (uint32_t)m);
+    uint32_t source = nodes, sink = nodes + 1;
+    for (uint32_t u = 0; ok && u < n; u++) {
         uint32_t in = pr->node_in[u], out = pr->node_out[u];
         pr->fast[u] = pr->slow[u] = NETFLOW_NONE;
         if (pr->hi0[u] > 0.0) {
-            pr->fast[u] = a;
-            nf->src[a] = in, nf->dst[a] = out;
-            nf->cost[a] = -(pb->w_max[u] - pr->hi[u] * pr->span[u]);
-            nf->cap[a++] = INFINITY;
-            pr->slow[u] = a;
-            nf->src[a] = in, nf->dst[a] = out;
-            nf->cost[a] = -pb->w_max[u];
-            nf->cap[a++] = 0.0;
+            pr->fast[u] = full_arc(&f, in, out, -(pb->w_max[u] - pr->hi[u] * pr->span[u]), INFINITY, ARC_FAST);
+            pr->slow[u] = full_arc(&f, in, out, -pb->w_max[u], 0.0, ARC_SLOW);
         }
         /* An action that cannot freeze is one node: its duration rides on
          * the arcs leaving it. */
         double own = pr->hi0[u] > 0.0 ? 0.0 : pb->w_max[u];
-        pr->out_first[u] = a;
         bool program_done = false;
         for (uint32_t e = g->succ_start[u]; e < g->succ_start[u + 1]; e++) {
             uint32_t v = g->succ[e];
-            if (!lp_kept_edge(s, u, v, &program_done))
-                continue;
-            nf->src[a] = out, nf->dst[a] = pr->node_in[v];
-            nf->cost[a] = -(own + (dag_cross_rank(s, u, v) ? pb->comm_ms : 0.0));
-            nf->cap[a++] = INFINITY;
+            if (lp_kept_edge(s, u, v, &program_done))
+                full_arc(&f, out, pr->node_in[v], -(own + (dag_cross_rank(s, u, v) ? pb->comm_ms : 0.0)), INFINITY,
+                         ARC_DEP);
         }
-        if (g->succ_start[u + 1] == g->succ_start[u]) {
-            nf->src[a] = out, nf->dst[a] = sink;
-            nf->cost[a] = -own;
-            nf->cap[a++] = INFINITY;
-        }
-        pr->out_end[u] = a;
+        if (g->succ_start[u + 1] == g->succ_start[u])
+            full_arc(&f, out, sink, -own, INFINITY, ARC_DEP);
     }
-    pr->src_first = a;
-    for (uint32_t u = 0; u < n; u++)
-        if (!has_pred[u]) {
-            nf->src[a] = source, nf->dst[a] = pr->node_in[u];
-            nf->cost[a] = 0.0;
-            nf->cap[a++] = INFINITY;
+    for (uint32_t u = 0; ok && u < n; u++)
+        if (!has_pred[u])
+            full_arc(&f, source, pr->node_in[u], 0.0, INFINITY, ARC_DEP);
+    uint32_t ret = ok ? full_arc(&f, sink, source, 0.0, 0.0, ARC_RETURN) : 0;
+    if (ok)
+        contract(&f, source, sink);
+    /* Compact: surviving nodes and arcs, renumbered in their old order. */
+    newid = ok ? malloc((size_t)f.n * sizeof *newid) : NULL;
+    newarc = ok ? malloc((size_t)(f.m ? f.m : 1) * sizeof *newarc) : NULL;
+    ok = ok && newid && newarc;
+    uint32_t n2 = 0, m2 = 0;
+    for (uint32_t v = 0; ok && v < f.n; v++)
+        newid[v] = f.rep[v] == v ? n2++ : NETFLOW_NONE;
+    for (uint32_t a = 0; ok && a < f.m; a++)
+        newarc[a] = f.dead[a] ? NETFLOW_NONE : m2++;
+    ok = ok && netflow_alloc(&pr->nf, n2, m2);
+    netflow *nf = &pr->nf;
+    for (uint32_t a = 0; ok && a < f.m; a++) {
+        uint32_t k = newarc[a];
+        if (k == NETFLOW_NONE)
+            continue;
+        nf->src[k] = newid[f.src[a]], nf->dst[k] = newid[f.dst[a]];
+        nf->cost[k] = f.cost[a], nf->cap[k] = f.cap[a];
+    }
+    for (uint32_t u = 0; ok && u < n; u++) {
+        double o;
+        pr->node_in[u] = newid[resolve(&f, pr->node_in[u], &o)];
+        pr->off_in[u] = o;
+        pr->node_out[u] = newid[resolve(&f, pr->node_out[u], &o)];
+        pr->off_out[u] = o;
+        if (pr->slow[u] != NETFLOW_NONE) {
+            /* what contraction added to the arcs' costs, kept when the cap
+             * changes the fast arc's duration */
+            pr->slow_off[u] = f.cost[pr->slow[u]] + pb->w_max[u];
+            pr->fast_off[u] = f.cost[pr->fast[u]] + (pb->w_max[u] - pr->hi[u] * pr->span[u]);
+            pr->slow[u] = newarc[pr->slow[u]];
+            pr->fast[u] = newarc[pr->fast[u]];
         }
-    /* The return arc, used only with a deadline (lp_price_solve_deadline). */
-    pr->ret = a;
-    nf->src[a] = sink, nf->dst[a] = source;
-    nf->cost[a] = 0.0;
-    nf->cap[a++] = 0.0;
+    }
+    if (ok) {
+        pr->source = newid[source];
+        pr->sink = newid[sink];
+        pr->ret = newarc[ret];
+        nf->supply[pr->source] = 1.0;
+        nf->supply[pr->sink] = -1.0;
+    }
+    full_free(&f);
+    free(newid);
+    free(newarc);
     free(has_pred);
-    nf->supply[source] = 1.0;
-    nf->supply[sink] = -1.0;
+    /* Out-arcs of each node (without the return arc) and a topological
+     * order, for the start tree. */
+    pr->tail = ok ? malloc((size_t)(n2 ? n2 : 1) * sizeof *pr->tail) : NULL;
+    pr->tree = ok ? malloc((size_t)(n2 ? n2 : 1) * sizeof *pr->tree) : NULL;
+    pr->topo = ok ? malloc((size_t)(n2 ? n2 : 1) * sizeof *pr->topo) : NULL;
+    pr->adj_start = ok ? calloc((size_t)n2 + 1, sizeof *pr->adj_start) : NULL;
+    pr->adj = ok ? malloc((size_t)(m2 ? m2 : 1) * sizeof *pr->adj) : NULL;
+    ok = ok && pr->tail && pr->tree && pr->topo && pr->adj_start && pr->adj;
+    if (ok) {
+        uint32_t *indeg = pr->tree; /* scratch until the first start tree */
+        memset(indeg, 0, (size_t)n2 * sizeof *indeg);
+        for (uint32_t a = 0; a < m2; a++)
+            if (a != pr->ret) {
+                pr->adj_start[nf->src[a] + 1]++;
+                indeg[nf->dst[a]]++;
+            }
+        for (uint32_t v = 0; v < n2; v++)
+            pr->adj_start[v + 1] += pr->adj_start[v];
+        uint32_t *fill = pr->topo; /* scratch: fill positions */
+        memcpy(fill, pr->adj_start, (size_t)n2 * sizeof *fill);
+        for (uint32_t a = 0; a < m2; a++)
+            if (a != pr->ret)
+                pr->adj[fill[nf->src[a]]++] = a;
+        /* Kahn's algorithm; the network without the return arc is a DAG. */
+        uint32_t head = 0, tail = 0;
+        for (uint32_t v = 0; v < n2; v++)
+            if (indeg[v] == 0)
+                pr->topo[tail++] = v;
+        while (head < tail) {
+            uint32_t v = pr->topo[head++];
+            for (uint32_t k = pr->adj_start[v]; k < pr->adj_start[v + 1]; k++)
+                if (--indeg[nf->dst[pr->adj[k]]] == 0)
+                    pr->topo[tail++] = nf->dst[pr->adj[k]];
+        }
+        ok = tail == n2;
+    }
+    if (!ok) {
+        lp_price_free(pr);
+        return false;
+    }
     /* The unfrozen step's length (and the longest action): the size of the
      * potentials, for the flow solver's tolerance. */
     pr->scale = sim_longest_path(s, g, pb->w_max, pb->comm_ms, pr->start);
@@ -167,48 +405,37 @@ void lp_price_set_cap(lp_price *pr, uint32_t u, double v)
     if (!(h > 0.0))
         h = 0.0;
     pr->hi[u] = h;
-    pr->nf.cost[pr->fast[u]] = -(pr->pb->w_max[u] - h * pr->span[u]);
+    pr->nf.cost[pr->fast[u]] = pr->fast_off[u] - (pr->pb->w_max[u] - h * pr->span[u]);
+    pr->warm_kind = 0; /* a cost changed: the last tree's reduced costs no longer hold */
 }
 
-/* The start tree (module comment): each node's longest way to the sink,
- * with an action slow where one unit fits through its slow arc. */
+/* The start tree (module comment): each node's longest way to the sink
+ * over arcs that can carry what flows there (a slow arc only when its
+ * capacity exceeds `fits`). */
 static bool start_tree(lp_price *pr, double fits)
 {
     netflow *nf = &pr->nf;
-    const dag *g = pr->pb->g;
-    uint32_t n = pr->n, source = pr->source, sink = pr->sink;
-    pr->tail[sink] = 0.0;
-    pr->tree[sink] = NETFLOW_NONE;
+    uint32_t n = nf->n_nodes;
     for (uint32_t k = n; k-- > 0;) {
-        uint32_t u = g->topo[k];
-        uint32_t end = pr->node_out[u], best = NETFLOW_NONE;
+        uint32_t v = pr->topo[k], best = NETFLOW_NONE;
         double best_v = -INFINITY;
-        for (uint32_t a = pr->out_first[u]; a < pr->out_end[u]; a++) {
-            double v = -nf->cost[a] + pr->tail[nf->dst[a]];
-            if (v > best_v)
-                best_v = v, best = a;
+        for (uint32_t j = pr->adj_start[v]; j < pr->adj_start[v + 1]; j++) {
+            uint32_t a = pr->adj[j];
+            if (isfinite(nf->cap[a]) && !(nf->cap[a] > fits))
+                continue;
+            double val = -nf->cost[a] + pr->tail[nf->dst[a]];
+            if (val > best_v)
+                best_v = val, best = a;
         }
-        if (best == NETFLOW_NONE)
+        if (v == pr->sink) {
+            best_v = 0.0;
+        } else if (best == NETFLOW_NONE) {
             return false;
-        pr->tail[end] = best_v;
-        pr->tree[end] = best;
-        if (pr->slow[u] != NETFLOW_NONE) {
-            uint32_t d = nf->cap[pr->slow[u]] > fits ? pr->slow[u] : pr->fast[u];
-            pr->tree[pr->node_in[u]] = d;
-            pr->tail[pr->node_in[u]] = -nf->cost[d] + best_v;
         }
+        pr->tail[v] = best_v;
+        pr->tree[v] = best;
     }
-    uint32_t best = NETFLOW_NONE;
-    double best_v = -INFINITY;
-    for (uint32_t a = pr->src_first; a < pr->ret; a++) {
-        double v = pr->tail[nf->dst[a]];
-        if (v > best_v)
-            best_v = v, best = a;
-    }
-    if (best == NETFLOW_NONE)
-        return false;
-    pr->tree[source] = best;
-    return netflow_init(nf, sink, pr->tree);
+    return netflow_init(nf, pr->sink, pr->tree);
 }
 
 /* x from the optimal potentials: each action's duration between its two
@@ -223,7 +450,7 @@ static void ratios(lp_price *pr, const double *c, double *x)
         } else if (c[u] < 0.0) {
             x[u] = pr->hi[u];
         } else {
-            double y = nf->pi[pr->node_in[u]] - nf->pi[pr->node_out[u]];
+            double y = (nf->pi[pr->node_in[u]] + pr->off_in[u]) - (nf->pi[pr->node_out[u]] + pr->off_out[u]);
             double r = (pb->w_max[u] - y) / pr->span[u];
             x[u] = r <= 0.0 ? 0.0 : r >= pr->hi[u] ? pr->hi[u] : r;
         }
@@ -248,25 +475,81 @@ static double finish(lp_price *pr, const double *c, const double *x, double *T)
  * their rounding scales with its length. The pivot limit only guards
  * against cycling through rounding (never reached in tests: about one
  * pivot per node is typical). */
-static netflow_status run(lp_price *pr, double fits)
+static netflow_status cold(lp_price *pr, double fits)
 {
     netflow *nf = &pr->nf;
     if (!start_tree(pr, fits))
         return NETFLOW_PIVOT_LIMIT;
     netflow_status r = netflow_solve(nf, 1e-11 * pr->scale, 64 * (long long)nf->n_arcs + 1024);
     pr->pivots += nf->pivots;
+    pr->cold_pivots = nf->pivots;
+    return r;
+}
+
+/* The last optimal tree of the same kind of problem as the start for the
+ * slow arcs' new capacities (pr->newcap): reduced costs do not depend on
+ * capacities, so the tree stays dual feasible; a slow arc at its capacity
+ * outside the tree moves with it, the tree's flows follow, and dual pivots
+ * bring any that left their bounds back (then a primal pass for what
+ * rounding left). NETFLOW_PIVOT_LIMIT when that takes more than a quarter
+ * of the last cold start's pivots: a cold start is cheaper then. */
+static netflow_status warm(lp_price *pr)
+{
+    netflow *nf = &pr->nf;
+    for (uint32_t u = 0; u < pr->n; u++) {
+        uint32_t s = pr->slow[u];
+        if (s == NETFLOW_NONE)
+            continue;
+        nf->cap[s] = pr->newcap[u];
+        if (nf->state[s] == -1)
+            nf->flow[s] = pr->newcap[u];
+    }
+    long long limit = pr->cold_pivots / 4 + 64;
+    if (!netflow_restart(nf))
+        return NETFLOW_PIVOT_LIMIT;
+    netflow_status r = netflow_dual(nf, 1e-11, limit);
+    long long dual = nf->pivots;
+    if (r == NETFLOW_OPTIMAL) {
+        nf->pivots = 0;
+        r = netflow_solve(nf, 1e-11 * pr->scale, limit);
+    }
+    pr->pivots += dual + nf->pivots;
+    pr->warm_solves += r == NETFLOW_OPTIMAL;
+    return r;
+}
+
+/* Solves the flow problem for the capacities in pr->newcap (kind: 1 unit
+ * flow, 2 circulation at deadline t_lim): a circulation warm when the
+ * solver holds the optimum of one at the same deadline, else from the
+ * start tree. Unit flows always start cold: warm, their dual pivots (each
+ * scans one side of a cut) cost more than a cold start's pivots (measured
+ * on ZBV and GPipe: phase 1 1.5-4x slower). */
+static netflow_status solve_flow(lp_price *pr, int kind, double t_lim)
+{
+    netflow *nf = &pr->nf;
+    netflow_status r = NETFLOW_PIVOT_LIMIT;
+    if (kind == 2 && pr->warm_kind == 2 && pr->warm_tlim == t_lim)
+        r = warm(pr);
+    if (r != NETFLOW_OPTIMAL) {
+        for (uint32_t u = 0; u < pr->n; u++)
+            if (pr->slow[u] != NETFLOW_NONE)
+                nf->cap[pr->slow[u]] = pr->newcap[u];
+        /* A slow arc starts in the tree where what flows there fits. */
+        r = cold(pr, kind == 1 ? 1.0 : 0.0);
+    }
+    pr->warm_kind = r == NETFLOW_OPTIMAL ? kind : 0;
+    pr->warm_tlim = t_lim;
     return r;
 }
 
 bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double *T, double *value)
 {
     uint32_t n = pr->n;
-    netflow *nf = &pr->nf;
     if (nu > 0.0 && n > 0) {
         for (uint32_t u = 0; u < n; u++)
             if (pr->slow[u] != NETFLOW_NONE)
-                nf->cap[pr->slow[u]] = c[u] > 0.0 ? c[u] / (nu * pr->span[u]) : 0.0;
-        if (run(pr, 1.0) != NETFLOW_OPTIMAL)
+                pr->newcap[u] = c[u] > 0.0 ? c[u] / (nu * pr->span[u]) : 0.0;
+        if (solve_flow(pr, 1, 0.0) != NETFLOW_OPTIMAL)
             return false;
         ratios(pr, c, x);
     } else {
@@ -285,12 +568,12 @@ lp_price_status lp_price_solve_deadline(lp_price *pr, double t_lim, const double
     netflow *nf = &pr->nf;
     for (uint32_t u = 0; u < n; u++)
         if (pr->slow[u] != NETFLOW_NONE)
-            nf->cap[pr->slow[u]] = c[u] > 0.0 ? c[u] / pr->span[u] : 0.0;
+            pr->newcap[u] = c[u] > 0.0 ? c[u] / pr->span[u] : 0.0;
     /* A circulation: no supplies, the return arc open at the deadline. */
     nf->supply[pr->source] = nf->supply[pr->sink] = 0.0;
     nf->cap[pr->ret] = INFINITY;
     nf->cost[pr->ret] = t_lim;
-    netflow_status r = n > 0 ? run(pr, 0.0) : NETFLOW_OPTIMAL;
+    netflow_status r = n > 0 ? solve_flow(pr, 2, t_lim) : NETFLOW_OPTIMAL;
     nf->supply[pr->source] = 1.0;
     nf->supply[pr->sink] = -1.0;
     nf->cap[pr->ret] = 0.0;

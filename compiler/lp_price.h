@@ -22,13 +22,15 @@ typedef struct lp_price {
     const lp_problem *pb;
     uint32_t n;     /* actions */
     netflow nf;
-    uint32_t *node_in, *node_out; /* per action: its start and end node (one node when it cannot freeze) */
+    uint32_t *node_in, *node_out; /* per action: the (contracted) nodes of its start and end */
+    double *off_in, *off_out;     /* per action: those nodes' potentials plus these are its start and end's */
     uint32_t source, sink;
     uint32_t *slow; /* per action: its arc at w_max (freezable), NETFLOW_NONE otherwise */
     uint32_t *fast; /* per action: its arc at the most frozen duration (freezable), NETFLOW_NONE otherwise */
-    uint32_t *out_first, *out_end; /* per action: the arcs leaving its end node */
-    uint32_t src_first;            /* the source's arcs: src_first .. ret */
-    uint32_t ret;                  /* the return arc, sink to source: open only with a deadline */
+    double *slow_off, *fast_off; /* per action: the cost contraction added to those arcs */
+    uint32_t ret;   /* the return arc, sink to source: open only with a deadline */
+    uint32_t *topo;                /* per node: a topological order (without the return arc) */
+    uint32_t *adj_start, *adj;     /* per node: its out-arcs (without the return arc) */
     double *hi;       /* per action: x's upper bound; 0 when not freezable */
     double *hi0;      /* per action: 1 when freezable (and w_max > w_min), else 0: the most lp_price_set_cap allows */
     double *span;     /* per action: w_max - w_min */
@@ -36,6 +38,11 @@ typedef struct lp_price {
     uint32_t *tree;   /* per node: scratch */
     double *dur, *start; /* per action: scratch */
     long long pivots; /* summed over calls */
+    double *newcap;   /* per action: scratch, the slow arcs' next capacities */
+    int warm_kind;    /* the flow solver holds an optimum: 1 of a unit flow, 2 of a circulation at warm_tlim; else 0 */
+    double warm_tlim;
+    long long cold_pivots; /* the last cold start's pivots: a warm start may take a quarter of them */
+    long long warm_solves; /* summed over calls */
     double scale;     /* the unfrozen makespan (at least 1): the potentials' size */
 } lp_price;
 

@@ -64,6 +64,11 @@ void netflow_free(netflow *nf)
     free(nf->next_sib);
     free(nf->prev_sib);
     free(nf->stack);
+    free(nf->inc_start);
+    free(nf->inc);
+    free(nf->mark);
+    free(nf->cand);
+    free(nf->in_cand);
     memset(nf, 0, sizeof *nf);
 }
 
@@ -130,9 +135,9 @@ static uint32_t refresh_all(netflow *nf)
 }
 
 /* The tree arcs' flows from the supplies and the non-tree arcs' flows,
- * leaves first (reverse preorder). False when one is out of its bounds (a
- * negative one is set to 0) or on no memory. */
-static bool tree_flows(netflow *nf)
+ * leaves first (reverse preorder). False on no memory, or when one is out
+ * of its bounds (a negative one then set to 0) unless keep (they stay). */
+static bool tree_flows(netflow *nf, bool keep)
 {
     uint32_t n = nf->n_nodes;
     double *net = malloc((size_t)(n ? n : 1) * sizeof *net);
@@ -155,13 +160,13 @@ static bool tree_flows(netflow *nf)
             f = 0.0;
         if (f < -1e-12 || f > nf->cap[a] + 1e-12)
             ok = false;
-        if (f < 0.0)
+        if (f < 0.0 && !keep)
             f = 0.0;
         nf->flow[a] = f;
         net[nf->parent[v]] += net[v];
     }
     free(net);
-    return ok;
+    return ok || keep;
 }
 
 bool netflow_init(netflow *nf, uint32_t root, const uint32_t *tree_arc)
@@ -194,7 +199,14 @@ bool netflow_init(netflow *nf, uint32_t root, const uint32_t *tree_arc)
     }
     if (refresh_all(nf) != n)
         return false; /* the tree arcs do not form one tree */
-    return tree_flows(nf);
+    return tree_flows(nf, false);
+}
+
+bool netflow_restart(netflow *nf)
+{
+    nf->next_arc = 0;
+    nf->pivots = 0;
+    return tree_flows(nf, true) && refresh_all(nf) == nf->n_nodes;
 }
 
 /* Tree arc e replaces the tree arc above `leave` (apex: the top of the
@@ -417,6 +429,216 @@ netflow_status netflow_solve(netflow *nf, double eps, long long max_pivots)
         if (rounds >= 8)
             return NETFLOW_PIVOT_LIMIT;
     }
+}
+
+/* Every arc at each node (both directions), for the dual pivots' scans of
+ * a cut; built once. */
+static bool incidence(netflow *nf)
+{
+    if (nf->inc)
+        return true;
+    uint32_t n = nf->n_nodes, m = nf->n_arcs;
+    nf->inc_start = calloc((size_t)n + 1, sizeof *nf->inc_start);
+    nf->inc = malloc((size_t)(2 * (size_t)m + 1) * sizeof *nf->inc);
+    nf->mark = calloc((size_t)(n ? n : 1), sizeof *nf->mark);
+    nf->cand = malloc((size_t)(m ? m : 1) * sizeof *nf->cand);
+    nf->in_cand = calloc((size_t)(m ? m : 1), sizeof *nf->in_cand);
+    if (!nf->inc_start || !nf->inc || !nf->mark || !nf->cand || !nf->in_cand) {
+        free(nf->inc_start);
+        free(nf->inc);
+        free(nf->mark);
+        free(nf->cand);
+        free(nf->in_cand);
+        nf->inc_start = nf->inc = nf->mark = nf->cand = NULL;
+        nf->in_cand = NULL;
+        return false;
+    }
+    for (uint32_t e = 0; e < m; e++) {
+        nf->inc_start[nf->src[e] + 1]++;
+        nf->inc_start[nf->dst[e] + 1]++;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        nf->inc_start[v + 1] += nf->inc_start[v];
+    uint32_t *fill = nf->stack; /* scratch */
+    memcpy(fill, nf->inc_start, (size_t)n * sizeof *fill);
+    for (uint32_t e = 0; e < m; e++) {
+        nf->inc[fill[nf->src[e]]++] = e;
+        nf->inc[fill[nf->dst[e]]++] = e;
+    }
+    return true;
+}
+
+/* How far arc a's flow is out of its bounds (0 when within tol). */
+static double violation(const netflow *nf, uint32_t a, double tol)
+{
+    double f = nf->flow[a], c = nf->cap[a];
+    double t = tol * (1.0 + (isfinite(c) ? c : 0.0));
+    if (f < -t)
+        return -f;
+    if (f > c + t)
+        return f - c;
+    return 0.0;
+}
+
+/* Lists tree arc a as out of its bounds, when it is and is not yet. */
+static void candidate(netflow *nf, uint32_t a, double tol)
+{
+    if (!nf->in_cand[a] && violation(nf, a, tol) > 0.0) {
+        nf->in_cand[a] = 1;
+        nf->cand[nf->n_cand++] = a;
+    }
+}
+
+/* The end of tree arc a that hangs from the other. */
+static uint32_t tree_child(const netflow *nf, uint32_t a)
+{
+    uint32_t v = nf->src[a];
+    return nf->pred[v] == a && nf->parent[v] == nf->dst[a] ? v : nf->dst[a];
+}
+
+/* One dual pivot: the tree arc above v (out of its bounds) leaves at the
+ * bound it broke. Cutting it splits off v's subtree S, which must then
+ * send E more units out (E < 0: take -E more in) through the arc that
+ * enters: of the arcs across the cut that can carry that change, the one
+ * with the smallest |reduced cost|, so that shifting S's potentials by it
+ * keeps every reduced cost's sign right. False when no arc can (the flow
+ * problem is infeasible). */
+static bool dual_pivot(netflow *nf, uint32_t v, double tol)
+{
+    uint32_t a = nf->pred[v];
+    double f = nf->flow[a], c = nf->cap[a];
+    bool high = isfinite(c) && f > c;
+    double bound = high ? c : 0.0;
+    /* up: a leaves S; lowering its flow makes S send that much elsewhere. */
+    double E = nf->up[v] ? f - bound : bound - f;
+    /* Mark S (or, when larger, the rest) and scan the smaller side's arcs. */
+    bool inside = 2 * nf->size[v] <= nf->n_nodes;
+    uint32_t cnt = inside ? preorder(nf, v, NETFLOW_NONE) : preorder(nf, nf->root, v);
+    if (++nf->stamp == 0) {
+        memset(nf->mark, 0, (size_t)nf->n_nodes * sizeof *nf->mark);
+        nf->stamp = 1;
+    }
+    for (uint32_t k = 0; k < cnt; k++)
+        nf->mark[nf->order[k]] = nf->stamp;
+    uint32_t best = NETFLOW_NONE;
+    double best_r = INFINITY;
+    for (uint32_t k = 0; k < cnt; k++) {
+        uint32_t w = nf->order[k];
+        for (uint32_t j = nf->inc_start[w]; j < nf->inc_start[w + 1]; j++) {
+            uint32_t e = nf->inc[j];
+            if (nf->state[e] == 0 || !(nf->cap[e] > 0.0))
+                continue;
+            bool src_marked = nf->mark[nf->src[e]] == nf->stamp, dst_marked = nf->mark[nf->dst[e]] == nf->stamp;
+            if (src_marked == dst_marked)
+                continue;
+            /* out: e points out of S */
+            bool out = inside ? src_marked : dst_marked;
+            /* Sending more out of S: an outward arc at 0 or an inward one
+             * at its capacity; taking more in: the other two. */
+            bool ok = E > 0.0 ? (out ? nf->state[e] == 1 : nf->state[e] == -1)
+                              : (out ? nf->state[e] == -1 : nf->state[e] == 1);
+            if (!ok)
+                continue;
+            /* An arc whose reduced cost already has the wrong sign (one
+             * reopened from capacity 0 can) would shift S the wrong way:
+             * the primal pass after the dual one takes it. */
+            double r = nf->state[e] * reduced(nf, e);
+            if (r < 0.0)
+                continue;
+            if (r < best_r || (r == best_r && e < best))
+                best_r = r, best = e;
+        }
+    }
+    if (best == NETFLOW_NONE)
+        return false;
+    uint32_t e = best;
+    /* The cycle carries |E| across e in the direction that changes S's
+     * balance: from first to second (first in S when sending out). */
+    bool lower = nf->state[e] == 1;
+    uint32_t first = lower ? nf->src[e] : nf->dst[e];
+    uint32_t second = lower ? nf->dst[e] : nf->src[e];
+    uint32_t x = first, y = second;
+    while (x != y) {
+        if (nf->size[x] < nf->size[y])
+            x = nf->parent[x];
+        else
+            y = nf->parent[y];
+    }
+    uint32_t apex = x;
+    double delta = fabs(E);
+    nf->flow[e] += lower ? delta : -delta;
+    for (uint32_t w = first; w != apex; w = nf->parent[w]) {
+        push(nf, w, false, delta);
+        candidate(nf, nf->pred[w], tol);
+    }
+    for (uint32_t w = second; w != apex; w = nf->parent[w]) {
+        push(nf, w, true, delta);
+        candidate(nf, nf->pred[w], tol);
+    }
+    nf->flow[a] = bound;
+    nf->state[a] = high ? -1 : 1;
+    nf->state[e] = 0;
+    candidate(nf, e, tol); /* the arc that enters may now be out of its own bounds */
+    /* first is in S exactly when the flow leaves S across e */
+    bool first_in_s = E > 0.0;
+    uint32_t u_in = first_in_s ? first : second, v_in = first_in_s ? second : first;
+    rehang(nf, e, u_in, v_in, v, apex);
+    nf->pivots++;
+    return true;
+}
+
+netflow_status netflow_dual(netflow *nf, double tol, long long max_pivots)
+{
+    if (!incidence(nf))
+        return NETFLOW_PIVOT_LIMIT;
+    /* (a call that stopped early left its list behind) */
+    for (uint32_t j = 0; j < nf->n_cand; j++)
+        nf->in_cand[nf->cand[j]] = 0;
+    nf->n_cand = 0;
+    for (uint32_t v = 0; v < nf->n_nodes; v++)
+        if (v != nf->root)
+            candidate(nf, nf->pred[v], tol);
+    for (;;) {
+        /* Of the tree arcs out of their bounds, the one whose cut has the
+         * smallest smaller side: the cheapest pivot to price (and, measured
+         * on ZBV, fewer pivots than taking the largest violation first).
+         * Candidates back within their bounds, or out of the tree, drop. */
+        uint32_t worst = NETFLOW_NONE, k = 0, worst_side = UINT32_MAX;
+        for (uint32_t j = 0; j < nf->n_cand; j++) {
+            uint32_t a = nf->cand[j];
+            double d = nf->state[a] == 0 ? violation(nf, a, tol) : 0.0;
+            if (d <= 0.0) {
+                nf->in_cand[a] = 0;
+                continue;
+            }
+            nf->cand[k++] = a;
+            uint32_t v = tree_child(nf, a);
+            uint32_t side = nf->size[v] < nf->n_nodes - nf->size[v] ? nf->size[v] : nf->n_nodes - nf->size[v];
+            if (side < worst_side || (side == worst_side && a < worst))
+                worst_side = side, worst = a;
+        }
+        nf->n_cand = k;
+        if (worst == NETFLOW_NONE)
+            break;
+        if (max_pivots && nf->pivots >= max_pivots)
+            return NETFLOW_PIVOT_LIMIT;
+        if (!dual_pivot(nf, tree_child(nf, worst), tol))
+            return NETFLOW_UNBOUNDED;
+    }
+    for (uint32_t j = 0; j < nf->n_cand; j++)
+        nf->in_cand[nf->cand[j]] = 0;
+    nf->n_cand = 0;
+    /* What is left is rounding: onto the bounds. */
+    for (uint32_t v = 0; v < nf->n_nodes; v++) {
+        if (v == nf->root)
+            continue;
+        uint32_t a = nf->pred[v];
+        if (nf->flow[a] < 0.0)
+            nf->flow[a] = 0.0;
+        else if (nf->flow[a] > nf->cap[a])
+            nf->flow[a] = nf->cap[a];
+    }
+    return NETFLOW_OPTIMAL;
 }
 
 double netflow_cost(const netflow *nf)

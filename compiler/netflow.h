@@ -35,6 +35,10 @@ typedef struct netflow {
     uint32_t root;
     uint32_t next_arc; /* block search position */
     long long pivots;
+    /* the dual pivots' incidence lists and node marks, built on first use */
+    uint32_t *inc_start, *inc, *mark, stamp;
+    uint32_t *cand, n_cand; /* tree arcs that may be out of their bounds */
+    uint8_t *in_cand;
 } netflow;
 
 /* Allocates every array for n nodes and m arcs (zeroed); false on no memory. */
@@ -46,6 +50,14 @@ void netflow_free(netflow *nf);
  * does not span the nodes or a tree flow is out of its bounds. */
 bool netflow_init(netflow *nf, uint32_t root, const uint32_t *tree_arc);
 
+/* Restarts from the current tree after the caller changed costs,
+ * capacities, non-tree arcs' flows (each at a bound: state 1 at 0, -1 at
+ * its capacity) or a node's tree arc for a parallel one (pred; up must
+ * stay right). Recomputes the tree's flows and the potentials; false when
+ * a tree flow falls out of its bounds. The tree may no longer be strongly
+ * feasible: give netflow_solve a pivot limit. */
+bool netflow_restart(netflow *nf);
+
 typedef enum { NETFLOW_OPTIMAL, NETFLOW_UNBOUNDED, NETFLOW_PIVOT_LIMIT } netflow_status;
 
 /* Pivots until every non-tree arc's reduced cost is within eps of optimal,
@@ -53,6 +65,17 @@ typedef enum { NETFLOW_OPTIMAL, NETFLOW_UNBOUNDED, NETFLOW_PIVOT_LIMIT } netflow
  * from the tree and optimality rechecked; after 8 such rechecks that still
  * find an arc to bring in (rounding larger than eps), NETFLOW_PIVOT_LIMIT. */
 netflow_status netflow_solve(netflow *nf, double eps, long long max_pivots);
+
+/* The dual network simplex, after netflow_restart left tree flows out of
+ * their bounds while every reduced cost still has the sign its arc's
+ * state needs (as after changing capacities at an optimum): pivots until
+ * every tree flow is within tol (relative to 1 + capacity) of its bounds,
+ * then sets them onto the bounds. NETFLOW_UNBOUNDED when no arc with a
+ * rightly signed reduced cost can take a cut's change (no flow fits the
+ * bounds, or an arc reopened from capacity 0 was priced wrong: start cold
+ * then); NETFLOW_PIVOT_LIMIT at max_pivots or on no memory. Follow with
+ * netflow_solve for any reduced cost left on the wrong side. */
+netflow_status netflow_dual(netflow *nf, double tol, long long max_pivots);
 
 /* cost . flow */
 double netflow_cost(const netflow *nf);

@@ -20,10 +20,11 @@ static unsigned rnd(unsigned *seed)
 /* Nodes 0..n-1 on an uncapacitated spine i -> i+1 (the start tree, rooted
  * at n-1, carrying the unit from node 0 to node n-1), plus random forward
  * arcs i -> j (i < j: no cycles, so negative costs are fine) with random
- * costs and capacities, some parallel to spine arcs. */
-static void random_network(netflow *nf, uint32_t n, uint32_t extra, unsigned *seed)
+ * costs and capacities, some parallel to spine arcs. With circulate, no
+ * supplies and one more arc, n-1 -> 0, of capacity 2.5: a circulation. */
+static void random_network_ex(netflow *nf, uint32_t n, uint32_t extra, unsigned *seed, bool circulate)
 {
-    cr_assert(netflow_alloc(nf, n, n - 1 + extra));
+    cr_assert(netflow_alloc(nf, n, n - 1 + extra + circulate));
     uint32_t a = 0;
     for (uint32_t i = 0; i + 1 < n; i++, a++) {
         nf->src[a] = i, nf->dst[a] = i + 1;
@@ -37,8 +38,19 @@ static void random_network(netflow *nf, uint32_t n, uint32_t extra, unsigned *se
         nf->cost[a] = (double)(rnd(seed) % 1000) / 100.0 - 8.0;
         nf->cap[a] = rnd(seed) % 4 == 0 ? INFINITY : (double)(rnd(seed) % 1000) / 700.0;
     }
+    if (circulate) {
+        nf->src[a] = n - 1, nf->dst[a] = 0;
+        nf->cost[a] = (double)(rnd(seed) % 1000) / 100.0 - 5.0;
+        nf->cap[a] = 2.5;
+        return;
+    }
     nf->supply[0] = 1.0;
     nf->supply[n - 1] = -1.0;
+}
+
+static void random_network(netflow *nf, uint32_t n, uint32_t extra, unsigned *seed)
+{
+    random_network_ex(nf, n, extra, seed, false);
 }
 
 static double lp_optimum(const netflow *nf)
@@ -130,4 +142,97 @@ Test(netflow, refuses_a_start_that_is_not_a_tree_or_not_feasible)
     uint32_t spine[5] = {0, 1, 2, 3, NETFLOW_NONE};
     cr_assert_not(netflow_init(&nf, 4, spine));
     netflow_free(&nf);
+}
+
+/* Conserving, within bounds, and priced optimally by the potentials. */
+static void check_optimal(const netflow *nf, int trial, int round)
+{
+    uint32_t n = nf->n_nodes;
+    double *net = calloc(n, sizeof *net);
+    for (uint32_t e = 0; e < nf->n_arcs; e++) {
+        cr_assert(nf->flow[e] >= -1e-12 && nf->flow[e] <= nf->cap[e] + 1e-12, "trial %d round %d arc %u", trial, round,
+                  e);
+        net[nf->src[e]] -= nf->flow[e];
+        net[nf->dst[e]] += nf->flow[e];
+        double rc = nf->cost[e] + nf->pi[nf->src[e]] - nf->pi[nf->dst[e]];
+        if (nf->flow[e] < nf->cap[e] - 1e-12)
+            cr_assert_geq(rc, -1e-9, "trial %d round %d arc %u below its capacity prices out: %g", trial, round, e, rc);
+        if (nf->flow[e] > 1e-12)
+            cr_assert_leq(rc, 1e-9, "trial %d round %d arc %u carries flow at a loss: %g", trial, round, e, rc);
+    }
+    for (uint32_t v = 0; v < n; v++)
+        cr_assert(fabs(net[v] + nf->supply[v]) <= 1e-9, "trial %d round %d node %u unbalanced", trial, round, v);
+    free(net);
+}
+
+/* Arcs off the tree whose reduced cost has the wrong sign for the bound
+ * they sit at. */
+static uint32_t wrong_signs(const netflow *nf)
+{
+    uint32_t k = 0;
+    for (uint32_t e = 0; e < nf->n_arcs; e++) {
+        double rc = nf->cost[e] + nf->pi[nf->src[e]] - nf->pi[nf->dst[e]];
+        k += nf->cap[e] > 0.0 && ((nf->state[e] == 1 && rc < -1e-9) || (nf->state[e] == -1 && rc > 1e-9));
+    }
+    return k;
+}
+
+/* The freeze LP's phase 2 changes capacities between solves and restarts
+ * from the last optimal tree: dual pivots, then primal ones. After each
+ * change (capacities scaled, some to 0, some reopened), the warm answer
+ * is lp_solve's optimum, for unit flows and circulations alike. */
+Test(netflow, restarts_from_its_last_tree_after_capacities_change)
+{
+    unsigned seed = 99;
+    long long dual = 0, warm = 0, cold = 0;
+    for (int trial = 0; trial < 600; trial++) {
+        bool circulate = trial % 2;
+        uint32_t n = 3 + rnd(&seed) % 40, extra = rnd(&seed) % (3 * n);
+        netflow nf;
+        random_network_ex(&nf, n, extra, &seed, circulate);
+        uint32_t *tree = malloc(n * sizeof *tree);
+        for (uint32_t v = 0; v + 1 < n; v++)
+            tree[v] = v;
+        tree[n - 1] = NETFLOW_NONE;
+        cr_assert(netflow_init(&nf, n - 1, tree));
+        cr_assert_eq(netflow_solve(&nf, 1e-12, 0), NETFLOW_OPTIMAL);
+        for (int round = 0; round < 6; round++) {
+            for (uint32_t e = n - 1; e < nf.n_arcs; e++) {
+                if (!isfinite(nf.cap[e]) || rnd(&seed) % 3 == 0)
+                    continue;
+                unsigned r = rnd(&seed) % 8;
+                nf.cap[e] = r == 0 ? 0.0 : r == 1 ? (double)(rnd(&seed) % 1000) / 700.0 : nf.cap[e] * (0.5 + r / 8.0);
+                if (nf.state[e] == -1)
+                    nf.flow[e] = nf.cap[e]; /* at its capacity: moves with it */
+            }
+            cr_assert(netflow_restart(&nf));
+            /* Dual pivots keep every reduced cost's sign (arcs reopened
+             * from capacity 0 may have started wrong: never more). */
+            uint32_t wrong = wrong_signs(&nf);
+            netflow_status st = netflow_dual(&nf, 1e-11, 0);
+            if (st == NETFLOW_UNBOUNDED && wrong > 0) {
+                /* Only arcs already priced wrong could take the change: a
+                 * cold start, as lp_price.c would. */
+                cr_assert(netflow_init(&nf, n - 1, tree));
+                cold++;
+            } else {
+                cr_assert_eq(st, NETFLOW_OPTIMAL, "trial %d round %d: dual %d", trial, round, st);
+                cr_assert_leq(wrong_signs(&nf), wrong, "trial %d round %d", trial, round);
+                dual += nf.pivots;
+                warm++;
+            }
+            nf.pivots = 0;
+            cr_assert_eq(netflow_solve(&nf, 1e-12, 0), NETFLOW_OPTIMAL, "trial %d round %d", trial, round);
+            double want = lp_optimum(&nf);
+            cr_assert(fabs(netflow_cost(&nf) - want) <= 1e-9 * (1 + fabs(want)),
+                      "trial %d round %d (n %u, %u arcs): warm %.12g vs LP %.12g", trial, round, n, nf.n_arcs,
+                      netflow_cost(&nf), want);
+            check_optimal(&nf, trial, round);
+        }
+        free(tree);
+        netflow_free(&nf);
+    }
+    cr_assert_eq(warm + cold, 3600);
+    cr_assert_gt(warm, 3000, "warm %lld, cold %lld", warm, cold);
+    cr_assert_gt(dual, 1000, "the changes should need dual pivots (%lld)", dual);
 }

@@ -92,7 +92,7 @@ const uint64_t llama8b_1f1b_stage1_param_numel[LLAMA8B_1F1B_STAGE1_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage1_ratio[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    0.4399999999999977, 0, 0, 0.27999997355279477, 0.43999999338820056, 0, 0.39999999338820114, 1,
+    0.4399999999999977, 0, 0, 0.27999997355279904, 0.43999999338820056, 0, 0.39999999338820114, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -92,7 +92,7 @@ const uint64_t llama8b_1f1b_stage2_param_numel[LLAMA8B_1F1B_STAGE2_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage2_ratio[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    0.4399999999999977, 0.4399999999999977, 0, 0, 0.27999997355279616, 0.4399999867764006, 0, 1,
+    0.4399999999999977, 0.4399999999999977, 0, 0, 0.27999997355279904, 0.4399999867764006, 0, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

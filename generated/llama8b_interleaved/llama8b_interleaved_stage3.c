@@ -52,7 +52,7 @@ const uint64_t llama8b_interleaved_stage3_param_numel[LLAMA8B_INTERLEAVED_STAGE3
 };
 
 const double llama8b_interleaved_stage3_ratio[LLAMA8B_INTERLEAVED_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 0.5345454401535475, 0.6654545124597401, 1,
+    1, 1, 1, 1, 1, 0.5345454401535471, 0.6654545124597442, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -38,7 +38,7 @@ __constant__ unsigned long long llama8b_interleaved_stage3_numel_dev[LLAMA8B_INT
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_interleaved_stage3_ratio_dev[LLAMA8B_INTERLEAVED_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 0.5345454401535475, 0.6654545124597401, 1,
+    1, 1, 1, 1, 1, 0.5345454401535471, 0.6654545124597442, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_interleaved_stage3_q_dev[LLAMA8B_INTERLEAVED_STAGE3_MICROBATCHES] = {
@@ -55,7 +55,7 @@ static const unsigned long long llama8b_interleaved_stage3_numel_host[LLAMA8B_IN
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_interleaved_stage3_ratio_host[LLAMA8B_INTERLEAVED_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 0.5345454401535475, 0.6654545124597401, 1,
+    1, 1, 1, 1, 1, 0.5345454401535471, 0.6654545124597442, 1,
 };
 static const unsigned long long llama8b_interleaved_stage3_q_host[LLAMA8B_INTERLEAVED_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 2295855183ull, 2858105367ull, 4294967296ull,

@@ -38,7 +38,7 @@ __constant__ unsigned long long llama8b_zbv_stage7_numel_dev[LLAMA8B_ZBV_STAGE7_
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_zbv_stage7_ratio_dev[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 1, 1, 0.19999999999999993,
+    1, 1, 1, 1, 1, 1, 1, 0.2000000000000005,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage7_q_dev[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
@@ -55,7 +55,7 @@ static const unsigned long long llama8b_zbv_stage7_numel_host[LLAMA8B_ZBV_STAGE7
     4096ull, 58720256ull, 58720256ull, 58720256ull, 4096ull, 525336576ull,
 };
 static const double llama8b_zbv_stage7_ratio_host[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 1, 1, 0.19999999999999993,
+    1, 1, 1, 1, 1, 1, 1, 0.2000000000000005,
 };
 static const unsigned long long llama8b_zbv_stage7_q_host[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 858993459ull,
