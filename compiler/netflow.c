@@ -291,14 +291,16 @@ static void push(netflow *nf, uint32_t v, bool towards_root, double delta)
     nf->flow[a] = f;
 }
 
-/* One pivot on entering arc e; false when the cycle is unbounded. */
-static bool pivot(netflow *nf, uint32_t e)
+/* The cycle non-tree arc e closes, with flow moving from *first across e
+ * to *second (along e when e sits at 0, against it at its capacity):
+ * apex -> ... -> first (down), e, second -> ... -> apex (up). Returns the
+ * apex. */
+static uint32_t cycle(const netflow *nf, uint32_t e, uint32_t *first, uint32_t *second)
 {
     bool lower = nf->state[e] == 1;
-    uint32_t first = lower ? nf->src[e] : nf->dst[e];
-    uint32_t second = lower ? nf->dst[e] : nf->src[e];
-    /* The cycle: apex -> ... -> first (down), e, second -> ... -> apex (up). */
-    uint32_t a = first, b = second;
+    *first = lower ? nf->src[e] : nf->dst[e];
+    *second = lower ? nf->dst[e] : nf->src[e];
+    uint32_t a = *first, b = *second;
     while (a != b) {
         /* An ancestor's subtree is larger than any of its descendants'. */
         if (nf->size[a] < nf->size[b])
@@ -306,7 +308,15 @@ static bool pivot(netflow *nf, uint32_t e)
         else
             b = nf->parent[b];
     }
-    uint32_t apex = a;
+    return a;
+}
+
+/* One pivot on entering arc e; false when the cycle is unbounded. */
+static bool pivot(netflow *nf, uint32_t e)
+{
+    bool lower = nf->state[e] == 1;
+    uint32_t first, second;
+    uint32_t apex = cycle(nf, e, &first, &second);
     double delta = lower ? nf->cap[e] - nf->flow[e] : nf->flow[e];
     if (delta < 0.0)
         delta = 0.0;
@@ -555,16 +565,8 @@ static bool dual_pivot(netflow *nf, uint32_t v, double tol)
     /* The cycle carries |E| across e in the direction that changes S's
      * balance: from first to second (first in S when sending out). */
     bool lower = nf->state[e] == 1;
-    uint32_t first = lower ? nf->src[e] : nf->dst[e];
-    uint32_t second = lower ? nf->dst[e] : nf->src[e];
-    uint32_t x = first, y = second;
-    while (x != y) {
-        if (nf->size[x] < nf->size[y])
-            x = nf->parent[x];
-        else
-            y = nf->parent[y];
-    }
-    uint32_t apex = x;
+    uint32_t first, second;
+    uint32_t apex = cycle(nf, e, &first, &second);
     double delta = fabs(E);
     nf->flow[e] += lower ? delta : -delta;
     for (uint32_t w = first; w != apex; w = nf->parent[w]) {
