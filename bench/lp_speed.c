@@ -40,6 +40,9 @@ int main(int argc, char **argv)
            p->lp.nonzeros);
     printf("  phase 1 %.3f s (%lld iterations), phase 2 %.3f s (%lld iterations), total %.3f s\n", p->lp.seconds[0],
            p->lp.iterations[0], p->lp.seconds[1], p->lp.iterations[1], p->lp.seconds[0] + p->lp.seconds[1]);
+    if (!opt.lp_direct)
+        printf("  budget rows in the master: %d of %u, phases 1 and 2 run %d time(s)\n", p->lp.budget_rows,
+               p->s->n_stages, p->lp.budget_rounds + 1);
     if (p->sp->freeze.balance != BALANCE_NONE)
         printf("  phase 3 %.3f s (%lld rounds, %.0f%% of phases 1 + 2)\n", p->lp.seconds[2], p->lp.iterations[2],
                100.0 * p->lp.seconds[2] / (p->lp.seconds[0] + p->lp.seconds[1]));

@@ -567,8 +567,12 @@ static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
         for (size_t b = 0; b < w->S; b++)
             if (!w->active[b] && w->xs_new[b] > w->budget[b] * (1.0 + 1e-9) + 1e-9)
                 w->active[b] = joined = true;
-        if (!joined)
+        if (!joined) {
+            st->budget_rows = 0;
+            for (size_t b = 0; b < w->S; b++)
+                st->budget_rows += w->active[b];
             return true;
+        }
         st->budget_rounds++;
     }
 }

@@ -64,6 +64,7 @@ typedef struct lp_stats {
     double total_freeze;     /* phase 2's objective */
     int leximin_rounds;      /* rounds after the first minmax that lowered a maximum */
     int budget_rounds;       /* decomposition: times phases 1 and 2 ran again because budget rows joined */
+    int budget_rows;         /* decomposition: budget rows in the master at the end (of the stages with freezable actions) */
     double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
 } lp_stats;
 
