@@ -38,7 +38,10 @@
 #define DW_Z_TOL 1e-6
 /* Phase 2's subproblem aims this much (relative to the unfrozen step)
  * under the deadline, so that its plans keep the deadline despite the
- * flow solver's rounding (its tolerance is 1e-11 of the same). */
+ * flow solver's rounding (its tolerance is 1e-11 of the same); at most a
+ * quarter of the deadline's own room above T* (LP_T_REL_TOL T* +
+ * LP_T_ABS_TOL_MS), which may be smaller when T* is a small part of the
+ * unfrozen step: a deeper cut could fall under the fully frozen step. */
 #define DW_DEADLINE_MARGIN 4e-11
 /* Master rounds per phase before giving up (never reached in tests). */
 #define DW_MAX_ROUNDS 20000
@@ -210,6 +213,14 @@ static int col_entries(const dw *w, const master *m, size_t j, double *val, int 
             row[k] = (int)b + 1, val[k++] = w->Xs[j * w->S + b];
     row[k] = m->conv_row, val[k++] = 1.0;
     return k;
+}
+
+/* How far under the deadline phase 2's subproblem aims
+ * (DW_DEADLINE_MARGIN). */
+static double deadline_margin(const dw *w, const master *m)
+{
+    double t_star = (m->t_lim - LP_T_ABS_TOL_MS) / (1.0 + LP_T_REL_TOL);
+    return fmin(DW_DEADLINE_MARGIN * w->pr->scale, 0.25 * (m->t_lim - t_star));
 }
 
 /* Whether pool column j is a point of phase 2's subproblem: a makespan
@@ -410,8 +421,8 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
         /* Phase 1 prices time at 1; phase 2 bounds it by its deadline. */
         double T, val;
         lp_price_status ps = m->phase == 1 ? (lp_price_solve(w->pr, 1.0, w->c, w->xa, &T, &val) ? LP_PRICE_OK : LP_PRICE_FAILED)
-                                           : lp_price_solve_deadline(w->pr, m->t_lim - DW_DEADLINE_MARGIN * w->pr->scale,
-                                                                     w->c, w->xa, &T, &val);
+                                           : lp_price_solve_deadline(w->pr, m->t_lim - deadline_margin(w, m), w->c,
+                                                                     w->xa, &T, &val);
         if (ps == LP_PRICE_BEYOND_REACH && phase == 3) {
             /* A cap under phase 3's check that cannot reach the deadline
              * even fully frozen (phase 1 reached it only up to rounding). */

@@ -87,6 +87,7 @@ static void full_free(full_net *f)
     free(f->rep);
     free(f->off);
     free(f->dead);
+    memset(f, 0, sizeof *f);
 }
 
 static bool full_alloc(full_net *f, uint32_t n, uint32_t m)

@@ -553,8 +553,10 @@ static bool dual_pivot(netflow *nf, uint32_t v, double tol)
              * reopened from capacity 0 can) would shift S the wrong way:
              * the primal pass after the dual one takes it. */
             double r = nf->state[e] * reduced(nf, e);
-            if (r < 0.0)
+            if (r < -1e-9)
                 continue;
+            if (r < 0.0)
+                r = 0.0; /* rounding */
             if (r < best_r || (r == best_r && e < best))
                 best_r = r, best = e;
         }

@@ -52,10 +52,12 @@ bool netflow_init(netflow *nf, uint32_t root, const uint32_t *tree_arc);
 
 /* Restarts from the current tree after the caller changed costs,
  * capacities, non-tree arcs' flows (each at a bound: state 1 at 0, -1 at
- * its capacity) or a node's tree arc for a parallel one (pred; up must
- * stay right). Recomputes the tree's flows and the potentials; false when
- * a tree flow falls out of its bounds. The tree may no longer be strongly
- * feasible: give netflow_solve a pivot limit. */
+ * its capacity, which must be finite) or a node's tree arc for a parallel
+ * one (pred; up must stay right). Recomputes the tree's flows, which may
+ * fall out of their bounds (netflow_dual brings them back), and the
+ * potentials; false only on no memory or a tree that does not span. The
+ * tree may no longer be strongly feasible: give netflow_solve a pivot
+ * limit. */
 bool netflow_restart(netflow *nf);
 
 typedef enum { NETFLOW_OPTIMAL, NETFLOW_UNBOUNDED, NETFLOW_PIVOT_LIMIT } netflow_status;
