@@ -1,12 +1,14 @@
 /* lp_dw: Dantzig-Wolfe decomposition of the freeze LP (lp_dw.h).
  *
  * Master rows (1-based, as lp_solve numbers them): one budget row per
- * stage with freezable actions (sum of the stage's x <= cap * count), in
- * phase 2 the makespan row (sum of weight * makespan <= T* (1 + tol) +
- * tol), then the convexity row (the weights sum to 1). Master columns: one
- * weight per subproblem solution in the pool. The subproblem's prices are
- * minus the master's duals (lp_solve's duals are d objective / d rhs, so
- * <= 0 on a binding <= row of a minimisation).
+ * stage with freezable actions (sum of the stage's x <= cap * count; open,
+ * rhs infinite, until a plan breaks it: phases12), then the convexity row
+ * (the weights sum to 1). Master columns: one weight per subproblem
+ * solution in the pool; in phase 2, whose subproblem keeps the deadline
+ * T* (1 + tol) + tol itself (lp_price_solve_deadline), pool columns past
+ * it sit at weight 0. The subproblem's prices are minus the master's duals
+ * (lp_solve's duals are d objective / d rhs, so <= 0 on a binding <= row
+ * of a minimisation).
  *
  * Phase 3 (the smallest largest ratio z among the fastest, least-freezing
  * plans) is a bisection on z: z is feasible when phases 1 and 2 with every

@@ -1,10 +1,11 @@
 /* lp_dw: the freeze LP (lp_freeze.h) by Dantzig-Wolfe decomposition.
  *
- * The rows that couple actions across the whole step (the per-stage
- * budgets; in phase 2 the bound on T; in phase 3 the bound on the total
- * and the rows x_u <= z) stay in a small master LP that lp_solve solves;
- * everything else (the DAG's timing rows) is the subproblem lp_price.c
- * solves exactly as a minimum-cost flow. The master's columns are
+ * The per-stage budget rows, which couple actions across the whole step,
+ * stay in a small master LP that lp_solve solves (each only once a plan
+ * breaks it); everything else (the DAG's timing rows, and in phase 2 the
+ * deadline on T) is the subproblem lp_price.c solves exactly as a
+ * minimum-cost flow. Phase 3 bisects on the largest ratio, each probe a
+ * run of phases 1 and 2 under capped x. The master's columns are
  * subproblem solutions (x, makespan(x)); any convex combination of them
  * is a plan at most as long as the same combination of makespans, because
  * the makespan is convex in x. A phase ends when no subproblem solution

@@ -7,8 +7,9 @@
  * freezable action passes up to c_u / (nu (w_max_u - w_min_u)) units at
  * its unfrozen duration and any more at its most frozen one, and the flow
  * maximises the durations it collects. The optimal potentials are the
- * start times, and give x. The decomposition (lp_dw.c) calls it with the
- * coupling rows' prices in c and nu. docs/freeze-lp.md, "Decomposition". */
+ * start times, and give x. The decomposition (lp_dw.c) calls it in phase 1
+ * with nu = 1 and the budget rows' prices in c; phase 2 calls
+ * lp_price_solve_deadline below. docs/freeze-lp.md, "Decomposition". */
 #ifndef TFC_LP_PRICE_H
 #define TFC_LP_PRICE_H
 
