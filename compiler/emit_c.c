@@ -2,6 +2,7 @@
  * stage) and one specialised header and C file per stage. */
 #define _POSIX_C_SOURCE 200809L
 #include "emit_util.h"
+#include "select.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +10,13 @@
 /* Blocks of the public C file, each malloc'd. */
 enum { B_PROGRAM, B_PROGRAM_START, B_STAGE_RANK, B_RATIO, B_Q, B_PARAM_TABLES, B_PARAM_POINTERS, B_PARAM_COUNT,
        B_STAGE_NUMEL, B_NUMEL_TABLES, B_NUMEL_POINTERS, B_ACTION_MS, B_ACTION_FROZEN_MS, B_PLAN_START_MS,
-       B_PLAN_MS_TABLE, B_COMM_MS, B_BASE_MS, B_PLAN_MS, B_MASK_CORE, B_COUNT };
+       B_PLAN_MS_TABLE, B_COMM_MS, B_BASE_MS, B_PLAN_MS, B_MASK_CORE, B_WEIGHT_TABLES, B_WEIGHT_POINTERS, B_COUNT };
 
 static const char *const block_keys[B_COUNT] = {
     "PROGRAM",    "PROGRAM_START", "STAGE_RANK",  "RATIO",         "Q",        "PARAM_TABLES",
     "PARAM_POINTERS", "PARAM_COUNT", "STAGE_NUMEL", "NUMEL_TABLES", "NUMEL_POINTERS", "ACTION_MS",
     "ACTION_FROZEN_MS", "PLAN_START_MS", "PLAN_MS_TABLE", "COMM_MS", "BASE_MS", "PLAN_MS", "MASK_CORE",
+    "WEIGHT_TABLES", "WEIGHT_POINTERS",
 };
 
 static const char *const type_macro[ACT_TYPES] = {"F", "B", "I", "W"};
@@ -69,8 +71,21 @@ static void public_block(const emit_ctx *c, int b, FILE *f)
         break;
     case B_PARAM_POINTERS:
     case B_NUMEL_POINTERS:
+    case B_WEIGHT_POINTERS:
         for (size_t st = 0; st < sp->n_stages; st++)
-            fprintf(f, "%s%s_%s%zu", st ? ", " : "", name, b == B_PARAM_POINTERS ? "params" : "numel", st);
+            fprintf(f, "%s%s_%s%zu", st ? ", " : "", name,
+                    b == B_PARAM_POINTERS ? "params" : b == B_NUMEL_POINTERS ? "numel" : "weight", st);
+        break;
+    case B_WEIGHT_TABLES:
+        for (size_t st = 0; st < sp->n_stages; st++) {
+            const spec_stage *g = &sp->stages[st];
+            fprintf(f, "static const uint64_t %s_weight%zu[%zu] = {\n", name, st, g->n_params);
+            for (size_t i = 0; i < g->n_params; i++)
+                fprintf(f, "%s%lluull,%s", i % 8 ? " " : "    ",
+                        (unsigned long long)select_weight(sp->freeze.select, g, i),
+                        i % 8 == 7 || i + 1 == g->n_params ? "\n" : "");
+            fputs("};\n", f);
+        }
         break;
     case B_PARAM_COUNT:
         for (size_t st = 0; st < sp->n_stages; st++)

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "emit_util.h"
 
+#include "select.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -88,6 +90,8 @@ void emit_common_vars(const emit_ctx *c, emit_vars *vs)
     emit_var_u(vs, "SEED", sp->freeze.seed);
     emit_var(vs, "FREEZABLE", c->freezable);
     emit_var(vs, "ARCH", sp->targets.cuda_arch);
+    emit_var(vs, "SELECT", spec_select_name(sp->freeze.select));
+    emit_var_u(vs, "SELECT_RULE", (unsigned)sp->freeze.select);
 }
 
 void emit_u64_rows(FILE *f, const uint64_t *v, size_t n)
@@ -241,6 +245,12 @@ bool emit_stage_text_init(const emit_ctx *c, uint32_t st, emit_stage_text *t, ch
         emit_u64_rows(w.f, c->q + (size_t)st * c->M, c->M);
         ok = (t->q = emit_block_close(&w)) != NULL;
     }
+    if (ok && (ok = gen_open(&w))) {
+        for (size_t i = 0; i < g->n_params; i++)
+            numel[i] = select_weight(c->sp->freeze.select, g, i);
+        emit_u64_rows(w.f, numel, g->n_params);
+        ok = (t->param_weight = emit_block_close(&w)) != NULL;
+    }
     free(numel);
     if (!ok) {
         snprintf(why, cap, "out of memory");
@@ -255,7 +265,8 @@ void emit_stage_text_free(emit_stage_text *t)
     free(t->param_numel);
     free(t->ratio);
     free(t->q);
-    t->param_names = t->param_numel = t->ratio = t->q = NULL;
+    free(t->param_weight);
+    t->param_names = t->param_numel = t->ratio = t->q = t->param_weight = NULL;
 }
 
 void emit_stage_vars(const emit_ctx *c, uint32_t st, const emit_stage_text *t, emit_vars *vs)
@@ -273,4 +284,5 @@ void emit_stage_vars(const emit_ctx *c, uint32_t st, const emit_stage_text *t, e
     emit_var(vs, "PARAM_NUMEL", t->param_numel);
     emit_var(vs, "RATIO", t->ratio);
     emit_var(vs, "Q", t->q);
+    emit_var(vs, "PARAM_WEIGHT", t->param_weight);
 }

@@ -74,6 +74,7 @@ typedef struct emit_stage_text {
     char sp[96], usp[96]; /* symbol prefix "NAME_stageS" and its macro form "UNAME_STAGES" */
     char *param_names;    /* C string literals, one per line */
     char *param_numel, *ratio, *q;
+    char *param_weight;   /* the selection rule's weights (select.h) */
 } emit_stage_text;
 
 bool emit_stage_text_init(const emit_ctx *c, uint32_t st, emit_stage_text *t, char *why, size_t cap);

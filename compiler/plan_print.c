@@ -3,6 +3,7 @@
 #include "plan_print.h"
 
 #include "json.h"
+#include "select.h"
 #include "version.h"
 
 void plan_print_text(const plan *p, FILE *f)
@@ -69,16 +70,23 @@ void plan_print_json(const plan *p, FILE *f)
     json_string(f, plan_policy_name(p->policy));
     top_number(f, "max_ratio", sp->freeze.max_ratio);
     fprintf(f, ",\n  \"freeze\": {\"warmup_steps\": %llu, \"ramp_steps\": %llu, \"reselect_every\": %llu, "
-               "\"seed\": %llu}",
+               "\"seed\": %llu, \"select\": ",
             (unsigned long long)sp->freeze.warmup_steps, (unsigned long long)sp->freeze.ramp_steps,
             (unsigned long long)sp->freeze.reselect_every, (unsigned long long)sp->freeze.seed);
+    json_string(f, spec_select_name(sp->freeze.select));
+    fputc('}', f);
+    bool weighted = sp->freeze.select == SELECT_FRONT_FIRST || sp->freeze.select == SELECT_WEIGHTS;
     fputs(",\n  \"stage_params\": [", f);
     for (size_t st = 0; st < sp->n_stages; st++) {
         fprintf(f, "%s\n    [", st ? "," : "");
         for (size_t i = 0; i < sp->stages[st].n_params; i++) {
             fputs(i ? ", {\"name\": " : "{\"name\": ", f);
             json_string(f, sp->stages[st].params[i].name);
-            fprintf(f, ", \"numel\": %llu}", (unsigned long long)sp->stages[st].params[i].numel);
+            fprintf(f, ", \"numel\": %llu", (unsigned long long)sp->stages[st].params[i].numel);
+            if (weighted)
+                fprintf(f, ", \"weight\": %llu",
+                        (unsigned long long)select_weight(sp->freeze.select, &sp->stages[st], i));
+            fputc('}', f);
         }
         fputc(']', f);
     }

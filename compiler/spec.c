@@ -58,7 +58,7 @@ static const char *const c_keywords[] = {
 /* The schema's keys, per mapping. spec_schema_key() lists them with their
  * paths, and a test holds docs/spec.md to the same list. */
 static const char *const pipeline_keys[] = {"schedule", "ranks", "stages_per_rank", "microbatches", "order", NULL};
-static const char *const param_keys[] = {"name", "numel", NULL};
+static const char *const param_keys[] = {"name", "numel", "freeze_weight", NULL};
 static const char *const stage_keys[] = {"name", "params", NULL};
 static const char *const model_keys[] = {"stages", NULL};
 static const char *const timing_keys[] = {"source",             "forward_ms",         "backward_ms",
@@ -70,8 +70,14 @@ static const char *const transformer_keys[] = {"layers", "hidden", "ffn", "heads
                                                "microbatch_size", NULL};
 static const char *const device_keys[] = {"peak_tflops", "mfu", NULL};
 static const char *const freeze_keys[] = {"max_ratio", "balance", "max_action_ratio", "warmup_steps", "ramp_steps",
-                                          "reselect_every", "seed",
-                                        NULL};
+                                          "reselect_every", "seed", "select", NULL};
+static const char *const select_names[] = {[SELECT_UNIFORM] = "uniform", [SELECT_FRONT_FIRST] = "front_first",
+                                           [SELECT_BALANCED] = "balanced", [SELECT_WEIGHTS] = "weights", NULL};
+
+const char *spec_select_name(spec_select s)
+{
+    return (unsigned)s < sizeof select_names / sizeof *select_names - 1 ? select_names[s] : "?";
+}
 static const char *const targets_keys[] = {"c", "cuda", NULL};
 static const char *const cuda_keys[] = {"enabled", "arch", NULL};
 static const char *const data_keys[] = {"lcp_index", NULL};
@@ -603,6 +609,13 @@ static void read_param(ctx *c, const ydoc_node *n, const char *path, spec_param 
     path_key(sub, path, "numel");
     if ((v = require(c, n, path, "numel", param_keys)))
         get_uint(c, v, sub, 1, SPEC_MAX_NUMEL, &out->numel);
+    out->freeze_weight = 1.0;
+    path_key(sub, path, "freeze_weight");
+    if ((v = ydoc_get(n, "freeze_weight"))) {
+        out->has_freeze_weight = true;
+        out->pos_freeze_weight = (spec_pos){v->line, v->col};
+        get_number(c, v, sub, 0.0, false, SPEC_MAX_FREEZE_WEIGHT, &out->freeze_weight);
+    }
 }
 
 static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
@@ -990,6 +1003,30 @@ static void read_freeze(ctx *c, const ydoc_node *f)
         get_uint(c, v, "freeze.reselect_every", 1, max_steps, &fr->reselect_every);
     if ((v = ydoc_get(f, "seed")))
         get_uint(c, v, "freeze.seed", 0, UINT64_MAX, &fr->seed);
+    if ((v = ydoc_get(f, "select"))) {
+        int r = get_enum(c, v, "freeze.select", select_names);
+        if (r >= 0)
+            fr->select = (spec_select)r;
+    }
+}
+
+/* freeze_weight means something only to the weights rule: anywhere else it
+ * would be silently ignored, so it is an error. */
+static void check_freeze_weights(ctx *c)
+{
+    const spec *s = c->s;
+    if (s->freeze.select == SELECT_WEIGHTS || !s->stages)
+        return;
+    for (size_t st = 0; st < s->n_stages; st++)
+        for (size_t i = 0; s->stages[st].params && i < s->stages[st].n_params; i++) {
+            const spec_param *p = &s->stages[st].params[i];
+            if (p->has_freeze_weight) {
+                diag_error(c->d, c->file, p->pos_freeze_weight.line, p->pos_freeze_weight.col,
+                           "freeze_weight is used only with freeze.select: weights (select is %s)",
+                           spec_select_name(s->freeze.select));
+                return;
+            }
+        }
 }
 
 static void read_targets(ctx *c, const ydoc_node *t)
@@ -1048,7 +1085,8 @@ static void set_defaults(spec *s)
                               .warmup_steps = 1000,
                               .ramp_steps = 3000,
                               .reselect_every = 10,
-                              .seed = 0};
+                              .seed = 0,
+                              .select = SPEC_DEFAULT_SELECT};
     s->targets = (spec_targets){.c = true, .cuda = true, .cuda_arch = "sm_90"};
     s->lcp_index = (spec_lcp_index){.enabled = false, .token_bytes = 2, .seq_len = 0, .topk = 8};
 }
@@ -1100,6 +1138,7 @@ static void read_root(ctx *c, const ydoc_node *root)
         read_timing(c, v, stages_known);
     if ((v = opt(root, "freeze")))
         read_freeze(c, v);
+    check_freeze_weights(c);
     if ((v = opt(root, "targets")))
         read_targets(c, v);
     if ((v = opt(root, "data")))

@@ -53,6 +53,9 @@ typedef struct spec_param {
     const char *name;
     uint64_t numel;
     spec_pos pos;
+    double freeze_weight;    /* freeze.select weights: relative odds of being frozen; default 1 */
+    bool has_freeze_weight;  /* written in the spec (only allowed with select weights) */
+    spec_pos pos_freeze_weight;
 } spec_param;
 
 typedef struct spec_stage {
@@ -91,8 +94,28 @@ typedef enum {
     BALANCE_LEXIMIN, /* minmax, then again over the actions below the maximum, a bounded number of rounds */
 } spec_balance;
 
+/* Which tensors a (stage, microbatch) freezes at its ratio (docs/codegen.md,
+ * "The frozen mask"; the choice measured in docs/time-to-quality.md). */
+typedef enum {
+    SELECT_UNIFORM,     /* numel-matched draw, every tensor alike */
+    SELECT_FRONT_FIRST, /* a stage's earlier tensors likelier: weights 1.0 falling to 0.1 */
+    SELECT_BALANCED,    /* a step's microbatches share the freezing out: each tensor frozen on about sum_m r_m */
+    SELECT_WEIGHTS,     /* per-tensor freeze_weight from the spec */
+} spec_select;
+
+/* The spelling used in specs ("uniform", ...). */
+const char *spec_select_name(spec_select s);
+
+/* The largest freeze_weight a spec may give. */
+#define SPEC_MAX_FREEZE_WEIGHT 1.0e6
+
+/* freeze.select when a spec leaves it out (chosen by measured time to
+ * quality: docs/time-to-quality.md). */
+#define SPEC_DEFAULT_SELECT SELECT_UNIFORM
+
 typedef struct spec_freeze {
     double max_ratio;
+    spec_select select;
     spec_balance balance;
     double max_action_ratio; /* per-action cap on x; 1 = none */
     uint64_t warmup_steps;

@@ -93,6 +93,8 @@ Test(spec_valid, base_spec_loads_with_documented_defaults)
     cr_assert_eq(s->freeze.warmup_steps, 1000);
     cr_assert_eq(s->freeze.ramp_steps, 3000);
     cr_assert_eq(s->freeze.reselect_every, 10);
+    cr_assert_eq(s->freeze.select, SPEC_DEFAULT_SELECT);
+    cr_assert(s->stages[1].params[0].freeze_weight == 1.0 && !s->stages[1].params[0].has_freeze_weight);
     cr_assert(s->targets.c && s->targets.cuda);
     cr_assert_str_eq(s->targets.cuda_arch, "sm_90");
     cr_assert_not(s->lcp_index.enabled);
@@ -437,6 +439,55 @@ Test(spec_invalid, freeze_ratio_outside_zero_to_one)
     loaded l;
     load_with(&l, 0, "freeze: {max_ratio: 1.5}");
     EXPECT_ERROR(&l, 9, 21, "freeze.max_ratio must be a number of at least 0 and at most 1, got \"1.5\"");
+    loaded_free(&l);
+}
+
+Test(spec_valid, every_selection_rule_and_freeze_weights)
+{
+    static const char *const names[] = {"uniform", "front_first", "balanced", "weights"};
+    static const spec_select rules[] = {SELECT_UNIFORM, SELECT_FRONT_FIRST, SELECT_BALANCED, SELECT_WEIGHTS};
+    for (size_t i = 0; i < 4; i++) {
+        char line[96];
+        snprintf(line, sizeof line, "freeze: {max_ratio: 0.5, select: %s}", names[i]);
+        loaded l;
+        load_with(&l, 0, line);
+        cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+        cr_assert_eq(l.s->freeze.select, rules[i]);
+        cr_assert_str_eq(spec_select_name(rules[i]), names[i]);
+        loaded_free(&l);
+    }
+    loaded l;
+    char *yaml = spec_with(6, "    - params: [{name: b, numel: 20, freeze_weight: 0}, {name: c, numel: 30, freeze_weight: 2.5}]");
+    size_t n = strlen(yaml);
+    yaml = realloc(yaml, n + 64);
+    strcpy(yaml + n, "freeze: {max_ratio: 0.5, select: weights}\n");
+    load_str(&l, yaml);
+    free(yaml);
+    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    const spec_param *b = &l.s->stages[1].params[0], *c = &l.s->stages[1].params[1];
+    cr_assert(b->freeze_weight == 0.0 && b->has_freeze_weight && c->freeze_weight == 2.5);
+    cr_assert(l.s->stages[0].params[0].freeze_weight == 1.0 && !l.s->stages[0].params[0].has_freeze_weight);
+    loaded_free(&l);
+}
+
+Test(spec_invalid, selection_rule_typo_and_weights_without_the_weights_rule)
+{
+    loaded l;
+    load_with(&l, 0, "freeze: {max_ratio: 0.5, select: balance}");
+    EXPECT_ERROR(&l, 9, 34, "freeze.select must be one of uniform, front_first, balanced, weights");
+    cr_assert(strstr(l.dump, "balanced"), "the choices are listed: %s", l.dump);
+    loaded_free(&l);
+    /* freeze_weight would be ignored by any other rule: refused at its position. */
+    load_with(&l, 6, "    - params: [{name: b, numel: 20, freeze_weight: 2}, {name: c, numel: 30}]");
+    EXPECT_ERROR(&l, 6, 52, "freeze_weight is used only with freeze.select: weights");
+    loaded_free(&l);
+    char *yaml = spec_with(6, "    - params: [{name: b, numel: 20, freeze_weight: -1}, {name: c, numel: 30}]");
+    size_t n = strlen(yaml);
+    yaml = realloc(yaml, n + 64);
+    strcpy(yaml + n, "freeze: {max_ratio: 0.5, select: weights}\n");
+    load_str(&l, yaml);
+    free(yaml);
+    EXPECT_ERROR(&l, 6, 52, "freeze_weight must be a number of at least 0");
     loaded_free(&l);
 }
 

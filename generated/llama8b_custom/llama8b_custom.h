@@ -28,6 +28,10 @@ extern "C" {
 #define LLAMA8B_CUSTOM_RAMP_STEPS 3000ull
 #define LLAMA8B_CUSTOM_RESELECT_EVERY 10ull
 #define LLAMA8B_CUSTOM_SEED 42ull
+/* Which tensors a (stage, microbatch) freezes at its ratio (freeze.select):
+ * 0 uniform, 1 front_first, 2 balanced, 3 weights (docs/codegen.md). */
+#define LLAMA8B_CUSTOM_SELECT_RULE 0u
+#define LLAMA8B_CUSTOM_SELECT "uniform"
 
 /* Action types in the programs. */
 enum { LLAMA8B_CUSTOM_F = 0, LLAMA8B_CUSTOM_B = 1, LLAMA8B_CUSTOM_I = 2, LLAMA8B_CUSTOM_W = 3 };

@@ -28,6 +28,10 @@ extern "C" {
 #define LLAMA8B_ZBH1_RAMP_STEPS 3000ull
 #define LLAMA8B_ZBH1_RESELECT_EVERY 10ull
 #define LLAMA8B_ZBH1_SEED 42ull
+/* Which tensors a (stage, microbatch) freezes at its ratio (freeze.select):
+ * 0 uniform, 1 front_first, 2 balanced, 3 weights (docs/codegen.md). */
+#define LLAMA8B_ZBH1_SELECT_RULE 0u
+#define LLAMA8B_ZBH1_SELECT "uniform"
 
 /* Action types in the programs. */
 enum { LLAMA8B_ZBH1_F = 0, LLAMA8B_ZBH1_B = 1, LLAMA8B_ZBH1_I = 2, LLAMA8B_ZBH1_W = 3 };

@@ -60,6 +60,16 @@ static const uint64_t llama8b_zbv_stage2_q[LLAMA8B_ZBV_STAGE2_MICROBATCHES] = {
     0ull, 4294967296ull, 3029082198ull, 3029082198ull, 0ull, 0ull, 4294967296ull, 4294967296ull,
 };
 
+/* The selection rule's per-tensor weights (rule uniform; read by
+ * front_first and weights only), indexed by tensor. */
+static const uint64_t llama8b_zbv_stage2_weight[LLAMA8B_ZBV_STAGE2_PARAMS] = {
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull,
+};
+
 /* The freezing rule, shared by every generated C and CUDA file (tfc emits
  * this text from one template, so host and device cannot drift):
  * docs/codegen.md, "The frozen mask". */
@@ -120,27 +130,42 @@ static inline uint64_t llama8b_zbv_stage2_gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-/* Which of n tensors (numel[i] elements each, total elements in all) to
- * freeze for fixed-point ratio q and draw key: visit the tensors in the
- * order start, start + stride, ... (mod n), a permutation drawn from key,
- * and freeze each one that still fits under the target floor(total * q /
- * 2^32). Sets bit i of mask (ceil(n / 64) words) for a frozen tensor i and
- * returns the frozen element count: never above the target, and below it by
- * less than the smallest tensor left unfrozen. */
+/* floor(total * q / 2^32) for a fixed-point ratio q <= 2^32, exactly, in
+ * 64 bits: the element budget of a draw. */
+static inline uint64_t llama8b_zbv_stage2_budget(uint64_t total, uint64_t q)
+{
+    return (total >> 32) * q + (((total & 0xffffffffull) * q) >> 32);
+}
+
+/* The visiting order of a draw: start, start + stride, ... (mod n), a
+ * permutation of the n tensors drawn from r. */
+static inline void llama8b_zbv_stage2_walk(uint32_t n, uint64_t r, uint64_t *start, uint64_t *stride)
+{
+    *start = r % n;
+    *stride = 1;
+    if (n > 1) {
+        *stride = 1 + llama8b_zbv_stage2_mix(r) % (n - 1);
+        while (llama8b_zbv_stage2_gcd(*stride, n) != 1)
+            *stride = *stride % (n - 1) + 1;
+    }
+}
+
+/* Rule uniform. Which of n tensors (numel[i] elements each, total elements
+ * in all) to freeze for fixed-point ratio q and draw key: visit the tensors
+ * in a permutation drawn from key, and freeze each one that still fits under
+ * the budget floor(total * q / 2^32). Sets bit i of mask (ceil(n / 64)
+ * words) for a frozen tensor i and returns the frozen element count: never
+ * above the budget, and below it by less than the smallest tensor left
+ * unfrozen. */
 static inline uint64_t llama8b_zbv_stage2_select(uint32_t n, const uint64_t *numel, uint64_t total, uint64_t q, uint64_t key, uint64_t *mask)
 {
     for (uint32_t w = 0; w < (n + 63u) / 64u; w++)
         mask[w] = 0;
     if (n == 0 || q == 0)
         return 0;
-    uint64_t target = (total >> 32) * q + (((total & 0xffffffffull) * q) >> 32);
-    uint64_t r = llama8b_zbv_stage2_mix(key);
-    uint64_t pos = r % n, stride = 1;
-    if (n > 1) {
-        stride = 1 + llama8b_zbv_stage2_mix(r) % (n - 1);
-        while (llama8b_zbv_stage2_gcd(stride, n) != 1)
-            stride = stride % (n - 1) + 1;
-    }
+    uint64_t target = llama8b_zbv_stage2_budget(total, q);
+    uint64_t pos, stride;
+    llama8b_zbv_stage2_walk(n, llama8b_zbv_stage2_mix(key), &pos, &stride);
     uint64_t frozen = 0;
     for (uint32_t i = 0; i < n && frozen < target; i++) {
         if (numel[pos] <= target - frozen) {
@@ -152,6 +177,129 @@ static inline uint64_t llama8b_zbv_stage2_select(uint32_t n, const uint64_t *num
             pos -= n;
     }
     return frozen;
+}
+
+/* Rules front_first and weights: the same budget, the tensors drawn one at
+ * a time without replacement, each with odds weight[i] among those still
+ * unfrozen that fit in what is left of the budget (a tensor of weight 0 is
+ * never frozen). Stops when nothing fits. Same guarantees as select, over
+ * the tensors of non-zero weight. O(n) per frozen tensor. */
+static inline uint64_t llama8b_zbv_stage2_select_weighted(uint32_t n, const uint64_t *numel, const uint64_t *weight, uint64_t total, uint64_t q, uint64_t key,
+                                uint64_t *mask)
+{
+    for (uint32_t w = 0; w < (n + 63u) / 64u; w++)
+        mask[w] = 0;
+    if (n == 0 || q == 0)
+        return 0;
+    uint64_t target = llama8b_zbv_stage2_budget(total, q), frozen = 0;
+    for (uint64_t round = 0; frozen < target; round++) {
+        uint64_t room = target - frozen, sum = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (!((mask[i / 64] >> (i % 64)) & 1ull) && numel[i] <= room)
+                sum += weight[i];
+        if (sum == 0)
+            break;
+        uint64_t r = llama8b_zbv_stage2_mix(key ^ llama8b_zbv_stage2_mix(round)) % sum;
+        for (uint32_t i = 0; i < n; i++) {
+            if (((mask[i / 64] >> (i % 64)) & 1ull) || numel[i] > room || weight[i] == 0)
+                continue;
+            if (r < weight[i]) {
+                mask[i / 64] |= 1ull << (i % 64);
+                frozen += numel[i];
+                break;
+            }
+            r -= weight[i];
+        }
+    }
+    return frozen;
+}
+
+/* Rule balanced: a step's microbatches share the freezing out. The stage's
+ * tensors lie on a circle of total elements in a permutation drawn once for
+ * the (stage, window) (key); microbatch j's budget is an arc of that length,
+ * the arcs of microbatches 0, 1, ... following each other from a drawn
+ * offset, so over the step every element lies in about sum_j r_j arcs.
+ * Microbatch m freezes the tensors whose midpoint lies in its arc, in order
+ * along it, each one that still fits in its budget. When the budgets add up
+ * to more than microbatches - 1 whole stages (and not every ratio is 1), all
+ * are scaled down to that: no tensor is frozen on every microbatch of a
+ * step unless everything is. q_row: the stage's unramped ratios, all
+ * microbatches; step0: the window's first step. Never above microbatch m's
+ * budget. Works in doubled units (midpoints): total must stay below 2^62. */
+static inline uint64_t llama8b_zbv_stage2_select_balanced(uint32_t n, const uint64_t *numel, uint64_t total, const uint64_t *q_row, uint32_t microbatches,
+                                uint32_t m, uint64_t step0, uint64_t warmup, uint64_t ramp, uint64_t key, uint64_t *mask)
+{
+    for (uint32_t w = 0; w < (n + 63u) / 64u; w++)
+        mask[w] = 0;
+    if (n == 0 || total == 0 || m >= microbatches || llama8b_zbv_stage2_ramp_q(q_row[m], step0, warmup, ramp) == 0)
+        return 0;
+    /* Q: the ramped ratios' sum; E: how far it is over microbatches - 1. */
+    uint64_t sum = 0, full = 1ull << 32, cap = (uint64_t)(microbatches - 1u) << 32, over = 0;
+    int all_full = 1;
+    for (uint32_t j = 0; j < microbatches; j++) {
+        uint64_t qj = llama8b_zbv_stage2_ramp_q(q_row[j], step0, warmup, ramp);
+        sum += qj;
+        all_full &= qj == full;
+    }
+    if (!all_full && sum > cap)
+        over = sum - cap; /* < 2^32: some ratio is below 1 */
+    uint64_t span = 2 * total, off = llama8b_zbv_stage2_mix(key) % span, arc = 0;
+    for (uint32_t j = 0; j <= m; j++) {
+        uint64_t qj = llama8b_zbv_stage2_ramp_q(q_row[j], step0, warmup, ramp);
+        if (over) { /* qj - ceil(qj * over / sum): the scaled budgets add up to at most cap */
+            uint64_t t = qj * over;
+            qj -= t / sum + (t % sum != 0);
+        }
+        arc = 2 * llama8b_zbv_stage2_budget(total, qj);
+        if (j < m) {
+            off += arc;
+            if (off >= span)
+                off -= span;
+        }
+    }
+    uint64_t target = arc / 2, frozen = 0;
+    if (target == 0)
+        return 0;
+    uint64_t start, stride;
+    llama8b_zbv_stage2_walk(n, llama8b_zbv_stage2_mix(llama8b_zbv_stage2_mix(key)), &start, &stride);
+    /* Midpoints grow along the walk: first those at or past the arc's
+     * start, then those before it (the arc wraps around). */
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t pos = start, at = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t mid = 2 * at + numel[pos];
+            if ((mid >= off) == (pass == 0)) {
+                uint64_t d = mid >= off ? mid - off : mid + span - off;
+                if (d < arc && numel[pos] <= target - frozen) {
+                    frozen += numel[pos];
+                    mask[pos / 64] |= 1ull << (pos % 64);
+                }
+            }
+            at += numel[pos];
+            pos += stride;
+            if (pos >= n)
+                pos -= n;
+        }
+    }
+    return frozen;
+}
+
+/* The frozen tensors of one (stage, microbatch) at a step under rule
+ * (0 uniform, 1 front_first, 2 balanced, 3 weights; docs/codegen.md): the
+ * draw changes every reselect steps and follows the ratios at the first
+ * step of its window. weight is read by rules 1 and 3 only. */
+static inline uint64_t llama8b_zbv_stage2_frozen(uint32_t rule, uint32_t n, const uint64_t *numel, const uint64_t *weight, uint64_t total, const uint64_t *q_row,
+                       uint32_t microbatches, uint32_t m, uint64_t step, uint64_t warmup, uint64_t ramp, uint64_t reselect, uint64_t seed,
+                       uint64_t stage, uint64_t *mask)
+{
+    uint64_t window = step / reselect, step0 = window * reselect;
+    if (rule == 2u)
+        return llama8b_zbv_stage2_select_balanced(n, numel, total, q_row, microbatches, m, step0, warmup, ramp,
+                                  llama8b_zbv_stage2_key(seed, stage, ~0ull, window), mask);
+    uint64_t q = llama8b_zbv_stage2_ramp_q(q_row[m], step0, warmup, ramp), key = llama8b_zbv_stage2_key(seed, stage, m, window);
+    if (rule == 1u || rule == 3u)
+        return llama8b_zbv_stage2_select_weighted(n, numel, weight, total, q, key, mask);
+    return llama8b_zbv_stage2_select(n, numel, total, q, key, mask);
 }
 
 double llama8b_zbv_stage2_freeze_ratio(uint32_t microbatch, uint64_t step)
@@ -168,8 +316,7 @@ uint64_t llama8b_zbv_stage2_frozen_mask(uint32_t microbatch, uint64_t step, uint
             mask[w] = 0;
         return 0;
     }
-    uint64_t window = step / 10ull;
-    uint64_t q = llama8b_zbv_stage2_ramp_q(llama8b_zbv_stage2_q[microbatch], window * 10ull, 1000ull, 3000ull);
-    return llama8b_zbv_stage2_select(LLAMA8B_ZBV_STAGE2_PARAMS, llama8b_zbv_stage2_param_numel, LLAMA8B_ZBV_STAGE2_NUMEL, q, llama8b_zbv_stage2_key(42ull, 2u, microbatch, window),
+    return llama8b_zbv_stage2_frozen(0u, LLAMA8B_ZBV_STAGE2_PARAMS, llama8b_zbv_stage2_param_numel, llama8b_zbv_stage2_weight, LLAMA8B_ZBV_STAGE2_NUMEL, llama8b_zbv_stage2_q,
+                       LLAMA8B_ZBV_STAGE2_MICROBATCHES, microbatch, step, 1000ull, 3000ull, 10ull, 42ull, 2u,
                        mask);
 }

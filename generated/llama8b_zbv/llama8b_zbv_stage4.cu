@@ -44,8 +44,17 @@ __constant__ double llama8b_zbv_stage4_ratio_dev[LLAMA8B_ZBV_STAGE4_MICROBATCHES
 __constant__ unsigned long long llama8b_zbv_stage4_q_dev[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
     0ull, 0ull, 4249756917ull, 4294967296ull, 0ull, 0ull, 135630546ull, 4294967296ull,
 };
+/* The selection rule's per-tensor weights (rule uniform; read by
+ * front_first and weights only), indexed by tensor. */
+__constant__ unsigned long long llama8b_zbv_stage4_weight_dev[LLAMA8B_ZBV_STAGE4_PARAMS] = {
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull,
+};
 #ifndef __CUDA_ARCH__
-/* Host copies of the three tables above, for the host side of the
+/* Host copies of the four tables above, for the host side of the
  * __host__ __device__ functions. */
 static const unsigned long long llama8b_zbv_stage4_numel_host[LLAMA8B_ZBV_STAGE4_PARAMS] = {
     4096ull, 16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull,
@@ -59,6 +68,13 @@ static const double llama8b_zbv_stage4_ratio_host[LLAMA8B_ZBV_STAGE4_MICROBATCHE
 };
 static const unsigned long long llama8b_zbv_stage4_q_host[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
     0ull, 0ull, 4249756917ull, 4294967296ull, 0ull, 0ull, 135630546ull, 4294967296ull,
+};
+static const unsigned long long llama8b_zbv_stage4_weight_host[LLAMA8B_ZBV_STAGE4_PARAMS] = {
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
+    65536ull, 65536ull, 65536ull, 65536ull,
 };
 #endif
 
@@ -122,27 +138,42 @@ __host__ __device__ static inline unsigned long long llama8b_zbv_stage4_cu_gcd(u
     return a;
 }
 
-/* Which of n tensors (numel[i] elements each, total elements in all) to
- * freeze for fixed-point ratio q and draw key: visit the tensors in the
- * order start, start + stride, ... (mod n), a permutation drawn from key,
- * and freeze each one that still fits under the target floor(total * q /
- * 2^32). Sets bit i of mask (ceil(n / 64) words) for a frozen tensor i and
- * returns the frozen element count: never above the target, and below it by
- * less than the smallest tensor left unfrozen. */
+/* floor(total * q / 2^32) for a fixed-point ratio q <= 2^32, exactly, in
+ * 64 bits: the element budget of a draw. */
+__host__ __device__ static inline unsigned long long llama8b_zbv_stage4_cu_budget(unsigned long long total, unsigned long long q)
+{
+    return (total >> 32) * q + (((total & 0xffffffffull) * q) >> 32);
+}
+
+/* The visiting order of a draw: start, start + stride, ... (mod n), a
+ * permutation of the n tensors drawn from r. */
+__host__ __device__ static inline void llama8b_zbv_stage4_cu_walk(unsigned int n, unsigned long long r, unsigned long long *start, unsigned long long *stride)
+{
+    *start = r % n;
+    *stride = 1;
+    if (n > 1) {
+        *stride = 1 + llama8b_zbv_stage4_cu_mix(r) % (n - 1);
+        while (llama8b_zbv_stage4_cu_gcd(*stride, n) != 1)
+            *stride = *stride % (n - 1) + 1;
+    }
+}
+
+/* Rule uniform. Which of n tensors (numel[i] elements each, total elements
+ * in all) to freeze for fixed-point ratio q and draw key: visit the tensors
+ * in a permutation drawn from key, and freeze each one that still fits under
+ * the budget floor(total * q / 2^32). Sets bit i of mask (ceil(n / 64)
+ * words) for a frozen tensor i and returns the frozen element count: never
+ * above the budget, and below it by less than the smallest tensor left
+ * unfrozen. */
 __host__ __device__ static inline unsigned long long llama8b_zbv_stage4_cu_select(unsigned int n, const unsigned long long *numel, unsigned long long total, unsigned long long q, unsigned long long key, unsigned long long *mask)
 {
     for (unsigned int w = 0; w < (n + 63u) / 64u; w++)
         mask[w] = 0;
     if (n == 0 || q == 0)
         return 0;
-    unsigned long long target = (total >> 32) * q + (((total & 0xffffffffull) * q) >> 32);
-    unsigned long long r = llama8b_zbv_stage4_cu_mix(key);
-    unsigned long long pos = r % n, stride = 1;
-    if (n > 1) {
-        stride = 1 + llama8b_zbv_stage4_cu_mix(r) % (n - 1);
-        while (llama8b_zbv_stage4_cu_gcd(stride, n) != 1)
-            stride = stride % (n - 1) + 1;
-    }
+    unsigned long long target = llama8b_zbv_stage4_cu_budget(total, q);
+    unsigned long long pos, stride;
+    llama8b_zbv_stage4_cu_walk(n, llama8b_zbv_stage4_cu_mix(key), &pos, &stride);
     unsigned long long frozen = 0;
     for (unsigned int i = 0; i < n && frozen < target; i++) {
         if (numel[pos] <= target - frozen) {
@@ -154,6 +185,129 @@ __host__ __device__ static inline unsigned long long llama8b_zbv_stage4_cu_selec
             pos -= n;
     }
     return frozen;
+}
+
+/* Rules front_first and weights: the same budget, the tensors drawn one at
+ * a time without replacement, each with odds weight[i] among those still
+ * unfrozen that fit in what is left of the budget (a tensor of weight 0 is
+ * never frozen). Stops when nothing fits. Same guarantees as select, over
+ * the tensors of non-zero weight. O(n) per frozen tensor. */
+__host__ __device__ static inline unsigned long long llama8b_zbv_stage4_cu_select_weighted(unsigned int n, const unsigned long long *numel, const unsigned long long *weight, unsigned long long total, unsigned long long q, unsigned long long key,
+                                unsigned long long *mask)
+{
+    for (unsigned int w = 0; w < (n + 63u) / 64u; w++)
+        mask[w] = 0;
+    if (n == 0 || q == 0)
+        return 0;
+    unsigned long long target = llama8b_zbv_stage4_cu_budget(total, q), frozen = 0;
+    for (unsigned long long round = 0; frozen < target; round++) {
+        unsigned long long room = target - frozen, sum = 0;
+        for (unsigned int i = 0; i < n; i++)
+            if (!((mask[i / 64] >> (i % 64)) & 1ull) && numel[i] <= room)
+                sum += weight[i];
+        if (sum == 0)
+            break;
+        unsigned long long r = llama8b_zbv_stage4_cu_mix(key ^ llama8b_zbv_stage4_cu_mix(round)) % sum;
+        for (unsigned int i = 0; i < n; i++) {
+            if (((mask[i / 64] >> (i % 64)) & 1ull) || numel[i] > room || weight[i] == 0)
+                continue;
+            if (r < weight[i]) {
+                mask[i / 64] |= 1ull << (i % 64);
+                frozen += numel[i];
+                break;
+            }
+            r -= weight[i];
+        }
+    }
+    return frozen;
+}
+
+/* Rule balanced: a step's microbatches share the freezing out. The stage's
+ * tensors lie on a circle of total elements in a permutation drawn once for
+ * the (stage, window) (key); microbatch j's budget is an arc of that length,
+ * the arcs of microbatches 0, 1, ... following each other from a drawn
+ * offset, so over the step every element lies in about sum_j r_j arcs.
+ * Microbatch m freezes the tensors whose midpoint lies in its arc, in order
+ * along it, each one that still fits in its budget. When the budgets add up
+ * to more than microbatches - 1 whole stages (and not every ratio is 1), all
+ * are scaled down to that: no tensor is frozen on every microbatch of a
+ * step unless everything is. q_row: the stage's unramped ratios, all
+ * microbatches; step0: the window's first step. Never above microbatch m's
+ * budget. Works in doubled units (midpoints): total must stay below 2^62. */
+__host__ __device__ static inline unsigned long long llama8b_zbv_stage4_cu_select_balanced(unsigned int n, const unsigned long long *numel, unsigned long long total, const unsigned long long *q_row, unsigned int microbatches,
+                                unsigned int m, unsigned long long step0, unsigned long long warmup, unsigned long long ramp, unsigned long long key, unsigned long long *mask)
+{
+    for (unsigned int w = 0; w < (n + 63u) / 64u; w++)
+        mask[w] = 0;
+    if (n == 0 || total == 0 || m >= microbatches || llama8b_zbv_stage4_cu_ramp_q(q_row[m], step0, warmup, ramp) == 0)
+        return 0;
+    /* Q: the ramped ratios' sum; E: how far it is over microbatches - 1. */
+    unsigned long long sum = 0, full = 1ull << 32, cap = (unsigned long long)(microbatches - 1u) << 32, over = 0;
+    int all_full = 1;
+    for (unsigned int j = 0; j < microbatches; j++) {
+        unsigned long long qj = llama8b_zbv_stage4_cu_ramp_q(q_row[j], step0, warmup, ramp);
+        sum += qj;
+        all_full &= qj == full;
+    }
+    if (!all_full && sum > cap)
+        over = sum - cap; /* < 2^32: some ratio is below 1 */
+    unsigned long long span = 2 * total, off = llama8b_zbv_stage4_cu_mix(key) % span, arc = 0;
+    for (unsigned int j = 0; j <= m; j++) {
+        unsigned long long qj = llama8b_zbv_stage4_cu_ramp_q(q_row[j], step0, warmup, ramp);
+        if (over) { /* qj - ceil(qj * over / sum): the scaled budgets add up to at most cap */
+            unsigned long long t = qj * over;
+            qj -= t / sum + (t % sum != 0);
+        }
+        arc = 2 * llama8b_zbv_stage4_cu_budget(total, qj);
+        if (j < m) {
+            off += arc;
+            if (off >= span)
+                off -= span;
+        }
+    }
+    unsigned long long target = arc / 2, frozen = 0;
+    if (target == 0)
+        return 0;
+    unsigned long long start, stride;
+    llama8b_zbv_stage4_cu_walk(n, llama8b_zbv_stage4_cu_mix(llama8b_zbv_stage4_cu_mix(key)), &start, &stride);
+    /* Midpoints grow along the walk: first those at or past the arc's
+     * start, then those before it (the arc wraps around). */
+    for (int pass = 0; pass < 2; pass++) {
+        unsigned long long pos = start, at = 0;
+        for (unsigned int i = 0; i < n; i++) {
+            unsigned long long mid = 2 * at + numel[pos];
+            if ((mid >= off) == (pass == 0)) {
+                unsigned long long d = mid >= off ? mid - off : mid + span - off;
+                if (d < arc && numel[pos] <= target - frozen) {
+                    frozen += numel[pos];
+                    mask[pos / 64] |= 1ull << (pos % 64);
+                }
+            }
+            at += numel[pos];
+            pos += stride;
+            if (pos >= n)
+                pos -= n;
+        }
+    }
+    return frozen;
+}
+
+/* The frozen tensors of one (stage, microbatch) at a step under rule
+ * (0 uniform, 1 front_first, 2 balanced, 3 weights; docs/codegen.md): the
+ * draw changes every reselect steps and follows the ratios at the first
+ * step of its window. weight is read by rules 1 and 3 only. */
+__host__ __device__ static inline unsigned long long llama8b_zbv_stage4_cu_frozen(unsigned int rule, unsigned int n, const unsigned long long *numel, const unsigned long long *weight, unsigned long long total, const unsigned long long *q_row,
+                       unsigned int microbatches, unsigned int m, unsigned long long step, unsigned long long warmup, unsigned long long ramp, unsigned long long reselect, unsigned long long seed,
+                       unsigned long long stage, unsigned long long *mask)
+{
+    unsigned long long window = step / reselect, step0 = window * reselect;
+    if (rule == 2u)
+        return llama8b_zbv_stage4_cu_select_balanced(n, numel, total, q_row, microbatches, m, step0, warmup, ramp,
+                                  llama8b_zbv_stage4_cu_key(seed, stage, ~0ull, window), mask);
+    unsigned long long q = llama8b_zbv_stage4_cu_ramp_q(q_row[m], step0, warmup, ramp), key = llama8b_zbv_stage4_cu_key(seed, stage, m, window);
+    if (rule == 1u || rule == 3u)
+        return llama8b_zbv_stage4_cu_select_weighted(n, numel, weight, total, q, key, mask);
+    return llama8b_zbv_stage4_cu_select(n, numel, total, q, key, mask);
 }
 
 __host__ __device__ static inline double llama8b_zbv_stage4_cu_freeze_ratio(unsigned int microbatch, unsigned long long step)
@@ -173,10 +327,9 @@ __host__ __device__ static inline unsigned long long llama8b_zbv_stage4_cu_froze
             mask[w] = 0;
         return 0;
     }
-    unsigned long long window = step / 10ull;
-    unsigned long long q = llama8b_zbv_stage4_cu_ramp_q(LLAMA8B_ZBV_STAGE4_TABLE(llama8b_zbv_stage4_q)[microbatch], window * 10ull, 1000ull, 3000ull);
-    return llama8b_zbv_stage4_cu_select(LLAMA8B_ZBV_STAGE4_PARAMS, LLAMA8B_ZBV_STAGE4_TABLE(llama8b_zbv_stage4_numel), LLAMA8B_ZBV_STAGE4_NUMEL, q,
-                       llama8b_zbv_stage4_cu_key(42ull, 4u, microbatch, window), mask);
+    return llama8b_zbv_stage4_cu_frozen(0u, LLAMA8B_ZBV_STAGE4_PARAMS, LLAMA8B_ZBV_STAGE4_TABLE(llama8b_zbv_stage4_numel), LLAMA8B_ZBV_STAGE4_TABLE(llama8b_zbv_stage4_weight), LLAMA8B_ZBV_STAGE4_NUMEL,
+                          LLAMA8B_ZBV_STAGE4_TABLE(llama8b_zbv_stage4_q), LLAMA8B_ZBV_STAGE4_MICROBATCHES, microbatch, step, 1000ull, 3000ull,
+                          10ull, 42ull, 4u, mask);
 }
 
 /* Tensors with no weight gradient in the whole step (frozen for every
