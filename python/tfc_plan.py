@@ -80,30 +80,36 @@ def _select_weighted(numel, weight, q, key):
 
 def _select_balanced(numel, q_ramped, m, key):
     n, total, mbs = len(numel), sum(numel), len(q_ramped)
-    if total == 0 or q_ramped[m] == 0:
+    budgets = [_budget(total, q) for q in q_ramped]
+    if total == 0 or budgets[m] == 0:
         return []
-    full, cap = 1 << 32, (mbs - 1) << 32
-    qsum = sum(q_ramped)
-    over = qsum - cap if qsum > cap and any(q != full for q in q_ramped) else 0
-    scaled = [q - (q * over + qsum - 1) // qsum if over else q for q in q_ramped]
     span = 2 * total
-    off = (_mix(key) % span + sum(2 * _budget(total, scaled[j]) for j in range(m))) % span
-    arc = 2 * _budget(total, scaled[m])
-    target = arc // 2
-    if target == 0:
-        return []
+    off0 = _mix(key) % span
+    starts = [(off0 + sum(2 * b for b in budgets[:j])) % span for j in range(mbs)]
+    off, target = starts[m], budgets[m]
     start, stride = _walk(n, _mix(_mix(key)))
-    order, at, mids = [], 0, []
-    pos = start
+    walk, at, pos = [], 0, start
     for _ in range(n):
-        mids.append((pos, 2 * at + numel[pos]))
+        walk.append((pos, 2 * at + numel[pos]))
         at += numel[pos]
         pos = (pos + stride) % n
-    frozen, chosen = 0, []
-    for pos, mid in [x for x in mids if x[1] >= off] + [x for x in mids if x[1] < off]:
-        if (mid - off) % span < arc and numel[pos] <= target - frozen:
-            frozen += numel[pos]
-            chosen.append(pos)
+    along = [x for x in walk if x[1] >= off] + [x for x in walk if x[1] < off]  # in order along the arc
+
+    def free(mid):  # the microbatch on which the tensor at mid is never frozen
+        miss = [j for j in range(mbs) if (mid - starts[j]) % span >= 2 * budgets[j]]
+        if miss:
+            return min(miss, key=lambda j: (budgets[j], j))
+        j = min(range(mbs), key=lambda j: (budgets[j], j))
+        return j if budgets[j] < total else mbs
+
+    frozen, chosen = 0, set()
+    for in_arc in (True, False):  # the arc, then past its end
+        for t, mid in along:
+            if t in chosen or numel[t] > target - frozen or ((mid - off) % span < 2 * target) != in_arc:
+                continue
+            if free(mid) != m:
+                frozen += numel[t]
+                chosen.add(t)
     return sorted(chosen)
 
 

@@ -214,16 +214,46 @@ static inline uint64_t llama8b_zbv_stage1_select_weighted(uint32_t n, const uint
     return frozen;
 }
 
+/* Rule balanced: of the microbatches whose arcs miss a tensor's midpoint,
+ * the one with the smallest budget (the lowest-numbered among equals); when
+ * every arc holds it, the one with the smallest budget overall; none
+ * (microbatches) when every budget is the whole stage. */
+static inline uint32_t llama8b_zbv_stage1_free_microbatch(uint64_t mid, uint64_t span, uint64_t off0, uint64_t total, const uint64_t *q_row,
+                                uint32_t microbatches, uint64_t step0, uint64_t warmup, uint64_t ramp)
+{
+    uint64_t o = off0, best_miss = ~0ull, best_any = ~0ull;
+    uint32_t miss = microbatches, any = microbatches;
+    for (uint32_t j = 0; j < microbatches; j++) {
+        uint64_t b = llama8b_zbv_stage1_budget(total, llama8b_zbv_stage1_ramp_q(q_row[j], step0, warmup, ramp));
+        uint64_t d = mid >= o ? mid - o : mid + span - o;
+        if (d >= 2 * b && b < best_miss) {
+            best_miss = b;
+            miss = j;
+        }
+        if (b < best_any) {
+            best_any = b;
+            any = j;
+        }
+        o += 2 * b;
+        while (o >= span)
+            o -= span;
+    }
+    if (miss < microbatches)
+        return miss;
+    return best_any < total ? any : microbatches;
+}
+
 /* Rule balanced: a step's microbatches share the freezing out. The stage's
  * tensors lie on a circle of total elements in a permutation drawn once for
  * the (stage, window) (key); microbatch j's budget is an arc of that length,
  * the arcs of microbatches 0, 1, ... following each other from a drawn
  * offset, so over the step every element lies in about sum_j r_j arcs.
- * Microbatch m freezes the tensors whose midpoint lies in its arc, in order
- * along it, each one that still fits in its budget. When the budgets add up
- * to more than microbatches - 1 whole stages (and not every ratio is 1), all
- * are scaled down to that: no tensor is frozen on every microbatch of a
- * step unless everything is. q_row: the stage's unramped ratios, all
+ * Every tensor has a free microbatch (free_microbatch) on which it is never
+ * frozen, so none is frozen on every microbatch of a step unless every
+ * ratio is 1. Microbatch m freezes the tensors whose midpoint lies in its
+ * arc, in order along it, each one that still fits in its budget and is not
+ * free on m; then, in order past the arc's end, each one that still fits
+ * and is not free on m. q_row: the stage's unramped ratios, all
  * microbatches; step0: the window's first step. Never above microbatch m's
  * budget. Works in doubled units (midpoints): total must stay below 2^62. */
 static inline uint64_t llama8b_zbv_stage1_select_balanced(uint32_t n, const uint64_t *numel, uint64_t total, const uint64_t *q_row, uint32_t microbatches,
@@ -231,56 +261,42 @@ static inline uint64_t llama8b_zbv_stage1_select_balanced(uint32_t n, const uint
 {
     for (uint32_t w = 0; w < (n + 63u) / 64u; w++)
         mask[w] = 0;
-    if (n == 0 || total == 0 || m >= microbatches || llama8b_zbv_stage1_ramp_q(q_row[m], step0, warmup, ramp) == 0)
+    if (n == 0 || total == 0 || m >= microbatches)
         return 0;
-    /* Q: the ramped ratios' sum; E: how far it is over microbatches - 1. */
-    uint64_t sum = 0, full = 1ull << 32, cap = (uint64_t)(microbatches - 1u) << 32, over = 0;
-    int all_full = 1;
-    for (uint32_t j = 0; j < microbatches; j++) {
-        uint64_t qj = llama8b_zbv_stage1_ramp_q(q_row[j], step0, warmup, ramp);
-        sum += qj;
-        all_full &= qj == full;
-    }
-    if (!all_full && sum > cap)
-        over = sum - cap; /* < 2^32: some ratio is below 1 */
-    uint64_t span = 2 * total, off = llama8b_zbv_stage1_mix(key) % span, arc = 0;
-    for (uint32_t j = 0; j <= m; j++) {
-        uint64_t qj = llama8b_zbv_stage1_ramp_q(q_row[j], step0, warmup, ramp);
-        if (over) { /* qj - ceil(qj * over / sum): the scaled budgets add up to at most cap */
-            uint64_t t = qj * over;
-            qj -= t / sum + (t % sum != 0);
-        }
-        arc = 2 * llama8b_zbv_stage1_budget(total, qj);
-        if (j < m) {
-            off += arc;
-            if (off >= span)
-                off -= span;
-        }
-    }
-    uint64_t target = arc / 2, frozen = 0;
+    uint64_t target = llama8b_zbv_stage1_budget(total, llama8b_zbv_stage1_ramp_q(q_row[m], step0, warmup, ramp)), frozen = 0;
     if (target == 0)
         return 0;
+    uint64_t span = 2 * total, off0 = llama8b_zbv_stage1_mix(key) % span, off = off0;
+    for (uint32_t j = 0; j < m; j++) {
+        off += 2 * llama8b_zbv_stage1_budget(total, llama8b_zbv_stage1_ramp_q(q_row[j], step0, warmup, ramp));
+        while (off >= span)
+            off -= span;
+    }
     uint64_t start, stride;
     llama8b_zbv_stage1_walk(n, llama8b_zbv_stage1_mix(llama8b_zbv_stage1_mix(key)), &start, &stride);
     /* Midpoints grow along the walk: first those at or past the arc's
-     * start, then those before it (the arc wraps around). */
-    for (int pass = 0; pass < 2; pass++) {
-        uint64_t pos = start, at = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t mid = 2 * at + numel[pos];
-            if ((mid >= off) == (pass == 0)) {
+     * start, then those before it (the circle wraps around). Round 0 takes
+     * the arc, round 1 fills from past its end. */
+    for (int round = 0; round < 2; round++)
+        for (int pass = 0; pass < 2; pass++) {
+            uint64_t pos = start, at = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                uint64_t t = pos, mid = 2 * at + numel[t];
+                at += numel[t];
+                pos += stride;
+                if (pos >= n)
+                    pos -= n;
+                if ((mid >= off) != (pass == 0) || numel[t] > target - frozen || ((mask[t / 64] >> (t % 64)) & 1ull))
+                    continue;
                 uint64_t d = mid >= off ? mid - off : mid + span - off;
-                if (d < arc && numel[pos] <= target - frozen) {
-                    frozen += numel[pos];
-                    mask[pos / 64] |= 1ull << (pos % 64);
-                }
+                if ((round == 0) != (d < 2 * target))
+                    continue;
+                if (llama8b_zbv_stage1_free_microbatch(mid, span, off0, total, q_row, microbatches, step0, warmup, ramp) == m)
+                    continue;
+                frozen += numel[t];
+                mask[t / 64] |= 1ull << (t % 64);
             }
-            at += numel[pos];
-            pos += stride;
-            if (pos >= n)
-                pos -= n;
         }
-    }
     return frozen;
 }
 
