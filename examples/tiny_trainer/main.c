@@ -1,18 +1,24 @@
-/* tiny_trainer: trains the example's model with the plan tfc generated
- * from tiny.yaml (examples/tiny_trainer/README.md).
+/* tiny_trainer: trains the example's models with the plan tfc generated
+ * from tiny.yaml (the MLP) or tiny_gpt.yaml (the transformer)
+ * (examples/tiny_trainer/README.md).
  *
  *   tiny_trainer profile DIR [--steps N]       measure every action: DIR/unfrozen.csv, DIR/frozen.csv
- *   tiny_trainer train [--steps N] [--no-freeze] [--first-step S] [--log FILE] [--eval-every K]
- *   tiny_trainer check                         pipelined steps equal sequential ones, bit for bit
+ *   tiny_trainer train [options]               train; --log FILE writes one CSV row per step
+ *   tiny_trainer check [--steps N]             pipelined steps equal sequential ones, bit for bit
  *   tiny_trainer plot NOFREEZE.csv FREEZE.csv OUT.svg
  *
- * Common options: --corpus DIR (default /usr/share/common-licenses),
- * --seed N, --lr X. */
+ * Options (usage() lists them with their defaults): --model mlp|gpt,
+ * --data DIR (alias --corpus), --part all|pretrain|finetune, --val-max N,
+ * --seed N, --init FILE, --save FILE, --steps N, --first-step S,
+ * --no-freeze, --lr X, --lr-warmup W, --lr-horizon H, --lr-min F,
+ * --grad share|mean, --wd X, --eval-every K, --stop-below L, --stop-from N,
+ * --log FILE. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "corpus.h"
 #include "model.h"
@@ -21,46 +27,47 @@
 #include "tiny.h"
 
 _Static_assert(sizeof(tiny_action) == sizeof(pipe_action), "generated and pipe actions differ");
-_Static_assert(TINY_STAGES == MODEL_STAGES && TINY_RANKS == MODEL_STAGES, "tiny.yaml and model.h disagree");
+_Static_assert(TINY_STAGES == MODEL_STAGES && TINY_RANKS == MODEL_STAGES, "the spec and model.h disagree");
 _Static_assert(TINY_MASK_WORDS == 1, "masks of one word");
+_Static_assert(MAX_TENSORS <= 64, "a stage's tensors fit one mask word");
 
-enum { SEQ_PER_MB = 2, TARGETS = SEQ - CTX, POSITIONS = SEQ_PER_MB * TARGETS };
+enum { SEQ_PER_MB = 2, MB_TOKENS = SEQ_PER_MB * SEQ, MAX_EVALS_KEPT = 3 };
 
 typedef struct options {
-    const char *corpus, *log, *dir;
-    long steps, eval_every;
-    uint64_t first_step, seed;
-    double lr;
+    const char *data, *log, *dir, *init, *save;
+    model_kind kind;
+    corpus_part part;
+    long steps, eval_every, lr_warmup, lr_horizon, stop_from;
+    uint64_t first_step, seed, val_max;
+    double lr, lr_min, wd, stop_below;
+    grad_mode grad;
     bool no_freeze;
 } options;
+
+static const char *const kind_name[] = {"mlp", "gpt"};
+static const char *const part_name[] = {"all", "pretrain", "finetune"};
 
 typedef struct trainer {
     corpus c;
     stage_model sm[MODEL_STAGES];
-    uint16_t ctx[TINY_MICROBATCHES][POSITIONS * CTX];
-    uint16_t tgt[TINY_MICROBATCHES][POSITIONS];
+    uint16_t tok[TINY_MICROBATCHES][MB_TOKENS];
+    const uint16_t *tok_p[TINY_MICROBATCHES];
     uint32_t *order;
-    uint64_t order_n, epoch, cursor;
+    uint64_t order_n, epoch, cursor, seed;
 } trainer;
 
-/* Microbatch slot mb gets sequences seq[0..SEQ_PER_MB). */
+/* Microbatch slot mb gets sequences seq[0..SEQ_PER_MB), back to back. */
 static void load_mb(trainer *t, int mb, const uint32_t *seq)
 {
-    for (int s = 0; s < SEQ_PER_MB; s++) {
-        const uint16_t *x = corpus_seq(&t->c, seq[s]);
-        for (int j = 0; j < TARGETS; j++) {
-            int p = s * TARGETS + j;
-            memcpy(&t->ctx[mb][p * CTX], x + j, CTX * sizeof(uint16_t));
-            t->tgt[mb][p] = x[j + CTX];
-        }
-    }
+    for (int s = 0; s < SEQ_PER_MB; s++)
+        memcpy(&t->tok[mb][s * SEQ], corpus_seq(&t->c, seq[s]), SEQ * sizeof(uint16_t));
 }
 
 static bool next_batch(trainer *t)
 {
     const uint64_t need = (uint64_t)SEQ_PER_MB * TINY_MICROBATCHES;
     if (t->cursor + need > t->order_n) {
-        t->order_n = corpus_epoch(&t->c, t->epoch++, (uint32_t)need, t->order);
+        t->order_n = corpus_epoch(&t->c, t->seed, t->epoch++, (uint32_t)need, t->order);
         t->cursor = 0;
         if (t->order_n < need)
             return false;
@@ -71,63 +78,154 @@ static bool next_batch(trainer *t)
     return true;
 }
 
+/* The model's tensors against the compiled spec's (tiny_params): count,
+ * names and sizes per stage. */
+static bool matches_plan(const trainer *t, const options *o)
+{
+    const char *spec = o->kind == MODEL_GPT ? "tiny_gpt.yaml" : "tiny.yaml";
+    for (int s = 0; s < MODEL_STAGES; s++) {
+        const stage_model *sm = &t->sm[s];
+        bool ok = sm->n_tensors == (int)tiny_param_count[s];
+        for (int k = 0; ok && k < sm->n_tensors; k++)
+            if (strcmp(sm->tensor_name[k], tiny_params[s][k].name) != 0 || sm->numel[k] != tiny_params[s][k].numel) {
+                fprintf(stderr,
+                        "tiny_trainer: --model %s, stage %d tensor %d is %s (%llu elements); the compiled spec has "
+                        "%s (%llu elements)\n",
+                        kind_name[o->kind], s, k, sm->tensor_name[k], (unsigned long long)sm->numel[k],
+                        tiny_params[s][k].name, (unsigned long long)tiny_params[s][k].numel);
+                ok = false;
+            }
+        if (sm->n_tensors != (int)tiny_param_count[s])
+            fprintf(stderr, "tiny_trainer: --model %s, stage %d has %d tensors; the compiled spec %u\n",
+                    kind_name[o->kind], s, sm->n_tensors, tiny_param_count[s]);
+        if (!ok) {
+            fprintf(stderr, "tiny_trainer: this binary was built against another model's plan: build it against "
+                            "what tfc compiles from %s to run --model %s\n",
+                    spec, kind_name[o->kind]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The parameter file of --save / --init: "TFCTINY1", then uint32 model
+ * kind, sizeof(real), stages; per stage uint32 tensors and uint64 numel per
+ * tensor; then every tensor's parameters, stage by stage, in order. */
+static const char param_magic[8] = {'T', 'F', 'C', 'T', 'I', 'N', 'Y', '1'};
+
+static bool save_params(const trainer *t, const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return false;
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return false;
+    uint32_t hdr[3] = {(uint32_t)t->sm[0].kind, (uint32_t)sizeof(real), MODEL_STAGES};
+    bool ok = fwrite(param_magic, 1, sizeof param_magic, f) == sizeof param_magic && fwrite(hdr, sizeof hdr, 1, f) == 1;
+    for (int s = 0; ok && s < MODEL_STAGES; s++) {
+        uint32_t n = (uint32_t)t->sm[s].n_tensors;
+        ok = fwrite(&n, sizeof n, 1, f) == 1 && fwrite(t->sm[s].numel, sizeof(uint64_t), n, f) == n;
+    }
+    for (int s = 0; ok && s < MODEL_STAGES; s++)
+        for (int k = 0; ok && k < t->sm[s].n_tensors; k++)
+            ok = fwrite(t->sm[s].param[k], sizeof(real), t->sm[s].numel[k], f) == t->sm[s].numel[k];
+    ok = fclose(f) == 0 && ok;
+    if (ok)
+        ok = rename(tmp, path) == 0;
+    if (!ok)
+        remove(tmp);
+    return ok;
+}
+
+static bool load_params(trainer *t, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "tiny_trainer: --init: cannot open %s\n", path);
+        return false;
+    }
+    char magic[8];
+    uint32_t hdr[3];
+    const char *why = NULL;
+    if (fread(magic, 1, sizeof magic, f) != sizeof magic || memcmp(magic, param_magic, sizeof magic) != 0 ||
+        fread(hdr, sizeof hdr, 1, f) != 1)
+        why = "not a tiny_trainer parameter file (--save writes them)";
+    else if (hdr[0] != (uint32_t)t->sm[0].kind)
+        why = hdr[0] < 2 ? (hdr[0] == MODEL_GPT ? "written for --model gpt" : "written for --model mlp")
+                         : "an unknown model kind";
+    else if (hdr[1] != sizeof(real) || hdr[2] != MODEL_STAGES)
+        why = "written with another real type or stage count";
+    for (int s = 0; !why && s < MODEL_STAGES; s++) {
+        uint32_t n;
+        uint64_t numel[MAX_TENSORS];
+        if (fread(&n, sizeof n, 1, f) != 1 || n != (uint32_t)t->sm[s].n_tensors ||
+            fread(numel, sizeof(uint64_t), n, f) != n || memcmp(numel, t->sm[s].numel, n * sizeof(uint64_t)) != 0)
+            why = "its tensors (count or sizes) differ from this model's";
+    }
+    for (int s = 0; !why && s < MODEL_STAGES; s++)
+        for (int k = 0; !why && k < t->sm[s].n_tensors; k++)
+            if (fread(t->sm[s].param[k], sizeof(real), t->sm[s].numel[k], f) != t->sm[s].numel[k])
+                why = "truncated";
+    if (!why && fgetc(f) != EOF)
+        why = "longer than this model's parameters";
+    fclose(f);
+    if (why)
+        fprintf(stderr, "tiny_trainer: --init %s: %s\n", path, why);
+    return !why;
+}
+
 static bool trainer_init(trainer *t, const options *o)
 {
     memset(t, 0, sizeof *t);
-    char why[512];
-    if (!corpus_load(&t->c, o->corpus, why, sizeof why)) {
+    t->seed = o->seed;
+    char why[4200];
+    if (!corpus_load(&t->c, o->data, o->part, why, sizeof why)) {
         fprintf(stderr, "tiny_trainer: %s\n", why);
         return false;
     }
-    t->order = malloc((t->c.n_train ? t->c.n_train : 1) * sizeof *t->order);
-    for (int s = 0; s < MODEL_STAGES; s++) {
-        if (!t->order || !model_init(&t->sm[s], s, POSITIONS, TINY_MICROBATCHES, o->seed)) {
+    const uint64_t need = (uint64_t)SEQ_PER_MB * TINY_MICROBATCHES;
+    if (t->c.n_train < need) {
+        fprintf(stderr, "tiny_trainer: --part %s of %s has %llu training sequences, fewer than one step's %llu\n",
+                part_name[o->part], o->data, (unsigned long long)t->c.n_train, (unsigned long long)need);
+        corpus_free(&t->c);
+        return false;
+    }
+    t->order = malloc(t->c.n_train * sizeof *t->order);
+    for (int s = 0; s < MODEL_STAGES; s++)
+        if (!t->order || !model_init(&t->sm[s], o->kind, s, SEQ_PER_MB, TINY_MICROBATCHES, o->seed)) {
             fprintf(stderr, "tiny_trainer: out of memory\n");
             return false;
         }
-        if (t->sm[s].n_tensors != (int)tiny_param_count[s]) {
-            fprintf(stderr, "tiny_trainer: stage %d has %d tensors, tiny.yaml %u\n", s, t->sm[s].n_tensors,
-                    tiny_param_count[s]);
-            return false;
-        }
-        for (int k = 0; k < t->sm[s].n_tensors; k++)
-            if (t->sm[s].numel[k] != tiny_params[s][k].numel) {
-                fprintf(stderr, "tiny_trainer: stage %d tensor %s: %llu elements, tiny.yaml %llu\n", s,
-                        tiny_params[s][k].name, (unsigned long long)t->sm[s].numel[k],
-                        (unsigned long long)tiny_params[s][k].numel);
-                return false;
-            }
-    }
-    t->sm[0].ctx_tokens = (const uint16_t **)calloc(TINY_MICROBATCHES, sizeof(uint16_t *));
-    t->sm[1].targets = (const uint16_t **)calloc(TINY_MICROBATCHES, sizeof(uint16_t *));
-    if (!t->sm[0].ctx_tokens || !t->sm[1].targets)
+    if (!matches_plan(t, o) || (o->init && !load_params(t, o->init)))
         return false;
-    for (int mb = 0; mb < (int)TINY_MICROBATCHES; mb++) {
-        t->sm[0].ctx_tokens[mb] = t->ctx[mb];
-        t->sm[1].targets[mb] = t->tgt[mb];
-    }
+    for (int mb = 0; mb < (int)TINY_MICROBATCHES; mb++)
+        t->tok_p[mb] = t->tok[mb];
+    for (int s = 0; s < MODEL_STAGES; s++)
+        t->sm[s].tokens = t->tok_p;
     return true;
 }
 
 static void trainer_free(trainer *t)
 {
-    free((void *)t->sm[0].ctx_tokens);
-    free((void *)t->sm[1].targets);
-    t->sm[0].ctx_tokens = t->sm[1].targets = NULL;
     for (int s = 0; s < MODEL_STAGES; s++)
         model_free(&t->sm[s]);
     corpus_free(&t->c);
     free(t->order);
 }
 
-/* Mean loss per position over the first `limit` validation sequences
- * (all when 0), forward only, in microbatch slot 0. */
+/* Mean loss per prediction over the first `limit` validation sequences
+ * of the part (all when 0; a whole number of microbatches), forward only,
+ * in microbatch slot 0: the same set at every evaluation. NAN when there
+ * is none. */
 static double evaluate(trainer *t, uint64_t limit)
 {
     uint64_t n = t->c.n_val;
     if (limit && limit < n)
         n = limit;
     n -= n % SEQ_PER_MB;
+    if (!n)
+        return NAN;
     double saved = t->sm[1].loss_sum;
     t->sm[1].loss_sum = 0.0;
     for (uint64_t i = 0; i < n; i += SEQ_PER_MB) {
@@ -135,9 +233,45 @@ static double evaluate(trainer *t, uint64_t limit)
         const real *y = model_forward(&t->sm[0], 0, NULL);
         model_forward(&t->sm[1], 0, y);
     }
-    double loss = t->sm[1].loss_sum / (double)(n / SEQ_PER_MB * POSITIONS);
+    double loss = t->sm[1].loss_sum / (double)(n / SEQ_PER_MB * (uint64_t)t->sm[1].positions);
     t->sm[1].loss_sum = saved;
     return loss;
+}
+
+static uint64_t val_used(const trainer *t, const options *o)
+{
+    uint64_t n = o->val_max && o->val_max < t->c.n_val ? o->val_max : t->c.n_val;
+    return n - n % SEQ_PER_MB;
+}
+
+/* The learning rate of the run's step s (0, 1, ...): linear warm-up
+ * peak * (s + 1) / W for s < W; then cosine from the peak at step W to
+ * lr_min x peak at step H; lr_min x peak after H. H = 0: the peak after
+ * the warm-up, constant. */
+static double lr_at(const options *o, long s)
+{
+    double peak = o->lr;
+    if (s < o->lr_warmup)
+        return peak * (double)(s + 1) / (double)o->lr_warmup;
+    if (o->lr_horizon <= 0)
+        return peak;
+    double lo = o->lr_min * peak;
+    if (s >= o->lr_horizon)
+        return lo;
+    double r = (double)(s - o->lr_warmup) / (double)(o->lr_horizon - o->lr_warmup);
+    return lo + 0.5 * (1.0 + cos(3.14159265358979323846 * r)) * (peak - lo);
+}
+
+static optim optim_at(const options *o, long s)
+{
+    return (optim){.lr = lr_at(o, s), .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = o->wd, .grad = o->grad};
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -207,7 +341,9 @@ static void io_init(pipe_step_io *io, trainer *t, double *start, double *end)
     io->end_ms = end;
 }
 
-static bool train_step(trainer *t, pipe_step_io *io, const options *o, uint64_t n)
+/* One step: the pipeline, then AdamW on both stages (timed on this
+ * thread: *optim_ms). */
+static bool train_step(trainer *t, pipe_step_io *io, const optim *op, double *optim_ms)
 {
     for (int s = 0; s < MODEL_STAGES; s++)
         model_zero_grad(&t->sm[s]);
@@ -215,8 +351,11 @@ static bool train_step(trainer *t, pipe_step_io *io, const options *o, uint64_t 
         fprintf(stderr, "tiny_trainer: %s\n", "no batch, or a rank thread did not start");
         return false;
     }
+    double t0 = now_ms();
     for (int s = 0; s < MODEL_STAGES; s++)
-        model_adam(&t->sm[s], o->lr, TINY_MICROBATCHES, n);
+        model_adam(&t->sm[s], op);
+    if (optim_ms)
+        *optim_ms = now_ms() - t0;
     return true;
 }
 
@@ -244,7 +383,8 @@ static int cmd_profile(const options *o)
         fprintf(f, "rank,stage,microbatch,type,duration_ms\n");
         io.mode = pass ? FREEZE_ALL : FREEZE_NONE;
         for (long s = 0; s < warm + o->steps && rc == 0; s++) {
-            if (!train_step(&t, &io, o, (uint64_t)(pass * (warm + o->steps) + s + 1)))
+            optim op = optim_at(o, s);
+            if (!train_step(&t, &io, &op, NULL))
                 rc = 1;
             for (uint32_t i = 0; s >= warm && rc == 0 && i < TINY_ACTIONS; i++) {
                 const tiny_action *a = &tiny_program[i];
@@ -265,10 +405,16 @@ static int cmd_train(const options *o)
     trainer t;
     if (!trainer_init(&t, o))
         return 1;
-    printf("corpus: %u files, %llu sequences of %d bytes, %llu prefix repeats dropped (first %d tokens), "
+    printf("corpus: %u files, %llu tokens, %llu sequences of %d bytes, %llu prefix repeats dropped (first %d tokens), "
            "%llu train, %llu validation; LCP index built in %.3f ms\n",
-           t.c.n_shards, (unsigned long long)t.c.n_seq, SEQ, (unsigned long long)t.c.n_dup, DEDUP_LCP,
-           (unsigned long long)t.c.n_train, (unsigned long long)t.c.n_val, 1e3 * t.c.build_s);
+           t.c.n_shards, (unsigned long long)t.c.n_tokens_all, (unsigned long long)t.c.n_seq, SEQ,
+           (unsigned long long)t.c.n_dup, DEDUP_LCP, (unsigned long long)t.c.n_train_all,
+           (unsigned long long)t.c.n_val_all, 1e3 * t.c.build_s);
+    printf("part %s: files %u..%u of %u (pretrain: the first %u), %llu train, %llu validation (%llu evaluated); "
+           "model %s%s%s\n",
+           part_name[o->part], t.c.part_begin + 1, t.c.part_end, t.c.n_shards, t.c.pretrain_shards,
+           (unsigned long long)t.c.n_train, (unsigned long long)t.c.n_val, (unsigned long long)val_used(&t, o),
+           kind_name[o->kind], o->init ? ", initial parameters from " : "", o->init ? o->init : "");
     FILE *log = o->log ? fopen(o->log, "w") : NULL;
     if (o->log && !log) {
         fprintf(stderr, "tiny_trainer: cannot write %s\n", o->log);
@@ -276,24 +422,32 @@ static int cmd_train(const options *o)
         return 1;
     }
     if (log)
-        fprintf(log, "step,train_loss,val_loss,makespan_ms,planned_ratio,frozen_share,dw_skipped_share\n");
+        fprintf(log, "step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share\n");
     double start[TINY_ACTIONS], end[TINY_ACTIONS];
     pipe_step_io io;
     io_init(&io, &t, start, end);
     io.mode = o->no_freeze ? FREEZE_NONE : FREEZE_PLAN;
     double *ms = malloc(3 * (size_t)o->steps * sizeof *ms), *rep = ms + o->steps, *model = rep + o->steps;
     size_t n_ms = 0;
-    double planned_sum = 0, frozen_sum = 0, dw_sum = 0, dw_skip_sum = 0;
+    double planned_sum = 0, frozen_sum = 0, dw_sum = 0, dw_skip_sum = 0, full_ms_sum = 0, wall_ms = 0;
+    double evals[MAX_EVALS_KEPT];
+    long n_evals = 0, steps_run = 0;
+    double last_val = NAN;
     const uint64_t steady = TINY_WARMUP_STEPS + TINY_RAMP_STEPS;
+    const double positions = (double)t.sm[1].positions * TINY_MICROBATCHES;
     int rc = ms ? 0 : 1;
     for (long s = 0; s < o->steps && rc == 0; s++) {
         uint64_t step = o->first_step + (uint64_t)s;
         io.step = step;
-        if (!train_step(&t, &io, o, (uint64_t)s + 1)) {
+        optim op = optim_at(o, s);
+        double optim_ms = 0;
+        if (!train_step(&t, &io, &op, &optim_ms)) {
             rc = 1;
             break;
         }
-        double loss = t.sm[1].loss_sum / ((double)POSITIONS * TINY_MICROBATCHES);
+        steps_run = s + 1;
+        wall_ms += io.makespan_ms + optim_ms;
+        double loss = t.sm[1].loss_sum / positions;
         double planned = 0, share = 0, dw = 0, skip = 0;
         for (uint32_t st = 0; st < TINY_STAGES; st++) {
             for (uint32_t m = 0; m < TINY_MICROBATCHES; m++)
@@ -319,26 +473,47 @@ static int cmd_train(const options *o)
             rep[n_ms] = replay_ms(d);
             model[n_ms] = replay_ms(dm);
             ms[n_ms++] = io.makespan_ms;
+            full_ms_sum += io.makespan_ms + optim_ms;
             planned_sum += planned, frozen_sum += share, dw_sum += dw, dw_skip_sum += skip;
         }
         double val = NAN;
-        if (o->eval_every > 0 && ((s + 1) % o->eval_every == 0 || s + 1 == o->steps))
-            val = evaluate(&t, s + 1 == o->steps ? 0 : 256);
+        bool last = s + 1 == o->steps;
+        if (o->eval_every > 0 && ((s + 1) % o->eval_every == 0 || last)) {
+            val = last_val = evaluate(&t, o->val_max);
+            evals[n_evals++ % MAX_EVALS_KEPT] = val;
+        }
         if (log) {
             fprintf(log, "%llu,%.6f,", (unsigned long long)step, loss);
             if (!isnan(val))
                 fprintf(log, "%.6f", val);
-            fprintf(log, ",%.4f,%.6f,%.6f,%.6f\n", io.makespan_ms, planned, share, dw > 0 ? skip / dw : 0.0);
+            fprintf(log, ",%.4f,%.4f,%.6f,%.6g,%.6f,%.6f,%.6f\n", io.makespan_ms, optim_ms, 1e-3 * wall_ms, op.lr,
+                    planned, share, dw > 0 ? skip / dw : 0.0);
         }
         if (!isnan(val))
-            printf("step %llu: train loss %.4f, validation loss %.4f, step %.2f ms\n", (unsigned long long)step,
-                   loss, val, io.makespan_ms);
+            printf("step %llu: train loss %.4f, validation loss %.4f, step %.2f ms + optimiser %.2f ms, lr %.3g\n",
+                   (unsigned long long)step, loss, val, io.makespan_ms, optim_ms, op.lr);
+        if (!isnan(o->stop_below) && n_evals >= MAX_EVALS_KEPT && steps_run >= o->stop_from &&
+            (evals[0] + evals[1] + evals[2]) / MAX_EVALS_KEPT <= o->stop_below) {
+            printf("stopping after step %llu: the mean of the last %d validation losses is at most %g\n",
+                   (unsigned long long)step, MAX_EVALS_KEPT, o->stop_below);
+            break;
+        }
     }
     if (rc == 0) {
-        double final = evaluate(&t, 0);
+        /* The final loss: the last evaluation (every run with --eval-every
+         * evaluates its last step), else one now. */
+        if (n_evals == 0) {
+            last_val = evaluate(&t, o->val_max);
+            evals[n_evals++] = last_val;
+        }
+        long k = n_evals < MAX_EVALS_KEPT ? n_evals : MAX_EVALS_KEPT;
+        double last3 = 0;
+        for (long i = 0; i < k; i++)
+            last3 += evals[(n_evals - 1 - i) % MAX_EVALS_KEPT];
+        last3 /= (double)k;
         double med = median(ms, n_ms), med_rep = median(rep, n_ms), med_model = median(model, n_ms);
         double predicted = o->no_freeze ? TINY_BASELINE_MAKESPAN_MS : TINY_PLANNED_MAKESPAN_MS;
-        printf("final validation loss %.4f (%llu sequences)\n", final, (unsigned long long)t.c.n_val);
+        printf("final validation loss %.4f (%llu sequences)\n", last_val, (unsigned long long)val_used(&t, o));
         if (n_ms) {
             printf("step time (pipeline only, median of %zu steps %s): measured %.2f ms, predicted %.2f ms (%+.1f%%)\n",
                    n_ms, o->no_freeze ? "without freezing" : "at the full planned ratios", med, predicted,
@@ -352,9 +527,14 @@ static int cmd_train(const options *o)
                    "weight-gradient multiply-adds skipped %.4f\n",
                    planned_sum / (double)n_ms, frozen_sum / (double)n_ms, dw_sum > 0 ? dw_skip_sum / dw_sum : 0.0);
         printf("RESULT val_loss=%.6f step_ms=%.4f predicted_ms=%.4f mask_model_ms=%.4f replay_ms=%.4f planned=%.6f "
-               "frozen=%.6f dw_skipped=%.6f\n",
-               final, med, predicted, med_model, med_rep, n_ms ? planned_sum / (double)n_ms : 0.0, n_ms ? frozen_sum / (double)n_ms : 0.0,
-               dw_sum > 0 ? dw_skip_sum / dw_sum : 0.0);
+               "frozen=%.6f dw_skipped=%.6f steps=%ld wall_s=%.6f step_ms_mean=%.4f val_loss_last3=%.6f\n",
+               last_val, med, predicted, med_model, med_rep, n_ms ? planned_sum / (double)n_ms : 0.0,
+               n_ms ? frozen_sum / (double)n_ms : 0.0, dw_sum > 0 ? dw_skip_sum / dw_sum : 0.0, steps_run,
+               1e-3 * wall_ms, n_ms ? full_ms_sum / (double)n_ms : NAN, last3);
+        if (o->save && !save_params(&t, o->save)) {
+            fprintf(stderr, "tiny_trainer: cannot write %s\n", o->save);
+            rc = 1;
+        }
     }
     free(ms);
     if (log && fclose(log) != 0)
@@ -387,14 +567,15 @@ static int cmd_check(const options *o)
             break;
         }
         pipe_step_sequential(&ib);
+        optim op = optim_at(o, s);
         for (int k = 0; k < MODEL_STAGES; k++) {
-            model_adam(&a.sm[k], o->lr, TINY_MICROBATCHES, (uint64_t)s + 1);
-            model_adam(&b.sm[k], o->lr, TINY_MICROBATCHES, (uint64_t)s + 1);
+            model_adam(&a.sm[k], &op);
+            model_adam(&b.sm[k], &op);
             frozen_steps += ia.frozen_numel[k] > 0;
             for (int t = 0; t < a.sm[k].n_tensors; t++)
                 if (memcmp(a.sm[k].param[t], b.sm[k].param[t], a.sm[k].numel[t] * sizeof(real)) != 0) {
                     printf("check: step %llu: stage %d tensor %s differs between pipelined and sequential\n",
-                           (unsigned long long)step, k, tiny_params[k][t].name);
+                           (unsigned long long)step, k, a.sm[k].tensor_name[t]);
                     rc = 1;
                 }
         }
@@ -404,9 +585,9 @@ static int cmd_check(const options *o)
         }
     }
     if (rc == 0)
-        printf("check: %ld pipelined steps equal the sequential ones bit for bit (%llu stage-steps with "
+        printf("check: --model %s: %ld pipelined steps equal the sequential ones bit for bit (%llu stage-steps with "
                "frozen tensors)\n",
-               o->steps, (unsigned long long)frozen_steps);
+               kind_name[o->kind], o->steps, (unsigned long long)frozen_steps);
     trainer_free(&a);
     trainer_free(&b);
     return rc;
@@ -414,10 +595,57 @@ static int cmd_check(const options *o)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: tiny_trainer profile DIR | train | check | plot NOFREEZE.csv FREEZE.csv OUT.svg "
-                    "[--steps N] [--no-freeze] [--first-step S] [--log FILE] [--eval-every K] [--corpus DIR] "
-                    "[--seed N] [--lr X]\n");
+    fprintf(stderr,
+            "usage: tiny_trainer profile DIR | train | check | plot NOFREEZE.csv FREEZE.csv OUT.svg, with\n"
+            "  --model mlp|gpt      the model (default mlp); the binary must be built against its spec's plan\n"
+            "  --data DIR           text files under DIR, recursively (default /usr/share/common-licenses);\n"
+            "                       --corpus DIR is the same\n"
+            "  --part all|pretrain|finetune  the shards trained and validated on (default all)\n"
+            "  --val-max N          evaluate on the part's first N validation sequences (default 0: all)\n"
+            "  --seed N             initial weights and data order (default 1)\n"
+            "  --init FILE          start from parameters --save wrote (no optimiser state)\n"
+            "  --save FILE          write both stages' parameters at the end (train)\n"
+            "  --steps N            steps at most (train 600, profile 30, check 3)\n"
+            "  --first-step S       the step the first step's masks are drawn for (default 0; check: warm-up + ramp)\n"
+            "  --no-freeze          freeze nothing\n"
+            "  --lr X               peak learning rate (default 2e-3)\n"
+            "  --lr-warmup W        linear warm-up over W steps (default 0)\n"
+            "  --lr-horizon H       cosine from the peak at step W to lr-min x peak at step H (default 0: constant)\n"
+            "  --lr-min F           the floor as a fraction of the peak (default 0.1)\n"
+            "  --grad share|mean    a partly computed gradient as the sum of shares or the mean (default share)\n"
+            "  --wd X               AdamW decoupled weight decay (default 0)\n"
+            "  --eval-every K       validate at steps K, 2K, ... and the last (default 25; 0: at the end only)\n"
+            "  --stop-below L       stop once the mean of the last 3 validation losses is <= L\n"
+            "  --stop-from N        ... but not before N steps have run (default 0)\n"
+            "  --log FILE           one CSV row per step\n");
     return 2;
+}
+
+static bool parse_u64(const char *v, uint64_t *out)
+{
+    char *end;
+    if (!v || !*v || *v == '-')
+        return false;
+    *out = strtoull(v, &end, 10);
+    return *end == '\0';
+}
+
+static bool parse_long(const char *v, long *out)
+{
+    char *end;
+    if (!v || !*v)
+        return false;
+    *out = strtol(v, &end, 10);
+    return *end == '\0';
+}
+
+static bool parse_double(const char *v, double *out)
+{
+    char *end;
+    if (!v || !*v)
+        return false;
+    *out = strtod(v, &end);
+    return *end == '\0';
 }
 
 int main(int argc, char **argv)
@@ -427,7 +655,16 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "plot"))
         return argc == 5 ? plot_losses(argv[2], argv[3], argv[4]) : usage();
-    options o = {"/usr/share/common-licenses", NULL, NULL, 600, 25, 0, 1, 2e-3, false};
+    options o = {.data = "/usr/share/common-licenses",
+                 .kind = MODEL_MLP,
+                 .part = CORPUS_ALL,
+                 .steps = 600,
+                 .eval_every = 25,
+                 .seed = 1,
+                 .lr = 2e-3,
+                 .lr_min = 0.1,
+                 .stop_below = NAN,
+                 .grad = GRAD_SHARE};
     int i = 2;
     if (!strcmp(cmd, "profile")) {
         if (argc < 3)
@@ -439,27 +676,67 @@ int main(int argc, char **argv)
         o.steps = 3, o.first_step = TINY_WARMUP_STEPS + TINY_RAMP_STEPS;
     for (; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--no-freeze"))
+        bool ok = v != NULL;
+        if (!strcmp(a, "--no-freeze")) {
             o.no_freeze = true;
-        else if (v && !strcmp(a, "--steps"))
-            o.steps = atol(v), i++;
-        else if (v && !strcmp(a, "--first-step"))
-            o.first_step = strtoull(v, NULL, 10), i++;
-        else if (v && !strcmp(a, "--log"))
-            o.log = v, i++;
-        else if (v && !strcmp(a, "--eval-every"))
-            o.eval_every = atol(v), i++;
-        else if (v && !strcmp(a, "--corpus"))
-            o.corpus = v, i++;
-        else if (v && !strcmp(a, "--seed"))
-            o.seed = strtoull(v, NULL, 10), i++;
-        else if (v && !strcmp(a, "--lr"))
-            o.lr = atof(v), i++;
+            continue;
+        }
+        if (!strcmp(a, "--steps"))
+            ok = ok && parse_long(v, &o.steps);
+        else if (!strcmp(a, "--first-step"))
+            ok = ok && parse_u64(v, &o.first_step);
+        else if (!strcmp(a, "--log"))
+            o.log = v;
+        else if (!strcmp(a, "--eval-every"))
+            ok = ok && parse_long(v, &o.eval_every) && o.eval_every >= 0;
+        else if (!strcmp(a, "--corpus") || !strcmp(a, "--data"))
+            o.data = v;
+        else if (!strcmp(a, "--seed"))
+            ok = ok && parse_u64(v, &o.seed);
+        else if (!strcmp(a, "--lr"))
+            ok = ok && parse_double(v, &o.lr) && o.lr > 0;
+        else if (!strcmp(a, "--lr-warmup"))
+            ok = ok && parse_long(v, &o.lr_warmup) && o.lr_warmup >= 0;
+        else if (!strcmp(a, "--lr-horizon"))
+            ok = ok && parse_long(v, &o.lr_horizon) && o.lr_horizon >= 0;
+        else if (!strcmp(a, "--lr-min"))
+            ok = ok && parse_double(v, &o.lr_min) && o.lr_min >= 0 && o.lr_min <= 1;
+        else if (!strcmp(a, "--wd"))
+            ok = ok && parse_double(v, &o.wd) && o.wd >= 0;
+        else if (!strcmp(a, "--stop-below"))
+            ok = ok && parse_double(v, &o.stop_below);
+        else if (!strcmp(a, "--stop-from"))
+            ok = ok && parse_long(v, &o.stop_from) && o.stop_from >= 0;
+        else if (!strcmp(a, "--val-max"))
+            ok = ok && parse_u64(v, &o.val_max);
+        else if (!strcmp(a, "--init"))
+            o.init = v;
+        else if (!strcmp(a, "--save"))
+            o.save = v;
+        else if (!strcmp(a, "--model") && v && (!strcmp(v, "mlp") || !strcmp(v, "gpt")))
+            o.kind = !strcmp(v, "gpt") ? MODEL_GPT : MODEL_MLP;
+        else if (!strcmp(a, "--grad") && v && (!strcmp(v, "share") || !strcmp(v, "mean")))
+            o.grad = !strcmp(v, "mean") ? GRAD_MEAN : GRAD_SHARE;
+        else if (!strcmp(a, "--part") && v && !strcmp(v, "all"))
+            o.part = CORPUS_ALL;
+        else if (!strcmp(a, "--part") && v && !strcmp(v, "pretrain"))
+            o.part = CORPUS_PRETRAIN;
+        else if (!strcmp(a, "--part") && v && !strcmp(v, "finetune"))
+            o.part = CORPUS_FINETUNE;
         else
+            ok = false;
+        if (!ok) {
+            fprintf(stderr, "tiny_trainer: bad option %s%s%s\n", a, v ? " " : "", v ? v : "");
             return usage();
+        }
+        i++;
     }
-    if (o.steps < 1 || !(o.lr > 0))
+    if (o.steps < 1)
         return usage();
+    if (o.lr_horizon > 0 && o.lr_horizon <= o.lr_warmup) {
+        fprintf(stderr, "tiny_trainer: --lr-horizon must be 0 or above --lr-warmup\n");
+        return 2;
+    }
     if (!strcmp(cmd, "profile"))
         return cmd_profile(&o);
     if (!strcmp(cmd, "train"))

@@ -1,21 +1,29 @@
-/* model: the example's character-level MLP language model, split into two
- * pipeline stages (tiny.yaml lists the same tensors in the same order: a
- * tensor's index in its stage is its bit in the generated frozen mask).
+/* model: the example's language models behind one interface, each split
+ * into two pipeline stages. The spec the trainer was compiled against lists
+ * the same tensors in the same order (a tensor's index in its stage is its
+ * bit in the generated frozen mask; tiny.yaml for the MLP, tiny_gpt.yaml for
+ * the transformer).
  *
- * Stage 0: byte embedding over a CTX-character context, three tanh layers.
- * Stage 1: three tanh layers, the output layer and the softmax loss.
- * Tanh layers from HID to HID are residual (y = x + tanh(x W + b)): without
- * the skip the seven-layer stack sat at the unigram loss (3.25 nats)
- * for 600 steps, its early layers' gradients 1,000 times smaller than the
- * output layer's.
- * Matrices are input-major (in x out), rows of a microbatch are positions.
+ *   MODEL_MLP  a character-level MLP (mlp.c): each byte predicted from the
+ *              CTX before it; stage 0 embeds and runs three tanh layers,
+ *              stage 1 three more and the output layer with the loss.
+ *   MODEL_GPT  a small GPT-style transformer (gpt.c): token and position
+ *              embeddings, pre-norm blocks of causal self-attention and an
+ *              MLP, a final layer norm and the output layer; stage 0 holds
+ *              the embeddings and the first half of the blocks, stage 1 the
+ *              rest and the loss.
  *
- * TINY_REAL is float for training; the gradient check compiles the same
- * file with double. */
+ * Both see microbatches of whole sequences of SEQ byte tokens (corpus.h)
+ * and return the next-token loss summed over their predictions. A frozen
+ * tensor's weight-gradient work is skipped, not just its update.
+ *
+ * TINY_REAL is float for training; the gradient checks compile the same
+ * files with double. */
 #ifndef TINY_MODEL_H
 #define TINY_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifndef TINY_REAL
@@ -24,71 +32,82 @@
 typedef TINY_REAL real;
 
 enum {
-    VOCAB = 128,  /* bytes; others map to '?' */
-    CTX = 16,     /* characters of context per prediction */
-    EMB = 16,     /* embedding width: CTX x EMB = 256 inputs */
-    HID = 192,    /* hidden width */
+    VOCAB = 128,      /* bytes; others map to '?' */
     MODEL_STAGES = 2,
-    MAX_LAYERS = 4,
-    MAX_TENSORS = 8,
+    MAX_TENSORS = 32, /* per stage: one 64-bit mask word */
 };
 
-typedef struct layer {
-    int in, out;
-    bool tanh_act;
-    bool residual;       /* y = x + tanh(x W + b) (in == out) */
-    real *w, *b;         /* in x out, out */
-    real *gw, *gb;       /* gradients, same shapes */
-    int w_tensor, b_tensor; /* the tensors' indices in the stage */
-} layer;
+typedef enum { MODEL_MLP = 0, MODEL_GPT = 1 } model_kind;
 
-/* One stage's parameters, gradients and per-microbatch activations. */
+/* What the optimiser does with a tensor's gradient after a step in which
+ * only some microbatches computed it (docs/optimizer-contract.md). */
+typedef enum {
+    GRAD_SHARE = 0, /* the sum of each contributing microbatch's share (1 / microbatches of the
+                       batch mean each): what PyTorch accumulates; the contract */
+    GRAD_MEAN = 1,  /* the mean over the contributing microbatches only (rescaled by
+                       microbatches / contributions) */
+} grad_mode;
+
+typedef struct optim {
+    double lr;           /* this step's learning rate */
+    double beta1, beta2, eps, weight_decay; /* AdamW; decay is decoupled, applied with lr */
+    grad_mode grad;
+} optim;
+
+/* One stage's parameters, gradients, optimiser state and counters. The
+ * model's own layers and activations hang off impl. */
 typedef struct stage_model {
-    int stage;
-    int n_layers;
-    layer l[MAX_LAYERS];
-    real *emb, *gemb;    /* stage 0: VOCAB x EMB */
+    model_kind kind;
+    int stage;                 /* 0 .. MODEL_STAGES - 1; the last has the loss */
+    int seqs, microbatches;    /* sequences per microbatch, microbatches per step */
+    int positions;             /* predictions per microbatch: seqs * model_positions_per_seq(kind) */
     int n_tensors;
+    const char *tensor_name[MAX_TENSORS]; /* as in the spec */
     real *param[MAX_TENSORS], *grad[MAX_TENSORS], *m[MAX_TENSORS], *v[MAX_TENSORS];
     uint64_t numel[MAX_TENSORS];
     int contributions[MAX_TENSORS]; /* microbatches that added to grad this step */
-    /* Per microbatch: each layer's input (act[mb][0] is the embedded context
-     * on stage 0, the received activation on stage 1) and output. */
-    int positions, microbatches;
-    real **act;          /* [mb * (MAX_LAYERS + 1) + k], positions x width */
-    real **probs;        /* stage 1: [mb], positions x VOCAB softmax */
-    const uint16_t **ctx_tokens; /* stage 0: [mb] positions x CTX token ids */
-    const uint16_t **targets;    /* stage 1: [mb] positions */
-    real *scratch[3];    /* backward's gradient buffers, positions x the widest layer */
-    double loss_sum;     /* stage 1: sum over positions this step */
-    double dw_flops, dw_flops_skipped; /* multiply-adds of weight gradients this step */
+    uint64_t adam_steps[MAX_TENSORS]; /* updates this tensor has had (bias correction) */
+    /* Set by the trainer: tokens[mb] holds the microbatch's seqs sequences
+     * of SEQ tokens back to back; stage 0 reads its inputs there, the last
+     * stage its targets. */
+    const uint16_t **tokens;
+    double loss_sum;           /* last stage: summed over predictions since model_zero_grad */
+    double dw_flops, dw_flops_skipped; /* weight-gradient multiply-adds this step, and those skipped */
+    void *impl;
 } stage_model;
 
-/* Allocates stage `stage` with weights drawn from seed (the same seed gives
- * the same model). False when out of memory. */
-bool model_init(stage_model *sm, int stage, int positions, int microbatches, uint64_t seed);
-void model_free(stage_model *sm);
-int model_out_width(const stage_model *sm);
-int model_in_width(const stage_model *sm);
+/* Predictions per sequence of SEQ tokens. */
+int model_positions_per_seq(model_kind kind);
 
-/* Forward of microbatch mb. Stage 0 reads sm->ctx_tokens[mb]; stage 1 reads
- * in (positions x HID) and sm->targets[mb], and adds the loss to loss_sum.
- * Returns the output activation (stage 0) or NULL. */
+/* Allocates stage `stage` with weights drawn from seed (the same seed gives
+ * the same model). False when out of memory (nothing left allocated). */
+bool model_init(stage_model *sm, model_kind kind, int stage, int seqs, int microbatches, uint64_t seed);
+void model_free(stage_model *sm);
+
+/* Reals in one microbatch's message between the stages (the activation
+ * forward, its gradient backward: the same size). */
+size_t model_message_reals(const stage_model *sm);
+
+/* Forward of microbatch mb. Stage 0 reads sm->tokens[mb] and returns its
+ * output activation (valid until the next forward of mb); the last stage
+ * reads in and adds the loss to loss_sum, and returns NULL. */
 const real *model_forward(stage_model *sm, int mb, const real *in);
 
-/* Backward of microbatch mb: dout is the gradient of the stage's output
- * (NULL on stage 1: the loss's own, scaled by 1 / scale_positions). Adds
- * weight gradients of every tensor whose bit in frozen is clear, skipping
- * the multiplications of the others; writes the gradient of the input to
- * din (stage 1) unless din is NULL. */
+/* Backward of microbatch mb, after its forward: dout is the gradient of
+ * the stage's output (NULL on the last stage: the loss's own, scaled by
+ * 1 / scale_positions). Adds the weight gradients of every tensor whose bit
+ * in frozen is clear (frozen may be NULL: nothing frozen), skipping the
+ * multiplications of the others; writes the gradient of the stage's input
+ * to din (last stage) unless din is NULL. Adds 1 to contributions[t] of each
+ * tensor not frozen. */
 void model_backward(stage_model *sm, int mb, const real *dout, real *din, const uint64_t *frozen,
                     double scale_positions);
 
-/* Clears gradients and counters for a new step. */
+/* Clears gradients, contributions, loss and counters for a new step. */
 void model_zero_grad(stage_model *sm);
 
-/* Adam on every tensor that got a contribution this step, its gradient
- * taken as the mean over the microbatches that contributed. */
-void model_adam(stage_model *sm, double lr, int microbatches, uint64_t t);
+/* One AdamW update of every tensor that got a contribution this step
+ * (a tensor that got none keeps its parameters and moments). */
+void model_adam(stage_model *sm, const optim *o);
 
 #endif

@@ -8,6 +8,7 @@
 #include <time.h>
 
 enum { MAX_MB = 64, MASK_WORDS = 1 };
+_Static_assert(MAX_TENSORS <= 64 * MASK_WORDS, "a stage's tensors fit one mask word");
 
 typedef struct box {
     pthread_mutex_t mu;
@@ -44,7 +45,7 @@ static void run_action(pipe_step_io *io, const pipe_action *a, const real *in, r
     if (a->type == 0) {
         const real *y = model_forward(sm, (int)a->microbatch, in);
         if (out && y)
-            memcpy(out, y, (size_t)sm->positions * (size_t)model_out_width(sm) * sizeof(real));
+            memcpy(out, y, model_message_reals(sm) * sizeof(real));
     } else {
         uint64_t mask[MASK_WORDS];
         frozen_mask(io, a, mask);
@@ -108,7 +109,7 @@ bool pipe_step(pipe_step_io *io)
     memset(&b, 0, sizeof b);
     if (io->microbatches > MAX_MB)
         return false;
-    size_t floats = (size_t)io->sm[0]->positions * HID;
+    size_t floats = model_message_reals(io->sm[0]);
     bool ok = true;
     for (uint32_t m = 0; m < io->microbatches; m++) {
         b.act[m] = malloc(floats * sizeof(real));
@@ -142,7 +143,7 @@ bool pipe_step(pipe_step_io *io)
 
 void pipe_step_sequential(pipe_step_io *io)
 {
-    size_t floats = (size_t)io->sm[0]->positions * HID;
+    size_t floats = model_message_reals(io->sm[0]);
     real *a = malloc(floats * sizeof(real)), *g = malloc(floats * sizeof(real));
     if (!a || !g)
         abort();

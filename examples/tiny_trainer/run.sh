@@ -4,7 +4,8 @@
 # steps and data, plot the losses.
 #   examples/tiny_trainer/run.sh [TFC] [OUT_DIR] [STEPS]
 # TFC defaults to build/tfc (./run.sh demo builds it), OUT_DIR to
-# build/tiny_trainer, STEPS to 600.
+# build/tiny_trainer, STEPS to 600. The MLP (tiny.yaml) with the trainer's
+# defaults: constant learning rate 2e-3, --grad share, no weight decay.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -16,7 +17,7 @@ cflags="-std=c11 -O3 -Wall -Wextra"
 mkdir -p "$out/spec/profile"
 
 build() { # the trainer against the folder tfc generated into $out/gen
-  "$cc" $cflags -I"$out/gen" -I"$here" -o "$out/tiny_trainer" "$here"/{main,model,corpus,pipe,plot}.c \
+  "$cc" $cflags -I"$out/gen" -I"$here" -o "$out/tiny_trainer" "$here"/{main,model,mlp,gpt,corpus,pipe,plot}.c \
     "$out/gen/tiny.c" "$out/gen/tiny_lcp_index.c" -pthread -lm
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The example trainer (ctest tiny_trainer), built against what tfc compiles
-# from examples/tiny_trainer/tiny.yaml with strict flags:
-#  - model.c's backward against finite differences in double, and frozen
+# from examples/tiny_trainer/tiny.yaml (the MLP) and tiny_gpt.yaml (the
+# transformer) with strict flags:
+#  - each model's backward against finite differences in double, and frozen
 #    tensors getting no gradient while the others keep theirs bit for bit;
 #  - pipelined steps (two rank threads, the generated 1F1B program) equal
 #    sequential ones bit for bit, with the plan's freezing;
@@ -9,7 +10,12 @@
 #    and step;
 #  - a short run with the plan's freezing learns (the loss falls), skips
 #    weight-gradient work, and never freezes more elements than planned; a
-#    run without freezing skips none.
+#    run without freezing skips none;
+#  - the log's header; --save / --init round-trip the parameters and refuse
+#    another model's file; --part pretrain and finetune each train; a binary
+#    built against one model's plan refuses the other model;
+#  - the transformer (when tiny_gpt.yaml is there): pipelined equals
+#    sequential, and a short run's loss falls.
 #   check.sh TFC SOURCE_DIR
 set -euo pipefail
 tfc=$1
@@ -19,12 +25,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 flags="-std=c11 -O2 -Wall -Wextra -Wpedantic -Werror"
 
-gcc $flags -DTINY_REAL=double -o "$work/gradcheck" "$ex/gradcheck.c" "$ex/model.c" -lm
+models="$ex/model.c $ex/mlp.c $ex/gpt.c"
+gcc $flags -DTINY_REAL=double -o "$work/gradcheck" "$ex/gradcheck.c" $models -lm
 "$work/gradcheck"
+if [ -f "$ex/gradcheck_gpt.c" ]; then
+  gcc $flags -DTINY_REAL=double -o "$work/gradcheck_gpt" "$ex/gradcheck_gpt.c" $models -lm
+  "$work/gradcheck_gpt"
+fi
+build() { # $1: the generated folder, $2: the binary
+  gcc $flags -I"$1" -I"$ex" -o "$2" "$ex"/{main,corpus,pipe,plot}.c $models "$1/tiny.c" "$1/tiny_lcp_index.c" \
+    -pthread -lm
+}
 
 "$tfc" compile "$ex/tiny.yaml" -o "$work/gen" -q
-gcc $flags -I"$work/gen" -I"$ex" -o "$work/tiny_trainer" "$ex"/{main,model,corpus,pipe,plot}.c \
-  "$work/gen/tiny.c" "$work/gen/tiny_lcp_index.c" -pthread -lm
+build "$work/gen" "$work/tiny_trainer"
 "$work/tiny_trainer" check --steps 3
 
 mkdir -p "$work/spec/profile"
@@ -39,7 +53,20 @@ cp "$ex/tiny.yaml" "$work/spec/"
 
 # 40 steps in the fully ramped regime (warm-up 100 + ramp 100).
 "$work/tiny_trainer" train --steps 40 --first-step 200 --eval-every 0 --log "$work/f.csv" > "$work/f.txt"
-"$work/tiny_trainer" train --steps 3 --no-freeze --eval-every 0 > "$work/n.txt"
+"$work/tiny_trainer" train --steps 3 --no-freeze --eval-every 0 --save "$work/p.bin" > "$work/n.txt"
+want="step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share"
+[ "$(head -1 "$work/f.csv")" = "$want" ] || { echo "log header: $(head -1 "$work/f.csv")"; exit 1; }
+# Parameters round-trip: a run from the saved ones starts where that run ended.
+"$work/tiny_trainer" train --steps 1 --no-freeze --eval-every 0 --init "$work/p.bin" --lr-warmup 2 --lr-horizon 3 \
+  --grad mean --wd 0.1 --seed 2 > "$work/i.txt"
+for part in pretrain finetune; do
+  "$work/tiny_trainer" train --steps 2 --part $part --eval-every 1 --val-max 8 --stop-below 100 > "$work/$part.txt"
+  grep -q "^RESULT .*steps=2 " "$work/$part.txt" || { echo "--part $part"; cat "$work/$part.txt"; exit 1; }
+done
+if "$work/tiny_trainer" train --steps 1 --model gpt > "$work/x.txt" 2>&1; then
+  echo "an MLP-plan binary ran --model gpt"; exit 1
+fi
+grep -q "built against another model's plan" "$work/x.txt" || { cat "$work/x.txt"; exit 1; }
 python3 - "$work" <<'PY'
 import csv, re, sys
 w = sys.argv[1]
@@ -64,3 +91,21 @@ for b in bad:
     print("FAILED:", b)
 sys.exit(1 if bad else 0)
 PY
+
+# The transformer against its own spec.
+if [ -f "$ex/tiny_gpt.yaml" ]; then
+  "$tfc" compile "$ex/tiny_gpt.yaml" -o "$work/ggen" -q
+  build "$work/ggen" "$work/tiny_gpt"
+  "$work/tiny_gpt" check --model gpt --steps 2
+  if "$work/tiny_gpt" train --steps 1 --model gpt --init "$work/p.bin" > "$work/x.txt" 2>&1; then
+    echo "--init took the MLP's parameters for the transformer"; exit 1
+  fi
+  "$work/tiny_gpt" train --model gpt --steps 30 --eval-every 0 --log "$work/g.csv" > "$work/g.txt"
+  python3 - "$work/g.csv" <<'PY'
+import csv, sys
+loss = [float(r["train_loss"]) for r in csv.DictReader(open(sys.argv[1]))]
+first, last = sum(loss[:5]) / 5, sum(loss[-5:]) / 5
+print(f"tiny_trainer --model gpt: loss {first:.3f} -> {last:.3f} over {len(loss)} steps")
+sys.exit(0 if last < first - 0.3 else 1)
+PY
+fi
