@@ -1,0 +1,545 @@
+#!/usr/bin/env python3
+"""Time to quality: wall-clock to a validation loss, with and without the
+plan's freezing (bench/time_to_quality.sh; docs/time-to-quality.md).
+
+Trains examples/tiny_trainer (two pipeline threads running the plan tfc
+compiles, frozen tensors skipping their weight-gradient work) in two
+scenarios, fine-tune and from scratch, under every setting below, and
+compares the validation-loss curves against wall-clock:
+
+    none                            no freezing (seeds 1..S)
+    timely, cap 0.3 / 0.6 / 0.9     the freeze LP, the default selection rule (0.9: seeds 1..S)
+    timely, cap 0.9, each other selection rule
+    uniform at equal speed          --policy uniform at the cap whose measured step
+                                    time equals timely's at 0.9 (seeds 1..S)
+
+Metrics (each on the validation curve smoothed over its last 3 evaluations):
+  L*            the no-freezing run's final smoothed validation loss (per seed)
+  T(L)          wall-clock (sum of measured step times, optimiser included, no
+                evaluation) at which a run first reaches smoothed loss <= L,
+                linearly interpolated between evaluations
+  speedup       T_none(L*) / T_run(L*); "<V" when the run never reaches L*,
+                V = T_none(L*) / T_run(end)
+  equal_steps_gap  (loss_run - loss_none) / loss_none after the no-freezing
+                run's number of steps
+
+Standard library only. Prints a markdown table (also results.md), writes
+loss_vs_time.svg, and ends with exactly one line:
+  time_to_quality speedup=X equal_steps_gap=Y scenario=finetune policy=P cap=C select=S
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EX = os.path.join(ROOT, "examples", "tiny_trainer")
+RULES = ["uniform", "front_first", "balanced", "weights"]
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    if r.returncode != 0:
+        raise SystemExit(f"time_to_quality: {' '.join(cmd)} failed ({r.returncode}):\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    return r.stdout
+
+
+# ---------------------------------------------------------------- settings
+
+def config(args):
+    """Every size of the experiment, by mode. Steps are the no-freezing
+    run's; runs with freezing may go on to twice that."""
+    if args.ci:  # does it run and write its outputs; the numbers mean nothing
+        c = dict(model="mlp", seeds=1, pretrain=24, steps=24, eval_every=4, val_max=64, profile_steps=3,
+                 calib_steps=6, lr=2e-3)
+    elif args.quick:
+        c = dict(model="mlp", seeds=1, pretrain=400, steps=400, eval_every=20, val_max=0, profile_steps=20,
+                 calib_steps=30, lr=2e-3)
+    else:
+        c = dict(model="gpt", seeds=3, pretrain=1200, steps=800, eval_every=40, val_max=512, profile_steps=20,
+                 calib_steps=40, lr=3e-3)
+    if args.seeds:
+        c["seeds"] = args.seeds
+    if args.steps:
+        c["steps"] = args.steps
+        c["pretrain"] = max(c["pretrain"], args.steps)
+        c["eval_every"] = max(1, args.steps // 20)
+    n = c["steps"]
+    # The learning rate: linear warm-up over 5% of the steps, cosine decay to
+    # 10% of the peak at the no-freezing run's last step, then constant.
+    c["lr_warmup"] = max(1, n // 20)
+    # Freezing: fine-tuning starts from trained weights, so it freezes after
+    # a short warm-up; from scratch, after a tenth of the run.
+    c["freeze"] = {
+        "finetune": dict(warmup=args.freeze_warmup if args.freeze_warmup is not None else n // 20,
+                         ramp=max(1, n // 20)),
+        "scratch": dict(warmup=args.freeze_warmup if args.freeze_warmup is not None else n // 10,
+                        ramp=max(1, n // 10)),
+    }
+    return c
+
+
+# ---------------------------------------------------------------- plans and builds
+
+class Builder:
+    def __init__(self, tfc, out, model, data):
+        self.tfc, self.out, self.model, self.data = tfc, out, model, data
+        self.base_spec = os.path.join(EX, "tiny_gpt.yaml" if model == "gpt" else "tiny.yaml")
+        plan = json.loads(run([tfc, "plan", self.base_spec, "--json", "--policy", "none"]))
+        self.stage_params = plan["stage_params"]
+        self.profile_dir = os.path.join(out, "profile")
+        self.bins = {}
+
+    def build(self, gen, binary):
+        srcs = [os.path.join(EX, f) for f in ("main.c", "model.c", "mlp.c", "gpt.c", "corpus.c", "pipe.c", "plot.c")]
+        srcs += [os.path.join(gen, "tiny.c"), os.path.join(gen, "tiny_lcp_index.c")]
+        cc = os.environ.get("CC", "cc")
+        run([cc, "-std=c11", "-O3", "-Wall", "-Wextra", f"-I{gen}", f"-I{EX}", "-o", binary] + srcs + ["-pthread", "-lm"])
+
+    def profile(self, steps):
+        """Measure the model's own actions (nothing frozen, everything frozen)."""
+        gen = os.path.join(self.out, "gen", "base")
+        run([self.tfc, "compile", self.base_spec, "-o", gen, "-q", "--skip-cuda-check"])
+        binary = os.path.join(self.out, "bin", "base")
+        os.makedirs(os.path.dirname(binary), exist_ok=True)
+        self.build(gen, binary)
+        os.makedirs(self.profile_dir, exist_ok=True)
+        run([binary, "profile", self.profile_dir, "--model", self.model, "--steps", str(steps), "--data", self.data])
+        return binary
+
+    def spec_text(self, cap, select, warmup, ramp):
+        lines = ["tfc: 1", "name: tiny", "model:", "  stages:"]
+        for s, params in enumerate(self.stage_params):
+            lines.append(f"    - name: stage{s}")
+            lines.append("      params:")
+            for p in params:
+                w = ""
+                if select == "weights":
+                    w = f", freeze_weight: {tensor_weight(p['name'])}"
+                lines.append(f"        - {{name: {p['name']}, numel: {p['numel']}{w}}}")
+        lines += [
+            "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 8}",
+            f"timing: {{source: measured, file: {self.profile_dir}/unfrozen.csv, "
+            f"frozen_file: {self.profile_dir}/frozen.csv, comm_ms: 0.01}}",
+            f"freeze: {{max_ratio: {cap}, warmup_steps: {warmup}, ramp_steps: {ramp}, reselect_every: 10, "
+            f"seed: 7, select: {select}}}",
+            "targets: {cuda: false}",
+            "data: {lcp_index: {token_bytes: 2, seq_len: 48, topk: 8}}",
+        ]
+        return "\n".join(lines) + "\n"
+
+    def variant(self, key, cap, select, warmup, ramp, policy="timely"):
+        """(binary, plan dict) for a plan variant, built once."""
+        if key in self.bins:
+            return self.bins[key]
+        d = os.path.join(self.out, "variants", key)
+        os.makedirs(d, exist_ok=True)
+        spec = os.path.join(d, "tiny.yaml")
+        with open(spec, "w") as f:
+            f.write(self.spec_text(cap, select, warmup, ramp))
+        gen = os.path.join(d, "gen")
+        run([self.tfc, "compile", spec, "-o", gen, "-q", "--skip-cuda-check", "--policy", policy])
+        binary = os.path.join(d, "tiny_trainer")
+        self.build(gen, binary)
+        with open(os.path.join(gen, "plan.json")) as f:
+            plan = json.load(f)
+        self.bins[key] = (binary, plan)
+        return self.bins[key]
+
+    def predicted_ms(self, cap, policy):
+        spec = os.path.join(self.out, "variants", "predict.yaml")
+        os.makedirs(os.path.dirname(spec), exist_ok=True)
+        with open(spec, "w") as f:
+            f.write(self.spec_text(cap, "uniform", 0, 1))
+        return json.loads(run([self.tfc, "plan", spec, "--json", "--policy", policy]))["makespan_ms"]
+
+
+def tensor_weight(name):
+    """The weights rule's freeze_weight for the experiment: matrices freeze
+    freely, the small vectors (biases, norms) and the embeddings rarely:
+    they are cheap to keep and their gradients are dense signals."""
+    if re.search(r"(^b\d|\.b$|ln|^emb$|^wte$|^wpe$)", name):
+        return 0.1
+    return 1
+
+
+# ---------------------------------------------------------------- runs
+
+def read_log(path):
+    rows = []
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            rows.append(r)
+    evals = [(int(r["step"]), float(r["wall_s"]), float(r["val_loss"])) for r in rows if r["val_loss"] != ""]
+    return rows, evals
+
+
+def smooth(evals):
+    """(step, wall_s, mean of the last 3 evaluations) at every evaluation."""
+    out = []
+    for i, (step, t, _) in enumerate(evals):
+        window = [v for _, _, v in evals[max(0, i - 2): i + 1]]
+        out.append((step, t, sum(window) / len(window)))
+    return out
+
+
+def time_to(sm, target):
+    """Wall-clock at which the smoothed curve first reaches <= target
+    (interpolated), or None."""
+    prev = None
+    for step, t, v in sm:
+        if v <= target:
+            if prev is None or prev[2] <= v:
+                return t
+            pt, pv = prev[1], prev[2]
+            return pt + (t - pt) * (pv - target) / (pv - v)
+        prev = (step, t, v)
+    return None
+
+
+def at_step(sm, step):
+    for s, _, v in sm:
+        if s == step:
+            return v
+    return None
+
+
+class Run:
+    def __init__(self, scenario, label, policy, cap, select, seed, logpath, result):
+        self.scenario, self.label, self.policy, self.cap, self.select, self.seed = \
+            scenario, label, policy, cap, select, seed
+        self.rows, self.evals = read_log(logpath)
+        self.sm = smooth(self.evals)
+        self.result = result
+
+    @property
+    def end_time(self):
+        return float(self.rows[-1]["wall_s"]) if self.rows else 0.0
+
+
+def parse_result(out):
+    m = re.search(r"^RESULT (.*)$", out, re.M)
+    if not m:
+        raise SystemExit("time_to_quality: the trainer printed no RESULT line")
+    return {k: float(v) for k, v in (kv.split("=") for kv in m.group(1).split())}
+
+
+class Experiment:
+    def __init__(self, args, cfg, builder):
+        self.args, self.cfg, self.b = args, cfg, builder
+        self.runs = []
+        self.out = args.out
+
+    def train(self, binary, logpath, seed, steps, part, extra, grad=None):
+        c = self.cfg
+        cmd = [binary, "train", "--model", c["model"], "--data", self.args.data, "--part", part,
+               "--seed", str(seed), "--steps", str(steps), "--eval-every", str(c["eval_every"]),
+               "--val-max", str(c["val_max"]), "--lr", str(c["lr"]), "--lr-warmup", str(c["lr_warmup"]),
+               "--lr-horizon", str(c["steps"]), "--grad", grad or self.args.grad, "--log", logpath] + extra
+        t0 = time.time()
+        out = run(cmd)
+        log(f"  {os.path.basename(logpath)}: {time.time() - t0:.0f} s")
+        return parse_result(out)
+
+    def pretrain(self):
+        c = self.cfg
+        path = os.path.join(self.out, "pretrained.bin")
+        binary = self.b.variant("pretrain", 0.0, "uniform", 0, 1)[0]
+        cmd = [binary, "train", "--model", c["model"], "--data", self.args.data, "--part", "pretrain",
+               "--seed", "1", "--steps", str(c["pretrain"]), "--eval-every", str(c["eval_every"]),
+               "--val-max", str(c["val_max"]), "--lr", str(c["lr"]), "--lr-warmup", str(max(1, c["pretrain"] // 20)),
+               "--lr-horizon", str(c["pretrain"]), "--no-freeze", "--save", path,
+               "--log", os.path.join(self.out, "logs", "pretrain.csv")]
+        log(f"pretraining {c['pretrain']} steps on the pretrain part")
+        res = parse_result(run(cmd))
+        log(f"  pretrained: validation loss {res['val_loss']:.4f}")
+        return path
+
+    def scenario(self, name, init):
+        c, args = self.cfg, self.args
+        fz = c["freeze"][name]
+        part = "finetune" if name == "finetune" else "all"
+        extra0 = ["--init", init] if init else []
+        n = c["steps"]
+        seeds = list(range(1, c["seeds"] + 1))
+        default = args.select
+        log(f"scenario {name}: {n} steps without freezing, freezing runs up to {2 * n}")
+
+        def key(policy, cap, select):
+            return f"{name}_{policy}_{cap}_{select}"
+
+        def variant(policy, cap, select):
+            return self.b.variant(key(policy, cap, select), cap, select, fz["warmup"], fz["ramp"], policy)
+
+        # No freezing first: it sets L* for every other run.
+        none_bin = variant("none", 0.0, default)[0]
+        lstar = {}
+        for s in seeds:
+            lp = os.path.join(self.out, "logs", f"{name}_none_s{s}.csv")
+            res = self.train(none_bin, lp, s, n, part, extra0 + ["--no-freeze"])
+            r = Run(name, "none", "none", 0.0, "-", s, lp, res)
+            self.runs.append(r)
+            lstar[s] = r.sm[-1][2]
+
+        # Equal speed: uniform's cap whose measured step equals timely's at 0.9.
+        eq_cap = self.equal_speed_cap(name, variant, fz)
+
+        # (policy, cap, rule, seeds, optimiser contract); the other contract
+        # once, at the default setting, to show what it costs.
+        other = "mean" if args.grad == "share" else "share"
+        plan_runs = [("timely", 0.9, default, seeds, args.grad), ("timely", 0.3, default, seeds[:1], args.grad),
+                     ("timely", 0.6, default, seeds[:1], args.grad)]
+        plan_runs += [("timely", 0.9, r, seeds[:1], args.grad) for r in RULES if r != default]
+        plan_runs += [("uniform", eq_cap, default, seeds, args.grad), ("timely", 0.9, default, seeds[:1], other)]
+        for policy, cap, select, ss, grad in plan_runs:
+            binary = variant(policy, cap, select)[0]
+            for s in ss:
+                label = f"{policy}_{cap}_{select}" + ("" if grad == args.grad else f"_grad_{grad}")
+                lp = os.path.join(self.out, "logs", f"{name}_{label}_s{s}.csv")
+                extra = extra0 + ["--stop-below", f"{lstar[s]:.6f}", "--stop-from", str(n)]
+                res = self.train(binary, lp, s, 2 * n, part, extra, grad)
+                self.runs.append(Run(name, label, policy, cap, select, s, lp, res))
+
+    def equal_speed_cap(self, name, variant, fz):
+        """--policy uniform's cap whose measured step time equals timely's at
+        0.9: bracket it with the plans' predictions, then measure."""
+        c = self.cfg
+        target_pred = self.b.predicted_ms(0.9, "timely")
+        lo, hi = 0.0, 1.0
+        for _ in range(20):
+            mid = (lo + hi) / 2
+            if self.b.predicted_ms(mid, "uniform") > target_pred:
+                lo = mid
+            else:
+                hi = mid
+        guess = round(hi, 2)
+        cands = sorted({min(1.0, max(0.0, round(guess + d, 2))) for d in (-0.1, -0.05, 0.0, 0.05, 0.1)})
+        first = fz["warmup"] + fz["ramp"]
+
+        def measure(binary):
+            out = run([binary, "train", "--model", c["model"], "--data", self.args.data, "--steps",
+                       str(c["calib_steps"]), "--first-step", str(first), "--eval-every", "0"])
+            return parse_result(out)["step_ms_mean"]
+
+        tb = variant("timely", 0.9, self.args.select)[0]
+        # Interleave the measurements so drift hits both alike.
+        t_ms, meas = [], {}
+        for cap in cands:
+            t_ms.append(measure(tb))
+            meas[cap] = measure(variant("uniform", cap, self.args.select)[0])
+        t = statistics.median(t_ms)
+        best = min(cands, key=lambda cap: abs(meas[cap] - t))
+        log(f"  equal speed: timely 0.9 measures {t:.2f} ms a step; uniform "
+            + ", ".join(f"{cap}: {meas[cap]:.2f}" for cap in cands) + f" ms -> cap {best}")
+        self.calibration = dict(scenario=name, timely_ms=t, uniform=meas, cap=best,
+                                predicted_guess=guess)
+        return best
+
+
+# ---------------------------------------------------------------- report
+
+def summarise(exp):
+    """Per (scenario, label): metrics over its seeds."""
+    groups = {}
+    for r in exp.runs:
+        groups.setdefault((r.scenario, r.label), []).append(r)
+    none = {(r.scenario, r.seed): r for r in exp.runs if r.label == "none"}
+    n = exp.cfg["steps"]
+    table = []
+    for (scen, label), runs in groups.items():
+        sp, gaps, reached, finals, step_ms, shares = [], [], [], [], [], []
+        for r in runs:
+            base = none[(scen, r.seed)]
+            lstar = base.sm[-1][2]
+            t_none = time_to(base.sm, lstar)
+            t_run = time_to(r.sm, lstar)
+            if t_run is None:
+                sp.append(t_none / r.end_time if r.end_time > 0 else 0.0)
+                reached.append(False)
+            else:
+                sp.append(t_none / t_run if t_run > 0 else float("inf"))
+                reached.append(True)
+            v = at_step(r.sm, n - 1)  # logged steps count from 0
+            vb = at_step(base.sm, n - 1)
+            gaps.append((v - vb) / vb if v is not None and vb else float("nan"))
+            finals.append(r.sm[-1][2])
+            step_ms.append(r.result.get("step_ms_mean", float("nan")))
+            shares.append(r.result.get("frozen", 0.0))
+        r0 = runs[0]
+        table.append(dict(scenario=scen, label=label, policy=r0.policy, cap=r0.cap, select=r0.select,
+                          seeds=len(runs), speedup=sp, reached=reached, gap=gaps, final=finals,
+                          step_ms=step_ms, frozen=shares,
+                          steps=[int(r.rows[-1]["step"]) + 1 if r.rows else 0 for r in runs]))
+    return table
+
+
+def fmt_spread(v, pct=False, digits=3):
+    vals = [x for x in v if not math.isnan(x)]
+    if not vals:
+        return "n/a"
+    f = (lambda x: f"{100 * x:+.2f}%") if pct else (lambda x: f"{x:.{digits}f}")
+    if len(vals) == 1:
+        return f(vals[0])
+    return f"{f(statistics.mean(vals))} [{f(min(vals))}, {f(max(vals))}]"
+
+
+def speed_text(row):
+    vals = row["speedup"]
+    if all(row["reached"]):
+        return fmt_spread(vals)
+    m = statistics.mean(vals)
+    return "<" + fmt_spread(vals) if not any(row["reached"]) else fmt_spread(vals) + f" ({sum(row['reached'])}/{len(vals)} reached)"
+
+
+def markdown(exp, table):
+    lines = ["| scenario | run | policy | cap | select | seeds | step ms (measured) | frozen share | steps run | "
+             "final loss (smoothed) | gap at equal steps | speedup T_none(L*)/T_run(L*) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in table:
+        lines.append(f"| {r['scenario']} | {r['label']} | {r['policy']} | {r['cap']} | {r['select']} | {r['seeds']} | "
+                     f"{fmt_spread(r['step_ms'], digits=2)} | {fmt_spread(r['frozen'])} | "
+                     f"{fmt_spread([float(s) for s in r['steps']], digits=0)} | {fmt_spread(r['final'], digits=4)} | "
+                     f"{fmt_spread(r['gap'], pct=True)} | {speed_text(r)} |")
+    return "\n".join(lines)
+
+
+COLOURS = ["#222222", "#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d",
+           "#bab0ac"]
+
+
+def svg(exp, path):
+    scen = sorted({r.scenario for r in exp.runs}, key=lambda s: s != "finetune")
+    labels = []
+    for r in exp.runs:
+        if r.label not in labels:
+            labels.append(r.label)
+    colour = {lab: COLOURS[i % len(COLOURS)] for i, lab in enumerate(labels)}
+    W, H, pad, gap = 520, 360, 56, 30
+    width = len(scen) * (W + gap) + 200
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{H + 60}" font-family="sans-serif" '
+           f'font-size="11">', f'<rect width="{width}" height="{H + 60}" fill="white"/>']
+    for k, sname in enumerate(scen):
+        runs = [r for r in exp.runs if r.scenario == sname and r.sm]
+        if not runs:
+            continue
+        x0 = k * (W + gap) + pad
+        tmax = max(r.sm[-1][1] for r in runs) or 1.0
+        vals = [v for r in runs for _, _, v in r.sm]
+        vmin, vmax = min(vals), max(vals)
+        lstars = [r.sm[-1][2] for r in runs if r.label == "none"]
+        vmax = min(vmax, vmin + 3 * (statistics.mean(lstars) - vmin + 0.05) + 0.2) if lstars else vmax
+        if vmax <= vmin:
+            vmax = vmin + 1
+        sx = lambda t: x0 + (W - pad) * t / tmax
+        sy = lambda v: 20 + (H - 40) * (1 - (min(v, vmax) - vmin) / (vmax - vmin))
+        out.append(f'<text x="{x0}" y="14" font-size="13">{sname}: validation loss (smoothed over 3 evaluations) '
+                   f'against wall-clock</text>')
+        out.append(f'<line x1="{x0}" y1="{H - 20}" x2="{x0 + W - pad}" y2="{H - 20}" stroke="#888"/>')
+        out.append(f'<line x1="{x0}" y1="20" x2="{x0}" y2="{H - 20}" stroke="#888"/>')
+        for i in range(5):
+            t = tmax * i / 4
+            v = vmin + (vmax - vmin) * i / 4
+            out.append(f'<text x="{sx(t):.1f}" y="{H - 6}" text-anchor="middle">{t:.0f} s</text>')
+            out.append(f'<text x="{x0 - 4}" y="{sy(v) + 4:.1f}" text-anchor="end">{v:.3f}</text>')
+        if lstars:
+            y = sy(statistics.mean(lstars))
+            out.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x0 + W - pad}" y2="{y:.1f}" stroke="#bbb" '
+                       f'stroke-dasharray="4 3"/>')
+            out.append(f'<text x="{x0 + W - pad}" y="{y - 3:.1f}" text-anchor="end" fill="#888">L*</text>')
+        for r in runs:
+            pts = " ".join(f"{sx(t):.1f},{sy(v):.1f}" for _, t, v in r.sm)
+            dash = '' if r.seed == 1 else ' stroke-dasharray="3 2"'
+            out.append(f'<polyline fill="none" stroke="{colour[r.label]}" stroke-width="1.4"{dash} points="{pts}"/>')
+    lx = len(scen) * (W + gap)
+    for i, lab in enumerate(labels):
+        y = 30 + 16 * i
+        out.append(f'<line x1="{lx}" y1="{y}" x2="{lx + 20}" y2="{y}" stroke="{colour[lab]}" stroke-width="2"/>')
+        out.append(f'<text x="{lx + 24}" y="{y + 4}">{lab}</text>')
+    out.append(f'<text x="{lx}" y="{30 + 16 * len(labels) + 10}" fill="#666">seeds after the first dashed</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def recommend(table):
+    """The timely setting with the highest mean speedup in the fine-tune
+    scenario (ties: the smaller equal-steps gap)."""
+    cands = [r for r in table if r["scenario"] == "finetune" and r["policy"] == "timely" and "_grad_" not in r["label"]]
+    if not cands:
+        cands = [r for r in table if r["policy"] == "timely" and "_grad_" not in r["label"]]
+    return max(cands, key=lambda r: (statistics.mean(r["speedup"]), -statistics.mean(
+        [g for g in r["gap"] if not math.isnan(g)] or [0.0])))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="the MLP, one seed, at most 15 minutes on 2 cores")
+    ap.add_argument("--ci", action="store_true", help="a few steps of everything: checks that it runs")
+    ap.add_argument("--data", default=None, help="a folder of plain-text files, read recursively")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--tfc", default=os.path.join(ROOT, "build", "tfc"))
+    ap.add_argument("--seeds", type=int, default=0)
+    ap.add_argument("--steps", type=int, default=0, help="steps of the no-freezing runs")
+    ap.add_argument("--select", default="balanced", choices=RULES, help="the rule the cap runs use")
+    ap.add_argument("--grad", default="share", choices=["share", "mean"], help="the optimiser contract")
+    ap.add_argument("--freeze-warmup", type=int, default=None)
+    ap.add_argument("--scenarios", default="finetune,scratch")
+    args = ap.parse_args()
+    cfg = config(args)
+    mode = "ci" if args.ci else "quick" if args.quick else "full"
+    if args.out is None:
+        args.out = os.path.join(ROOT, "build", f"time_to_quality_{mode}")
+    if args.data is None:
+        args.data = "/usr/share/common-licenses"
+    args.data = os.path.abspath(args.data)
+    args.out = os.path.abspath(args.out)
+    if os.path.isdir(args.out):
+        shutil.rmtree(args.out)
+    os.makedirs(os.path.join(args.out, "logs"))
+    t0 = time.time()
+    b = Builder(args.tfc, args.out, cfg["model"], args.data)
+    log(f"time_to_quality ({mode}): model {cfg['model']}, data {args.data}, {cfg['seeds']} seed(s), "
+        f"{cfg['steps']} steps; profiling the model's actions")
+    b.profile(cfg["profile_steps"])
+    exp = Experiment(args, cfg, b)
+    scenarios = args.scenarios.split(",")
+    if "finetune" in scenarios:
+        init = exp.pretrain()
+        exp.scenario("finetune", init)
+    if "scratch" in scenarios:
+        exp.scenario("scratch", None)
+    table = summarise(exp)
+    md = markdown(exp, table)
+    svg(exp, os.path.join(args.out, "loss_vs_time.svg"))
+    rec = recommend(table)
+    with open(os.path.join(args.out, "results.md"), "w") as f:
+        f.write(f"# time to quality ({mode}; model {cfg['model']}; data {args.data}; "
+                f"{cfg['steps']} steps; grad {args.grad})\n\n{md}\n")
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(dict(config=cfg, mode=mode, data=args.data, grad=args.grad, table=table,
+                       calibration=getattr(exp, "calibration", None)), f, indent=1)
+    print(md)
+    print(f"\n{len(exp.runs)} runs in {time.time() - t0:.0f} s; outputs in {args.out} "
+          f"(results.md, loss_vs_time.svg, logs/)")
+    sp = rec["speedup"]
+    x = statistics.mean(sp)
+    xs = f"{x:.3f}" if all(rec["reached"]) else f"<{x:.3f}"
+    gaps = [g for g in rec["gap"] if not math.isnan(g)]
+    y = statistics.mean(gaps) if gaps else float("nan")
+    print(f"time_to_quality speedup={xs} equal_steps_gap={y:.4f} scenario={rec['scenario']} "
+          f"policy={rec['policy']} cap={rec['cap']} select={rec['select']}")
+
+
+if __name__ == "__main__":
+    main()
