@@ -111,7 +111,7 @@ const char *spec_select_name(spec_select s);
 
 /* freeze.select when a spec leaves it out (chosen by measured time to
  * quality: docs/time-to-quality.md). */
-#define SPEC_DEFAULT_SELECT SELECT_UNIFORM
+#define SPEC_DEFAULT_SELECT SELECT_BALANCED
 
 typedef struct spec_freeze {
     double max_ratio;

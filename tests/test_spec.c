@@ -442,6 +442,20 @@ Test(spec_invalid, freeze_ratio_outside_zero_to_one)
     loaded_free(&l);
 }
 
+/* The base spec with line 6 replaced by stage1 and select: weights appended. */
+static void load_weighted(loaded *l, const char *stage1)
+{
+    char *yaml = spec_with(6, stage1);
+    size_t n = strlen(yaml);
+    char *both = malloc(n + 64);
+    cr_assert_not_null(both);
+    memcpy(both, yaml, n);
+    strcpy(both + n, "freeze: {max_ratio: 0.5, select: weights}\n");
+    load_str(l, both);
+    free(both);
+    free(yaml);
+}
+
 Test(spec_valid, every_selection_rule_and_freeze_weights)
 {
     static const char *const names[] = {"uniform", "front_first", "balanced", "weights"};
@@ -457,12 +471,7 @@ Test(spec_valid, every_selection_rule_and_freeze_weights)
         loaded_free(&l);
     }
     loaded l;
-    char *yaml = spec_with(6, "    - params: [{name: b, numel: 20, freeze_weight: 0}, {name: c, numel: 30, freeze_weight: 2.5}]");
-    size_t n = strlen(yaml);
-    yaml = realloc(yaml, n + 64);
-    strcpy(yaml + n, "freeze: {max_ratio: 0.5, select: weights}\n");
-    load_str(&l, yaml);
-    free(yaml);
+    load_weighted(&l, "    - params: [{name: b, numel: 20, freeze_weight: 0}, {name: c, numel: 30, freeze_weight: 2.5}]");
     cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
     const spec_param *b = &l.s->stages[1].params[0], *c = &l.s->stages[1].params[1];
     cr_assert(b->freeze_weight == 0.0 && b->has_freeze_weight && c->freeze_weight == 2.5);
@@ -481,12 +490,7 @@ Test(spec_invalid, selection_rule_typo_and_weights_without_the_weights_rule)
     load_with(&l, 6, "    - params: [{name: b, numel: 20, freeze_weight: 2}, {name: c, numel: 30}]");
     EXPECT_ERROR(&l, 6, 52, "freeze_weight is used only with freeze.select: weights");
     loaded_free(&l);
-    char *yaml = spec_with(6, "    - params: [{name: b, numel: 20, freeze_weight: -1}, {name: c, numel: 30}]");
-    size_t n = strlen(yaml);
-    yaml = realloc(yaml, n + 64);
-    strcpy(yaml + n, "freeze: {max_ratio: 0.5, select: weights}\n");
-    load_str(&l, yaml);
-    free(yaml);
+    load_weighted(&l, "    - params: [{name: b, numel: 20, freeze_weight: -1}, {name: c, numel: 30}]");
     EXPECT_ERROR(&l, 6, 52, "freeze_weight must be a number of at least 0");
     loaded_free(&l);
 }

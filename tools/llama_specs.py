@@ -78,8 +78,11 @@ def spec(name, title, schedule, ranks, spr, mbs, split, placement="", order=None
         out.append(f"  backward_frozen_ms: {fmt(fwd)}")
     out += ["  comm_ms: 0.2                  # activation / gradient transfer between ranks",
             "freeze:",
-            "  max_ratio: 0.9                # per-stage cap on the mean freeze ratio",
-            "  warmup_steps: 1000", "  ramp_steps: 3000", "  reselect_every: 10", "  seed: 42",
+            "  max_ratio: 0.9                # per-stage cap on the mean freeze ratio (the accuracy budget)",
+            "  warmup_steps: 1000            # no freezing before; measured: freeze in the second half of a run",
+            "  ramp_steps: 3000", "  reselect_every: 10", "  seed: 42",
+            "  select: balanced              # every tensor keeps some microbatch's gradient each step",
+            "                                # (docs/time-to-quality.md)",
             "targets:", "  c: true", "  cuda: {enabled: true, arch: sm_90}",
             "data:", "  lcp_index: {token_bytes: 2, seq_len: 1024, topk: 8}"]
     return "\n".join(out) + "\n"

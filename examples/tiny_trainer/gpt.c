@@ -229,19 +229,6 @@ static int token(const stage_model *sm, int mb, size_t i)
     return t < VOCAB ? t : '?';
 }
 
-/* Eight partial sums in a fixed order: vectorisable and deterministic. */
-static real dot(const real *restrict a, const real *restrict b, int n)
-{
-    real s[8] = {0};
-    int i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; j++)
-            s[j] += a[i + j] * b[i + j];
-    for (; i < n; i++)
-        s[0] += a[i] * b[i];
-    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-}
-
 /* y (P x N) = x (P x K) W (K x N) + b (b may be NULL). */
 static void matmul(real *restrict y, const real *restrict x, const real *restrict w, const real *restrict b, int P,
                    int K, int N)
@@ -268,7 +255,7 @@ static void matmul_dx(real *restrict dx, const real *restrict dy, const real *re
         const real *dyp = dy + (size_t)p * N;
         real *dxp = dx + (size_t)p * K;
         for (int k = 0; k < K; k++) {
-            real s = dot(dyp, w + (size_t)k * N, N);
+            real s = model_dot(dyp, w + (size_t)k * N, N);
             dxp[k] = add ? dxp[k] + s : s;
         }
     }

@@ -11,7 +11,7 @@
  * --data DIR (alias --corpus), --part all|pretrain|finetune, --val-max N,
  * --seed N, --init FILE, --save FILE, --steps N, --first-step S,
  * --no-freeze, --lr X, --lr-warmup W, --lr-horizon H, --lr-min F,
- * --grad share|mean, --wd X, --eval-every K, --stop-below L, --stop-from N,
+ * --grad share|mean|sqrt|linear, --wd X, --eval-every K, --stop-below L, --stop-from N,
  * --log FILE. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -612,7 +612,9 @@ static int usage(void)
             "  --lr-warmup W        linear warm-up over W steps (default 0)\n"
             "  --lr-horizon H       cosine from the peak at step W to lr-min x peak at step H (default 0: constant)\n"
             "  --lr-min F           the floor as a fraction of the peak (default 0.1)\n"
-            "  --grad share|mean    a partly computed gradient as the sum of shares or the mean (default share)\n"
+            "  --grad share|mean|sqrt|linear\n"
+            "                       a partly computed gradient: the sum of shares, the mean, or the sum with the\n"
+            "                       tensor's step size times sqrt(c / M) or c / M (default share; model.h)\n"
             "  --wd X               AdamW decoupled weight decay (default 0)\n"
             "  --eval-every K       validate at steps K, 2K, ... and the last (default 25; 0: at the end only)\n"
             "  --stop-below L       stop once the mean of the last 3 validation losses is <= L\n"
@@ -715,8 +717,9 @@ int main(int argc, char **argv)
             o.save = v;
         else if (!strcmp(a, "--model") && v && (!strcmp(v, "mlp") || !strcmp(v, "gpt")))
             o.kind = !strcmp(v, "gpt") ? MODEL_GPT : MODEL_MLP;
-        else if (!strcmp(a, "--grad") && v && (!strcmp(v, "share") || !strcmp(v, "mean")))
-            o.grad = !strcmp(v, "mean") ? GRAD_MEAN : GRAD_SHARE;
+        else if (!strcmp(a, "--grad") && v &&
+                 (!strcmp(v, "share") || !strcmp(v, "mean") || !strcmp(v, "sqrt") || !strcmp(v, "linear")))
+            o.grad = !strcmp(v, "mean") ? GRAD_MEAN : !strcmp(v, "sqrt") ? GRAD_SQRT : !strcmp(v, "linear") ? GRAD_LINEAR : GRAD_SHARE;
         else if (!strcmp(a, "--part") && v && !strcmp(v, "all"))
             o.part = CORPUS_ALL;
         else if (!strcmp(a, "--part") && v && !strcmp(v, "pretrain"))

@@ -205,21 +205,6 @@ const real *mlp_forward(stage_model *sm, int mb, const real *in)
     return NULL;
 }
 
-/* Eight partial sums: a dot product the compiler can keep in vector
- * registers without reassociating (the order is fixed, so results are
- * deterministic). */
-static real dot(const real *a, const real *b, int n)
-{
-    real s[8] = {0};
-    int i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; j++)
-            s[j] += a[i + j] * b[i + j];
-    for (; i < n; i++)
-        s[0] += a[i] * b[i];
-    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-}
-
 void mlp_backward(stage_model *sm, int mb, const real *dout, real *din, const uint64_t *frozen,
                   double scale_positions)
 {
@@ -289,7 +274,7 @@ void mlp_backward(stage_model *sm, int mb, const real *dout, real *din, const ui
             const real *dzp = dz + (size_t)p * L->out, *dyp = dy + (size_t)p * L->out;
             real *dxp = dst + (size_t)p * L->in;
             for (int i = 0; i < L->in; i++)
-                dxp[i] = dot(dzp, L->w + (size_t)i * L->out, L->out) + (L->residual ? dyp[i] : 0);
+                dxp[i] = model_dot(dzp, L->w + (size_t)i * L->out, L->out) + (L->residual ? dyp[i] : 0);
         }
         if (k == 0 && sm->stage == 0) {
             for (int p = 0; p < P; p++)

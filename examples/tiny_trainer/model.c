@@ -125,13 +125,15 @@ static bool decays(const char *name)
 
 void model_adam(stage_model *sm, const optim *o)
 {
-    const double b1 = o->beta1, b2 = o->beta2, eps = o->eps, lr = o->lr;
+    const double b1 = o->beta1, b2 = o->beta2, eps = o->eps;
     for (int k = 0; k < sm->n_tensors; k++) {
         if (!sm->contributions[k])
             continue;
         uint64_t t = ++sm->adam_steps[k];
         double c1 = 1.0 - pow(b1, (double)t), c2 = 1.0 - pow(b2, (double)t);
-        double scale = o->grad == GRAD_MEAN ? (double)sm->microbatches / sm->contributions[k] : 1.0;
+        double seen = (double)sm->contributions[k] / sm->microbatches;
+        double scale = o->grad == GRAD_MEAN ? 1.0 / seen : 1.0;
+        double lr = o->lr * (o->grad == GRAD_SQRT ? sqrt(seen) : o->grad == GRAD_LINEAR ? seen : 1.0);
         double wd = decays(sm->tensor_name[k]) ? lr * o->weight_decay : 0.0;
         real *p = sm->param[k], *g = sm->grad[k], *m = sm->m[k], *v = sm->v[k];
         for (uint64_t i = 0; i < sm->numel[k]; i++) {

@@ -40,12 +40,15 @@ enum {
 typedef enum { MODEL_MLP = 0, MODEL_GPT = 1 } model_kind;
 
 /* What the optimiser does with a tensor's gradient after a step in which
- * only some microbatches computed it (docs/optimizer-contract.md). */
+ * only some microbatches computed it (docs/optimizer-contract.md; c: the
+ * microbatches that computed it, M: the step's microbatches). */
 typedef enum {
-    GRAD_SHARE = 0, /* the sum of each contributing microbatch's share (1 / microbatches of the
-                       batch mean each): what PyTorch accumulates; the contract */
-    GRAD_MEAN = 1,  /* the mean over the contributing microbatches only (rescaled by
-                       microbatches / contributions) */
+    GRAD_SHARE = 0,  /* the sum of each contributing microbatch's share (1 / M of the batch mean
+                        each): what PyTorch accumulates; the contract */
+    GRAD_MEAN = 1,   /* the mean over the contributing microbatches only (rescaled by M / c) */
+    GRAD_SQRT = 2,   /* the share, and the tensor's step size times sqrt(c / M) (Adam's rule for a
+                        smaller batch) */
+    GRAD_LINEAR = 3, /* the share, and the tensor's step size times c / M */
 } grad_mode;
 
 typedef struct optim {

@@ -22,6 +22,20 @@ static inline bool model_is_frozen(const uint64_t *mask, int t)
     return mask && (mask[t / 64] >> (t % 64)) & 1u;
 }
 
+/* Eight partial sums in a fixed order: a dot product the compiler keeps in
+ * vector registers without reassociating, so results are deterministic. */
+static inline real model_dot(const real *restrict a, const real *restrict b, int n)
+{
+    real s[8] = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++)
+            s[j] += a[i + j] * b[i + j];
+    for (; i < n; i++)
+        s[0] += a[i] * b[i];
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
 /* Each model: the same contract as the model_* function of the same name
  * in model.h. init adds its tensors with model_add_tensor (in spec order)
  * and sets sm->impl; free releases impl only (model.c frees the tensors). */

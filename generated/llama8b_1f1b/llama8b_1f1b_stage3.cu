@@ -49,7 +49,7 @@ __constant__ double llama8b_1f1b_stage3_ratio_dev[LLAMA8B_1F1B_STAGE3_MICROBATCH
 __constant__ unsigned long long llama8b_1f1b_stage3_q_dev[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
 };
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 __constant__ unsigned long long llama8b_1f1b_stage3_weight_dev[LLAMA8B_1F1B_STAGE3_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -363,7 +363,7 @@ __host__ __device__ static inline unsigned long long llama8b_1f1b_stage3_cu_froz
             mask[w] = 0;
         return 0;
     }
-    return llama8b_1f1b_stage3_cu_frozen(0u, LLAMA8B_1F1B_STAGE3_PARAMS, LLAMA8B_1F1B_STAGE3_TABLE(llama8b_1f1b_stage3_numel), LLAMA8B_1F1B_STAGE3_TABLE(llama8b_1f1b_stage3_weight), LLAMA8B_1F1B_STAGE3_NUMEL,
+    return llama8b_1f1b_stage3_cu_frozen(2u, LLAMA8B_1F1B_STAGE3_PARAMS, LLAMA8B_1F1B_STAGE3_TABLE(llama8b_1f1b_stage3_numel), LLAMA8B_1F1B_STAGE3_TABLE(llama8b_1f1b_stage3_weight), LLAMA8B_1F1B_STAGE3_NUMEL,
                           LLAMA8B_1F1B_STAGE3_TABLE(llama8b_1f1b_stage3_q), LLAMA8B_1F1B_STAGE3_MICROBATCHES, microbatch, step, 1000ull, 3000ull,
                           10ull, 42ull, 3u, mask);
 }

@@ -30,8 +30,8 @@ extern "C" {
 #define LLAMA8B_CUSTOM_SEED 42ull
 /* Which tensors a (stage, microbatch) freezes at its ratio (freeze.select):
  * 0 uniform, 1 front_first, 2 balanced, 3 weights (docs/codegen.md). */
-#define LLAMA8B_CUSTOM_SELECT_RULE 0u
-#define LLAMA8B_CUSTOM_SELECT "uniform"
+#define LLAMA8B_CUSTOM_SELECT_RULE 2u
+#define LLAMA8B_CUSTOM_SELECT "balanced"
 
 /* Action types in the programs. */
 enum { LLAMA8B_CUSTOM_F = 0, LLAMA8B_CUSTOM_B = 1, LLAMA8B_CUSTOM_I = 2, LLAMA8B_CUSTOM_W = 3 };
@@ -86,6 +86,19 @@ extern const uint64_t llama8b_custom_stage_numel[LLAMA8B_CUSTOM_STAGES];
  * LLAMA8B_CUSTOM_RAMP_STEPS, then the solved ratio. 0 for a stage or microbatch out
  * of range. */
 double llama8b_custom_freeze_ratio(uint32_t stage, uint32_t microbatch, uint64_t step);
+
+/* The optimiser contract (docs/optimizer-contract.md). A tensor frozen for
+ * some of a step's microbatches gets its weight gradient from the others
+ * only. Accumulate each microbatch's gradient as its share of the step's
+ * batch (the loss of a microbatch divided by LLAMA8B_CUSTOM_MICROBATCHES, as
+ * PyTorch accumulates it) and do not rescale the sum by how many
+ * microbatches computed it: rescaling turns a gradient from one or two
+ * microbatches into a full-size noisy step, and costs quality (measured in
+ * docs/time-to-quality.md). A tensor that no microbatch computed in a step
+ * gets no optimiser update at all: no moment decay, no weight decay (PyTorch
+ * skips a parameter whose .grad is None; the .cu's adamw and sgd kernels
+ * skip the tensors in their skip mask). Keep the learning-rate schedule of
+ * the run without freezing. */
 
 /* Which of the stage's parameter tensors to freeze for (microbatch, step):
  * bit i of mask (word i / 64, bit i % 64) is set when tensor i is frozen;

@@ -102,7 +102,7 @@ static const uint64_t llama8b_custom_stage0_q[LLAMA8B_CUSTOM_STAGE0_MICROBATCHES
     0ull, 4294967296ull, 4294967296ull, 4294967296ull, 1546188088ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 static const uint64_t llama8b_custom_stage0_weight[LLAMA8B_CUSTOM_STAGE0_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -379,7 +379,7 @@ uint64_t llama8b_custom_stage0_frozen_mask(uint32_t microbatch, uint64_t step, u
             mask[w] = 0;
         return 0;
     }
-    return llama8b_custom_stage0_frozen(0u, LLAMA8B_CUSTOM_STAGE0_PARAMS, llama8b_custom_stage0_param_numel, llama8b_custom_stage0_weight, LLAMA8B_CUSTOM_STAGE0_NUMEL, llama8b_custom_stage0_q,
+    return llama8b_custom_stage0_frozen(2u, LLAMA8B_CUSTOM_STAGE0_PARAMS, llama8b_custom_stage0_param_numel, llama8b_custom_stage0_weight, LLAMA8B_CUSTOM_STAGE0_NUMEL, llama8b_custom_stage0_q,
                        LLAMA8B_CUSTOM_STAGE0_MICROBATCHES, microbatch, step, 1000ull, 3000ull, 10ull, 42ull, 0u,
                        mask);
 }

@@ -49,7 +49,7 @@ __constant__ double llama8b_custom_stage0_ratio_dev[LLAMA8B_CUSTOM_STAGE0_MICROB
 __constant__ unsigned long long llama8b_custom_stage0_q_dev[LLAMA8B_CUSTOM_STAGE0_MICROBATCHES] = {
     0ull, 4294967296ull, 4294967296ull, 4294967296ull, 1546188088ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 __constant__ unsigned long long llama8b_custom_stage0_weight_dev[LLAMA8B_CUSTOM_STAGE0_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -363,7 +363,7 @@ __host__ __device__ static inline unsigned long long llama8b_custom_stage0_cu_fr
             mask[w] = 0;
         return 0;
     }
-    return llama8b_custom_stage0_cu_frozen(0u, LLAMA8B_CUSTOM_STAGE0_PARAMS, LLAMA8B_CUSTOM_STAGE0_TABLE(llama8b_custom_stage0_numel), LLAMA8B_CUSTOM_STAGE0_TABLE(llama8b_custom_stage0_weight), LLAMA8B_CUSTOM_STAGE0_NUMEL,
+    return llama8b_custom_stage0_cu_frozen(2u, LLAMA8B_CUSTOM_STAGE0_PARAMS, LLAMA8B_CUSTOM_STAGE0_TABLE(llama8b_custom_stage0_numel), LLAMA8B_CUSTOM_STAGE0_TABLE(llama8b_custom_stage0_weight), LLAMA8B_CUSTOM_STAGE0_NUMEL,
                           LLAMA8B_CUSTOM_STAGE0_TABLE(llama8b_custom_stage0_q), LLAMA8B_CUSTOM_STAGE0_MICROBATCHES, microbatch, step, 1000ull, 3000ull,
                           10ull, 42ull, 0u, mask);
 }

@@ -100,7 +100,7 @@ static const uint64_t llama8b_gpipe_stage1_q[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] 
     3006477107ull, 0ull, 0ull, 1975684842ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 static const uint64_t llama8b_gpipe_stage1_weight[LLAMA8B_GPIPE_STAGE1_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -376,7 +376,7 @@ uint64_t llama8b_gpipe_stage1_frozen_mask(uint32_t microbatch, uint64_t step, ui
             mask[w] = 0;
         return 0;
     }
-    return llama8b_gpipe_stage1_frozen(0u, LLAMA8B_GPIPE_STAGE1_PARAMS, llama8b_gpipe_stage1_param_numel, llama8b_gpipe_stage1_weight, LLAMA8B_GPIPE_STAGE1_NUMEL, llama8b_gpipe_stage1_q,
+    return llama8b_gpipe_stage1_frozen(2u, LLAMA8B_GPIPE_STAGE1_PARAMS, llama8b_gpipe_stage1_param_numel, llama8b_gpipe_stage1_weight, LLAMA8B_GPIPE_STAGE1_NUMEL, llama8b_gpipe_stage1_q,
                        LLAMA8B_GPIPE_STAGE1_MICROBATCHES, microbatch, step, 1000ull, 3000ull, 10ull, 42ull, 1u,
                        mask);
 }

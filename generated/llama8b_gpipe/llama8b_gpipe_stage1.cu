@@ -48,7 +48,7 @@ __constant__ double llama8b_gpipe_stage1_ratio_dev[LLAMA8B_GPIPE_STAGE1_MICROBAT
 __constant__ unsigned long long llama8b_gpipe_stage1_q_dev[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
     3006477107ull, 0ull, 0ull, 1975684842ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 __constant__ unsigned long long llama8b_gpipe_stage1_weight_dev[LLAMA8B_GPIPE_STAGE1_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -359,7 +359,7 @@ __host__ __device__ static inline unsigned long long llama8b_gpipe_stage1_cu_fro
             mask[w] = 0;
         return 0;
     }
-    return llama8b_gpipe_stage1_cu_frozen(0u, LLAMA8B_GPIPE_STAGE1_PARAMS, LLAMA8B_GPIPE_STAGE1_TABLE(llama8b_gpipe_stage1_numel), LLAMA8B_GPIPE_STAGE1_TABLE(llama8b_gpipe_stage1_weight), LLAMA8B_GPIPE_STAGE1_NUMEL,
+    return llama8b_gpipe_stage1_cu_frozen(2u, LLAMA8B_GPIPE_STAGE1_PARAMS, LLAMA8B_GPIPE_STAGE1_TABLE(llama8b_gpipe_stage1_numel), LLAMA8B_GPIPE_STAGE1_TABLE(llama8b_gpipe_stage1_weight), LLAMA8B_GPIPE_STAGE1_NUMEL,
                           LLAMA8B_GPIPE_STAGE1_TABLE(llama8b_gpipe_stage1_q), LLAMA8B_GPIPE_STAGE1_MICROBATCHES, microbatch, step, 1000ull, 3000ull,
                           10ull, 42ull, 1u, mask);
 }

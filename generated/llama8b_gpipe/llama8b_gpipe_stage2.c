@@ -100,7 +100,7 @@ static const uint64_t llama8b_gpipe_stage2_q[LLAMA8B_GPIPE_STAGE2_MICROBATCHES] 
     3006477107ull, 3006477107ull, 0ull, 0ull, 1975684842ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 static const uint64_t llama8b_gpipe_stage2_weight[LLAMA8B_GPIPE_STAGE2_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -376,7 +376,7 @@ uint64_t llama8b_gpipe_stage2_frozen_mask(uint32_t microbatch, uint64_t step, ui
             mask[w] = 0;
         return 0;
     }
-    return llama8b_gpipe_stage2_frozen(0u, LLAMA8B_GPIPE_STAGE2_PARAMS, llama8b_gpipe_stage2_param_numel, llama8b_gpipe_stage2_weight, LLAMA8B_GPIPE_STAGE2_NUMEL, llama8b_gpipe_stage2_q,
+    return llama8b_gpipe_stage2_frozen(2u, LLAMA8B_GPIPE_STAGE2_PARAMS, llama8b_gpipe_stage2_param_numel, llama8b_gpipe_stage2_weight, LLAMA8B_GPIPE_STAGE2_NUMEL, llama8b_gpipe_stage2_q,
                        LLAMA8B_GPIPE_STAGE2_MICROBATCHES, microbatch, step, 1000ull, 3000ull, 10ull, 42ull, 2u,
                        mask);
 }

@@ -44,7 +44,7 @@ __constant__ double llama8b_interleaved_stage2_ratio_dev[LLAMA8B_INTERLEAVED_STA
 __constant__ unsigned long long llama8b_interleaved_stage2_q_dev[LLAMA8B_INTERLEAVED_STAGE2_MICROBATCHES] = {
     0ull, 3779571220ull, 0ull, 0ull, 2733160932ull, 2420799618ull, 4294967296ull, 4294967296ull,
 };
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 __constant__ unsigned long long llama8b_interleaved_stage2_weight_dev[LLAMA8B_INTERLEAVED_STAGE2_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -343,7 +343,7 @@ __host__ __device__ static inline unsigned long long llama8b_interleaved_stage2_
             mask[w] = 0;
         return 0;
     }
-    return llama8b_interleaved_stage2_cu_frozen(0u, LLAMA8B_INTERLEAVED_STAGE2_PARAMS, LLAMA8B_INTERLEAVED_STAGE2_TABLE(llama8b_interleaved_stage2_numel), LLAMA8B_INTERLEAVED_STAGE2_TABLE(llama8b_interleaved_stage2_weight), LLAMA8B_INTERLEAVED_STAGE2_NUMEL,
+    return llama8b_interleaved_stage2_cu_frozen(2u, LLAMA8B_INTERLEAVED_STAGE2_PARAMS, LLAMA8B_INTERLEAVED_STAGE2_TABLE(llama8b_interleaved_stage2_numel), LLAMA8B_INTERLEAVED_STAGE2_TABLE(llama8b_interleaved_stage2_weight), LLAMA8B_INTERLEAVED_STAGE2_NUMEL,
                           LLAMA8B_INTERLEAVED_STAGE2_TABLE(llama8b_interleaved_stage2_q), LLAMA8B_INTERLEAVED_STAGE2_MICROBATCHES, microbatch, step, 1000ull, 3000ull,
                           10ull, 42ull, 2u, mask);
 }

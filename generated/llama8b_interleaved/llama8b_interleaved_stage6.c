@@ -60,7 +60,7 @@ static const uint64_t llama8b_interleaved_stage6_q[LLAMA8B_INTERLEAVED_STAGE6_MI
     0ull, 0ull, 0ull, 858993459ull, 515396075ull, 2217764857ull, 0ull, 4294967296ull,
 };
 
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 static const uint64_t llama8b_interleaved_stage6_weight[LLAMA8B_INTERLEAVED_STAGE6_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -332,7 +332,7 @@ uint64_t llama8b_interleaved_stage6_frozen_mask(uint32_t microbatch, uint64_t st
             mask[w] = 0;
         return 0;
     }
-    return llama8b_interleaved_stage6_frozen(0u, LLAMA8B_INTERLEAVED_STAGE6_PARAMS, llama8b_interleaved_stage6_param_numel, llama8b_interleaved_stage6_weight, LLAMA8B_INTERLEAVED_STAGE6_NUMEL, llama8b_interleaved_stage6_q,
+    return llama8b_interleaved_stage6_frozen(2u, LLAMA8B_INTERLEAVED_STAGE6_PARAMS, llama8b_interleaved_stage6_param_numel, llama8b_interleaved_stage6_weight, LLAMA8B_INTERLEAVED_STAGE6_NUMEL, llama8b_interleaved_stage6_q,
                        LLAMA8B_INTERLEAVED_STAGE6_MICROBATCHES, microbatch, step, 1000ull, 3000ull, 10ull, 42ull, 6u,
                        mask);
 }

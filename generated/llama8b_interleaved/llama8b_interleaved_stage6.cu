@@ -44,7 +44,7 @@ __constant__ double llama8b_interleaved_stage6_ratio_dev[LLAMA8B_INTERLEAVED_STA
 __constant__ unsigned long long llama8b_interleaved_stage6_q_dev[LLAMA8B_INTERLEAVED_STAGE6_MICROBATCHES] = {
     0ull, 0ull, 0ull, 858993459ull, 515396075ull, 2217764857ull, 0ull, 4294967296ull,
 };
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 __constant__ unsigned long long llama8b_interleaved_stage6_weight_dev[LLAMA8B_INTERLEAVED_STAGE6_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -343,7 +343,7 @@ __host__ __device__ static inline unsigned long long llama8b_interleaved_stage6_
             mask[w] = 0;
         return 0;
     }
-    return llama8b_interleaved_stage6_cu_frozen(0u, LLAMA8B_INTERLEAVED_STAGE6_PARAMS, LLAMA8B_INTERLEAVED_STAGE6_TABLE(llama8b_interleaved_stage6_numel), LLAMA8B_INTERLEAVED_STAGE6_TABLE(llama8b_interleaved_stage6_weight), LLAMA8B_INTERLEAVED_STAGE6_NUMEL,
+    return llama8b_interleaved_stage6_cu_frozen(2u, LLAMA8B_INTERLEAVED_STAGE6_PARAMS, LLAMA8B_INTERLEAVED_STAGE6_TABLE(llama8b_interleaved_stage6_numel), LLAMA8B_INTERLEAVED_STAGE6_TABLE(llama8b_interleaved_stage6_weight), LLAMA8B_INTERLEAVED_STAGE6_NUMEL,
                           LLAMA8B_INTERLEAVED_STAGE6_TABLE(llama8b_interleaved_stage6_q), LLAMA8B_INTERLEAVED_STAGE6_MICROBATCHES, microbatch, step, 1000ull, 3000ull,
                           10ull, 42ull, 6u, mask);
 }

@@ -103,7 +103,7 @@ static const uint64_t llama8b_zbh1_stage3_q[LLAMA8B_ZBH1_STAGE3_MICROBATCHES] = 
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 2973438897ull, 4294967296ull,
 };
 
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 static const uint64_t llama8b_zbh1_stage3_weight[LLAMA8B_ZBH1_STAGE3_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -380,7 +380,7 @@ uint64_t llama8b_zbh1_stage3_frozen_mask(uint32_t microbatch, uint64_t step, uin
             mask[w] = 0;
         return 0;
     }
-    return llama8b_zbh1_stage3_frozen(0u, LLAMA8B_ZBH1_STAGE3_PARAMS, llama8b_zbh1_stage3_param_numel, llama8b_zbh1_stage3_weight, LLAMA8B_ZBH1_STAGE3_NUMEL, llama8b_zbh1_stage3_q,
+    return llama8b_zbh1_stage3_frozen(2u, LLAMA8B_ZBH1_STAGE3_PARAMS, llama8b_zbh1_stage3_param_numel, llama8b_zbh1_stage3_weight, LLAMA8B_ZBH1_STAGE3_NUMEL, llama8b_zbh1_stage3_q,
                        LLAMA8B_ZBH1_STAGE3_MICROBATCHES, microbatch, step, 1000ull, 3000ull, 10ull, 42ull, 3u,
                        mask);
 }

@@ -61,7 +61,7 @@ static const uint64_t llama8b_zbv_stage0_q[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 1439279397ull, 3334915676ull, 4294967296ull,
 };
 
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 static const uint64_t llama8b_zbv_stage0_weight[LLAMA8B_ZBV_STAGE0_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -333,7 +333,7 @@ uint64_t llama8b_zbv_stage0_frozen_mask(uint32_t microbatch, uint64_t step, uint
             mask[w] = 0;
         return 0;
     }
-    return llama8b_zbv_stage0_frozen(0u, LLAMA8B_ZBV_STAGE0_PARAMS, llama8b_zbv_stage0_param_numel, llama8b_zbv_stage0_weight, LLAMA8B_ZBV_STAGE0_NUMEL, llama8b_zbv_stage0_q,
+    return llama8b_zbv_stage0_frozen(2u, LLAMA8B_ZBV_STAGE0_PARAMS, llama8b_zbv_stage0_param_numel, llama8b_zbv_stage0_weight, LLAMA8B_ZBV_STAGE0_NUMEL, llama8b_zbv_stage0_q,
                        LLAMA8B_ZBV_STAGE0_MICROBATCHES, microbatch, step, 1000ull, 3000ull, 10ull, 42ull, 0u,
                        mask);
 }

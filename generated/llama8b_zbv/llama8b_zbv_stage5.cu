@@ -44,7 +44,7 @@ __constant__ double llama8b_zbv_stage5_ratio_dev[LLAMA8B_ZBV_STAGE5_MICROBATCHES
 __constant__ unsigned long long llama8b_zbv_stage5_q_dev[LLAMA8B_ZBV_STAGE5_MICROBATCHES] = {
     0ull, 0ull, 1085044172ull, 4294967296ull, 0ull, 0ull, 90420364ull, 4294967296ull,
 };
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 __constant__ unsigned long long llama8b_zbv_stage5_weight_dev[LLAMA8B_ZBV_STAGE5_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -343,7 +343,7 @@ __host__ __device__ static inline unsigned long long llama8b_zbv_stage5_cu_froze
             mask[w] = 0;
         return 0;
     }
-    return llama8b_zbv_stage5_cu_frozen(0u, LLAMA8B_ZBV_STAGE5_PARAMS, LLAMA8B_ZBV_STAGE5_TABLE(llama8b_zbv_stage5_numel), LLAMA8B_ZBV_STAGE5_TABLE(llama8b_zbv_stage5_weight), LLAMA8B_ZBV_STAGE5_NUMEL,
+    return llama8b_zbv_stage5_cu_frozen(2u, LLAMA8B_ZBV_STAGE5_PARAMS, LLAMA8B_ZBV_STAGE5_TABLE(llama8b_zbv_stage5_numel), LLAMA8B_ZBV_STAGE5_TABLE(llama8b_zbv_stage5_weight), LLAMA8B_ZBV_STAGE5_NUMEL,
                           LLAMA8B_ZBV_STAGE5_TABLE(llama8b_zbv_stage5_q), LLAMA8B_ZBV_STAGE5_MICROBATCHES, microbatch, step, 1000ull, 3000ull,
                           10ull, 42ull, 5u, mask);
 }

@@ -62,7 +62,7 @@ static const uint64_t llama8b_zbv_stage7_q[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 858993459ull,
 };
 
-/* The selection rule's per-tensor weights (rule uniform; read by
+/* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
 static const uint64_t llama8b_zbv_stage7_weight[LLAMA8B_ZBV_STAGE7_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
@@ -334,7 +334,7 @@ uint64_t llama8b_zbv_stage7_frozen_mask(uint32_t microbatch, uint64_t step, uint
             mask[w] = 0;
         return 0;
     }
-    return llama8b_zbv_stage7_frozen(0u, LLAMA8B_ZBV_STAGE7_PARAMS, llama8b_zbv_stage7_param_numel, llama8b_zbv_stage7_weight, LLAMA8B_ZBV_STAGE7_NUMEL, llama8b_zbv_stage7_q,
+    return llama8b_zbv_stage7_frozen(2u, LLAMA8B_ZBV_STAGE7_PARAMS, llama8b_zbv_stage7_param_numel, llama8b_zbv_stage7_weight, LLAMA8B_ZBV_STAGE7_NUMEL, llama8b_zbv_stage7_q,
                        LLAMA8B_ZBV_STAGE7_MICROBATCHES, microbatch, step, 1000ull, 3000ull, 10ull, 42ull, 7u,
                        mask);
 }

@@ -13,7 +13,9 @@
 #     and the ramp, inside windows, after the ramp and huge;
 #  3. tests/codegen/mask_oracle.py recomputes every mask from
 #     docs/codegen.md and checks the rules' promises; 
-#  4. tests/python/plan_parity.py (python/tfc_plan.py) on the same dump.
+#  4. tests/python/plan_parity.py (python/tfc_plan.py) on the same dump;
+#  5. with nvcc, the .cu files of two specs (1F1B, ZBV) under every rule,
+#     compiled as host code, give the C masks bit for bit.
 # Also: freeze_weight with any other rule is refused by tfc check (exit 1,
 # FILE:LINE:COL at the first freeze_weight).
 #   rules.sh TFC SOURCE_DIR      one line per spec and rule; exit 1 on any difference
@@ -206,6 +208,57 @@ for spec in "$src/examples/tiny_trainer/tiny.yaml" "$src/specs/llama8b_1f1b.yaml
   done
 done
 echo "codegen rules: freeze_weight without select: weights refused (exit 1, FILE:LINE:COL) in 8 variants checked"
+
+# With nvcc: each rule's .cu files (the same template as the C, compiled for
+# CUDA) agree with the C masks bit for bit, as host code, on a fused and a
+# split schedule.
+nvcc=$(command -v nvcc || true)
+[ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+if [ -n "$nvcc" ]; then
+  cu_variants=0
+  for name in llama8b_1f1b llama8b_zbv; do
+    for rule in $rules; do
+      gen="$work/v/$name.$rule/gen"
+      [ -d "$gen" ] || continue
+      uname=$(echo "$name" | tr '[:lower:]' '[:upper:]')
+      stages=$(ls "$gen"/${name}_stage*.cu | wc -l)
+      {
+        echo '#include <stdio.h>'
+        echo '#include <string.h>'
+        echo "#include \"$name.h\""
+        for ((s = 0; s < stages; s++)); do echo "#include \"${name}_stage$s.cu\""; done
+        echo 'int main(void) {'
+        echo '  unsigned long long a[64]; uint64_t b[64]; long n = 0, bad = 0;'
+        echo "  const unsigned long long w = ${uname}_WARMUP_STEPS, r = ${uname}_RAMP_STEPS;"
+        echo '  const unsigned long long steps[] = {0, w, w + 1, w + r / 2, w + r - 1, w + r, w + r + 7, 123456789ull, ~0ull};'
+        for ((s = 0; s < stages; s++)); do
+          echo "  for (unsigned m = 0; m < ${uname}_MICROBATCHES + 1; m++)"
+          echo "    for (unsigned i = 0; i < sizeof steps / sizeof *steps + 60; i++) {"
+          echo "      unsigned long long st = i < sizeof steps / sizeof *steps ? steps[i] : w + r + 13ull * i;"
+          echo "      memset(a, 0xa5, sizeof a); memset(b, 0x5a, sizeof b);"
+          echo "      unsigned long long x = ${name}_stage${s}_cu_frozen_mask(m, st, a);"
+          echo "      uint64_t y = ${name}_frozen_mask($s, m, st, b);"
+          echo "      bad += x != y || memcmp(a, b, 8 * ${uname}_STAGE${s}_MASK_WORDS) != 0; n++;"
+          echo "    }"
+        done
+        echo "  printf(\"%ld of %ld\", n - bad, n);"
+        echo '  return bad != 0; }'
+      } >"$gen/parity.cu"
+      if ! "$nvcc" -I"$gen" -Xcompiler -Wall,-Wextra,-Werror -o "$gen/parity" "$gen/parity.cu" "$gen/$name.c" 2>"$gen/nvcc.txt"; then
+        echo "$name $rule: nvcc rejects the .cu as host code: $(head -3 "$gen/nvcc.txt")"
+        bad=$((bad + 1))
+      elif ! got=$("$gen/parity"); then
+        echo "$name $rule: CUDA (host side) and C masks differ: $got agree"
+        bad=$((bad + 1))
+      else
+        cu_variants=$((cu_variants + 1))
+        echo "$name $rule: CUDA (nvcc, host side) and C agree on $got masks"
+      fi
+    done
+  done
+else
+  echo "codegen rules: nvcc not found; CUDA host-side parity of the rules skipped"
+fi
 
 masks=$(cat "$work"/v/*/dump.txt 2>/dev/null | grep -c '^mask ')
 echo "codegen rules: ${#jobs_list[@]} spec x rule variants, $masks masks, $((SECONDS - start)) s, $bad failure(s)"

@@ -51,8 +51,8 @@ done
 cp "$ex/tiny.yaml" "$work/spec/"
 "$tfc" compile "$work/spec/tiny.yaml" -o "$work/gen2" -q
 
-# 40 steps in the fully ramped regime (warm-up 100 + ramp 100).
-"$work/tiny_trainer" train --steps 40 --first-step 200 --eval-every 0 --log "$work/f.csv" > "$work/f.txt"
+# 40 steps in the fully ramped regime (warm-up 300 + ramp 60).
+"$work/tiny_trainer" train --steps 40 --first-step 360 --eval-every 0 --log "$work/f.csv" > "$work/f.txt"
 "$work/tiny_trainer" train --steps 3 --no-freeze --eval-every 0 --save "$work/p.bin" > "$work/n.txt"
 want="step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share"
 [ "$(head -1 "$work/f.csv")" = "$want" ] || { echo "log header: $(head -1 "$work/f.csv")"; exit 1; }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The time-to-quality experiment at CI size (ctest time_to_quality): a few
+# steps of every run of bench/time_to_quality.sh (both scenarios, every
+# rule, uniform at equal speed, the other optimiser contract, early
+# freezing). Checks that it runs and writes what it promises (the table
+# with every run, the SVG with a curve per run, summary.json, one log per
+# run, the summary line last), not the numbers.
+#   check.sh TFC SOURCE_DIR
+set -euo pipefail
+tfc=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 "$src/bench/time_to_quality.py" --ci --tfc "$tfc" --out "$work/out" >"$work/stdout.txt" 2>"$work/stderr.txt" ||
+  { tail -20 "$work/stderr.txt"; exit 1; }
+python3 - "$work/out" "$work/stdout.txt" <<'PY'
+import json, os, re, sys, xml.etree.ElementTree as ET
+out, stdout = sys.argv[1], open(sys.argv[2]).read().rstrip("\n").split("\n")
+bad = []
+last = stdout[-1]
+if not re.fullmatch(r"time_to_quality speedup=<?[0-9.]+ equal_steps_gap=-?[0-9.]+ scenario=(finetune|scratch) "
+                    r"policy=timely cap=[0-9.]+ select=(uniform|front_first|balanced|weights)", last):
+    bad.append(f"last line: {last!r}")
+table = [l for l in open(os.path.join(out, "results.md")) if l.startswith("| finetune") or l.startswith("| scratch")]
+labels = {(l.split("|")[1].strip(), l.split("|")[2].strip()) for l in table}
+for scen in ("finetune", "scratch"):
+    want = {"none", "timely_0.9_balanced", "timely_0.3_balanced", "timely_0.6_balanced", "timely_0.9_uniform",
+            "timely_0.9_front_first", "timely_0.9_weights", "timely_0.9_balanced_grad_mean"}
+    got = {lab for s, lab in labels if s == scen}
+    if not want <= got or not any(l.startswith("uniform_") for l in got) or not any("_warmup_" in l for l in got):
+        bad.append(f"{scen}: runs in the table: {sorted(got)}")
+logs = os.listdir(os.path.join(out, "logs"))
+runs = [f for f in logs if f != "pretrain.csv"]
+if len(runs) != len(labels) or len(runs) < 20:  # one seed a run at CI size
+    bad.append(f"{len(runs)} run logs for {len(labels)} table rows")
+for f in runs:
+    rows = open(os.path.join(out, "logs", f)).read().split("\n")
+    if rows[0] != "step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share":
+        bad.append(f"{f}: header {rows[0]!r}")
+svg = ET.parse(os.path.join(out, "loss_vs_time.svg")).getroot()
+lines = [e for e in svg.iter("{http://www.w3.org/2000/svg}polyline")]
+if len(lines) != len(runs):
+    bad.append(f"the SVG has {len(lines)} curves for {len(runs)} runs")
+summary = json.load(open(os.path.join(out, "summary.json")))
+if summary["mode"] != "ci" or set(summary["calibration"]) != {"finetune", "scratch"}:
+    bad.append("summary.json")
+for b in bad:
+    print("time_to_quality check FAILED:", b)
+print(f"time_to_quality: {len(runs)} runs, {len(labels)} table rows, {len(lines)} curves; last line: {last}")
+sys.exit(1 if bad else 0)
+PY
