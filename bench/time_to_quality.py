@@ -10,8 +10,10 @@ compares the validation-loss curves against wall-clock:
     none                            no freezing (seeds 1..S)
     timely, cap 0.3 / 0.6 / 0.9     the freeze LP, the default selection rule (0.9: seeds 1..S)
     timely, cap 0.9, each other selection rule
-    uniform at equal speed          --policy uniform at the cap whose measured step
-                                    time equals timely's at 0.9 (seeds 1..S)
+    uniform at equal speed          --policy uniform at the cap whose step time
+                                    equals timely's at 0.9 (seeds 1..S; found on the
+                                    plans' predictions, both measured in the table)
+    timely, cap 0.9, the other optimiser contract (--grad), and freezing from N/10
 
 Metrics (each on the validation curve smoothed over its last 3 evaluations):
   L*            the no-freezing run's final smoothed validation loss (per seed)
@@ -542,7 +544,8 @@ def main():
     ap.add_argument("--seeds", type=int, default=0)
     ap.add_argument("--steps", type=int, default=0, help="steps of the no-freezing runs")
     ap.add_argument("--select", default="balanced", choices=RULES, help="the rule the cap runs use")
-    ap.add_argument("--grad", default="share", choices=["share", "mean"], help="the optimiser contract")
+    ap.add_argument("--grad", default="share", choices=["share", "mean", "sqrt", "linear"],
+                    help="the optimiser contract (docs/optimizer-contract.md)")
     ap.add_argument("--freeze-warmup", type=int, default=None)
     ap.add_argument("--scenarios", default="finetune,scratch")
     ap.add_argument("--model", choices=["mlp", "gpt"], default=None, help="override the mode's model")
