@@ -74,7 +74,8 @@ def config(args):
         c["seeds"] = args.seeds
     if args.steps:
         c["steps"] = args.steps
-        c["eval_every"] = max(1, args.steps // 20)
+        # about 20 evaluations, one of them at the last of the N steps
+        c["eval_every"] = max(k for k in range(1, max(1, args.steps // 20) + 1) if args.steps % k == 0)
     n = c["steps"]
     # Fine-tuning starts from a model pretrained (without freezing) for three
     # times the steps on the other part of the data, and runs at half its
@@ -363,7 +364,7 @@ class Experiment:
                 label = f"{policy}_{cap}_{select}" + ("" if grad == args.grad else f"_grad_{grad}") + \
                     ("" if warm == w else f"_warmup_{warm}")
                 lp = os.path.join(self.out, "logs", f"{name}_{label}_s{s}.csv")
-                extra = extra0 + ["--stop-below", f"{lstar[s]:.6f}", "--stop-from", str(n)]
+                extra = extra0 + ["--stop-below", f"{lstar[s]:.12g}", "--stop-from", str(n)]
                 res = self.train(binary, lp, s, 2 * n, part, extra, grad)
                 self.runs.append(Run(name, label, policy, cap, select, s, lp, res))
 
@@ -442,7 +443,6 @@ def speed_text(row):
     vals = row["speedup"]
     if all(row["reached"]):
         return fmt_spread(vals)
-    m = statistics.mean(vals)
     return "<" + fmt_spread(vals) if not any(row["reached"]) else fmt_spread(vals) + f" ({sum(row['reached'])}/{len(vals)} reached)"
 
 
@@ -520,9 +520,12 @@ def recommend(table):
     """The recommended setting: of the timely runs of the fine-tune scenario
     (the optimiser contract's), those that reach L* rank by mean speedup;
     if none does, the smallest gap at equal steps."""
-    cands = [r for r in table if r["scenario"] == "finetune" and r["policy"] == "timely" and "_grad_" not in r["label"]]
+    def setting(r):  # the runs of the experiment's own settings (not the contrast runs)
+        return r["policy"] == "timely" and "_grad_" not in r["label"] and "_warmup_" not in r["label"]
+
+    cands = [r for r in table if r["scenario"] == "finetune" and setting(r)]
     if not cands:
-        cands = [r for r in table if r["policy"] == "timely" and "_grad_" not in r["label"]]
+        cands = [r for r in table if setting(r)]
 
     def gap(r):
         g = [x for x in r["gap"] if not math.isnan(x)]

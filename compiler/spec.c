@@ -614,7 +614,10 @@ static void read_param(ctx *c, const ydoc_node *n, const char *path, spec_param 
     if ((v = ydoc_get(n, "freeze_weight"))) {
         out->has_freeze_weight = true;
         out->pos_freeze_weight = (spec_pos){v->line, v->col};
-        get_number(c, v, sub, 0.0, false, SPEC_MAX_FREEZE_WEIGHT, &out->freeze_weight);
+        if (get_number(c, v, sub, 0.0, false, SPEC_MAX_FREEZE_WEIGHT, &out->freeze_weight) &&
+            out->freeze_weight > 0 && out->freeze_weight < 1.0 / 65536)
+            ERR(c, v, "%s must be 0 or at least 1/65536 (the weights' fixed-point unit), got %g", sub,
+                out->freeze_weight);
     }
 }
 
@@ -663,7 +666,11 @@ static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
         path_index(ppath, sub, i);
         spec_param *p = &st->params[i];
         read_param(c, params->u.items[i], ppath, p);
-        st->numel += p->numel; /* each <= 2^48, at most 1e6 of them: no overflow */
+        /* each <= 2^48: the sum is checked before it could overflow */
+        if (st->numel + p->numel > SPEC_MAX_STAGE_NUMEL && st->numel <= SPEC_MAX_STAGE_NUMEL)
+            ERR(c, params->u.items[i], "%s: the stage's tensors add up to more than 2^60 elements", ppath);
+        if (st->numel <= SPEC_MAX_STAGE_NUMEL)
+            st->numel += p->numel;
         if (p->name)
             name_list_add(&names, p->name, &p->pos);
     }
@@ -716,7 +723,10 @@ static void read_model(ctx *c, const ydoc_node *m, bool stages_known)
         spec_stage *st = &s->stages[i];
         read_stage(c, stages->u.items[i], i, st);
         s->n_params += st->n_params;
-        s->numel += st->numel;
+        if (s->numel + st->numel > SPEC_MAX_TOTAL_NUMEL && s->numel <= SPEC_MAX_TOTAL_NUMEL)
+            ERR(c, stages->u.items[i], "model.stages[%u]: the model's tensors add up to more than 2^62 elements", i);
+        if (s->numel <= SPEC_MAX_TOTAL_NUMEL)
+            s->numel += st->numel;
         if (st->name)
             name_list_add(&names, st->name, &st->pos);
     }

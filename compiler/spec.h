@@ -24,6 +24,10 @@
 #define SPEC_MAX_STAGE_MICROBATCHES (1u << 20)
 #define SPEC_MAX_PARAMS 1000000u
 #define SPEC_MAX_NUMEL (UINT64_C(1) << 48)
+/* Elements of one stage, and of the whole model (the masks work on a
+ * stage's elements in doubled units: they must stay below 2^62). */
+#define SPEC_MAX_STAGE_NUMEL (UINT64_C(1) << 60)
+#define SPEC_MAX_TOTAL_NUMEL (UINT64_C(1) << 62)
 #define SPEC_MAX_NAME_BYTES 64u
 #define SPEC_MAX_PARAM_NAME_BYTES 512u
 #define SPEC_MAX_PATH_BYTES 4096u

@@ -171,10 +171,11 @@ class Plan:
         window = step // self.reselect
         step0 = window * self.reselect
 
-        def q_at(m):
-            return _ramp_q(int(self.ratio.get((stage, m), 0.0) * 2**32), step0, self.warmup, self.ramp)
+        def q_at(m):  # floor(r * 2^32) of r clamped to [0, 1], as tfc bakes it
+            r = min(max(self.ratio.get((stage, m), 0.0), 0.0), 1.0)
+            return _ramp_q(int(r * 2**32), step0, self.warmup, self.ramp)
 
-        if self.select == "balanced":
+        if self.select == "balanced" and self.microbatches > 1:
             q_row = [q_at(m) for m in range(self.microbatches)]
             return _select_balanced(numel, q_row, microbatch, _key(self.seed, stage, _M64, window))
         q = q_at(microbatch)

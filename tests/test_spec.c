@@ -495,6 +495,32 @@ Test(spec_invalid, selection_rule_typo_and_weights_without_the_weights_rule)
     loaded_free(&l);
 }
 
+Test(spec_limits, stage_elements_past_2_to_the_60_are_refused_at_the_tensor)
+{
+    /* 4,097 tensors of 2^48 elements: 2^60 + 2^48 in one stage. */
+    size_t cap = 4200 * 64 + 1024, o = 0;
+    char *yaml = malloc(cap);
+    cr_assert_not_null(yaml);
+    o += (size_t)snprintf(yaml + o, cap - o, "tfc: 1\nname: t\nmodel:\n  stages:\n    - params:\n");
+    for (int i = 0; i < 4097; i++)
+        o += (size_t)snprintf(yaml + o, cap - o, "      - {name: w%d, numel: 281474976710656}\n", i);
+    snprintf(yaml + o, cap - o, "pipeline: {schedule: GPipe, ranks: 1, microbatches: 2}\n"
+                                "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n");
+    loaded l;
+    load_str(&l, yaml);
+    free(yaml);
+    EXPECT_ERROR(&l, 4102, 9, "the stage's tensors add up to more than 2^60 elements");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, freeze_weight_below_the_fixed_point_unit)
+{
+    loaded l;
+    load_weighted(&l, "    - params: [{name: b, numel: 20, freeze_weight: 1e-6}, {name: c, numel: 30}]");
+    EXPECT_ERROR(&l, 6, 52, "must be 0 or at least 1/65536");
+    loaded_free(&l);
+}
+
 Test(spec_invalid, independent_errors_are_all_reported_in_one_run)
 {
     loaded l;

@@ -484,8 +484,8 @@ static int cmd_train(const options *o)
         }
         if (log) {
             fprintf(log, "%llu,%.6f,", (unsigned long long)step, loss);
-            if (!isnan(val))
-                fprintf(log, "%.6f", val);
+            if (!isnan(val)) /* to 1e-9: --stop-below compares the unrounded value */
+                fprintf(log, "%.9f", val);
             fprintf(log, ",%.4f,%.4f,%.6f,%.6g,%.6f,%.6f,%.6f\n", io.makespan_ms, optim_ms, 1e-3 * wall_ms, op.lr,
                     planned, share, dw > 0 ? skip / dw : 0.0);
         }

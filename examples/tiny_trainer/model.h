@@ -46,9 +46,9 @@ typedef enum {
     GRAD_SHARE = 0,  /* the sum of each contributing microbatch's share (1 / M of the batch mean
                         each): what PyTorch accumulates; the contract */
     GRAD_MEAN = 1,   /* the mean over the contributing microbatches only (rescaled by M / c) */
-    GRAD_SQRT = 2,   /* the share, and the tensor's step size times sqrt(c / M) (Adam's rule for a
-                        smaller batch) */
-    GRAD_LINEAR = 3, /* the share, and the tensor's step size times c / M */
+    GRAD_SQRT = 2,   /* the share, and the tensor's step size (weight decay included) times
+                        sqrt(c / M) (Adam's rule for a smaller batch) */
+    GRAD_LINEAR = 3, /* the share, and the tensor's step size (weight decay included) times c / M */
 } grad_mode;
 
 typedef struct optim {

@@ -329,7 +329,8 @@ __host__ __device__ static inline unsigned long long llama8b_custom_stage0_cu_se
 }
 
 /* The frozen tensors of one (stage, microbatch) at a step under rule
- * (0 uniform, 1 front_first, 2 balanced, 3 weights; docs/codegen.md): the
+ * (0 uniform, 1 front_first, 2 balanced, as uniform with one microbatch, 3
+ * weights; docs/codegen.md): the
  * draw changes every reselect steps and follows the ratios at the first
  * step of its window. weight is read by rules 1 and 3 only. */
 __host__ __device__ static inline unsigned long long llama8b_custom_stage0_cu_frozen(unsigned int rule, unsigned int n, const unsigned long long *numel, const unsigned long long *weight, unsigned long long total, const unsigned long long *q_row,
@@ -337,7 +338,7 @@ __host__ __device__ static inline unsigned long long llama8b_custom_stage0_cu_fr
                        unsigned long long stage, unsigned long long *mask)
 {
     unsigned long long window = step / reselect, step0 = window * reselect;
-    if (rule == 2u)
+    if (rule == 2u && microbatches > 1u) /* one microbatch has nothing to share with: as uniform */
         return llama8b_custom_stage0_cu_select_balanced(n, numel, total, q_row, microbatches, m, step0, warmup, ramp,
                                   llama8b_custom_stage0_cu_key(seed, stage, ~0ull, window), mask);
     unsigned long long q = llama8b_custom_stage0_cu_ramp_q(q_row[m], step0, warmup, ramp), key = llama8b_custom_stage0_cu_key(seed, stage, m, window);

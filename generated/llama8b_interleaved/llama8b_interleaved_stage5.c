@@ -301,7 +301,8 @@ static inline uint64_t llama8b_interleaved_stage5_select_balanced(uint32_t n, co
 }
 
 /* The frozen tensors of one (stage, microbatch) at a step under rule
- * (0 uniform, 1 front_first, 2 balanced, 3 weights; docs/codegen.md): the
+ * (0 uniform, 1 front_first, 2 balanced, as uniform with one microbatch, 3
+ * weights; docs/codegen.md): the
  * draw changes every reselect steps and follows the ratios at the first
  * step of its window. weight is read by rules 1 and 3 only. */
 static inline uint64_t llama8b_interleaved_stage5_frozen(uint32_t rule, uint32_t n, const uint64_t *numel, const uint64_t *weight, uint64_t total, const uint64_t *q_row,
@@ -309,7 +310,7 @@ static inline uint64_t llama8b_interleaved_stage5_frozen(uint32_t rule, uint32_t
                        uint64_t stage, uint64_t *mask)
 {
     uint64_t window = step / reselect, step0 = window * reselect;
-    if (rule == 2u)
+    if (rule == 2u && microbatches > 1u) /* one microbatch has nothing to share with: as uniform */
         return llama8b_interleaved_stage5_select_balanced(n, numel, total, q_row, microbatches, m, step0, warmup, ramp,
                                   llama8b_interleaved_stage5_key(seed, stage, ~0ull, window), mask);
     uint64_t q = llama8b_interleaved_stage5_ramp_q(q_row[m], step0, warmup, ramp), key = llama8b_interleaved_stage5_key(seed, stage, m, window);

@@ -143,6 +143,8 @@ int main(void)
     memset(mask, 0xff, sizeof mask);
     CHECK(P(frozen_mask)(U(STAGES), 0, W + R, mask) == 0 && mask[0] == 0, "stage out of range");
     CHECK(P(freeze_ratio)(0, U(MICROBATCHES), W + R) == 0.0, "microbatch out of range");
+    memset(mask, 0xff, sizeof mask);
+    CHECK(P(frozen_mask)(0, U(MICROBATCHES), W + R, mask) == 0 && mask[0] == 0, "microbatch out of range (mask)");
     CHECK(P(freeze_ratio)(U(STAGES), 0, W + R) == 0.0, "stage out of range (ratio)");
     if (failures)
         fprintf(stderr, "mask_dump: %d check(s) failed\n", failures);

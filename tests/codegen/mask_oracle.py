@@ -275,11 +275,13 @@ def main():
         first = window * reselect
         qq = ramp_q(qfix[(s, m)], first, warmup, ramp)
         memo = (s, m, window)
+        # docs/codegen.md: with a single microbatch balanced draws as uniform.
+        r_eff = "uniform" if rule == "balanced" and len(mbs[s]) == 1 else rule
         if memo in answers:
             want, chosen = answers[memo]
-        elif rule == "uniform":
+        elif r_eff == "uniform":
             want, chosen = select_uniform(numel, total, qq, key(seed, s, m, window))
-        elif rule == "balanced":
+        elif r_eff == "balanced":
             ck = (s, window)
             if ck not in balanced_cache:
                 qs = [ramp_q(qfix[(s, j)], first, warmup, ramp) for j in mbs[s]]
@@ -305,7 +307,7 @@ def main():
         if count > b:
             report(f"over the budget ({count} > {b}) at {s} {m} {step}")
         gs = set(got)
-        if rule == "balanced":
+        if r_eff == "balanced":
             free = balanced_cache[(s, window)][3]
             for i in range(len(numel)):
                 if i not in gs and free[i] != m and count + numel[i] <= b:
@@ -327,8 +329,8 @@ def main():
         for (s, m, step) in got_sets:
             steps_of.setdefault((s, step), []).append(m)
         for (s, step), ms in steps_of.items():
-            if sorted(ms) != mbs[s]:
-                continue  # not every microbatch dumped at this step
+            if sorted(ms) != mbs[s] or len(ms) == 1:
+                continue  # not every microbatch dumped at this step, or drawn as uniform
             numel = [n for n, _ in params[s]]
             total = sum(numel)
             first = step // reselect * reselect

@@ -13,7 +13,8 @@
 #     and the ramp, inside windows, after the ramp and huge;
 #  3. tests/codegen/mask_oracle.py recomputes every mask from
 #     docs/codegen.md and checks the rules' promises; 
-#  4. tests/python/plan_parity.py (python/tfc_plan.py) on the same dump;
+#  4. tests/python/plan_parity.py (python/tfc_plan.py) on the same dump, and
+#     the per-stage C files (their own tables) against the public file;
 #  5. with nvcc, the .cu files of two specs (1F1B, ZBV) under every rule,
 #     compiled as host code, give the C masks bit for bit.
 # Also: freeze_weight with any other rule is refused by tfc check (exit 1,
@@ -147,6 +148,37 @@ one() {
     "$src/tests/codegen/mask_dump.c" "$dir/gen/$name.c" 2>"$dir/err.txt" ||
     { echo "$name $rule: the dumper does not build: $(head -5 "$dir/err.txt")"; return 1; }
   "$dir/dump" >"$dir/dump.txt" 2>"$dir/err.txt" || { echo "$name $rule: mask_dump: $(head -5 "$dir/err.txt")"; return 1; }
+  # The per-stage C files (their own tables) against the public file.
+  local stages s
+  stages=$(ls "$dir/gen/${name}"_stage*.c 2>/dev/null | wc -l)
+  {
+    echo '#include <stdio.h>'
+    echo '#include <string.h>'
+    echo "#include \"$name.h\""
+    for ((s = 0; s < stages; s++)); do echo "#include \"${name}_stage$s.h\""; done
+    echo 'int main(void) {'
+    echo '  uint64_t a[4096], b[4096]; long n = 0, bad = 0;'
+    echo "  const uint64_t w = ${uname}_WARMUP_STEPS, r = ${uname}_RAMP_STEPS;"
+    echo '  const uint64_t steps[] = {0, w, w + 1, w + r / 2, w + r - 1, w + r, w + r + 7, 123456789ull, ~0ull};'
+    for ((s = 0; s < stages; s++)); do
+      echo "  for (unsigned m = 0; m < ${uname}_MICROBATCHES + 1; m++)"
+      echo "    for (unsigned i = 0; i < sizeof steps / sizeof *steps + 40; i++) {"
+      echo "      uint64_t st = i < sizeof steps / sizeof *steps ? steps[i] : w + r + 13ull * i;"
+      echo "      memset(a, 0xa5, sizeof a); memset(b, 0x5a, sizeof b);"
+      echo "      uint64_t x = ${name}_stage${s}_frozen_mask(m, st, a), y = ${name}_frozen_mask($s, m, st, b);"
+      echo "      bad += x != y || memcmp(a, b, 8 * ${uname}_STAGE${s}_MASK_WORDS) != 0; n++;"
+      echo "    }"
+    done
+    echo '  printf("%ld of %ld", n - bad, n);'
+    echo '  return bad != 0; }'
+  } >"$dir/stage_parity.c"
+  local stage_parity="no stage files"
+  if [ "$stages" -gt 0 ]; then
+    $cc -I"$dir/gen" -o "$dir/stage_parity" "$dir/stage_parity.c" "$dir/gen/$name.c" "$dir/gen/${name}"_stage*.c \
+      2>"$dir/err.txt" || { echo "$name $rule: the stage parity program does not build: $(head -3 "$dir/err.txt")"; return 1; }
+    stage_parity=$("$dir/stage_parity") || { echo "$name $rule: stage files and the public file differ: $stage_parity agree"; return 1; }
+    stage_parity="stage files agree on $stage_parity"
+  fi
   local oracle parity rc=0
   if oracle=$(python3 "$src/tests/codegen/mask_oracle.py" "$dir/dump.txt" "$dir/$base" "$dir/gen/plan.json" 2>"$dir/oracle_err.txt"); then
     oracle="oracle ok (${oracle#mask_oracle: })"
@@ -160,7 +192,7 @@ one() {
     parity="PLAN_PARITY FAILS (${parity#plan_parity: }$(tail -1 "$dir/parity_err.txt" | sed 's/^/; last: /'))"
     rc=1
   fi
-  echo "$name $rule: $oracle; $parity"
+  echo "$name $rule: $oracle; $parity; $stage_parity"
   return $rc
 }
 
