@@ -11,6 +11,19 @@ tfc=$1
 src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The metrics on curves with known answers.
+python3 - "$src/bench" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import time_to_quality as t
+ev = [(9, 1.0, 3.0), (19, 2.0, 2.0), (29, 3.0, 1.0), (39, 4.0, 1.0)]
+sm = t.smooth(ev)
+assert [round(v, 12) for _, _, v in sm] == [3.0, 2.5, 2.0, round(4 / 3, 12)], sm
+assert abs(t.time_to(sm, 2.25) - 2.5) < 1e-12, t.time_to(sm, 2.25)  # between 2.5 at 2 s and 2.0 at 3 s
+assert t.time_to(sm, 3.0) == 1.0 and t.time_to(sm, 1.0) is None
+assert t.at_step(sm, 29) == 2.0 and t.at_step(sm, 30) is None
+print("time_to_quality: metrics on known curves ok")
+PY
 python3 "$src/bench/time_to_quality.py" --ci --tfc "$tfc" --out "$work/out" >"$work/stdout.txt" 2>"$work/stderr.txt" ||
   { tail -20 "$work/stderr.txt"; exit 1; }
 python3 - "$work/out" "$work/stdout.txt" <<'PY'
