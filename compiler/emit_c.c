@@ -76,17 +76,6 @@ static void public_block(const emit_ctx *c, int b, FILE *f)
             fprintf(f, "%s%s_%s%zu", st ? ", " : "", name,
                     b == B_PARAM_POINTERS ? "params" : b == B_NUMEL_POINTERS ? "numel" : "weight", st);
         break;
-    case B_WEIGHT_TABLES:
-        for (size_t st = 0; st < sp->n_stages; st++) {
-            const spec_stage *g = &sp->stages[st];
-            fprintf(f, "static const uint64_t %s_weight%zu[%zu] = {\n", name, st, g->n_params);
-            for (size_t i = 0; i < g->n_params; i++)
-                fprintf(f, "%s%lluull,%s", i % 8 ? " " : "    ",
-                        (unsigned long long)select_weight(sp->freeze.select, g, i),
-                        i % 8 == 7 || i + 1 == g->n_params ? "\n" : "");
-            fputs("};\n", f);
-        }
-        break;
     case B_PARAM_COUNT:
         for (size_t st = 0; st < sp->n_stages; st++)
             fprintf(f, "%s%zu", st ? ", " : "", sp->stages[st].n_params);
@@ -96,12 +85,16 @@ static void public_block(const emit_ctx *c, int b, FILE *f)
             fprintf(f, "%s%lluull", st ? ", " : "", (unsigned long long)sp->stages[st].numel);
         break;
     case B_NUMEL_TABLES:
+    case B_WEIGHT_TABLES: /* per stage, indexed by tensor: elements, or the selection rule's weights */
         for (size_t st = 0; st < sp->n_stages; st++) {
             const spec_stage *g = &sp->stages[st];
-            fprintf(f, "static const uint64_t %s_numel%zu[%zu] = {\n", name, st, g->n_params);
-            for (size_t i = 0; i < g->n_params; i++)
-                fprintf(f, "%s%lluull,%s", i % 8 ? " " : "    ", (unsigned long long)g->params[i].numel,
+            fprintf(f, "static const uint64_t %s_%s%zu[%zu] = {\n", name, b == B_NUMEL_TABLES ? "numel" : "weight", st,
+                    g->n_params);
+            for (size_t i = 0; i < g->n_params; i++) {
+                uint64_t v = b == B_NUMEL_TABLES ? g->params[i].numel : select_weight(sp->freeze.select, g, i);
+                fprintf(f, "%s%lluull,%s", i % 8 ? " " : "    ", (unsigned long long)v,
                         i % 8 == 7 || i + 1 == g->n_params ? "\n" : "");
+            }
             fputs("};\n", f);
         }
         break;
