@@ -371,30 +371,39 @@ static int cmd_profile(const options *o)
     io_init(&io, &t, start, end);
     const long warm = 3;
     int rc = 0;
-    for (int pass = 0; pass < 2 && rc == 0; pass++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", o->dir, pass ? "frozen.csv" : "unfrozen.csv");
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            fprintf(stderr, "tiny_trainer: cannot write %s\n", path);
+    /* The two passes alternate step by step, so a stretch in which the
+     * machine is busy elsewhere slows both alike instead of one of them. */
+    char path[2][4096];
+    FILE *f[2] = {NULL, NULL};
+    for (int pass = 0; pass < 2; pass++) {
+        snprintf(path[pass], sizeof path[pass], "%s/%s", o->dir, pass ? "frozen.csv" : "unfrozen.csv");
+        f[pass] = fopen(path[pass], "w");
+        if (!f[pass]) {
+            fprintf(stderr, "tiny_trainer: cannot write %s\n", path[pass]);
             rc = 1;
             break;
         }
-        fprintf(f, "rank,stage,microbatch,type,duration_ms\n");
-        io.mode = pass ? FREEZE_ALL : FREEZE_NONE;
-        for (long s = 0; s < warm + o->steps && rc == 0; s++) {
+        fprintf(f[pass], "rank,stage,microbatch,type,duration_ms\n");
+    }
+    for (long s = 0; s < warm + o->steps && rc == 0; s++) {
+        for (int pass = 0; pass < 2 && rc == 0; pass++) {
+            io.mode = pass ? FREEZE_ALL : FREEZE_NONE;
             optim op = optim_at(o, s);
             if (!train_step(&t, &io, &op, NULL))
                 rc = 1;
             for (uint32_t i = 0; s >= warm && rc == 0 && i < TINY_ACTIONS; i++) {
                 const tiny_action *a = &tiny_program[i];
-                fprintf(f, "%u,%u,%u,%c,%.4f\n", tiny_stage_rank[a->stage], a->stage, a->microbatch,
+                fprintf(f[pass], "%u,%u,%u,%c,%.4f\n", tiny_stage_rank[a->stage], a->stage, a->microbatch,
                         type_name[a->type], end[i] - start[i]);
             }
         }
-        if (fclose(f) != 0)
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        if (f[pass] && fclose(f[pass]) != 0)
             rc = 1;
-        printf("profile: %ld steps with %s frozen -> %s\n", o->steps, pass ? "everything" : "nothing", path);
+        if (rc == 0)
+            printf("profile: %ld steps with %s frozen -> %s\n", o->steps, pass ? "everything" : "nothing",
+                   path[pass]);
     }
     trainer_free(&t);
     return rc;
