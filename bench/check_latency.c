@@ -44,10 +44,10 @@ static int tfc_load(const char *buf, size_t len)
     arena_init(&a, 0);
     diag_init(&d, DIAG_DEFAULT_MAX);
     const spec *s;
-    spec_status st = spec_load_buffer("bench.yaml", buf, len, &a, &d, &s);
+    tfc_status st = spec_load_buffer("bench.yaml", buf, len, &a, &d, &s);
     diag_free(&d);
     arena_free(&a);
-    return st == SPEC_OK;
+    return st == TFC_OK;
 }
 
 /* libyaml's document API: builds the whole node graph, checks nothing. */

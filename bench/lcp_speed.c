@@ -114,13 +114,13 @@ static int query(const char *index, const char *shard, uint64_t nq, uint64_t k, 
     diag_init(&d, 4);
     lcp_shards sh;
     const char *paths[1] = {shard};
-    if (lcp_shards_open(paths, 1, false, 2, &sh, &d) != SPEC_OK) {
+    if (lcp_shards_open(paths, 1, false, 2, &sh, &d) != TFC_OK) {
         diag_print(&d, stderr);
         return 1;
     }
     lcp_index ix;
     double t0 = now_s();
-    if (lcp_index_open(index, &sh, false, &ix, &d) != SPEC_OK || lcp_index_derive(&ix, index, &d) != SPEC_OK) {
+    if (lcp_index_open(index, &sh, false, &ix, &d) != TFC_OK || lcp_index_derive(&ix, index, &d) != TFC_OK) {
         diag_print(&d, stderr);
         return 1;
     }

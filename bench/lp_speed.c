@@ -23,16 +23,16 @@ int main(int argc, char **argv)
     diag_list d;
     diag_init(&d, 8);
     const spec *s;
-    if (spec_load_file(argv[1], &a, &d, &s) != SPEC_OK) {
+    if (spec_load_file(argv[1], &a, &d, &s) != TFC_OK) {
         diag_print(&d, stderr);
         return 1;
     }
     plan_options opt = {POLICY_TIMELY, argc > 2 ? atof(argv[2]) : LP_TIMEOUT_S, argc > 3 && strcmp(argv[3], "direct") == 0};
     plan *p;
-    spec_status st = plan_build(s, &opt, &a, &d, &p);
-    if (st != SPEC_OK) {
+    tfc_status st = plan_build(s, &opt, &a, &d, &p);
+    if (st != TFC_OK) {
         diag_print(&d, stderr);
-        printf("tfc: no result (%s)\n", st == SPEC_INFEASIBLE ? "LP failed or timed out" : "error");
+        printf("tfc: no result (%s)\n", st == TFC_INFEASIBLE ? "LP failed or timed out" : "error");
         return 3;
     }
     printf("tfc (%s): %zu actions, the LP has %d rows, %d cols, %lld nonzeros\n",

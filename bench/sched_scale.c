@@ -44,16 +44,15 @@ int main(int argc, char **argv)
     }
     arena a;
     arena_init(&a, 0);
-    char why[400];
     sched *s;
+    diag_list d;
+    diag_init(&d, 4);
     double t0 = now_s();
-    if (!sched_builtin(kind, p, v, m, &a, why, sizeof why, &s)) {
-        fprintf(stderr, "bench_sched: %s\n", why);
+    if (sched_builtin(kind, p, v, m, &a, &d, "bench_sched", (spec_pos){0, 0}, &s) != TFC_OK) {
+        diag_print(&d, stderr);
         return 1;
     }
     double t1 = now_s();
-    diag_list d;
-    diag_init(&d, 4);
     dag *g;
     if (!dag_build(s, "bench", (spec_pos){0, 0}, &a, &d, &g)) {
         diag_print(&d, stderr);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_exit.h"
 #include "diag.h"
 #include "lcp_index.h"
 #include "lcp_shard.h"
@@ -175,13 +176,14 @@ static int parse(int argc, char **argv, index_args *a)
     return -1;
 }
 
-static int exit_code(spec_status st) { return st == SPEC_OK ? 0 : st == SPEC_IO ? 4 : 1; }
+static int exit_code(tfc_status st) { return cli_exit_code(st); }
 
-static int finish(diag_list *d, spec_status st, int code)
+static int finish(diag_list *d, tfc_status st, int code)
 {
+    if (diag_status(d, st) == TFC_NOMEM)
+        code = EXIT_NOMEM;
     diag_print(d, stderr);
     diag_free(d);
-    (void)st;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "tfc: error: cannot write to standard output\n");
         return 4;
@@ -192,14 +194,14 @@ static int finish(diag_list *d, spec_status st, int code)
 static int run_build(const index_args *a, diag_list *d)
 {
     lcp_shards sh;
-    spec_status st = lcp_shards_open(a->tokens, (uint32_t)a->n_tokens, a->raw, (uint32_t)a->token_bytes, &sh, d);
-    if (st != SPEC_OK)
+    tfc_status st = lcp_shards_open(a->tokens, (uint32_t)a->n_tokens, a->raw, (uint32_t)a->token_bytes, &sh, d);
+    if (st != TFC_OK)
         return finish(d, st, exit_code(st));
     lcp_build_stats bs;
     bool progress = !a->quiet && isatty(2);
     st = lcp_index_build(&sh, (uint32_t)a->seq_len, (uint32_t)a->stride, a->out, progress, d, &bs);
     lcp_shards_close(&sh);
-    if (st == SPEC_OK && !a->quiet)
+    if (st == TFC_OK && !a->quiet)
         printf("%s: %llu sequences of %llu tokens, %llu bytes (%.2f per sequence); sorted in %.2f s, written in %.2f s\n",
                a->out, (unsigned long long)bs.n, a->seq_len, (unsigned long long)bs.file_bytes,
                bs.n ? (double)bs.file_bytes / (double)bs.n : 0.0, bs.sort_s, bs.write_s);
@@ -210,35 +212,34 @@ static int run_query_like(const index_args *a, diag_list *d)
 {
     lcp_shards sh, qs = {0};
     uint32_t tb = a->raw ? (uint32_t)a->token_bytes : 2;
-    spec_status st = lcp_shards_open(a->tokens, (uint32_t)a->n_tokens, a->raw, tb, &sh, d);
-    if (st != SPEC_OK)
+    tfc_status st = lcp_shards_open(a->tokens, (uint32_t)a->n_tokens, a->raw, tb, &sh, d);
+    if (st != TFC_OK)
         return finish(d, st, exit_code(st));
     lcp_index ix;
     st = lcp_index_open(a->index, &sh, !a->no_verify, &ix, d);
-    if (st != SPEC_OK) {
+    if (st != TFC_OK) {
         lcp_shards_close(&sh);
         return finish(d, st, exit_code(st));
     }
     if (strcmp(a->verb, "query") == 0) {
         const char *qp[1] = {a->queries};
         st = lcp_index_derive(&ix, a->index, d);
-        if (st == SPEC_OK)
+        if (st == TFC_OK)
             st = lcp_shards_open(qp, 1, a->raw, tb, &qs, d);
-        if (st == SPEC_OK) {
+        if (st == TFC_OK) {
             uint64_t nq = qs.s[0].n_tokens / ix.seq_len;
             uint32_t *seq = malloc(a->k * sizeof *seq), *lcp = malloc(a->k * sizeof *lcp);
             if (!seq || !lcp) {
-                diag_error(d, a->queries, 0, 0, "out of memory");
-                st = SPEC_IO;
+                st = diag_nomem(d, "answering the index command");
             }
-            for (uint64_t q = 0; st == SPEC_OK && q < nq; q++) {
+            for (uint64_t q = 0; st == TFC_OK && q < nq; q++) {
                 const unsigned char *qt = (const unsigned char *)qs.s[0].tokens + q * ix.seq_len * tb;
                 uint64_t got = lcp_index_topk(&ix, qt, a->k, seq, lcp);
                 for (uint64_t i = 0; i < got; i++)
                     printf("%s%u:%u", i ? " " : "", seq[i], lcp[i]);
                 putchar('\n');
             }
-            if (st == SPEC_OK && qs.s[0].n_tokens % ix.seq_len)
+            if (st == TFC_OK && qs.s[0].n_tokens % ix.seq_len)
                 fprintf(stderr, "%s: note: the last %llu tokens do not fill a query of %u and were not asked\n",
                         a->queries, (unsigned long long)(qs.s[0].n_tokens % ix.seq_len), ix.seq_len);
             free(seq);
@@ -248,13 +249,12 @@ static int run_query_like(const index_args *a, diag_list *d)
     } else if (strcmp(a->verb, "dedup") == 0) {
         uint8_t *dup = malloc(ix.n ? ix.n : 1);
         if (!dup) {
-            diag_error(d, a->index, 0, 0, "out of memory");
-            st = SPEC_IO;
+            st = diag_nomem(d, "answering the index command");
         } else {
             FILE *f = a->out ? fopen(a->out, "w") : stdout;
             if (!f) {
                 diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
-                st = SPEC_IO;
+                st = TFC_IO;
             } else {
                 lcp_index_dedup(&ix, (uint32_t)a->min_lcp, dup);
                 for (uint64_t i = 0; i < ix.n; i++)
@@ -262,7 +262,7 @@ static int run_query_like(const index_args *a, diag_list *d)
                         fprintf(f, "%llu\n", (unsigned long long)i);
                 if (f != stdout && fclose(f) != 0) {
                     diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
-                    st = SPEC_IO;
+                    st = TFC_IO;
                 }
             }
             free(dup);
@@ -274,7 +274,7 @@ static int run_query_like(const index_args *a, diag_list *d)
             ok = false;
         if (!ok) {
             diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
-            st = SPEC_IO;
+            st = TFC_IO;
         }
     }
     lcp_index_close(&ix);

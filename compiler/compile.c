@@ -20,32 +20,33 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* NVRTC over every .cu of g. */
-static spec_status check_cuda(const spec *sp, const gen_folder *g, const compile_options *o, arena *a, diag_list *d,
+static tfc_status check_cuda(const spec *sp, const gen_folder *g, const compile_options *o, arena *a, diag_list *d,
                               compile_report *rep)
 {
     for (size_t i = 0; i < g->n; i++)
         rep->cu_files += ends_with(g->files[i].name, ".cu");
     if (!rep->cu_files)
-        return SPEC_OK;
+        return TFC_OK;
     if (o->skip_cuda_check) {
         snprintf(rep->cuda_note, sizeof rep->cuda_note, "skipped (--skip-cuda-check)");
-        return SPEC_OK;
+        return TFC_OK;
     }
-    spec_status result = SPEC_OK;
+    tfc_status result = TFC_OK;
     for (size_t i = 0; i < g->n; i++) {
         const gen_file *f = &g->files[i];
         if (!ends_with(f->name, ".cu"))
             continue;
-        char *log = NULL, why[256];
-        nvrtc_result r = nvrtc_compile(f->name, f->data, sp->targets.cuda_arch, &log, why, sizeof why);
+        char *log = NULL;
+        const char *why = "";
+        nvrtc_result r = nvrtc_compile(f->name, f->data, sp->targets.cuda_arch, &log, &why);
         if (r == NVRTC_UNAVAILABLE) {
             free(log);
             if (o->require_cuda_check) {
                 diag_error(d, sp->path, 0, 0, "--require-cuda-check: the generated CUDA cannot be checked: %s", why);
-                return SPEC_CUDA;
+                return TFC_NVRTC;
             }
             snprintf(rep->cuda_note, sizeof rep->cuda_note, "skipped: %s", why);
-            return SPEC_OK;
+            return TFC_OK;
         }
         if (r == NVRTC_ERROR) {
             char *file = arena_strndup(a, f->name, strlen(f->name));
@@ -53,7 +54,7 @@ static spec_status check_cuda(const spec *sp, const gen_folder *g, const compile
                        sp->targets.cuda_arch, why);
             if (log)
                 diag_note(d, 0, 0, "NVRTC's log:\n%s", log);
-            result = SPEC_CUDA;
+            result = TFC_NVRTC;
         } else {
             rep->cu_checked++;
         }
@@ -62,17 +63,17 @@ static spec_status check_cuda(const spec *sp, const gen_folder *g, const compile
     return result;
 }
 
-spec_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep)
+tfc_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep)
 {
     memset(rep, 0, sizeof *rep);
     double t0 = clock_now_s();
     const spec *sp;
     plan *p = NULL;
-    spec_status st = spec_load_file(path, a, d, &sp);
-    if (st == SPEC_OK)
+    tfc_status st = spec_load_file(path, a, d, &sp);
+    if (st == TFC_OK)
         st = plan_build(sp, &o->plan, a, d, &p);
     rep->plan_s = clock_now_s() - t0;
-    if (st != SPEC_OK)
+    if (st != TFC_OK)
         return st;
     rep->p = p;
 
@@ -80,22 +81,18 @@ spec_status compile_spec(const char *path, const compile_options *o, arena *a, d
     emit_spec_label(path, label, sizeof label);
     emit_input in = {p, label, sp->sha256};
     gen_folder g = {0};
-    char why[512] = "";
     t0 = clock_now_s();
-    if (!emit_folder(&in, &g, why, sizeof why)) {
-        diag_error(d, path, 0, 0, "code generation failed: %s", why);
+    if (!emit_folder(&in, &g, d)) {
         gen_folder_free(&g);
-        return SPEC_IO;
+        return diag_status(d, TFC_IO);
     }
     rep->emit_s = clock_now_s() - t0;
     t0 = clock_now_s();
     st = check_cuda(sp, &g, o, a, d, rep);
     rep->nvrtc_s = clock_now_s() - t0;
-    if (st == SPEC_OK && !emit_manifest(&in, &g)) {
-        diag_error(d, path, 0, 0, "code generation failed: out of memory writing the MANIFEST");
-        st = SPEC_IO;
-    }
-    if (st == SPEC_OK) {
+    if (st == TFC_OK && !emit_manifest(&in, &g))
+        st = diag_nomem(d, "writing the MANIFEST");
+    if (st == TFC_OK) {
         const char *dir = o->out_dir;
         if (!dir) {
             size_t n = strlen("generated/") + strlen(sp->name) + 1;
@@ -105,8 +102,7 @@ spec_status compile_spec(const char *path, const compile_options *o, arena *a, d
             dir = buf;
         }
         if (!dir) {
-            diag_error(d, path, 0, 0, "out of memory");
-            st = SPEC_IO;
+            st = diag_nomem(d, "naming the output folder");
         } else {
             t0 = clock_now_s();
             st = outdir_write(dir, &g, d);

@@ -29,9 +29,9 @@ typedef struct compile_report {
     const plan *p;
 } compile_report;
 
-/* Runs the whole compile of the spec at path. Returns SPEC_OK, or
- * SPEC_INVALID / SPEC_INFEASIBLE / SPEC_IO / SPEC_CUDA with every problem in
- * d; on anything but SPEC_OK the output folder is as it was. */
-spec_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep);
+/* Runs the whole compile of the spec at path. Returns TFC_OK, or
+ * TFC_INVALID / TFC_INFEASIBLE / TFC_IO / TFC_NVRTC with every problem in
+ * d; on anything but TFC_OK the output folder is as it was. */
+tfc_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep);
 
 #endif

@@ -136,7 +136,7 @@ bool dag_build(const sched *s, const char *file, spec_pos at, arena *a, diag_lis
     uint32_t *indeg = calloc(n ? n : 1, sizeof *indeg);
     if (!g || !succ_start || !topo || !indeg) {
         free(indeg);
-        diag_error(d, file, 0, 0, "out of memory building the DAG of %zu actions", n);
+        diag_nomem(d, "building the DAG of %zu actions", n);
         return false;
     }
     uint32_t tmp[3];
@@ -145,7 +145,7 @@ bool dag_build(const sched *s, const char *file, spec_pos at, arena *a, diag_lis
     uint32_t *succ = arena_alloc_array(a, succ_start[n] ? succ_start[n] : 1, sizeof *succ);
     if (!succ) {
         free(indeg);
-        diag_error(d, file, 0, 0, "out of memory building the DAG of %zu actions", n);
+        diag_nomem(d, "building the DAG of %zu actions", n);
         return false;
     }
     for (size_t i = 0; i < n; i++) {

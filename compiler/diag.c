@@ -45,7 +45,7 @@ void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, con
         size_t cap = d->cap ? d->cap * 2 : 8;
         diag *items = realloc(d->items, cap * sizeof *items);
         if (!items) {
-            d->oom = true;
+            d->oom = d->nomem = true;
             d->n_dropped++;
             return;
         }
@@ -57,7 +57,7 @@ void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, con
     char *msg = vformat(fmt, ap);
     va_end(ap);
     if (!msg) {
-        d->oom = true;
+        d->oom = d->nomem = true;
         d->n_dropped++;
         return;
     }
@@ -69,6 +69,29 @@ void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, con
     e->msg = msg;
     e->seq = d->n;
     d->n++;
+}
+
+tfc_status diag_nomem(diag_list *d, const char *fmt, ...)
+{
+    /* On the stack: the heap is what ran out. */
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        what[0] = '\0';
+    d->nomem = true;
+    size_t before = d->n;
+    diag_error(d, NULL, 0, 0, "out of memory%s%s", what[0] ? " " : "", what);
+    if (d->n > before)
+        d->nomem_shown = true;
+    return TFC_NOMEM;
+}
+
+tfc_status diag_status(const diag_list *d, tfc_status st)
+{
+    return d->nomem && st != TFC_OK ? TFC_NOMEM : st;
 }
 
 static void note(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, va_list ap)
@@ -138,6 +161,8 @@ void diag_print(diag_list *d, FILE *out)
             fprintf(out, "note: %s\n", e->note);
         }
     }
+    if (d->nomem && !d->nomem_shown && !d->oom)
+        fprintf(out, "tfc: error: out of memory\n");
     if (d->n_dropped) {
         const char *file = d->n ? d->items[0].file : NULL;
         print_prefix(out, file, 0, 0);

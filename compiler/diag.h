@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "status.h"
+
 typedef struct diag {
     const char *file; /* not owned; NULL prints as "tfc" */
     unsigned line, col; /* 1-based; 0 = unknown */
@@ -23,6 +25,8 @@ typedef struct diag_list {
     size_t max_errors; /* errors kept; later ones are counted in n_dropped */
     size_t n_dropped;
     bool oom; /* a message could not be stored */
+    bool nomem; /* diag_nomem was called (or a message could not be stored) */
+    bool nomem_shown; /* an "out of memory" message is among items */
 } diag_list;
 
 enum { DIAG_DEFAULT_MAX = 20 };
@@ -43,6 +47,15 @@ void diag_note(diag_list *d, unsigned line, unsigned col, const char *fmt, ...) 
 /* The same, for a note about another file (the spec that named a CSV). */
 void diag_note_in(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
     DIAG_PRINTF(5, 6);
+
+/* Running out of memory, anywhere: files "out of memory WHAT" without a
+ * position (memory is the machine's limit, not the input's fault), marks
+ * the list so the exit is TFC_NOMEM whatever status the caller passes up,
+ * and returns TFC_NOMEM. Works when even the message cannot be stored. */
+tfc_status diag_nomem(diag_list *d, const char *fmt, ...) DIAG_PRINTF(2, 3);
+/* st, or TFC_NOMEM when memory ran out on the way (the one rule callers
+ * apply before turning a status into an exit code). */
+tfc_status diag_status(const diag_list *d, tfc_status st);
 
 size_t diag_count(const diag_list *d); /* errors reported, including dropped ones */
 bool diag_full(const diag_list *d);     /* cap reached: callers may stop early */

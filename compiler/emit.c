@@ -8,22 +8,22 @@
 #include "sha256.h"
 #include "version.h"
 
-bool emit_folder(const emit_input *in, gen_folder *out, char *why, size_t cap)
+bool emit_folder(const emit_input *in, gen_folder *out, diag_list *d)
 {
     emit_ctx c;
     if (!emit_ctx_init(&c, in)) {
-        snprintf(why, cap, "out of memory");
+        diag_nomem(d, "generating code");
         return false;
     }
     bool ok = true;
     if (c.sp->targets.c)
-        ok = emit_c_files(&c, out, why, cap);
+        ok = emit_c_files(&c, out, d);
     if (ok && c.sp->targets.cuda)
-        ok = emit_cuda_files(&c, out, why, cap);
+        ok = emit_cuda_files(&c, out, d);
     if (ok && c.sp->lcp_index.enabled)
-        ok = emit_lcp_files(&c, out, why, cap);
+        ok = emit_lcp_files(&c, out, d);
     if (ok)
-        ok = emit_plan_files(&c, out, why, cap);
+        ok = emit_plan_files(&c, out, d);
     emit_ctx_free(&c);
     return ok;
 }

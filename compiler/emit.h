@@ -17,9 +17,9 @@ typedef struct emit_input {
     const char *spec_sha256; /* of the spec's bytes, 64 hex digits */
 } emit_input;
 
-/* Every file but the MANIFEST; false with the reason in why (out of memory,
+/* Every file but the MANIFEST; false with the reason in d (out of memory,
  * or a template bug). */
-bool emit_folder(const emit_input *in, gen_folder *out, char *why, size_t cap);
+bool emit_folder(const emit_input *in, gen_folder *out, diag_list *d);
 
 /* Appends MANIFEST: tfc's version, the spec's sha256 and the sha256 of every
  * file already in out (docs/codegen.md, "MANIFEST"). */

@@ -124,7 +124,7 @@ static void public_block(const emit_ctx *c, int b, FILE *f)
     }
 }
 
-static bool emit_public(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+static bool emit_public(const emit_ctx *c, gen_folder *out, diag_list *d)
 {
     const spec *sp = c->sp;
     const sched *s = c->p->s;
@@ -134,7 +134,7 @@ static bool emit_public(const emit_ctx *c, gen_folder *out, char *why, size_t ca
         if (b == B_MASK_CORE) {
             char prefix[96];
             snprintf(prefix, sizeof prefix, "%s_", sp->name);
-            ok = (blocks[b] = emit_mask_core(prefix, false, why, cap)) != NULL;
+            ok = (blocks[b] = emit_mask_core(prefix, false, d)) != NULL;
             continue;
         }
         gen_writer w;
@@ -144,7 +144,7 @@ static bool emit_public(const emit_ctx *c, gen_folder *out, char *why, size_t ca
             ok = (blocks[b] = emit_block_close(&w)) != NULL;
         }
         if (!ok)
-            snprintf(why, cap, "out of memory");
+            diag_nomem(d, "generating the C files");
     }
     char guard[96], hfile[96], cfile[96];
     snprintf(guard, sizeof guard, "%s_H", c->uname);
@@ -162,17 +162,17 @@ static bool emit_public(const emit_ctx *c, gen_folder *out, char *why, size_t ca
     emit_var_u(&vs, "MASK_WORDS", c->mask_words);
     for (int b = 0; b < B_COUNT; b++)
         emit_var(&vs, block_keys[b], blocks[b] ? blocks[b] : "");
-    ok = ok && emit_render(out, hfile, "public.h.in", &vs, why, cap);
-    ok = ok && emit_render(out, cfile, "public.c.in", &vs, why, cap);
+    ok = ok && emit_render(out, hfile, "public.h.in", &vs, d);
+    ok = ok && emit_render(out, cfile, "public.c.in", &vs, d);
     for (int b = 0; b < B_COUNT; b++)
         free(blocks[b]);
     return ok;
 }
 
-static bool emit_stage(const emit_ctx *c, uint32_t st, gen_folder *out, char *why, size_t cap)
+static bool emit_stage(const emit_ctx *c, uint32_t st, gen_folder *out, diag_list *d)
 {
     emit_stage_text t;
-    if (!emit_stage_text_init(c, st, &t, why, cap))
+    if (!emit_stage_text_init(c, st, &t, d))
         return false;
     char guard[112], prefix[112], hfile[112], cfile[112];
     snprintf(guard, sizeof guard, "%s_H", t.usp);
@@ -182,23 +182,23 @@ static bool emit_stage(const emit_ctx *c, uint32_t st, gen_folder *out, char *wh
     emit_vars vs = {0};
     emit_stage_vars(c, st, &t, &vs);
     emit_var(&vs, "GUARD", guard);
-    char *core = emit_mask_core(prefix, false, why, cap);
+    char *core = emit_mask_core(prefix, false, d);
     bool ok = core != NULL;
     if (ok) {
         emit_var(&vs, "MASK_CORE", core);
-        ok = emit_render(out, hfile, "stage.h.in", &vs, why, cap) && emit_render(out, cfile, "stage.c.in", &vs, why, cap);
+        ok = emit_render(out, hfile, "stage.h.in", &vs, d) && emit_render(out, cfile, "stage.c.in", &vs, d);
     }
     free(core);
     emit_stage_text_free(&t);
     return ok;
 }
 
-bool emit_c_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+bool emit_c_files(const emit_ctx *c, gen_folder *out, diag_list *d)
 {
-    if (!emit_public(c, out, why, cap))
+    if (!emit_public(c, out, d))
         return false;
     for (uint32_t st = 0; st < c->S; st++)
-        if (!emit_stage(c, st, out, why, cap))
+        if (!emit_stage(c, st, out, d))
             return false;
     return true;
 }

@@ -4,22 +4,22 @@
 
 #include <stdlib.h>
 
-bool emit_cuda_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+bool emit_cuda_files(const emit_ctx *c, gen_folder *out, diag_list *d)
 {
     for (uint32_t st = 0; st < c->S; st++) {
         emit_stage_text t;
-        if (!emit_stage_text_init(c, st, &t, why, cap))
+        if (!emit_stage_text_init(c, st, &t, d))
             return false;
         char prefix[112], file[112];
         snprintf(prefix, sizeof prefix, "%s_cu_", t.sp);
         snprintf(file, sizeof file, "%s.cu", t.sp);
         emit_vars vs = {0};
         emit_stage_vars(c, st, &t, &vs);
-        char *core = emit_mask_core(prefix, true, why, cap);
+        char *core = emit_mask_core(prefix, true, d);
         bool ok = core != NULL;
         if (ok) {
             emit_var(&vs, "MASK_CORE", core);
-            ok = emit_render(out, file, "stage.cu.in", &vs, why, cap);
+            ok = emit_render(out, file, "stage.cu.in", &vs, d);
         }
         free(core);
         emit_stage_text_free(&t);

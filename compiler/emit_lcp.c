@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 /* Renders one of the shared LCP templates with prefix NAME_lcp_. */
-static char *lcp_part(const emit_ctx *c, const char *name, bool cuda, char *why, size_t cap)
+static char *lcp_part(const emit_ctx *c, const char *name, bool cuda, diag_list *d)
 {
     char prefix[96], bits[8];
     snprintf(prefix, sizeof prefix, "%s_lcp_", c->sp->name);
@@ -17,10 +17,10 @@ static char *lcp_part(const emit_ctx *c, const char *name, bool cuda, char *why,
     emit_var(&vs, "TOKEN", c->sp->lcp_index.token_bytes == 2 ? "uint16_t" : "uint32_t");
     emit_var(&vs, "TOKEN_BITS", bits);
     emit_var(&vs, "QUAL", emit_qual(cuda));
-    return emit_render_text(name, &vs, why, cap);
+    return emit_render_text(name, &vs, d);
 }
 
-bool emit_lcp_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+bool emit_lcp_files(const emit_ctx *c, gen_folder *out, diag_list *d)
 {
     const spec *sp = c->sp;
     char guard[96], h[96], cf[96], cu[96];
@@ -28,10 +28,10 @@ bool emit_lcp_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
     snprintf(h, sizeof h, "%s_lcp_index.h", sp->name);
     snprintf(cf, sizeof cf, "%s_lcp_index.c", sp->name);
     snprintf(cu, sizeof cu, "%s_lcp_index.cu", sp->name);
-    char *types = lcp_part(c, "lcp_types.inc", false, why, cap);
-    char *core = types ? lcp_part(c, "lcp_core.inc", false, why, cap) : NULL;
-    char *build = core ? lcp_part(c, "lcp_build.inc", false, why, cap) : NULL;
-    char *core_cu = build ? lcp_part(c, "lcp_core.inc", true, why, cap) : NULL;
+    char *types = lcp_part(c, "lcp_types.inc", false, d);
+    char *core = types ? lcp_part(c, "lcp_core.inc", false, d) : NULL;
+    char *build = core ? lcp_part(c, "lcp_build.inc", false, d) : NULL;
+    char *core_cu = build ? lcp_part(c, "lcp_core.inc", true, d) : NULL;
     bool ok = core_cu != NULL;
     if (ok) {
         emit_vars vs = {0};
@@ -45,13 +45,13 @@ bool emit_lcp_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
         emit_var(&vs, "CORE", core);
         emit_var(&vs, "BUILD", build);
         if (sp->targets.c)
-            ok = emit_render(out, h, "lcp_index.h.in", &vs, why, cap) &&
-                 emit_render(out, cf, "lcp_index.c.in", &vs, why, cap);
+            ok = emit_render(out, h, "lcp_index.h.in", &vs, d) &&
+                 emit_render(out, cf, "lcp_index.c.in", &vs, d);
         if (ok && sp->targets.cuda) {
             vs.n--; /* BUILD */
             vs.n--; /* CORE: the device flavour instead */
             emit_var(&vs, "CORE", core_cu);
-            ok = emit_render(out, cu, "lcp_index.cu.in", &vs, why, cap);
+            ok = emit_render(out, cu, "lcp_index.cu.in", &vs, d);
         }
     }
     free(types);

@@ -40,7 +40,7 @@ static bool schedule_csv(const emit_ctx *c, gen_folder *out)
 /* Microseconds, the trace format's unit, from milliseconds. */
 static void trace_us(FILE *f, double ms) { json_number(f, ms * 1000.0); }
 
-static bool timeline_json(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+static bool timeline_json(const emit_ctx *c, gen_folder *out, diag_list *d)
 {
     const plan *p = c->p;
     const sched *s = p->s;
@@ -76,7 +76,7 @@ static bool timeline_json(const emit_ctx *c, gen_folder *out, char *why, size_t 
     }
     char *events = emit_block_close(&w);
     if (!events) {
-        snprintf(why, cap, "out of memory");
+        diag_nomem(d, "writing the plan files");
         return false;
     }
     gen_writer v;
@@ -97,9 +97,9 @@ static bool timeline_json(const emit_ctx *c, gen_folder *out, char *why, size_t 
         emit_var(&vs, "BASE_MS", base_ms);
         emit_var(&vs, "OPT_MS", opt_ms);
         emit_var(&vs, "EVENTS", events);
-        ok = emit_render(out, "timeline.json", "timeline.json.in", &vs, why, cap);
+        ok = emit_render(out, "timeline.json", "timeline.json.in", &vs, d);
     } else {
-        snprintf(why, cap, "out of memory");
+        diag_nomem(d, "writing the plan files");
     }
     free(events);
     return ok;
@@ -170,7 +170,7 @@ static void svg_panel(const emit_ctx *c, FILE *f, int which, double y0, double x
     }
 }
 
-static bool timeline_svg(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+static bool timeline_svg(const emit_ctx *c, gen_folder *out, diag_list *d)
 {
     const plan *p = c->p;
     const sched *s = p->s;
@@ -182,7 +182,7 @@ static bool timeline_svg(const emit_ctx *c, gen_folder *out, char *why, size_t c
     double height = y_axis + 40;
     gen_writer w;
     if (!gen_open(&w)) {
-        snprintf(why, cap, "out of memory");
+        diag_nomem(d, "writing the plan files");
         return false;
     }
     svg_panel(c, w.f, 0, y_base, x0, scale, row_h);
@@ -203,7 +203,7 @@ static bool timeline_svg(const emit_ctx *c, gen_folder *out, char *why, size_t c
             xm, y_base - 4, xm, y_axis + 4);
     char *body = emit_block_close(&w);
     if (!body) {
-        snprintf(why, cap, "out of memory");
+        diag_nomem(d, "writing the plan files");
         return false;
     }
     char title[256], wbuf[16], hbuf[16], lx[16];
@@ -219,16 +219,16 @@ static bool timeline_svg(const emit_ctx *c, gen_folder *out, char *why, size_t c
     emit_var(&vs, "TITLE", title);
     emit_var(&vs, "LEGEND_X", lx);
     emit_var(&vs, "BODY", body);
-    bool ok = emit_render(out, "timeline.svg", "timeline.svg.in", &vs, why, cap);
+    bool ok = emit_render(out, "timeline.svg", "timeline.svg.in", &vs, d);
     free(body);
     return ok;
 }
 
-bool emit_plan_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap)
+bool emit_plan_files(const emit_ctx *c, gen_folder *out, diag_list *d)
 {
     if (!plan_json(c, out) || !schedule_csv(c, out)) {
-        snprintf(why, cap, "out of memory writing the plan");
+        diag_nomem(d, "writing the plan");
         return false;
     }
-    return timeline_json(c, out, why, cap) && timeline_svg(c, out, why, cap);
+    return timeline_json(c, out, d) && timeline_svg(c, out, d);
 }

@@ -156,23 +156,23 @@ char *emit_block_close(gen_writer *w)
     return w->buf;
 }
 
-char *emit_render_text(const char *name, const emit_vars *vs, char *why, size_t cap)
+char *emit_render_text(const char *name, const emit_vars *vs, diag_list *d)
 {
     const char *text = tmpl_get(name);
     if (!text) {
-        snprintf(why, cap, "template %s is missing from this build", name);
+        diag_error(d, NULL, 0, 0, "template %s is missing from this build", name);
         return NULL;
     }
     gen_writer w;
     if (!gen_open(&w)) {
-        snprintf(why, cap, "out of memory");
+        diag_nomem(d, "generating code");
         return NULL;
     }
-    bool ok = tmpl_render(w.f, text, vs->v, vs->n, why, cap);
+    bool ok = tmpl_render(w.f, text, vs->v, vs->n, d);
     char *out = emit_block_close(&w);
     if (!ok || !out) {
         if (ok)
-            snprintf(why, cap, "out of memory");
+            diag_nomem(d, "generating code");
         free(out);
         return NULL;
     }
@@ -181,32 +181,32 @@ char *emit_render_text(const char *name, const emit_vars *vs, char *why, size_t 
 
 const char *emit_qual(bool cuda) { return cuda ? "__host__ __device__ static inline" : "static inline"; }
 
-char *emit_mask_core(const char *prefix, bool cuda, char *why, size_t cap)
+char *emit_mask_core(const char *prefix, bool cuda, diag_list *d)
 {
     emit_vars vs = {0};
     emit_var(&vs, "QUAL", emit_qual(cuda));
     emit_var(&vs, "U64", cuda ? "unsigned long long" : "uint64_t");
     emit_var(&vs, "U32", cuda ? "unsigned int" : "uint32_t");
     emit_var(&vs, "P", prefix);
-    return emit_render_text("mask_core.inc", &vs, why, cap);
+    return emit_render_text("mask_core.inc", &vs, d);
 }
 
-bool emit_render(gen_folder *out, const char *file, const char *name, const emit_vars *vs, char *why, size_t cap)
+bool emit_render(gen_folder *out, const char *file, const char *name, const emit_vars *vs, diag_list *d)
 {
     const char *text = tmpl_get(name);
     if (!text) {
-        snprintf(why, cap, "template %s is missing from this build", name);
+        diag_error(d, NULL, 0, 0, "template %s is missing from this build", name);
         return false;
     }
     gen_writer w;
     if (!gen_open(&w)) {
-        snprintf(why, cap, "out of memory");
+        diag_nomem(d, "generating code");
         return false;
     }
-    bool ok = tmpl_render(w.f, text, vs->v, vs->n, why, cap);
+    bool ok = tmpl_render(w.f, text, vs->v, vs->n, d);
     if (!gen_close(out, file, &w)) {
         if (ok)
-            snprintf(why, cap, "out of memory writing %s", file);
+            diag_nomem(d, "writing %s", file);
         return false;
     }
     if (!ok)
@@ -214,7 +214,7 @@ bool emit_render(gen_folder *out, const char *file, const char *name, const emit
     return true;
 }
 
-bool emit_stage_text_init(const emit_ctx *c, uint32_t st, emit_stage_text *t, char *why, size_t cap)
+bool emit_stage_text_init(const emit_ctx *c, uint32_t st, emit_stage_text *t, diag_list *d)
 {
     memset(t, 0, sizeof *t);
     const spec_stage *g = &c->sp->stages[st];
@@ -253,7 +253,7 @@ bool emit_stage_text_init(const emit_ctx *c, uint32_t st, emit_stage_text *t, ch
     }
     free(numel);
     if (!ok) {
-        snprintf(why, cap, "out of memory");
+        diag_nomem(d, "generating code");
         emit_stage_text_free(t);
     }
     return ok;

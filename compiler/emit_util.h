@@ -57,17 +57,17 @@ void emit_c_string(FILE *f, const char *s);
 char *emit_block_close(gen_writer *w);
 
 /* Template name filled with vs, as a malloc'd string (a block for another
- * template); NULL with the reason in why. */
-char *emit_render_text(const char *name, const emit_vars *vs, char *why, size_t cap);
+ * template); NULL with the reason in d. */
+char *emit_render_text(const char *name, const emit_vars *vs, diag_list *d);
 /* How shared code is qualified: "static inline", and __host__ __device__
  * as well for CUDA. */
 const char *emit_qual(bool cuda);
 /* The shared mask code (templates/mask_core.inc) with function prefix
  * prefix, for C or for CUDA (__host__ __device__); malloc'd. */
-char *emit_mask_core(const char *prefix, bool cuda, char *why, size_t cap);
+char *emit_mask_core(const char *prefix, bool cuda, diag_list *d);
 
 /* Renders template name with vs and closes the file into out as file. */
-bool emit_render(gen_folder *out, const char *file, const char *name, const emit_vars *vs, char *why, size_t cap);
+bool emit_render(gen_folder *out, const char *file, const char *name, const emit_vars *vs, diag_list *d);
 
 /* One stage's tables as text, shared by its C and CUDA files. */
 typedef struct emit_stage_text {
@@ -77,19 +77,19 @@ typedef struct emit_stage_text {
     char *param_weight;   /* the selection rule's weights (select.h) */
 } emit_stage_text;
 
-bool emit_stage_text_init(const emit_ctx *c, uint32_t st, emit_stage_text *t, char *why, size_t cap);
+bool emit_stage_text_init(const emit_ctx *c, uint32_t st, emit_stage_text *t, diag_list *d);
 void emit_stage_text_free(emit_stage_text *t);
 /* The common values plus SP, USP, S, RANK, PARAMS, MASK_WORDS, NUMEL,
  * PARAM_NAMES, PARAM_NUMEL, RATIO and Q for stage st. */
 void emit_stage_vars(const emit_ctx *c, uint32_t st, const emit_stage_text *t, emit_vars *vs);
 
 /* C file emitters (emit_c.c) and the CUDA one (emit_cuda.c). */
-bool emit_c_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap);
-bool emit_cuda_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap);
+bool emit_c_files(const emit_ctx *c, gen_folder *out, diag_list *d);
+bool emit_cuda_files(const emit_ctx *c, gen_folder *out, diag_list *d);
 /* plan.json, schedule.csv, timeline.json, timeline.svg (emit_plan.c). */
-bool emit_plan_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap);
+bool emit_plan_files(const emit_ctx *c, gen_folder *out, diag_list *d);
 /* NAME_lcp_index.h/.c (targets.c) and .cu (targets.cuda) when the spec has
  * data.lcp_index (emit_lcp.c). */
-bool emit_lcp_files(const emit_ctx *c, gen_folder *out, char *why, size_t cap);
+bool emit_lcp_files(const emit_ctx *c, gen_folder *out, diag_list *d);
 
 #endif

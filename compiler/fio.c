@@ -44,7 +44,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
         cap = limit + 1;
     char *b = malloc(cap + 1);
     if (!b) {
-        diag_error(d, label, 0, 0, "out of memory reading %zu bytes", cap);
+        diag_nomem(d, "reading %zu bytes", cap);
         goto fail;
     }
     size_t n = 0;
@@ -56,7 +56,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
             char *nb = realloc(b, ncap + 1);
             if (!nb) {
                 free(b);
-                diag_error(d, label, 0, 0, "out of memory reading %zu bytes", ncap);
+                diag_nomem(d, "reading %zu bytes", ncap);
                 goto fail;
             }
             b = nb;
@@ -96,7 +96,7 @@ bool fio_write_atomic(const char *path, const void *data, size_t len, diag_list 
     size_t n = strlen(path) + 32;
     char *tmp = malloc(n);
     if (!tmp) {
-        diag_error(d, path, 0, 0, "out of memory");
+        diag_nomem(d, "writing a file");
         return false;
     }
     snprintf(tmp, n, "%s.tfc-tmp-%ld", path, (long)getpid());

@@ -149,7 +149,7 @@ static uint64_t body_offset(uint32_t n_shards)
     return (off + 7) / 8 * 8;
 }
 
-spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, const char *path, bool progress,
+tfc_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, const char *path, bool progress,
                             diag_list *d, lcp_build_stats *st)
 {
     memset(st, 0, sizeof *st);
@@ -158,14 +158,13 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
     if (!first || !base) {
         free(first);
         free(base);
-        diag_error(d, path, 0, 0, "out of memory");
-        return SPEC_IO;
+        return diag_nomem(d, "in the LCP index");
     }
     if (!starts(sh, seq_len, stride, first)) {
         free(first);
         free(base);
         diag_error(d, path, 0, 0, "more than %u sequences; split the data set", UINT32_MAX - 1);
-        return SPEC_INVALID;
+        return TFC_INVALID;
     }
     for (uint32_t i = 0; i < sh->n; i++) {
         base[i] = sh->s[i].tokens;
@@ -174,7 +173,7 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
                        (unsigned long long)sh->s[i].n_tokens, seq_len);
             free(first);
             free(base);
-            return SPEC_INVALID;
+            return TFC_INVALID;
         }
     }
     uint64_t n = first[sh->n];
@@ -182,11 +181,11 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
     uint32_t lb = lcp_width(seq_len);
     uint32_t *perm = malloc((n ? n : 1) * sizeof *perm);
     uint32_t *lcp = malloc((n ? n : 1) * sizeof *lcp);
-    spec_status result = SPEC_IO;
+    tfc_status result = TFC_IO;
     char *tmp = NULL;
     FILE *f = NULL;
     if (!perm || !lcp) {
-        diag_error(d, path, 0, 0, "out of memory for %llu sequences", (unsigned long long)n);
+        result = diag_nomem(d, "for %llu sequences", (unsigned long long)n);
         goto out;
     }
     if (progress)
@@ -202,7 +201,7 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
     }
     st->sort_s = clock_now_s() - t0;
     if (!ok) {
-        diag_error(d, path, 0, 0, "out of memory sorting");
+        result = diag_nomem(d, "sorting");
         goto out;
     }
     if (progress)
@@ -221,7 +220,7 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
     size_t head_len = (size_t)off;
     unsigned char *head = calloc(1, head_len);
     if (!head) {
-        diag_error(d, path, 0, 0, "out of memory");
+        result = diag_nomem(d, "in the LCP index");
         goto out;
     }
     memcpy(head, LCP_INDEX_MAGIC, 8);
@@ -250,7 +249,7 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
         snprintf(tmp, tmp_len, "%s.tfc-tmp-%ld", path, (long)getpid());
     if (!tmp) {
         free(head);
-        diag_error(d, path, 0, 0, "out of memory");
+        result = diag_nomem(d, "in the LCP index");
         goto out;
     }
     f = fopen(tmp, "wb");
@@ -268,7 +267,7 @@ spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t str
     }
     st->write_s = clock_now_s() - t0;
     st->file_bytes = off + n * 4 + n * lb;
-    result = SPEC_OK;
+    result = TFC_OK;
 out:
     free(tmp);
     free(perm);
@@ -346,36 +345,36 @@ static int derive(lcp_index *ix)
     return 0;
 }
 
-spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d)
+tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d)
 {
     memset(ix, 0, sizeof *ix);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         diag_error(d, path, 0, 0, "cannot open the index: %s", strerror(errno));
-        return SPEC_IO;
+        return TFC_IO;
     }
     struct stat stt;
     if (fstat(fd, &stt) != 0 || !S_ISREG(stt.st_mode)) {
         close(fd);
         diag_error(d, path, 0, 0, "not a regular file");
-        return SPEC_IO;
+        return TFC_IO;
     }
     uint64_t size = (uint64_t)stt.st_size;
     if (size < LCP_INDEX_HEADER_BYTES) {
         close(fd);
         diag_error(d, path, 0, 0, "truncated index: %llu bytes, shorter than its header", (unsigned long long)size);
-        return SPEC_INVALID;
+        return TFC_INVALID;
     }
     void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED) {
         diag_error(d, path, 0, 0, "cannot map the index: %s", strerror(errno));
-        return SPEC_IO;
+        return TFC_IO;
     }
     ix->map = map;
     ix->map_len = size;
     const unsigned char *p = map;
-    spec_status bad = SPEC_INVALID;
+    tfc_status bad = TFC_INVALID;
     if (memcmp(p, LCP_INDEX_MAGIC, 8) != 0) {
         diag_error(d, path, 0, 0, "not a tfc LCP index (wrong magic)");
         goto fail;
@@ -435,8 +434,7 @@ spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, 
     ix->first = malloc(((size_t)n_shards + 1) * sizeof *ix->first);
     ix->shard_tokens = malloc(((size_t)n_shards + 1) * sizeof *ix->shard_tokens);
     if (!ix->first || !ix->shard_tokens) {
-        diag_error(d, path, 0, 0, "out of memory");
-        bad = SPEC_IO;
+        bad = diag_nomem(d, "in the LCP index");
         goto fail;
     }
     if (!starts(sh, ix->seq_len, ix->stride, ix->first) || ix->first[n_shards] != ix->n) {
@@ -456,21 +454,20 @@ spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, 
             goto fail;
         }
     }
-    return SPEC_OK;
+    return TFC_OK;
 fail:
     lcp_index_close(ix);
     return bad;
 }
 
-spec_status lcp_index_derive(lcp_index *ix, const char *path, diag_list *d)
+tfc_status lcp_index_derive(lcp_index *ix, const char *path, diag_list *d)
 {
     if (ix->derived)
-        return SPEC_OK;
+        return TFC_OK;
     if (derive(ix) != 0) {
-        diag_error(d, path, 0, 0, "out of memory for the search arrays");
-        return SPEC_IO;
+        return diag_nomem(d, "for the search arrays of %s", path);
     }
-    return SPEC_OK;
+    return TFC_OK;
 }
 
 void lcp_index_close(lcp_index *ix)

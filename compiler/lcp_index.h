@@ -48,16 +48,16 @@ typedef struct lcp_build_stats {
 
 /* Sorts every window of the shards and writes the index file to path
  * (through a temporary file renamed into place). */
-spec_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, const char *path, bool progress,
+tfc_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, const char *path, bool progress,
                             diag_list *d, lcp_build_stats *st);
 
 /* Maps the index at path and checks it against the shards it must have
  * been built from: format, sizes, checksum (unless !verify), shard sizes and
  * fingerprints, every permutation entry in range. */
-spec_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d);
+tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d);
 /* Derives the search arrays in memory (docs/lcp-index.md, "Search"):
  * queries work without them, much slower. Path names the index in errors. */
-spec_status lcp_index_derive(lcp_index *ix, const char *path, diag_list *d);
+tfc_status lcp_index_derive(lcp_index *ix, const char *path, diag_list *d);
 void lcp_index_close(lcp_index *ix);
 
 /* Top-k for one query of seq_len tokens (token_bytes each): numbers and

@@ -39,20 +39,20 @@ static uint64_t fingerprint(const unsigned char *p, uint64_t size)
     return v;
 }
 
-static spec_status open_one(const char *path, bool raw, uint32_t token_bytes, lcp_shard *s, diag_list *d)
+static tfc_status open_one(const char *path, bool raw, uint32_t token_bytes, lcp_shard *s, diag_list *d)
 {
     memset(s, 0, sizeof *s);
     s->path = path;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         diag_error(d, path, 0, 0, "cannot open the shard: %s", strerror(errno));
-        return SPEC_IO;
+        return TFC_IO;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         diag_error(d, path, 0, 0, "not a regular file");
         close(fd);
-        return SPEC_IO;
+        return TFC_IO;
     }
     s->file_size = (uint64_t)st.st_size;
     if (s->file_size) {
@@ -61,7 +61,7 @@ static spec_status open_one(const char *path, bool raw, uint32_t token_bytes, lc
             s->map = NULL;
             diag_error(d, path, 0, 0, "cannot map the shard: %s", strerror(errno));
             close(fd);
-            return SPEC_IO;
+            return TFC_IO;
         }
     }
     close(fd);
@@ -70,7 +70,7 @@ static spec_status open_one(const char *path, bool raw, uint32_t token_bytes, lc
         if (s->file_size % token_bytes) {
             diag_error(d, path, 0, 0, "raw shard of %llu bytes is not a whole number of %u-byte tokens",
                        (unsigned long long)s->file_size, token_bytes);
-            return SPEC_INVALID;
+            return TFC_INVALID;
         }
         s->tokens = p;
         s->n_tokens = s->file_size / token_bytes;
@@ -78,49 +78,48 @@ static spec_status open_one(const char *path, bool raw, uint32_t token_bytes, lc
         if (s->file_size < LCP_SHARD_HEADER_BYTES) {
             diag_error(d, path, 0, 0, "truncated: %llu bytes, shorter than the %u-byte shard header",
                        (unsigned long long)s->file_size, LCP_SHARD_HEADER_BYTES);
-            return SPEC_INVALID;
+            return TFC_INVALID;
         }
         if (le32(p) != LCP_SHARD_MAGIC) {
             diag_error(d, path, 0, 0, "not a token shard: magic %u, expected %u (use --raw for headerless files)",
                        le32(p), LCP_SHARD_MAGIC);
-            return SPEC_INVALID;
+            return TFC_INVALID;
         }
         if (le32(p + 4) != 1) {
             diag_error(d, path, 0, 0, "shard format version %u; tfc reads version 1 (uint16 tokens)", le32(p + 4));
-            return SPEC_INVALID;
+            return TFC_INVALID;
         }
         uint64_t count = le32(p + 8);
         uint64_t have = (s->file_size - LCP_SHARD_HEADER_BYTES) / 2;
         if (count != have || (s->file_size - LCP_SHARD_HEADER_BYTES) % 2) {
             diag_error(d, path, 0, 0, "header says %llu tokens but the file holds %llu bytes of tokens",
                        (unsigned long long)count, (unsigned long long)(s->file_size - LCP_SHARD_HEADER_BYTES));
-            return SPEC_INVALID;
+            return TFC_INVALID;
         }
         s->tokens = p + LCP_SHARD_HEADER_BYTES;
         s->n_tokens = count;
     }
     s->fingerprint = fingerprint(p, s->file_size);
-    return SPEC_OK;
+    return TFC_OK;
 }
 
-spec_status lcp_shards_open(const char *const *paths, uint32_t n, bool raw, uint32_t token_bytes, lcp_shards *out,
+tfc_status lcp_shards_open(const char *const *paths, uint32_t n, bool raw, uint32_t token_bytes, lcp_shards *out,
                             diag_list *d)
 {
     memset(out, 0, sizeof *out);
     out->token_bytes = raw ? token_bytes : 2;
     out->s = calloc(n ? n : 1, sizeof *out->s);
     if (!out->s) {
-        diag_error(d, NULL, 0, 0, "out of memory");
-        return SPEC_IO;
+        return diag_nomem(d, "opening the shards");
     }
-    spec_status worst = SPEC_OK;
+    tfc_status worst = TFC_OK;
     for (uint32_t i = 0; i < n; i++) {
-        spec_status st = open_one(paths[i], raw, out->token_bytes, &out->s[i], d);
+        tfc_status st = open_one(paths[i], raw, out->token_bytes, &out->s[i], d);
         out->n = i + 1;
-        if (st == SPEC_IO || (st != SPEC_OK && worst == SPEC_OK))
+        if (st == TFC_IO || (st != TFC_OK && worst == TFC_OK))
             worst = st;
     }
-    if (worst != SPEC_OK)
+    if (worst != TFC_OK)
         lcp_shards_close(out);
     return worst;
 }

@@ -30,10 +30,10 @@ typedef struct lcp_shards {
 
 /* Opens and checks every shard (llm.c format unless raw; raw needs
  * token_bytes 2 or 4). Problems are errors at the shard's path: missing or
- * unreadable (SPEC_IO), wrong magic or version, a header whose token count
+ * unreadable (TFC_IO), wrong magic or version, a header whose token count
  * does not match the file's size, a raw file whose size is not a whole
- * number of tokens (SPEC_INVALID). Paths must outlive out and d. */
-spec_status lcp_shards_open(const char *const *paths, uint32_t n, bool raw, uint32_t token_bytes, lcp_shards *out,
+ * number of tokens (TFC_INVALID). Paths must outlive out and d. */
+tfc_status lcp_shards_open(const char *const *paths, uint32_t n, bool raw, uint32_t token_bytes, lcp_shards *out,
                             diag_list *d);
 void lcp_shards_close(lcp_shards *sh);
 

@@ -97,7 +97,7 @@ static void dw_free(dw *w)
 
 static bool oom(dw *w)
 {
-    diag_error(w->d, w->file, 0, 0, "out of memory in the freeze LP's decomposition (%zu actions)", w->n);
+    diag_nomem(w->d, "in the freeze LP's decomposition (%zu actions)", w->n);
     return false;
 }
 
@@ -708,7 +708,7 @@ bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x
 {
     lp_price pr;
     if (!lp_price_init(&pr, pb)) {
-        diag_error(d, file, 0, 0, "out of memory building the freeze LP's flow network (%zu actions)",
+        diag_nomem(d, "building the freeze LP's flow network (%zu actions)",
                    pb->s->n_actions);
         return false;
     }

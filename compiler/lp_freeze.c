@@ -269,7 +269,7 @@ static bool phase3(lprec *lp, const layout *lay, size_t n, bool leximin, const c
     free(cols);
     free(vals);
     if (!ok) {
-        diag_error(d, file, 0, 0, "out of memory, or lp_solve refused a row, setting up phase 3 of the freeze LP");
+        diag_error(d, file, 0, 0, "lp_solve refused a row (or ran out of memory) setting up phase 3 of the freeze LP");
         return false;
     }
     double t0 = clock_now_s();
@@ -291,7 +291,7 @@ static bool phase3(lprec *lp, const layout *lay, size_t n, bool leximin, const c
      * so lp_solve restarts from the last basis. */
     bool *fixed = calloc(K ? K : 1, sizeof *fixed);
     if (!fixed) {
-        diag_error(d, file, 0, 0, "out of memory in phase 3 of the freeze LP");
+        diag_nomem(d, "in phase 3 of the freeze LP");
         return false;
     }
     double z = st->max_ratio;
@@ -405,8 +405,7 @@ static bool snap_ratios(const lp_problem *pb, const layout *lay, double *x)
 /* Either solver's raw ratios (x, per action) into the plan's: noise
  * rounded off, never up, the bound snapped (snap_ratios), phase 3's
  * objective re-read after the rounding. */
-static spec_status finish(const lp_problem *pb, const layout *lay, const char *file, diag_list *d, double *x,
-                          lp_stats *st)
+static tfc_status finish(const lp_problem *pb, const layout *lay, diag_list *d, double *x, lp_stats *st)
 {
     size_t n = pb->s->n_actions;
     for (size_t u = 0; u < n; u++) {
@@ -418,8 +417,7 @@ static spec_status finish(const lp_problem *pb, const layout *lay, const char *f
         x[u] = v;
     }
     if (!snap_ratios(pb, lay, x)) {
-        diag_error(d, file, 0, 0, "out of memory rounding the freeze ratios");
-        return SPEC_INFEASIBLE;
+        return diag_nomem(d, "rounding the freeze ratios");
     }
     if (pb->balance && lay->K) {
         st->max_ratio = 0.0;
@@ -427,10 +425,10 @@ static spec_status finish(const lp_problem *pb, const layout *lay, const char *f
             if (x[u] > st->max_ratio)
                 st->max_ratio = x[u];
     }
-    return SPEC_OK;
+    return TFC_OK;
 }
 
-spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st)
+tfc_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st)
 {
     memset(st, 0, sizeof *st);
     size_t n = pb->s->n_actions;
@@ -441,50 +439,49 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
                    "no plan: the schedule has %zu actions; the freeze LP is limited to %u (lp_solve would not "
                    "finish); compare with --policy uniform or none",
                    n, LP_MAX_ACTIONS);
-        return SPEC_INFEASIBLE;
+        return TFC_INFEASIBLE;
     }
     layout lay = {0};
     rows r;
     if (!build(pb, &lay, &r)) {
         free(lay.xcol);
         rows_free(&r);
-        diag_error(d, file, 0, 0, "out of memory building the freeze LP of %zu actions", n);
-        return SPEC_INFEASIBLE;
+        return diag_nomem(d, "building the freeze LP of %zu actions", n);
     }
     st->rows = (int)r.n;
     st->cols = lay.ncols;
     st->nonzeros = (long long)r.nz;
 
-    spec_status result = SPEC_OK;
+    tfc_status result = TFC_OK;
     lprec *lp = NULL;
     if (!pb->direct) {
         /* The default: the decomposition (lp_dw.c), lp_solve on its master. */
         rows_free(&r);
         memset(&r, 0, sizeof r);
         if (!lp_dw_solve(pb, file, d, x, st))
-            result = SPEC_INFEASIBLE;
+            result = TFC_INFEASIBLE;
         else
-            result = finish(pb, &lay, file, d, x, st);
+            result = finish(pb, &lay, d, x, st);
         goto out;
     }
     lp = make_lp(0, lay.ncols);
     if (!lp) {
         diag_error(d, file, 0, 0, "lp_solve could not allocate the freeze LP (%d columns)", lay.ncols);
-        result = SPEC_INFEASIBLE;
+        result = TFC_INFEASIBLE;
         goto out;
     }
     set_verbose(lp, NEUTRAL);
     (void)resize_lp(lp, (int)r.n, lay.ncols); /* a capacity hint; rows are added below either way */
     set_add_rowmode(lp, TRUE);
-    for (size_t i = 0; i < r.n && result == SPEC_OK; i++) {
+    for (size_t i = 0; i < r.n && result == TFC_OK; i++) {
         int k = (int)(r.start[i + 1] - r.start[i]);
         if (!add_constraintex(lp, k, r.val + r.start[i], r.col + r.start[i], r.is_le[i] ? LE : GE, r.rhs[i])) {
             diag_error(d, file, 0, 0, "lp_solve refused row %zu of the freeze LP", i + 1);
-            result = SPEC_INFEASIBLE;
+            result = TFC_INFEASIBLE;
         }
     }
     set_add_rowmode(lp, FALSE);
-    if (result != SPEC_OK)
+    if (result != TFC_OK)
         goto out;
     bool set_ok = true;
     for (size_t u = 0; u < n; u++)
@@ -509,7 +506,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
     set_minim(lp);
     if (!set_ok) {
         diag_error(d, file, 0, 0, "lp_solve refused the freeze LP's bounds or objective");
-        result = SPEC_INFEASIBLE;
+        result = TFC_INFEASIBLE;
         goto out;
     }
     bool action_capped = pb->action_cap < 1.0 && lay.K;
@@ -532,7 +529,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
     if (ret != OPTIMAL) {
         diag_error(d, file, 0, 0, "no plan: phase 1 of the freeze LP (minimise the makespan) failed: %s (status %d)",
                    status_words(ret), ret);
-        result = SPEC_INFEASIBLE;
+        result = TFC_INFEASIBLE;
         goto out;
     }
     st->t_star = get_objective(lp);
@@ -544,7 +541,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
      * lp_solve starts from it. */
     if (!set_upbo(lp, tcol, st->t_star * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS)) {
         diag_error(d, file, 0, 0, "lp_solve refused the phase-2 bound on the makespan");
-        result = SPEC_INFEASIBLE;
+        result = TFC_INFEASIBLE;
         goto out;
     }
     if (lay.K) {
@@ -553,8 +550,8 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         if (!cols || !ones) {
             free(cols);
             free(ones);
-            diag_error(d, file, 0, 0, "out of memory in phase 2 of the freeze LP");
-            result = SPEC_INFEASIBLE;
+            diag_nomem(d, "in phase 2 of the freeze LP");
+            result = TFC_INFEASIBLE;
             goto out;
         }
         for (size_t k = 0; k < lay.K; k++)
@@ -564,7 +561,7 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
         free(ones);
         if (!obj_ok) {
             diag_error(d, file, 0, 0, "lp_solve refused the phase-2 objective");
-            result = SPEC_INFEASIBLE;
+            result = TFC_INFEASIBLE;
             goto out;
         }
         t0 = clock_now_s();
@@ -575,24 +572,24 @@ spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d
             diag_error(d, file, 0, 0,
                        "no plan: phase 2 of the freeze LP (least freezing at the best makespan) failed: %s (status %d)",
                        status_words(ret), ret);
-            result = SPEC_INFEASIBLE;
+            result = TFC_INFEASIBLE;
             goto out;
         }
         st->total_freeze = get_objective(lp);
         if (pb->balance && !phase3(lp, &lay, n, pb->leximin, file, d, st)) {
-            result = SPEC_INFEASIBLE;
+            result = TFC_INFEASIBLE;
             goto out;
         }
     }
     REAL *vars;
     if (!get_ptr_variables(lp, &vars)) {
         diag_error(d, file, 0, 0, "lp_solve returned no solution");
-        result = SPEC_INFEASIBLE;
+        result = TFC_INFEASIBLE;
         goto out;
     }
     for (size_t u = 0; u < n; u++)
         x[u] = lay.xcol[u] ? vars[lay.xcol[u] - 1] : 0.0;
-    result = finish(pb, &lay, file, d, x, st);
+    result = finish(pb, &lay, d, x, st);
 out:
     if (lp)
         delete_lp(lp);

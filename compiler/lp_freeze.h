@@ -77,8 +77,8 @@ bool lp_kept_edge(const sched *s, uint32_t u, uint32_t v, bool *program_done);
 /* Solves both phases (and phase 3 when asked) by pb->direct's method;
  * writes each action's freeze ratio to x (0 for actions that are not
  * freezable). An infeasible, unbounded, timed-out or numerically failed LP
- * is SPEC_INFEASIBLE with the reason in words. */
-spec_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st);
+ * is TFC_INFEASIBLE with the reason in words. */
+tfc_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st);
 
 /* Writes the phase-1 LP as JSON (docs/freeze-lp.md, "The dump format"), for
  * checking tfc against another solver on exactly the same problem. */

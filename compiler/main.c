@@ -21,15 +21,8 @@
 #include "text.h"
 #include "tmpl.h"
 #include "version.h"
+#include "cli_exit.h"
 
-enum exit_code {
-    EXIT_OK = 0,
-    EXIT_INVALID = 1,    /* invalid spec or input */
-    EXIT_USAGE = 2,      /* bad command line */
-    EXIT_INFEASIBLE = 3, /* no plan */
-    EXIT_IO = 4,
-    EXIT_CUDA = 5, /* generated CUDA failed the NVRTC check */
-};
 
 static const char usage_text[] =
     "usage: tfc <command> [options]\n"
@@ -52,7 +45,7 @@ static const char usage_text[] =
     "\n"
     "SPEC may be '-' for standard input. Errors are printed as FILE:LINE:COL: error: ...\n"
     "exit codes: 0 ok, 1 invalid spec or input, 2 usage, 3 infeasible / no plan,\n"
-    "            4 I/O error, 5 generated CUDA failed the NVRTC check\n";
+    "            4 I/O error, 5 generated CUDA failed the NVRTC check, 6 out of memory\n";
 
 static const char check_help[] =
     "usage: tfc check SPEC [-q|--quiet]\n"
@@ -188,17 +181,7 @@ static int parse_spec_args(const char *verb_name, const char *help, int argc, ch
     return -1;
 }
 
-static int exit_for(spec_status st)
-{
-    switch (st) {
-    case SPEC_OK: return EXIT_OK;
-    case SPEC_IO: return EXIT_IO;
-    case SPEC_INFEASIBLE: return EXIT_INFEASIBLE;
-    case SPEC_CUDA: return EXIT_CUDA;
-    case SPEC_INVALID: break;
-    }
-    return EXIT_INVALID;
-}
+static int exit_for(tfc_status st) { return cli_exit_code(st); }
 
 static int flush_stdout(int code)
 {
@@ -210,17 +193,16 @@ static int flush_stdout(int code)
 }
 
 /* Loads the spec and builds its plan; prints diagnostics. */
-static spec_status load_plan(const char *path, const plan_options *opt, arena *a, const plan **out)
+static tfc_status load_plan(const char *path, const plan_options *opt, arena *a, const plan **out)
 {
     diag_list d;
     diag_init(&d, DIAG_DEFAULT_MAX);
     const spec *s;
     plan *p = NULL;
-    spec_status st = spec_load_file(path, a, &d, &s);
-    if (st == SPEC_OK)
+    tfc_status st = spec_load_file(path, a, &d, &s);
+    if (st == TFC_OK)
         st = plan_build(s, opt, a, &d, &p);
-    diag_print(&d, stderr);
-    diag_free(&d);
+    st = cli_report(&d, st);
     *out = p;
     return st;
 }
@@ -238,8 +220,8 @@ static int run_check(int argc, char **argv)
     const plan *p;
     /* check validates; it does not need the LP. */
     plan_options opt = {POLICY_NONE, 0, false};
-    spec_status st = load_plan(path, &opt, &a, &p);
-    if (st == SPEC_OK && !quiet) {
+    tfc_status st = load_plan(path, &opt, &a, &p);
+    if (st == TFC_OK && !quiet) {
         const spec *s = p->sp;
         printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions, %zu parameter "
                "tensors, %llu parameters\n",
@@ -252,18 +234,18 @@ static int run_check(int argc, char **argv)
 }
 
 /* tfc plan --sweep DIR: pareto.csv and pareto.svg in DIR, the table on stdout. */
-static spec_status run_sweep(const char *path, const plan_options *opt, const char *dir, arena *a)
+static tfc_status run_sweep(const char *path, const plan_options *opt, const char *dir, arena *a)
 {
     diag_list d;
     diag_init(&d, DIAG_DEFAULT_MAX);
     const spec *s;
     sweep_result r;
-    spec_status st = spec_load_file(path, a, &d, &s);
-    if (st == SPEC_OK)
+    tfc_status st = spec_load_file(path, a, &d, &s);
+    if (st == TFC_OK)
         st = sweep_run(s, opt, 10, a, &d, &r);
     char *csv = NULL, *svg = NULL;
     size_t csv_len = 0, svg_len = 0;
-    if (st == SPEC_OK) {
+    if (st == TFC_OK) {
         FILE *fc = open_memstream(&csv, &csv_len), *fs = open_memstream(&svg, &svg_len);
         char label[256];
         emit_spec_label(path, label, sizeof label);
@@ -280,15 +262,15 @@ static spec_status run_sweep(const char *path, const plan_options *opt, const ch
         char *pc = arena_alloc(a, n), *ps = arena_alloc(a, n);
         if (!ok || !pc || !ps) {
             diag_error(&d, dir, 0, 0, "out of memory writing the sweep");
-            st = SPEC_IO;
+            st = TFC_IO;
         } else {
             snprintf(pc, n, "%s/pareto.csv", dir);
             snprintf(ps, n, "%s/pareto.svg", dir);
             if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
                 diag_error(&d, dir, 0, 0, "cannot create the folder: %s", strerror(errno));
-                st = SPEC_IO;
+                st = TFC_IO;
             } else if (!fio_write_atomic(pc, csv, csv_len, &d) || !fio_write_atomic(ps, svg, svg_len, &d)) {
-                st = SPEC_IO;
+                st = TFC_IO;
             } else {
                 fputs(csv, stdout);
             }
@@ -296,8 +278,7 @@ static spec_status run_sweep(const char *path, const plan_options *opt, const ch
     }
     free(csv);
     free(svg);
-    diag_print(&d, stderr);
-    diag_free(&d);
+    st = cli_report(&d, st);
     return st;
 }
 
@@ -366,10 +347,9 @@ static int run_compile(int argc, char **argv)
     diag_list d;
     diag_init(&d, DIAG_DEFAULT_MAX);
     compile_report rep;
-    spec_status st = compile_spec(path, &o, &a, &d, &rep);
-    diag_print(&d, stderr);
-    diag_free(&d);
-    if (st == SPEC_OK && !quiet) {
+    tfc_status st = compile_spec(path, &o, &a, &d, &rep);
+    st = cli_report(&d, st);
+    if (st == TFC_OK && !quiet) {
         printf("%s: wrote %s/ (%zu files): plan %.3f s, code %.3f s, write %.3f s\n", path, rep.out_dir, rep.files,
                rep.plan_s, rep.emit_s, rep.write_s);
         if (rep.cu_files && rep.cuda_note[0])
@@ -404,14 +384,14 @@ static int run_plan(int argc, char **argv)
     arena a;
     arena_init(&a, 0);
     const plan *p;
-    spec_status st;
+    tfc_status st;
     if (sweep_dir) {
         st = run_sweep(path, &opt, sweep_dir, &a);
     } else if (dump) {
         /* The LP only: no need to solve it. */
         plan_options none = {POLICY_NONE, 0, false};
         st = load_plan(path, &none, &a, &p);
-        if (st == SPEC_OK) {
+        if (st == TFC_OK) {
             FILE *f = strcmp(dump, "-") == 0 ? stdout : fopen(dump, "w");
             lp_problem pb = plan_lp_problem(p);
             bool ok = f && lp_freeze_dump(&pb, f);
@@ -419,12 +399,12 @@ static int run_plan(int argc, char **argv)
                 ok = (fclose(f) == 0) && ok;
             if (!ok) {
                 fprintf(stderr, "%s: error: cannot write the LP: %s\n", dump, strerror(errno));
-                st = SPEC_IO;
+                st = TFC_IO;
             }
         }
     } else {
         st = load_plan(path, &opt, &a, &p);
-        if (st == SPEC_OK) {
+        if (st == TFC_OK) {
             if (json)
                 plan_print_json(p, stdout);
             else

@@ -34,10 +34,16 @@ typedef struct nvrtc_api {
 
 static nvrtc_api api; /* filled once by nvrtc_load; read-only afterwards */
 
-bool nvrtc_load(char *why, size_t cap)
+static char load_error[512]; /* why the one load failed */
+
+bool nvrtc_load(const char **why)
 {
     if (api.handle)
         return true;
+    if (load_error[0]) {
+        *why = load_error;
+        return false;
+    }
 #ifdef TFC_NVRTC_LIBRARY
     const char *candidates[] = {TFC_NVRTC_LIBRARY, "libnvrtc.so", NULL};
 #else
@@ -48,7 +54,8 @@ bool nvrtc_load(char *why, size_t cap)
         h = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *err = dlerror();
-        snprintf(why, cap, "NVRTC not found (%s)", err ? err : "dlopen failed");
+        snprintf(load_error, sizeof load_error, "NVRTC not found (%s)", err ? err : "dlopen failed");
+        *why = load_error;
         return false;
     }
     nvrtc_api a = {.handle = h};
@@ -60,7 +67,8 @@ bool nvrtc_load(char *why, size_t cap)
     *(void **)&a.destroy = dlsym(h, "nvrtcDestroyProgram");
     *(void **)&a.error = dlsym(h, "nvrtcGetErrorString");
     if (!a.version || !a.create || !a.compile || !a.log_size || !a.log || !a.destroy || !a.error) {
-        snprintf(why, cap, "the NVRTC library found lacks part of its API");
+        snprintf(load_error, sizeof load_error, "the NVRTC library found lacks part of its API");
+        *why = load_error;
         dlclose(h);
         return false;
     }
@@ -70,21 +78,21 @@ bool nvrtc_load(char *why, size_t cap)
 
 bool nvrtc_version(int *major, int *minor)
 {
-    char why[256];
-    if (!nvrtc_load(why, sizeof why))
+    const char *why;
+    if (!nvrtc_load(&why))
         return false;
     return api.version(major, minor) == 0;
 }
 
-nvrtc_result nvrtc_compile(const char *name, const char *src, const char *arch, char **log, char *why, size_t cap)
+nvrtc_result nvrtc_compile(const char *name, const char *src, const char *arch, char **log, const char **why)
 {
     *log = NULL;
-    if (!nvrtc_load(why, cap))
+    if (!nvrtc_load(why))
         return NVRTC_UNAVAILABLE;
     nvrtc_program prog = NULL;
     int r = api.create(&prog, src, name, 0, NULL, NULL);
     if (r != 0) {
-        snprintf(why, cap, "nvrtcCreateProgram: %s", api.error(r));
+        *why = api.error(r);
         return NVRTC_ERROR;
     }
     char opt_arch[64];
@@ -101,7 +109,7 @@ nvrtc_result nvrtc_compile(const char *name, const char *src, const char *arch, 
     }
     api.destroy(&prog);
     if (r != 0) {
-        snprintf(why, cap, "%s", api.error(r));
+        *why = api.error(r);
         return NVRTC_ERROR;
     }
     return NVRTC_OK;

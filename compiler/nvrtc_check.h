@@ -7,20 +7,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Loads NVRTC once. On failure returns false and writes the reason to why. */
-bool nvrtc_load(char *why, size_t cap);
+/* Loads NVRTC once. On failure returns false and points *why at the
+ * reason (a static string, valid for the rest of the run). */
+bool nvrtc_load(const char **why);
 /* NVRTC's version; false when NVRTC cannot be loaded. */
 bool nvrtc_version(int *major, int *minor);
 
 typedef enum {
     NVRTC_OK,          /* compiled */
-    NVRTC_ERROR,       /* NVRTC refused it: why says how, *log holds its log */
-    NVRTC_UNAVAILABLE, /* no NVRTC on this machine: why says so */
+    NVRTC_ERROR,       /* NVRTC refused it: *why says how, *log holds its log */
+    NVRTC_UNAVAILABLE, /* no NVRTC on this machine: *why says so */
 } nvrtc_result;
 
 /* Compiles CUDA source src (called name in the log) for arch ("sm_90").
  * *log receives NVRTC's log when it wrote one (malloc'd; the caller frees
- * it), warnings included. */
-nvrtc_result nvrtc_compile(const char *name, const char *src, const char *arch, char **log, char *why, size_t cap);
+ * it), warnings included; *why a static string unless NVRTC_OK. (NVRTC
+ * is a foreign library: its verdict is data for the caller, who files the
+ * diagnostic.) */
+nvrtc_result nvrtc_compile(const char *name, const char *src, const char *arch, char **log, const char **why);
 
 #endif

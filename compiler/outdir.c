@@ -159,14 +159,13 @@ static bool write_file(const char *dir, const gen_file *gf)
     return close(fd) == 0;
 }
 
-spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
+tfc_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
 {
     char *dir = strdup(dir_arg);
     char *parent = NULL, *tmp = NULL;
-    spec_status result = SPEC_IO;
+    tfc_status result = TFC_IO;
     if (!dir) {
-        diag_error(d, dir_arg, 0, 0, "out of memory");
-        return SPEC_IO;
+        return diag_nomem(d, "writing the output folder");
     }
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/')
@@ -180,7 +179,7 @@ spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
     parent = slash ? strndup(dir, (size_t)(slash - dir) + (slash == dir)) : strdup(".");
     if (!parent || asprintf(&tmp, "%s/.%s.tfc-%ld-XXXXXX", parent, base, (long)getpid()) < 0) {
         tmp = NULL;
-        diag_error(d, dir_arg, 0, 0, "out of memory");
+        result = diag_nomem(d, "writing the output folder");
         goto out;
     }
     if (!mkdir_p(parent)) {
@@ -234,7 +233,7 @@ spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
              * for a moment the folder is absent. */
             char *old = NULL;
             if (asprintf(&old, "%s/.%s.tfc-old-%ld-XXXXXX", parent, base, (long)getpid()) < 0) {
-                diag_error(d, dir_arg, 0, 0, "out of memory");
+                result = diag_nomem(d, "writing the output folder");
                 goto out;
             }
             if (!mkdtemp(old) || rmdir(old) != 0 || rename(dir, old) != 0) {
@@ -261,7 +260,7 @@ spec_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
         tmp = NULL;
     }
     (void)fsync_path(parent);
-    result = SPEC_OK;
+    result = TFC_OK;
 out:
     if (tmp && strstr(tmp, ".tfc-")) {
         struct stat ts;

@@ -14,9 +14,9 @@
  * only when it is empty or a tfc output folder (its MANIFEST starts with
  * "# tfc MANIFEST"); anything else is refused. On any failure dir is left
  * as it was, the temporary folder is removed, and the reason is in d:
- * SPEC_IO, the errors filed under dir (which must outlive d). Temporary
+ * TFC_IO, the errors filed under dir (which must outlive d). Temporary
  * siblings of dir left by a killed tfc (".NAME.tfc-PID-...", PID no longer
  * running) are removed first. */
-spec_status outdir_write(const char *dir, const gen_folder *g, diag_list *d);
+tfc_status outdir_write(const char *dir, const gen_folder *g, diag_list *d);
 
 #endif

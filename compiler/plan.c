@@ -113,24 +113,23 @@ lp_problem plan_lp_problem(const plan *p)
 
 plan_options plan_default_options(void) { return (plan_options){POLICY_TIMELY, LP_TIMEOUT_S, false}; }
 
-spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out)
+tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out)
 {
     freeze_policy policy = opt->policy;
     *out = NULL;
     plan *p = arena_alloc(a, sizeof *p);
     if (!p) {
-        diag_error(d, sp->path, 0, 0, "out of memory");
-        return SPEC_INVALID;
+        return diag_nomem(d, "planning");
     }
     p->sp = sp;
     p->policy = policy;
     p->lp_timeout_s = opt->lp_timeout_s;
     p->lp_direct = opt->lp_direct;
-    spec_status st = sched_build(sp, a, d, &p->s);
-    if (st != SPEC_OK)
+    tfc_status st = sched_build(sp, a, d, &p->s);
+    if (st != TFC_OK)
         return st;
     if (!dag_build(p->s, sp->path, sp->pos_schedule, a, d, &p->g))
-        return SPEC_INVALID;
+        return TFC_INVALID;
     size_t n = p->s->n_actions ? p->s->n_actions : 1;
     p->dur = arena_alloc_array(a, n, sizeof *p->dur);
     p->w_min = arena_alloc_array(a, n, sizeof *p->w_min);
@@ -145,23 +144,21 @@ spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_l
     p->stage_partial = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_partial);
     if (!p->dur || !p->w_min || !p->freezable || !p->x || !p->opt_dur || !p->stage_freezable || !p->stage_mean ||
         !p->stage_max || !p->stage_min || !p->stage_full || !p->stage_partial) {
-        diag_error(d, sp->path, 0, 0, "out of memory");
-        return SPEC_INVALID;
+        return diag_nomem(d, "planning");
     }
     if (sp->timing.source == TIMING_MEASURED || sp->timing.source == TIMING_TRACE) {
         st = timing_csv_load(sp, p->s, a, p->dur, p->w_min, d);
-        if (st != SPEC_OK)
+        if (st != TFC_OK)
             return st;
         for (size_t i = 0; i < p->s->n_actions; i++)
             p->freezable[i] = p->s->actions[i].type == ACT_B || p->s->actions[i].type == ACT_W;
     } else {
         if (!sim_durations(sp, p->s, p->dur, d))
-            return SPEC_INVALID;
+            return TFC_INVALID;
         action_bounds(p);
     }
     if (!sim_run(p->s, p->g, p->dur, sp->timing.comm_ms, a, &p->base)) {
-        diag_error(d, sp->path, 0, 0, "out of memory simulating %zu actions", p->s->n_actions);
-        return SPEC_INVALID;
+        return diag_nomem(d, "simulating %zu actions", p->s->n_actions);
     }
 
     double cap = sp->freeze.max_ratio;
@@ -175,7 +172,7 @@ spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_l
     case POLICY_TIMELY: {
         lp_problem pb = plan_lp_problem(p);
         st = lp_freeze_solve(&pb, sp->path, d, p->x, &p->lp);
-        if (st != SPEC_OK)
+        if (st != TFC_OK)
             return st;
         p->lp_used = true;
         break;
@@ -185,9 +182,8 @@ spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_l
     for (size_t i = 0; i < p->s->n_actions; i++)
         p->opt_dur[i] = p->dur[i] - p->x[i] * (p->dur[i] - p->w_min[i]);
     if (!sim_run(p->s, p->g, p->opt_dur, sp->timing.comm_ms, a, &p->opt)) {
-        diag_error(d, sp->path, 0, 0, "out of memory simulating %zu actions", p->s->n_actions);
-        return SPEC_INVALID;
+        return diag_nomem(d, "simulating %zu actions", p->s->n_actions);
     }
     *out = p;
-    return SPEC_OK;
+    return TFC_OK;
 }

@@ -60,8 +60,8 @@ typedef struct plan {
 } plan;
 
 /* Builds the schedule, checks it cannot deadlock, simulates the baseline,
- * and applies the policy. SPEC_INFEASIBLE when the LP finds no plan. */
-spec_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out);
+ * and applies the policy. TFC_INFEASIBLE when the LP finds no plan. */
+tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out);
 
 /* The LP problem of p (for dumping or re-solving). */
 lp_problem plan_lp_problem(const plan *p);

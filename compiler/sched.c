@@ -35,7 +35,7 @@ bool sched_index(sched *s, arena *a, diag_list *d, const char *file)
     s->index = arena_alloc_array(a, slots, sizeof *s->index);
     s->rank_of = arena_alloc_array(a, s->n_actions ? s->n_actions : 1, sizeof *s->rank_of);
     if (!s->index || !s->rank_of) {
-        diag_error(d, file, 0, 0, "out of memory indexing %zu actions", s->n_actions);
+        diag_nomem(d, "indexing %zu actions", s->n_actions);
         return false;
     }
     memset(s->index, 0xFF, slots * sizeof *s->index); /* SCHED_NONE */
@@ -44,7 +44,7 @@ bool sched_index(sched *s, arena *a, diag_list *d, const char *file)
      * pairs has no action at all. */
     size_t *first = malloc((s->n_stages ? s->n_stages : 1) * sizeof *first);
     if (!first) {
-        diag_error(d, file, 0, 0, "out of memory indexing %zu actions", s->n_actions);
+        diag_nomem(d, "indexing %zu actions", s->n_actions);
         return false;
     }
     for (uint32_t st = 0; st < s->n_stages; st++)
@@ -103,17 +103,11 @@ bool sched_index(sched *s, arena *a, diag_list *d, const char *file)
     return diag_count(d) == before;
 }
 
-spec_status sched_build(const spec *sp, arena *a, diag_list *d, sched **out)
+tfc_status sched_build(const spec *sp, arena *a, diag_list *d, sched **out)
 {
     *out = NULL;
     if (sp->schedule == SCHED_CUSTOM)
         return sched_csv_read(sp, a, d, out);
-    char why[320];
-    sched *s;
-    if (!sched_builtin(sp->schedule, sp->ranks, sp->stages_per_rank, sp->microbatches, a, why, sizeof why, &s)) {
-        diag_error(d, sp->path, sp->pos_microbatches.line, sp->pos_microbatches.col, "%s", why);
-        return SPEC_INVALID;
-    }
-    *out = s;
-    return SPEC_OK;
+    return sched_builtin(sp->schedule, sp->ranks, sp->stages_per_rank, sp->microbatches, a, d, sp->path,
+                         sp->pos_microbatches, out);
 }

@@ -179,17 +179,17 @@ static void gen_zbv(prog *out, uint32_t r, uint32_t p, uint32_t m)
 }
 
 /* The configurations each schedule takes, as PyTorch's constructors do. */
-static bool accepts(spec_schedule kind, uint32_t p, uint32_t v, uint32_t m, char *why, size_t cap)
+static bool accepts(spec_schedule kind, uint32_t p, uint32_t v, uint32_t m, diag_list *d, const char *file, spec_pos at)
 {
     switch (kind) {
     case SCHED_GPIPE:
     case SCHED_1F1B:
         if (v != 1) {
-            snprintf(why, cap, "%s runs one stage per rank (stages_per_rank is %u)", spec_schedule_name(kind), v);
+            diag_error(d, file, at.line, at.col, "%s runs one stage per rank (stages_per_rank is %u)", spec_schedule_name(kind), v);
             return false;
         }
         if (kind == SCHED_1F1B && m < p) {
-            snprintf(why, cap, "1F1B needs at least as many microbatches as stages: %u microbatches, %u stages", m,
+            diag_error(d, file, at.line, at.col, "1F1B needs at least as many microbatches as stages: %u microbatches, %u stages", m,
                      p);
             return false;
         }
@@ -197,12 +197,12 @@ static bool accepts(spec_schedule kind, uint32_t p, uint32_t v, uint32_t m, char
     case SCHED_INTERLEAVED_1F1B:
     case SCHED_ZBH1: {
         if (kind == SCHED_INTERLEAVED_1F1B && v < 2) {
-            snprintf(why, cap, "Interleaved1F1B needs at least 2 stages per rank (stages_per_rank is %u)", v);
+            diag_error(d, file, at.line, at.col, "Interleaved1F1B needs at least 2 stages per rank (stages_per_rank is %u)", v);
             return false;
         }
         uint32_t rounds = m / p > 1 ? m / p : 1;
         if (m % rounds != 0) {
-            snprintf(why, cap,
+            diag_error(d, file, at.line, at.col,
                      "%s takes microbatches in rounds of about one per rank: %u microbatches make %u rounds "
                      "(%u / %u), and %u is not a multiple of %u; a multiple of %u (the rank count) always works",
                      spec_schedule_name(kind), m, rounds, m, p, m, rounds, p);
@@ -212,24 +212,24 @@ static bool accepts(spec_schedule kind, uint32_t p, uint32_t v, uint32_t m, char
     }
     case SCHED_ZBV:
         if (v != 2) {
-            snprintf(why, cap, "ZBV needs exactly 2 stages per rank (stages_per_rank is %u)", v);
+            diag_error(d, file, at.line, at.col, "ZBV needs exactly 2 stages per rank (stages_per_rank is %u)", v);
             return false;
         }
         return true;
     case SCHED_CUSTOM:
         break;
     }
-    snprintf(why, cap, "custom schedules are read from a CSV, not generated");
+    diag_error(d, file, at.line, at.col, "custom schedules are read from a CSV, not generated");
     return false;
 }
 
-bool sched_builtin(spec_schedule kind, uint32_t ranks, uint32_t stages_per_rank, uint32_t microbatches, arena *a,
-                   char *why, size_t cap, sched **out)
+tfc_status sched_builtin(spec_schedule kind, uint32_t ranks, uint32_t stages_per_rank, uint32_t microbatches,
+                         arena *a, diag_list *d, const char *file, spec_pos at, sched **out)
 {
     const uint32_t p = ranks, v = stages_per_rank, m = microbatches, n = p * v;
     *out = NULL;
-    if (!accepts(kind, p, v, m, why, cap))
-        return false;
+    if (!accepts(kind, p, v, m, d, file, at))
+        return TFC_INVALID;
 
     sched *s = arena_alloc(a, sizeof *s);
     uint32_t *stage_rank = arena_alloc_array(a, n, sizeof *stage_rank);
@@ -291,20 +291,20 @@ bool sched_builtin(spec_schedule kind, uint32_t ranks, uint32_t stages_per_rank,
     free(it.bwd_mb);
     free(it.w_mb);
     free(it.bwd_ops);
-    if (!ok) {
-        snprintf(why, cap, "out of memory building the %s schedule", spec_schedule_name(kind));
-        return false;
-    }
+    if (!ok)
+        return diag_nomem(d, "building the %s schedule", spec_schedule_name(kind));
     /* The generators are meant to be complete by construction; say so loudly if not. */
-    diag_list d;
-    diag_init(&d, 1);
-    bool complete = sched_index(s, a, &d, NULL);
-    if (!complete)
-        snprintf(why, cap, "internal error: the generated %s schedule is not complete: %s", spec_schedule_name(kind),
-                 d.n ? d.items[0].msg : "out of memory");
-    diag_free(&d);
-    if (!complete)
-        return false;
+    size_t before = diag_count(d);
+    if (!sched_index(s, a, d, NULL)) {
+        if (d->nomem)
+            return TFC_NOMEM;
+        if (diag_count(d) == before)
+            diag_error(d, file, at.line, at.col, "internal error: the generated %s schedule is not complete",
+                       spec_schedule_name(kind));
+        else
+            diag_note(d, 0, 0, "internal error: the generated %s schedule is not complete", spec_schedule_name(kind));
+        return TFC_INVALID;
+    }
     *out = s;
-    return true;
+    return TFC_OK;
 }

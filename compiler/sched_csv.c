@@ -156,7 +156,7 @@ static bool scan(const spec *sp, const char *file, const char *buf, size_t len, 
                     diag_error(d, file, at.line, at.col, "more actions than a schedule can hold; some repeat");
                     return false;
                 } else if (!push(out, (cell){act, row, at})) {
-                    diag_error(d, file, at.line, at.col, "out of memory reading the schedule");
+                    diag_nomem(d, "reading the schedule");
                     return false;
                 }
             }
@@ -205,7 +205,7 @@ bool sched_csv_parse(const spec *sp, const char *file, const char *buf, size_t l
             s->src_file = file;
         }
         if (!s || !s->stage_rank || !s->rank_start || !s->actions || !s->src) {
-            diag_error(d, file, 0, 0, "out of memory reading the schedule");
+            diag_nomem(d, "reading the schedule");
             ok = false;
         }
     }
@@ -241,22 +241,21 @@ bool sched_csv_parse(const spec *sp, const char *file, const char *buf, size_t l
     return ok;
 }
 
-spec_status sched_csv_read(const spec *sp, arena *a, diag_list *d, sched **out)
+tfc_status sched_csv_read(const spec *sp, arena *a, diag_list *d, sched **out)
 {
     *out = NULL;
     const char *path = spec_relative_path(sp, sp->order, a);
     if (!path) {
-        diag_error(d, sp->path, 0, 0, "out of memory");
-        return SPEC_INVALID;
+        return diag_nomem(d, "reading the schedule");
     }
     char *buf;
     size_t len;
     fio_status st = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
     if (st != FIO_OK) {
         diag_note_in(d, sp->path, sp->pos_order.line, sp->pos_order.col, "named by pipeline.order here");
-        return st == FIO_TOO_LARGE ? SPEC_INVALID : SPEC_IO;
+        return st == FIO_TOO_LARGE ? TFC_INVALID : TFC_IO;
     }
     bool ok = sched_csv_parse(sp, path, buf, len, a, d, out);
     free(buf);
-    return ok ? SPEC_OK : SPEC_INVALID;
+    return ok ? TFC_OK : TFC_INVALID;
 }

@@ -13,8 +13,8 @@
 
 /* Reads sp->order (relative paths are taken from the spec's folder). Each
  * stage runs on the rank of the row it first appears in; errors name the
- * CSV's line and column. SPEC_IO when the file cannot be read. */
-spec_status sched_csv_read(const spec *sp, arena *a, diag_list *d, sched **out);
+ * CSV's line and column. TFC_IO when the file cannot be read. */
+tfc_status sched_csv_read(const spec *sp, arena *a, diag_list *d, sched **out);
 
 /* The same for CSV text already in memory; file names it in messages. */
 bool sched_csv_parse(const spec *sp, const char *file, const char *buf, size_t len, arena *a, diag_list *d,

@@ -143,8 +143,9 @@ bool spec_schedule_is_split(spec_schedule s) { return s == SCHED_ZBH1 || s == SC
 
 static void out_of_memory(ctx *c, const ydoc_node *at)
 {
+    (void)at; /* memory is the machine's limit, not the spec's fault: no position */
     if (!c->oom)
-        ERR(c, at, "out of memory while reading the spec");
+        diag_nomem(c->d, "while reading the spec");
     c->oom = true;
 }
 
@@ -842,7 +843,7 @@ static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
                       &tm->backward_weight_ms, &tm->backward_weight_frozen_ms};
     for (size_t k = 0; k < 6; k++)
         if (!(*out[k] = arena_alloc_array(c->a, n, sizeof(double)))) {
-            ERR(c, t, "out of memory");
+            out_of_memory(c, t);
             return;
         }
     for (size_t st = 0; st < n; st++) {
@@ -1155,7 +1156,7 @@ static void read_root(ctx *c, const ydoc_node *root)
         read_data(c, v);
 }
 
-spec_status spec_load_buffer(const char *file, const char *buf, size_t len, arena *a, diag_list *d,
+tfc_status spec_load_buffer(const char *file, const char *buf, size_t len, arena *a, diag_list *d,
                              const spec **out)
 {
     *out = NULL;
@@ -1165,26 +1166,25 @@ spec_status spec_load_buffer(const char *file, const char *buf, size_t len, aren
     if (len >= 2 && ((unsigned char)buf[0] == 0xFF || (unsigned char)buf[0] == 0xFE) &&
         ((unsigned char)buf[1] == 0xFE || (unsigned char)buf[1] == 0xFF)) {
         diag_error(d, file, 1, 1, "spec is UTF-16 (byte order mark); tfc reads UTF-8 specs");
-        return SPEC_INVALID;
+        return TFC_INVALID;
     }
     if (!text_check_yaml_chars(buf, len, &bad, &why)) {
         unsigned line, col;
         text_position(buf, len, bad, &line, &col);
         diag_error(d, file, line, col, "%s (byte 0x%02X at offset %zu); a spec must be UTF-8 text", why,
                    (unsigned char)buf[bad], bad);
-        return SPEC_INVALID;
+        return TFC_INVALID;
     }
     const ydoc_node *root;
     if (!ydoc_parse(file, buf, len, &yaml_limits, a, d, &root))
-        return SPEC_INVALID;
+        return TFC_INVALID;
     if (!root) {
         diag_error(d, file, 1, 1, "spec is empty: expected a mapping starting with 'tfc: 1'");
-        return SPEC_INVALID;
+        return TFC_INVALID;
     }
     spec *s = arena_alloc(a, sizeof *s);
     if (!s) {
-        diag_error(d, file, 0, 0, "out of memory");
-        return SPEC_INVALID;
+        return diag_nomem(d, "reading the spec");
     }
     set_defaults(s);
     s->path = file;
@@ -1192,23 +1192,23 @@ spec_status spec_load_buffer(const char *file, const char *buf, size_t len, aren
     ctx c = {.file = file, .a = a, .d = d, .s = s};
     read_root(&c, root);
     if (diag_count(d) > before)
-        return SPEC_INVALID;
+        return TFC_INVALID;
     *out = s;
-    return SPEC_OK;
+    return TFC_OK;
 }
 
-spec_status spec_load_file(const char *path, arena *a, diag_list *d, const spec **out)
+tfc_status spec_load_file(const char *path, arena *a, diag_list *d, const spec **out)
 {
     char *buf;
     size_t len;
     *out = NULL;
     fio_status st = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
     if (st == FIO_TOO_LARGE)
-        return SPEC_INVALID;
+        return TFC_INVALID;
     if (st != FIO_OK)
-        return SPEC_IO;
+        return TFC_IO;
     /* Names in the spec point into the arena, not into buf. */
-    spec_status r = spec_load_buffer(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len, a, d, out);
+    tfc_status r = spec_load_buffer(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len, a, d, out);
     free(buf);
     return r;
 }

@@ -10,6 +10,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "status.h"
 
 /* Hard limits (docs/spec.md, "Limits"). Past them: an error, never a crash
  * or a huge allocation. */
@@ -164,13 +165,6 @@ typedef struct spec {
     spec_lcp_index lcp_index;
 } spec;
 
-typedef enum {
-    SPEC_OK = 0,
-    SPEC_INVALID = 1, /* errors in d */
-    SPEC_INFEASIBLE = 3, /* no plan: the LP failed; error in d */
-    SPEC_IO = 4,         /* could not read the file; error in d */
-    SPEC_CUDA = 5,       /* generated CUDA failed the NVRTC check; error in d */
-} spec_status;
 
 /* A path the spec names (pipeline.order, timing.file), relative to the
  * spec's folder unless absolute or read from stdin; NULL on out of memory. */
@@ -181,12 +175,12 @@ const char *spec_relative_path(const spec *sp, const char *path, arena *a);
 bool spec_schema_key(size_t i, char *out, size_t cap);
 
 /* Reads and validates the spec at path ("-" reads standard input). On
- * SPEC_OK, *out points into a. Otherwise d holds every independent error
+ * TFC_OK, *out points into a. Otherwise d holds every independent error
  * found (up to its cap), each with file and, where there is one, line:column. */
-spec_status spec_load_file(const char *path, arena *a, diag_list *d, const spec **out);
+tfc_status spec_load_file(const char *path, arena *a, diag_list *d, const spec **out);
 
 /* The same for bytes already in memory; file is the name used in messages. */
-spec_status spec_load_buffer(const char *file, const char *buf, size_t len, arena *a, diag_list *d,
+tfc_status spec_load_buffer(const char *file, const char *buf, size_t len, arena *a, diag_list *d,
                              const spec **out);
 
 #endif

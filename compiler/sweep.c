@@ -10,14 +10,13 @@
 #include "tmpl.h"
 #include "version.h"
 
-spec_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, arena *a, diag_list *d,
+tfc_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, arena *a, diag_list *d,
                       sweep_result *out)
 {
     memset(out, 0, sizeof *out);
     out->pt = arena_alloc_array(a, (size_t)steps + 1, sizeof *out->pt);
     if (!out->pt) {
-        diag_error(d, sp->path, 0, 0, "out of memory");
-        return SPEC_INVALID;
+        return diag_nomem(d, "in the freeze sweep");
     }
     for (unsigned i = 0; i <= steps; i++) {
         spec copy = *sp;
@@ -28,8 +27,8 @@ spec_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, a
             plan_options o = *opt;
             o.policy = k ? POLICY_UNIFORM : POLICY_TIMELY;
             plan *pl;
-            spec_status st = plan_build(&copy, &o, a, d, &pl);
-            if (st != SPEC_OK)
+            tfc_status st = plan_build(&copy, &o, a, d, &pl);
+            if (st != TFC_OK)
                 return st;
             p->makespan[k] = pl->opt.makespan;
             double sum = 0;
@@ -44,7 +43,7 @@ spec_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, a
         }
         out->n = i + 1;
     }
-    return SPEC_OK;
+    return TFC_OK;
 }
 
 void sweep_write_csv(const sweep_result *r, FILE *f)
@@ -135,8 +134,10 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
     snprintf(base, sizeof base, "%.3f", r->baseline_ms);
     tmpl_var vars[] = {{"SPEC_FILE", spec_label}, {"NAME", sp->name},   {"VERSION", version_string()},
                        {"TITLE", title},          {"BASE_MS", base},     {"BODY", body ? body : ""}};
-    char why[128];
-    ok = ok && tmpl_render(f, text, vars, sizeof vars / sizeof *vars, why, sizeof why);
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    ok = ok && tmpl_render(f, text, vars, sizeof vars / sizeof *vars, &d);
+    diag_free(&d); /* the template is tfc's own: a failure here is out of memory or a bug */
     free(body);
     return ok && !ferror(f);
 }

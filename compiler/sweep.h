@@ -24,7 +24,7 @@ typedef struct sweep_result {
 } sweep_result;
 
 /* steps + 1 points, max_ratio = i / steps. */
-spec_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, arena *a, diag_list *d,
+tfc_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, arena *a, diag_list *d,
                       sweep_result *out);
 void sweep_write_csv(const sweep_result *r, FILE *f);
 /* False when a template is missing (a build bug). */

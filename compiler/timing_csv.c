@@ -24,14 +24,14 @@ bool samples_push(samples *s, sample x)
     return true;
 }
 
-spec_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
+tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
                               size_t *len, diag_list *d)
 {
     fio_status fs = fio_read_all(path, SPEC_MAX_FILE_BYTES, buf, len, d);
     if (fs == FIO_OK)
-        return SPEC_OK;
+        return TFC_OK;
     diag_note_in(d, sp->path, named_at.line, named_at.col, "named by timing.%s here", key);
-    return fs == FIO_TOO_LARGE ? SPEC_INVALID : SPEC_IO;
+    return fs == FIO_TOO_LARGE ? TFC_INVALID : TFC_IO;
 }
 
 /* One field of a row: [b, e), trimmed of spaces and tabs. */
@@ -74,15 +74,15 @@ static bool parse_ms(field f, double *out)
 }
 
 /* Reads one file's rows into out; false after reporting what is wrong. */
-static spec_status read_file(const spec *sp, const sched *s, const char *path, spec_pos named_at, const char *key,
+static tfc_status read_file(const spec *sp, const sched *s, const char *path, spec_pos named_at, const char *key,
                              samples *out, diag_list *d)
 {
     char *buf;
     size_t len;
-    spec_status in = timing_read_input(sp, path, named_at, key, &buf, &len, d);
-    if (in != SPEC_OK)
+    tfc_status in = timing_read_input(sp, path, named_at, key, &buf, &len, d);
+    if (in != TFC_OK)
         return in;
-    spec_status st = SPEC_OK;
+    tfc_status st = TFC_OK;
     size_t pos = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     for (unsigned line = 1; pos < len && !diag_full(d); line++) {
         size_t end = pos;
@@ -118,7 +118,7 @@ static spec_status read_file(const spec *sp, const sched *s, const char *path, s
         if (nf != 5) {
             diag_error(d, path, line, nf > 5 ? f[5].col : (unsigned)row_len + 1,
                        "expected 5 fields (rank,stage,microbatch,type,duration_ms), got %s", nf > 5 ? "more" : "fewer");
-            st = SPEC_INVALID;
+            st = TFC_INVALID;
             continue;
         }
         uint64_t rank, stage, mb;
@@ -128,7 +128,7 @@ static spec_status read_file(const spec *sp, const sched *s, const char *path, s
             field bad = !parse_uint(f[0], UINT32_MAX, &rank) ? f[0] : !parse_uint(f[1], UINT32_MAX, &stage) ? f[1] : f[2];
             diag_error(d, path, line, bad.col, "expected a non-negative integer, got \"%.*s\"", (int)(bad.e - bad.b),
                        bad.b);
-            st = SPEC_INVALID;
+            st = TFC_INVALID;
             continue;
         }
         int type = f[3].e - f[3].b == 1 ? (*f[3].b == 'F' ? ACT_F : *f[3].b == 'B' ? ACT_B : *f[3].b == 'I' ? ACT_I
@@ -137,13 +137,13 @@ static spec_status read_file(const spec *sp, const sched *s, const char *path, s
         if (type < 0) {
             diag_error(d, path, line, f[3].col, "type must be F, B, I or W, got \"%.*s\"", (int)(f[3].e - f[3].b),
                        f[3].b);
-            st = SPEC_INVALID;
+            st = TFC_INVALID;
             continue;
         }
         if (!parse_ms(f[4], &ms) || !(ms > 0) || ms > SPEC_MAX_MS) {
             diag_error(d, path, line, f[4].col, "duration_ms must be a number > 0 and <= 1e7, got \"%.*s\"",
                        (int)(f[4].e - f[4].b), f[4].b);
-            st = SPEC_INVALID;
+            st = TFC_INVALID;
             continue;
         }
         if (stage >= s->n_stages || mb >= s->microbatches) {
@@ -151,7 +151,7 @@ static spec_status read_file(const spec *sp, const sched *s, const char *path, s
                        "%s %llu is out of range (the spec has %u stages and %u microbatches)",
                        stage >= s->n_stages ? "stage" : "microbatch",
                        (unsigned long long)(stage >= s->n_stages ? stage : mb), s->n_stages, s->microbatches);
-            st = SPEC_INVALID;
+            st = TFC_INVALID;
             continue;
         }
         uint32_t u = sched_find(s, (act_type)type, (uint32_t)stage, (uint32_t)mb);
@@ -159,18 +159,17 @@ static spec_status read_file(const spec *sp, const sched *s, const char *path, s
             diag_error(d, path, line, f[3].col, "the schedule has no %c actions (%s)", sched_act_letter((act_type)type),
                        spec_schedule_is_split(sp->schedule) ? "its backward is split into I and W"
                                                             : "its backward is one B");
-            st = SPEC_INVALID;
+            st = TFC_INVALID;
             continue;
         }
         if (rank != s->rank_of[u]) {
             diag_error(d, path, line, f[0].col, "stage %llu runs on rank %u in this schedule, not rank %llu",
                        (unsigned long long)stage, s->rank_of[u], (unsigned long long)rank);
-            st = SPEC_INVALID;
+            st = TFC_INVALID;
             continue;
         }
         if (!samples_push(out, (sample){u, line, ms})) {
-            diag_error(d, path, line, 1, "out of memory");
-            st = SPEC_IO;
+            st = diag_nomem(d, "reading the timings");
             break;
         }
     }
@@ -208,7 +207,7 @@ static void medians(samples *s, size_t n, double *median, uint32_t *first_line)
     }
 }
 
-spec_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur, double *w_min, diag_list *d)
+tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur, double *w_min, diag_list *d)
 {
     const spec_timing *tm = &sp->timing;
     const char *path = spec_relative_path(sp, tm->file, a), *fpath = spec_relative_path(sp, tm->frozen_file, a);
@@ -217,20 +216,19 @@ spec_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *du
     uint32_t *line = arena_alloc_array(a, n ? n : 1, sizeof *line);
     uint32_t *fline = arena_alloc_array(a, n ? n : 1, sizeof *fline);
     if (!path || !fpath || !frozen || !line || !fline) {
-        diag_error(d, sp->path, 0, 0, "out of memory");
-        return SPEC_IO;
+        return diag_nomem(d, "reading the timings");
     }
     samples su = {0}, sf = {0};
     bool trace = tm->source == TIMING_TRACE;
-    spec_status st = trace ? timing_trace_read(sp, s, path, tm->pos_file, "file", &su, d)
+    tfc_status st = trace ? timing_trace_read(sp, s, path, tm->pos_file, "file", &su, d)
                            : read_file(sp, s, path, tm->pos_file, "file", &su, d);
-    spec_status st2 = trace ? timing_trace_read(sp, s, fpath, tm->pos_frozen_file, "frozen_file", &sf, d)
+    tfc_status st2 = trace ? timing_trace_read(sp, s, fpath, tm->pos_frozen_file, "frozen_file", &sf, d)
                             : read_file(sp, s, fpath, tm->pos_frozen_file, "frozen_file", &sf, d);
-    if (st == SPEC_OK)
+    if (st == TFC_OK)
         st = st2;
-    else if (st2 == SPEC_IO)
-        st = SPEC_IO;
-    if (st == SPEC_OK) {
+    else if (st2 == TFC_IO)
+        st = TFC_IO;
+    if (st == TFC_OK) {
         medians(&su, n, dur, line);
         medians(&sf, n, frozen, fline);
         size_t missing = 0, missing_frozen = 0;
@@ -247,19 +245,19 @@ spec_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *du
                 diag_error(d, fpath, fline[u], trace ? 1 : 5, "action %s: median %g ms with everything frozen is longer than "
                                                   "the median %g ms with nothing frozen (%s line %u)",
                            sched_action_name(s, u, name, sizeof name), frozen[u], dur[u], path, line[u]);
-                st = SPEC_INVALID;
+                st = TFC_INVALID;
             }
             w_min[u] = frozen[u];
         }
         if (missing) {
             diag_error(d, path, 0, 0, "no samples for action %s%s%zu more)", first, missing > 1 ? " (and " : " (",
                        missing - 1);
-            st = SPEC_INVALID;
+            st = TFC_INVALID;
         }
         if (missing_frozen) {
             diag_error(d, fpath, 0, 0, "no samples with everything frozen for action %s%s%zu more)", first_frozen,
                        missing_frozen > 1 ? " (and " : " (", missing_frozen - 1);
-            st = SPEC_INVALID;
+            st = TFC_INVALID;
         }
         for (size_t u = 0; u < n; u++)
             if (!(s->actions[u].type == ACT_B || s->actions[u].type == ACT_W))

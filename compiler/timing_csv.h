@@ -17,7 +17,7 @@
 /* Fills dur and w_min per action of s. Problems (unreadable files,
  * malformed rows, actions the schedule does not have or runs on another
  * rank, actions without samples, a frozen median longer than the unfrozen
- * one) are errors at FILE:LINE:COL; returns SPEC_INVALID or SPEC_IO. */
-spec_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur, double *w_min, diag_list *d);
+ * one) are errors at FILE:LINE:COL; returns TFC_INVALID or TFC_IO. */
+tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur, double *w_min, diag_list *d);
 
 #endif

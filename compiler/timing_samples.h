@@ -27,14 +27,14 @@ bool samples_push(samples *s, sample x);
 
 /* Reads one timing file (path, named by timing.KEY at named_at in the spec)
  * into a malloc'd buffer; on failure the error carries a note pointing at
- * the spec. SPEC_OK, SPEC_INVALID (too large) or SPEC_IO. */
-spec_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
+ * the spec. TFC_OK, TFC_INVALID (too large) or TFC_IO. */
+tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
                               size_t *len, diag_list *d);
 
 /* Reads a Chrome trace (timing.source: trace): every complete event ("ph":
  * "X") named PP:<stage><type><microbatch> is a sample of that action, its
  * "dur" in microseconds. Errors at FILE:LINE:COL. */
-spec_status timing_trace_read(const spec *sp, const sched *s, const char *path, spec_pos named_at, const char *key,
+tfc_status timing_trace_read(const spec *sp, const sched *s, const char *path, spec_pos named_at, const char *key,
                               samples *out, diag_list *d);
 
 #endif

@@ -185,7 +185,7 @@ typedef struct reader {
     const char *path;
     samples *out;
     diag_list *d;
-    spec_status st;
+    tfc_status st;
     bool found; /* a traceEvents array was there */
 } reader;
 
@@ -251,7 +251,7 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
     at(r, start, &line, &col);
     if (isnan(dur)) {
         diag_error(r->d, r->path, line, col, "event %s has no \"dur\"", name);
-        r->st = SPEC_INVALID;
+        r->st = TFC_INVALID;
         return true;
     }
     double ms = dur / 1000.0;
@@ -260,7 +260,7 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
         at(r, dur_at, &l2, &c2);
         diag_error(r->d, r->path, l2, c2, "event %s: \"dur\" must be > 0 and at most 1e10 microseconds, got %g", name,
                    dur);
-        r->st = SPEC_INVALID;
+        r->st = TFC_INVALID;
         return true;
     }
     act_type t = type == 'F' ? ACT_F : type == 'B' ? ACT_B : type == 'I' ? ACT_I : ACT_W;
@@ -271,11 +271,11 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
         diag_error(r->d, r->path, line, col, "event %s: the schedule has no such action (%u stages, %u microbatches%s)",
                    name, r->s->n_stages, r->s->microbatches,
                    spec_schedule_is_split(r->sp->schedule) ? ", backward split into I and W" : ", backward as one B");
-        r->st = SPEC_INVALID;
+        r->st = TFC_INVALID;
         return true;
     }
     if (!samples_push(r->out, (sample){u, line, ms})) {
-        r->st = SPEC_IO;
+        r->st = TFC_IO;
         return fail(p, "out of memory");
     }
     return true;
@@ -293,15 +293,15 @@ static bool top_member(void *ctx, jp *p, const char *key, size_t key_len, int de
     return value(p, depth);
 }
 
-spec_status timing_trace_read(const spec *sp, const sched *s, const char *path, spec_pos named_at, const char *key,
+tfc_status timing_trace_read(const spec *sp, const sched *s, const char *path, spec_pos named_at, const char *key,
                               samples *out, diag_list *d)
 {
     char *buf;
     size_t len;
-    spec_status in = timing_read_input(sp, path, named_at, key, &buf, &len, d);
-    if (in != SPEC_OK)
+    tfc_status in = timing_read_input(sp, path, named_at, key, &buf, &len, d);
+    if (in != TFC_OK)
         return in;
-    reader r = {{buf, len, 0, NULL, 0}, sp, s, path, out, d, SPEC_OK, false};
+    reader r = {{buf, len, 0, NULL, 0}, sp, s, path, out, d, TFC_OK, false};
     jp *p = &r.p;
     ws(p);
     bool ok;
@@ -322,11 +322,11 @@ spec_status timing_trace_read(const spec *sp, const sched *s, const char *path, 
         unsigned line, col;
         text_position(buf, len, p->err_at, &line, &col);
         diag_error(d, path, line, col, "%s", p->err);
-        if (r.st == SPEC_OK)
-            r.st = SPEC_INVALID;
+        if (r.st == TFC_OK)
+            r.st = TFC_INVALID;
     } else if (ok && !r.found) {
         diag_error(d, path, 1, 1, "no \"traceEvents\" array in the trace");
-        r.st = SPEC_INVALID;
+        r.st = TFC_INVALID;
     }
     free(buf);
     return r.st;

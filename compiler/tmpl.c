@@ -18,7 +18,7 @@ const char *tmpl_get(const char *name)
 
 static bool is_key_char(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 
-bool tmpl_render(FILE *out, const char *text, const tmpl_var *vars, size_t n_vars, char *why, size_t cap)
+bool tmpl_render(FILE *out, const char *text, const tmpl_var *vars, size_t n_vars, diag_list *d)
 {
     const char *p = text;
     for (;;) {
@@ -37,7 +37,7 @@ bool tmpl_render(FILE *out, const char *text, const tmpl_var *vars, size_t n_var
                 if (strlen(vars[i].key) == (size_t)(end - at - 1) && memcmp(vars[i].key, at + 1, (size_t)(end - at - 1)) == 0)
                     value = vars[i].value;
         if (!value) {
-            snprintf(why, cap, "template placeholder %.*s has no value", (int)(end - at + (*end == '@')), at);
+            diag_error(d, NULL, 0, 0, "template placeholder %.*s has no value", (int)(end - at + (*end == '@')), at);
             return false;
         }
         fputs(value, out);

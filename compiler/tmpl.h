@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "diag.h"
+
 /* The embedded templates, by file name in templates/ ("stage.cu.in"). */
 const char *tmpl_get(const char *name);
 
@@ -18,7 +20,7 @@ typedef struct tmpl_var {
 
 /* Writes text to out with every @KEY@ replaced by its value. A '@' that
  * does not start a known placeholder is a bug in tfc: returns false and
- * names it in why. */
-bool tmpl_render(FILE *out, const char *text, const tmpl_var *vars, size_t n_vars, char *why, size_t cap);
+ * files the error in d. */
+bool tmpl_render(FILE *out, const char *text, const tmpl_var *vars, size_t n_vars, diag_list *d);
 
 #endif

@@ -97,9 +97,9 @@ typedef struct builder {
     bool stop; /* a structural error: no point reading further */
 } builder;
 
-static void oom(builder *b, unsigned line, unsigned col)
+static void oom(builder *b)
 {
-    diag_error(b->d, b->file, line, col, "out of memory while reading the spec");
+    diag_nomem(b->d, "while reading the spec");
     b->stop = true;
 }
 
@@ -126,7 +126,7 @@ static bool push_child(builder *b, const ydoc_node *n)
         size_t cap = b->cap_pending ? b->cap_pending * 2 : 256;
         const ydoc_node **p = realloc(b->pending, cap * sizeof *p);
         if (!p) {
-            oom(b, n->line, n->col);
+            oom(b);
             return false;
         }
         b->pending = p;
@@ -149,13 +149,13 @@ static bool check_tag(builder *b, const yaml_char_t *tag, const char *allowed, u
     return false;
 }
 
-static const char *copy_anchor(builder *b, const yaml_char_t *anchor, unsigned line, unsigned col)
+static const char *copy_anchor(builder *b, const yaml_char_t *anchor)
 {
     if (!anchor)
         return NULL;
     const char *s = arena_strndup(b->a, (const char *)anchor, strlen((const char *)anchor));
     if (!s)
-        oom(b, line, col);
+        oom(b);
     return s;
 }
 
@@ -165,7 +165,7 @@ static ydoc_node *new_node(builder *b, ydoc_kind kind, unsigned line, unsigned c
         return NULL;
     ydoc_node *n = arena_alloc(b->a, sizeof *n);
     if (!n) {
-        oom(b, line, col);
+        oom(b);
         return NULL;
     }
     n->kind = (uint8_t)kind;
@@ -193,13 +193,13 @@ static void on_scalar(builder *b, const yaml_event_t *ev, unsigned line, unsigne
     n->n = (uint32_t)len;
     n->u.str = arena_strndup(b->a, (const char *)ev->data.scalar.value, len);
     if (!n->u.str) {
-        oom(b, line, col);
+        oom(b);
         return;
     }
     if (ev->data.scalar.anchor) {
-        const char *name = copy_anchor(b, ev->data.scalar.anchor, line, col);
+        const char *name = copy_anchor(b, ev->data.scalar.anchor);
         if (!name || !anchors_put(&b->anchors, name, n)) {
-            oom(b, line, col);
+            oom(b);
             return;
         }
     }
@@ -230,9 +230,9 @@ static void on_start(builder *b, const yaml_event_t *ev, ydoc_kind kind, unsigne
     frame *f = &b->frames[b->depth++];
     f->node = n;
     f->base = b->n_pending;
-    f->anchor = copy_anchor(b, anchor, line, col);
+    f->anchor = copy_anchor(b, anchor);
     if (anchor && (!f->anchor || !anchors_put(&b->anchors, f->anchor, NULL)))
-        oom(b, line, col);
+        oom(b);
 }
 
 static int cmp_key(const ydoc_node *a, const ydoc_node *b)
@@ -290,7 +290,7 @@ static void check_keys(builder *b, const ydoc_node *map)
     }
     text_ref *refs = malloc(map->n * sizeof *refs);
     if (!refs) {
-        oom(b, map->line, map->col);
+        oom(b);
         return;
     }
     for (uint32_t i = 0; i < map->n; i++)
@@ -313,7 +313,7 @@ static void on_end(builder *b)
     }
     const ydoc_node **items = arena_alloc_array(b->a, count ? count : 1, sizeof *items);
     if (!items) {
-        oom(b, n->line, n->col);
+        oom(b);
         return;
     }
     if (count) /* pending is NULL until the first node is pushed */
@@ -329,7 +329,7 @@ static void on_end(builder *b)
     if (n->kind == YDOC_MAP)
         check_keys(b, n);
     if (f->anchor && !anchors_put(&b->anchors, f->anchor, n)) {
-        oom(b, n->line, n->col);
+        oom(b);
         return;
     }
     push_child(b, n);
@@ -360,7 +360,7 @@ static void on_alias(builder *b, const yaml_event_t *ev, unsigned line, unsigned
          * point here, not at the anchor. Collections stay shared. */
         ydoc_node *copy = arena_alloc(b->a, sizeof *copy);
         if (!copy) {
-            oom(b, line, col);
+            oom(b);
             return;
         }
         *copy = *s->node;
@@ -378,7 +378,7 @@ static void report_syntax(builder *b, const yaml_parser_t *p, const char *buf, s
     unsigned line, col;
     switch (p->error) {
     case YAML_MEMORY_ERROR:
-        diag_error(b->d, b->file, 0, 0, "out of memory while parsing YAML");
+        diag_nomem(b->d, "while parsing YAML");
         return;
     case YAML_READER_ERROR:
         /* The reader knows only a byte offset; turn it into line:column. */
@@ -412,7 +412,7 @@ bool ydoc_parse(const char *file, const char *buf, size_t len, const ydoc_limits
     yaml_parser_t p;
     if (!b.frames || !yaml_parser_initialize(&p)) {
         free(b.frames);
-        diag_error(d, file, 0, 0, "out of memory while reading the spec");
+        diag_nomem(d, "while reading the spec");
         return false;
     }
     yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);

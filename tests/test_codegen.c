@@ -63,7 +63,11 @@ static char *render(const char *text, const tmpl_var *v, size_t n, bool *ok, cha
 {
     gen_writer w;
     cr_assert(gen_open(&w));
-    *ok = tmpl_render(w.f, text, v, n, why, 128);
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    *ok = tmpl_render(w.f, text, v, n, &d);
+    snprintf(why, 128, "%s", d.n ? d.items[0].msg : "");
+    diag_free(&d);
     return emit_block_close(&w);
 }
 
@@ -174,13 +178,12 @@ static const char small_spec[] = "tfc: 1\n"
 static void emit_small(gen_folder *g, const char *label, loaded *l, plan **p)
 {
     load_str(l, small_spec);
-    cr_assert_eq(l->status, SPEC_OK, "%s", l->dump);
+    cr_assert_eq(l->status, TFC_OK, "%s", l->dump);
     plan_options o = plan_default_options();
-    cr_assert_eq(plan_build(l->s, &o, &l->a, &l->d, p), SPEC_OK);
+    cr_assert_eq(plan_build(l->s, &o, &l->a, &l->d, p), TFC_OK);
     emit_input in = {*p, label, l->s->sha256};
-    char why[256];
     memset(g, 0, sizeof *g);
-    cr_assert(emit_folder(&in, g, why, sizeof why), "%s", why);
+    cr_assert(emit_folder(&in, g, &l->d), "%s", l->d.n ? l->d.items[0].msg : "");
     cr_assert(emit_manifest(&in, g));
 }
 
@@ -243,9 +246,9 @@ Test(emit, fixed_point_ratios_are_the_plans_floored)
 
 Test(nvrtc, rejects_broken_cuda_with_its_log_and_accepts_good_cuda)
 {
-    char *log = NULL, why[256];
-    nvrtc_result r = nvrtc_compile("bad.cu", "__global__ void k(void) { undeclared_thing(); }\n", "sm_90", &log, why,
-                                   sizeof why);
+    char *log = NULL;
+    const char *why = "";
+    nvrtc_result r = nvrtc_compile("bad.cu", "__global__ void k(void) { undeclared_thing(); }\n", "sm_90", &log, &why);
     if (r == NVRTC_UNAVAILABLE)
         cr_skip_test("NVRTC not available: %s", why);
     cr_assert_eq(r, NVRTC_ERROR);
@@ -253,7 +256,7 @@ Test(nvrtc, rejects_broken_cuda_with_its_log_and_accepts_good_cuda)
     cr_assert_not_null(strstr(log, "undeclared_thing"), "%s", log);
     free(log);
     r = nvrtc_compile("good.cu", "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n", "sm_80", &log,
-                      why, sizeof why);
+                      &why);
     cr_assert_eq(r, NVRTC_OK, "%s %s", why, log ? log : "");
     free(log);
 }
@@ -310,9 +313,9 @@ Test(outdir, writes_replaces_and_refuses_what_is_not_its_own)
     diag_init(&d, 8);
 
     gen_folder g1 = two_files("one\n"), g2 = two_files("two\n");
-    cr_assert_eq(outdir_write(dir, &g1, &d), SPEC_OK, "creates missing parents");
+    cr_assert_eq(outdir_write(dir, &g1, &d), TFC_OK, "creates missing parents");
     cr_assert_str_eq(slurp(file), "one\n");
-    cr_assert_eq(outdir_write(dir, &g2, &d), SPEC_OK, "replaces its own folder");
+    cr_assert_eq(outdir_write(dir, &g2, &d), TFC_OK, "replaces its own folder");
     cr_assert_str_eq(slurp(file), "two\n");
     char parent[140];
     snprintf(parent, sizeof parent, "%s/deep", root);
@@ -326,22 +329,22 @@ Test(outdir, writes_replaces_and_refuses_what_is_not_its_own)
     FILE *f = fopen(keep, "w");
     fputs("precious\n", f);
     fclose(f);
-    cr_assert_eq(outdir_write(other, &g1, &d), SPEC_IO);
+    cr_assert_eq(outdir_write(other, &g1, &d), TFC_IO);
     cr_assert_str_eq(slurp(keep), "precious\n");
     cr_assert_eq(count_entries(other, ""), 1);
     cr_assert_eq(count_entries(root, ".tfc-"), 0);
 
     /* A file in the way, and "." itself: refused. */
-    cr_assert_eq(outdir_write(keep, &g1, &d), SPEC_IO);
+    cr_assert_eq(outdir_write(keep, &g1, &d), TFC_IO);
     cr_assert_str_eq(slurp(keep), "precious\n");
-    cr_assert_eq(outdir_write(".", &g1, &d), SPEC_IO);
+    cr_assert_eq(outdir_write(".", &g1, &d), TFC_IO);
 
     /* A write that fails half-way (a file name that cannot be created)
      * leaves the old folder and no temporary one. */
     gen_folder bad = two_files("three\n");
     free(bad.files[0].name);
     bad.files[0].name = strdup("no/such/sub/a.c");
-    cr_assert_eq(outdir_write(dir, &bad, &d), SPEC_IO);
+    cr_assert_eq(outdir_write(dir, &bad, &d), TFC_IO);
     cr_assert_str_eq(slurp(file), "two\n");
     cr_assert_eq(count_entries(parent, ".tfc-"), 0);
 

@@ -62,11 +62,11 @@ static char *small_spec(size_t shape, unsigned p, unsigned m, double cap, unsign
 static plan *build_with(loaded *l, const char *yaml, freeze_policy pol, bool direct)
 {
     load_str(l, yaml);
-    cr_assert_eq(l->status, SPEC_OK, "%s\n%s", l->dump, yaml);
+    cr_assert_eq(l->status, TFC_OK, "%s\n%s", l->dump, yaml);
     plan_options opt = {pol, 60, direct};
     plan *p;
-    spec_status st = plan_build(l->s, &opt, &l->a, &l->d, &p);
-    cr_assert_eq(st, SPEC_OK, "%s", l->d.n ? l->d.items[0].msg : "?");
+    tfc_status st = plan_build(l->s, &opt, &l->a, &l->d, &p);
+    cr_assert_eq(st, TFC_OK, "%s", l->d.n ? l->d.items[0].msg : "?");
     return p;
 }
 

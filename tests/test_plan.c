@@ -76,7 +76,7 @@ Test(plan_props, builtin_schedules_are_acyclic_and_simulate_to_the_longest_path,
                     arena_init(&a, 0);
                     char why[400];
                     sched *s;
-                    if (!sched_builtin(kinds[k], p, v, m, &a, why, sizeof why, &s)) {
+                    if (!builtin_why(kinds[k], p, v, m, &a, why, sizeof why, &s)) {
                         arena_free(&a);
                         continue;
                     }
@@ -125,7 +125,7 @@ Test(plan_props, gpipe_makespan_is_the_textbook_formula)
             arena_init(&a, 0);
             char why[200];
             sched *s;
-            cr_assert(sched_builtin(SCHED_GPIPE, p, 1, m, &a, why, sizeof why, &s));
+            cr_assert(builtin_why(SCHED_GPIPE, p, 1, m, &a, why, sizeof why, &s));
             diag_list d;
             diag_init(&d, 4);
             dag *g;
@@ -160,7 +160,7 @@ typedef struct csv_case {
 static void parse_csv(csv_case *c, const char *csv)
 {
     load_str(&c->l, custom_spec);
-    cr_assert_eq(c->l.status, SPEC_OK, "%s", c->l.dump);
+    cr_assert_eq(c->l.status, TFC_OK, "%s", c->l.dump);
     diag_free(&c->l.d);
     diag_init(&c->l.d, 50);
     c->ok = sched_csv_parse(c->l.s, "o.csv", csv, strlen(csv), &c->l.a, &c->l.d, &c->s);
@@ -273,7 +273,7 @@ Test(csv, builtin_orders_written_as_csv_read_back_identically)
         char why[200];
         sched *s;
         uint32_t p = 3, v = kinds[k] == SCHED_INTERLEAVED_1F1B || kinds[k] == SCHED_ZBV ? 2 : 1, m = 6;
-        cr_assert(sched_builtin(kinds[k], p, v, m, &a, why, sizeof why, &s), "%s", why);
+        cr_assert(builtin_why(kinds[k], p, v, m, &a, why, sizeof why, &s), "%s", why);
         char *csv = malloc(s->n_actions * 16 + 16);
         size_t o = 0;
         for (uint32_t r = 0; r < p; r++) {
@@ -296,7 +296,7 @@ Test(csv, builtin_orders_written_as_csv_read_back_identically)
                  p, v, m);
         loaded l;
         load_str(&l, yaml);
-        cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+        cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
         sched *back;
         cr_assert(sched_csv_parse(l.s, "o.csv", csv, o, &l.a, &l.d, &back), "%s", l.d.n ? l.d.items[0].msg : "");
         cr_assert_eq(back->n_actions, s->n_actions);
@@ -425,10 +425,10 @@ Test(plan_json, output_is_valid_json_with_every_action)
     loaded l;
     load_str(&l, yaml);
     free(yaml);
-    cr_assert_eq(l.status, SPEC_OK);
+    cr_assert_eq(l.status, TFC_OK);
     plan *p;
     plan_options opt = {POLICY_NONE, 0, false};
-    cr_assert_eq(plan_build(l.s, &opt, &l.a, &l.d, &p), SPEC_OK);
+    cr_assert_eq(plan_build(l.s, &opt, &l.a, &l.d, &p), TFC_OK);
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);

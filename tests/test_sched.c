@@ -7,6 +7,7 @@
 
 #include "sched.h"
 #include "sched_csv.h"
+#include "specbuf.h"
 
 static spec_schedule kind_of(const char *name)
 {
@@ -36,7 +37,7 @@ static sched *build(spec_schedule k, uint32_t p, uint32_t v, uint32_t m, arena *
 {
     char why[400];
     sched *s;
-    cr_assert(sched_builtin(k, p, v, m, a, why, sizeof why, &s), "%s %u %u %u: %s", spec_schedule_name(k), p, v, m,
+    cr_assert(builtin_why(k, p, v, m, a, why, sizeof why, &s), "%s %u %u %u: %s", spec_schedule_name(k), p, v, m,
               why);
     return s;
 }
@@ -65,7 +66,7 @@ Test(sched_pytorch, every_golden_configuration_matches_pytorch, .timeout = 60)
             cr_assert_eq(sscanf(line + 3, "%31s %u %u %u", kind, &p, &v, &m), 4);
             arena_free(&a);
             arena_init(&a, 0);
-            refused = !sched_builtin(kind_of(kind), p, v, m, &a, why, sizeof why, &s);
+            refused = !builtin_why(kind_of(kind), p, v, m, &a, why, sizeof why, &s);
             row = 0;
             configs++;
             continue;
@@ -157,9 +158,9 @@ Test(sched_hand, refusals_say_why)
     arena_init(&a, 0);
     char why[400];
     sched *s;
-    cr_assert_not(sched_builtin(SCHED_1F1B, 4, 1, 3, &a, why, sizeof why, &s));
+    cr_assert_not(builtin_why(SCHED_1F1B, 4, 1, 3, &a, why, sizeof why, &s));
     cr_assert_not_null(strstr(why, "at least as many microbatches as stages"), "%s", why);
-    cr_assert_not(sched_builtin(SCHED_INTERLEAVED_1F1B, 4, 2, 9, &a, why, sizeof why, &s));
+    cr_assert_not(builtin_why(SCHED_INTERLEAVED_1F1B, 4, 2, 9, &a, why, sizeof why, &s));
     cr_assert_not_null(strstr(why, "not a multiple of 2"), "%s", why);
     arena_free(&a);
 }
@@ -178,7 +179,7 @@ Test(sched_props, every_accepted_configuration_is_complete_and_owned, .timeout =
                     arena_init(&a, 0);
                     char why[400];
                     sched *s;
-                    if (sched_builtin(kinds[k], p, v, m, &a, why, sizeof why, &s)) {
+                    if (builtin_why(kinds[k], p, v, m, &a, why, sizeof why, &s)) {
                         /* sched_builtin runs sched_index; check its result independently. */
                         bool split = kinds[k] == SCHED_ZBH1 || kinds[k] == SCHED_ZBV;
                         cr_assert_eq(s->n_actions, (size_t)p * v * m * (split ? 3 : 2));

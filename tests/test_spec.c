@@ -69,7 +69,7 @@ Test(spec_valid, base_spec_loads_with_documented_defaults)
 {
     loaded l;
     load_with(&l, 99, "");
-    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
     const spec *s = l.s;
     cr_assert_str_eq(s->name, "t");
     cr_assert_eq(s->version, 1);
@@ -107,7 +107,7 @@ Test(spec_valid, default_spec_matches_llama3_8b)
     loaded l;
     load_str(&l, yaml);
     free(yaml);
-    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
     const spec *s = l.s;
     cr_assert_str_eq(s->name, "llama8b_1f1b");
     cr_assert_eq(s->schedule, SCHED_1F1B);
@@ -154,7 +154,7 @@ Test(spec_valid, full_schema_round_trips_every_key)
                  "         seed: 18446744073709551615}\n"
                  "targets: {c: false, cuda: {enabled: true, arch: sm_80}}\n"
                  "data: {lcp_index: {token_bytes: 4, seq_len: 1048576, topk: 1024}}\n");
-    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
     const spec *s = l.s;
     cr_assert_eq(s->schedule, SCHED_ZBH1);
     cr_assert_eq(s->microbatches, 65536);
@@ -176,7 +176,7 @@ Test(spec_valid, cuda_false_is_short_for_disabled)
 {
     loaded l;
     load_with(&l, 0, "targets: {cuda: false}");
-    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
     cr_assert_not(l.s->targets.cuda);
     loaded_free(&l);
 }
@@ -185,7 +185,7 @@ Test(spec_valid, small_aliases_are_allowed)
 {
     loaded l;
     load_with(&l, 8, "timing: {forward_ms: &f [1, 2], backward_ms: [2, 4], backward_frozen_ms: *f}");
-    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
     cr_assert(l.s->timing.backward_frozen_ms[1] == 2.0);
     loaded_free(&l);
 }
@@ -198,7 +198,7 @@ Test(spec_valid, interleaved_and_zbv_accept_their_stage_shapes)
                  "    - params: [{name: a, numel: 1}]\n    - params: [{name: a, numel: 1}]\n"
                  "pipeline: {schedule: ZBV, ranks: 2, stages_per_rank: 2, microbatches: 4}\n"
                  "timing: {forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1}\n");
-    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
     cr_assert_eq(l.s->n_stages, 4);
     loaded_free(&l);
 }
@@ -209,7 +209,7 @@ Test(spec_invalid, unknown_key_suggests_the_nearest_known_key)
 {
     loaded l;
     load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: 2, microbatch: 4}");
-    cr_assert_eq(l.status, SPEC_INVALID);
+    cr_assert_eq(l.status, TFC_INVALID);
     EXPECT_ERROR(&l, 7, 38, "unknown key \"microbatch\" in pipeline; did you mean 'microbatches'?");
     loaded_free(&l);
 }
@@ -465,14 +465,14 @@ Test(spec_valid, every_selection_rule_and_freeze_weights)
         snprintf(line, sizeof line, "freeze: {max_ratio: 0.5, select: %s}", names[i]);
         loaded l;
         load_with(&l, 0, line);
-        cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+        cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
         cr_assert_eq(l.s->freeze.select, rules[i]);
         cr_assert_str_eq(spec_select_name(rules[i]), names[i]);
         loaded_free(&l);
     }
     loaded l;
     load_weighted(&l, "    - params: [{name: b, numel: 20, freeze_weight: 0}, {name: c, numel: 30, freeze_weight: 2.5}]");
-    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
     const spec_param *b = &l.s->stages[1].params[0], *c = &l.s->stages[1].params[1];
     cr_assert(b->freeze_weight == 0.0 && b->has_freeze_weight && c->freeze_weight == 2.5);
     cr_assert(l.s->stages[0].params[0].freeze_weight == 1.0 && !l.s->stages[0].params[0].has_freeze_weight);
@@ -585,7 +585,7 @@ Test(spec_invalid, nul_byte_gets_a_line_and_column)
     char yaml[] = "tfc: 1\nname: t\n  x\0y\n";
     l.status = spec_load_buffer("t.yaml", yaml, sizeof yaml - 1, (arena_init(&l.a, 0), &l.a),
                                 (diag_init(&l.d, 10), &l.d), &l.s);
-    cr_assert_eq(l.status, SPEC_INVALID);
+    cr_assert_eq(l.status, TFC_INVALID);
     cr_assert_eq(l.d.items[0].line, 3);
     cr_assert_eq(l.d.items[0].col, 4);
     cr_assert(strstr(l.d.items[0].msg, "NUL byte") != NULL);
@@ -598,7 +598,7 @@ Test(spec_invalid, utf16_is_refused_with_a_hint)
     char yaml[] = "\xFF\xFEt\0f\0c\0";
     l.status = spec_load_buffer("t.yaml", yaml, sizeof yaml - 1, (arena_init(&l.a, 0), &l.a),
                                 (diag_init(&l.d, 10), &l.d), &l.s);
-    cr_assert_eq(l.status, SPEC_INVALID);
+    cr_assert_eq(l.status, TFC_INVALID);
     cr_assert(strstr(l.d.items[0].msg, "UTF-16") != NULL);
     loaded_free(&l);
 }
@@ -617,7 +617,7 @@ Test(spec_limits, microbatches_at_and_past_the_limit)
 {
     loaded l;
     load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 65536}");
-    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
     loaded_free(&l);
     load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 65537}");
     EXPECT_ERROR(&l, 7, 52, "from 1 to 65536");
@@ -636,7 +636,7 @@ Test(spec_limits, numel_at_and_past_the_limit)
 {
     loaded l;
     load_with(&l, 5, "    - params: [{name: a, numel: 281474976710656}]");
-    cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
     loaded_free(&l);
     load_with(&l, 5, "    - params: [{name: a, numel: 281474976710657}]");
     EXPECT_ERROR(&l, 5, 33, "from 1 to 281474976710656");
@@ -656,7 +656,7 @@ Test(spec_limits, parameter_name_at_and_past_512_bytes)
         loaded l;
         load_with(&l, 5, line);
         if (len == 512)
-            cr_assert_eq(l.status, SPEC_OK, "%s", l.dump);
+            cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
         else
             EXPECT_ERROR(&l, 5, 23, "513 bytes long, more than the limit of 512");
         loaded_free(&l);

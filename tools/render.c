@@ -47,12 +47,15 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(out, "/* Generated at build time by tools/render.c from %s; do not edit. */\n", strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1]);
-    char why[256];
-    if (!tmpl_render(out, text, vars, (size_t)nv, why, sizeof why)) {
-        fprintf(stderr, "render: %s\n", why);
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    if (!tmpl_render(out, text, vars, (size_t)nv, &d)) {
+        diag_print(&d, stderr);
+        diag_free(&d);
         fclose(out);
         remove(argv[2]);
         return 1;
     }
+    diag_free(&d);
     return fclose(out) == 0 ? 0 : 1;
 }

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dag *g;
     arena_init(&a, 0);
     diag_init(&d, DIAG_DEFAULT_MAX);
-    if (spec_load_buffer("f.yaml", spec_text, sizeof spec_text - 1, &a, &d, &s) == SPEC_OK &&
+    if (spec_load_buffer("f.yaml", spec_text, sizeof spec_text - 1, &a, &d, &s) == TFC_OK &&
         sched_csv_parse(s, "o.csv", (const char *)data, size, &a, &d, &sc))
         dag_build(sc, s->path, s->pos_schedule, &a, &d, &g);
     diag_free(&d);

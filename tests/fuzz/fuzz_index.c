@@ -39,7 +39,7 @@ static void once(void)
     diag_list d;
     diag_init(&d, 4);
     const char *paths[1] = {shard_path};
-    if (lcp_shards_open(paths, 1, false, 2, &sh, &d) != SPEC_OK)
+    if (lcp_shards_open(paths, 1, false, 2, &sh, &d) != TFC_OK)
         abort();
     diag_free(&d);
 }
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             diag_list d;
             diag_init(&d, 4);
             lcp_index ix;
-            if (lcp_index_open(idx_path, &sh, verify, &ix, &d) == SPEC_OK) {
+            if (lcp_index_open(idx_path, &sh, verify, &ix, &d) == TFC_OK) {
                 if (!verify) /* with the derived search arrays once, without once */
                     (void)lcp_index_derive(&ix, idx_path, &d);
                 uint32_t seq[8], lcp[8];

@@ -36,13 +36,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         diag_list d;
         diag_init(&d, 4);
         lcp_shards sh;
-        if (lcp_shards_open(paths, 1, mode > 0, mode == 2 ? 4 : 2, &sh, &d) == SPEC_OK) {
+        if (lcp_shards_open(paths, 1, mode > 0, mode == 2 ? 4 : 2, &sh, &d) == TFC_OK) {
             uint32_t seq_len = 1 + (size ? data[0] % 7 : 0);
             lcp_build_stats st;
             if (sh.s[0].n_tokens >= seq_len && sh.s[0].n_tokens < 20000 &&
-                lcp_index_build(&sh, seq_len, 1 + (size > 1 ? data[1] % 3 : 0), idx, false, &d, &st) == SPEC_OK) {
+                lcp_index_build(&sh, seq_len, 1 + (size > 1 ? data[1] % 3 : 0), idx, false, &d, &st) == TFC_OK) {
                 lcp_index ix;
-                if (lcp_index_open(idx, &sh, true, &ix, &d) == SPEC_OK) {
+                if (lcp_index_open(idx, &sh, true, &ix, &d) == TFC_OK) {
                     (void)lcp_index_derive(&ix, idx, &d);
                     uint32_t seq[4], lcp[4];
                     uint8_t *dup = malloc(ix.n ? ix.n : 1);

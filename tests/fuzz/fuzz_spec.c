@@ -18,11 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const spec *s;
     arena_init(&a, 0);
     diag_init(&d, DIAG_DEFAULT_MAX);
-    if (spec_load_buffer("fuzz.yaml", (const char *)data, size, &a, &d, &s) == SPEC_OK &&
+    if (spec_load_buffer("fuzz.yaml", (const char *)data, size, &a, &d, &s) == TFC_OK &&
         s->schedule != SCHED_CUSTOM) {
         sched *sc;
         dag *g;
-        if (sched_build(s, &a, &d, &sc) == SPEC_OK)
+        if (sched_build(s, &a, &d, &sc) == TFC_OK)
             dag_build(sc, s->path, s->pos_schedule, &a, &d, &g);
     }
     diag_free(&d);

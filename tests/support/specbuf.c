@@ -35,3 +35,14 @@ bool has_error(const loaded *l, unsigned line, unsigned col, const char *fragmen
     }
     return false;
 }
+
+bool builtin_why(spec_schedule kind, uint32_t ranks, uint32_t stages_per_rank, uint32_t microbatches, arena *a,
+                 char *why, size_t cap, sched **out)
+{
+    diag_list d;
+    diag_init(&d, 4);
+    tfc_status st = sched_builtin(kind, ranks, stages_per_rank, microbatches, a, &d, NULL, (spec_pos){0, 0}, out);
+    snprintf(why, cap, "%s", d.n ? d.items[0].msg : (d.nomem ? "out of memory" : ""));
+    diag_free(&d);
+    return st == TFC_OK;
+}

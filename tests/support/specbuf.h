@@ -6,13 +6,14 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "sched.h"
 #include "spec.h"
 
 typedef struct loaded {
     arena a;
     diag_list d;
     const spec *s;
-    spec_status status;
+    tfc_status status;
     char dump[4096]; /* every diagnostic, one per line, for failure messages */
 } loaded;
 
@@ -21,5 +22,9 @@ void load_str(loaded *l, const char *yaml);
 void loaded_free(loaded *l);
 /* An error at line:col (0 = any) whose message contains fragment. */
 bool has_error(const loaded *l, unsigned line, unsigned col, const char *fragment);
+
+/* sched_builtin with its first message in why (for assertions). */
+bool builtin_why(spec_schedule kind, uint32_t ranks, uint32_t stages_per_rank, uint32_t microbatches, arena *a,
+                 char *why, size_t cap, sched **out);
 
 #endif
