@@ -20,6 +20,7 @@
 #include "plan.h"
 #include "sha256.h"
 #include "specbuf.h"
+#include "embedded.h"
 #include "tmpl.h"
 
 /* ---- SHA-256: FIPS 180-4 example vectors ---- */

@@ -7,10 +7,6 @@
 
 #include "tmpl.h"
 
-/* tmpl.c looks embedded templates up here; this tool has none. */
-const char *const tfc_template_names[] = {NULL};
-const char *const tfc_template_texts[] = {NULL};
-
 int main(int argc, char **argv)
 {
     if (argc < 3) {

@@ -9,7 +9,6 @@
 
 #include "diag.h"
 #include "lcp_shard.h"
-#include "spec.h"
 
 #define LCP_INDEX_MAGIC "TFCLCPX1"
 #define LCP_INDEX_VERSION 1u

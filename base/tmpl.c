@@ -4,18 +4,6 @@
 
 #include <string.h>
 
-/* Written by tools/embed.c at build time from templates/. */
-extern const char *const tfc_template_names[];
-extern const char *const tfc_template_texts[];
-
-const char *tmpl_get(const char *name)
-{
-    for (size_t i = 0; tfc_template_names[i]; i++)
-        if (strcmp(tfc_template_names[i], name) == 0)
-            return tfc_template_texts[i];
-    return NULL;
-}
-
 static bool is_key_char(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 
 bool tmpl_render(FILE *out, const char *text, const tmpl_var *vars, size_t n_vars, diag_list *d)

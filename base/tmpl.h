@@ -1,6 +1,5 @@
-/* tmpl: the text of every generated file lives in templates/ (embedded
- * into tfc at build time, templates_data.c) with @KEY@ placeholders; an
- * emitter fills them and nothing else. */
+/* tmpl: filling @KEY@ placeholders in a text. The texts themselves are
+ * templates/ (embedded into tfc at build time: compiler/emit/embedded.h). */
 #ifndef TFC_TMPL_H
 #define TFC_TMPL_H
 
@@ -9,9 +8,6 @@
 #include <stdio.h>
 
 #include "diag.h"
-
-/* The embedded templates, by file name in templates/ ("stage.cu.in"). */
-const char *tmpl_get(const char *name);
 
 typedef struct tmpl_var {
     const char *key;   /* without the @s: "NAME" */

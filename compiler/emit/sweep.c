@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "embedded.h"
 #include "tmpl.h"
 #include "version.h"
 

@@ -5,7 +5,7 @@
 
 #include "diag.h"
 #include "gen.h"
-#include "spec.h"
+#include "status.h"
 
 /* Writes g as the folder dir: every file into a new temporary sibling
  * (".NAME.tfc-PID-XXXXXX"), each flushed to disk, then one rename puts it in

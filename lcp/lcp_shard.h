@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "diag.h"
-#include "spec.h"
+#include "status.h"
 
 #define LCP_SHARD_MAGIC 20240520
 #define LCP_SHARD_HEADER_BYTES 1024u

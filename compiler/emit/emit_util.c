@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "embedded.h"
 #include "json.h"
 #include "version.h"
 

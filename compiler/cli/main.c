@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lpsolve/lp_lib.h>
+#include <yaml.h>
+
 #include "arena.h"
 #include "emit.h"
 #include "fio.h"
@@ -19,10 +22,28 @@
 #include "plan_print.h"
 #include "spec.h"
 #include "text.h"
+#include "embedded.h"
 #include "tmpl.h"
+#include "nvrtc_check.h"
 #include "version.h"
 #include "cli_exit.h"
 
+
+/* tfc --version: one line per component: tfc, libyaml, lp_solve, NVRTC (or
+ * that it is absent). */
+static void version_print(FILE *out)
+{
+    fprintf(out, "tfc %s\n", version_string());
+    fprintf(out, "libyaml %s\n", yaml_get_version_string());
+    int maj, min, rel, build;
+    lp_solve_version(&maj, &min, &rel, &build);
+    fprintf(out, "lp_solve %d.%d.%d.%d\n", maj, min, rel, build);
+    int nmaj = 0, nmin = 0;
+    if (nvrtc_version(&nmaj, &nmin))
+        fprintf(out, "NVRTC %d.%d\n", nmaj, nmin);
+    else
+        fprintf(out, "NVRTC not available (CUDA checks are skipped)\n");
+}
 
 static const char usage_text[] =
     "usage: tfc <command> [options]\n"

@@ -1,0 +1,14 @@
+# base/: the ground floor both products stand on: status, arena, diagnostics, text, files, hashing, templates, the output folder.
+# Sources, relative to the project root (docs/architecture.md is the map).
+set(TFC_BASE_SOURCES
+  base/arena.c
+  base/diag.c
+  base/fio.c
+  base/gen.c
+  base/json.c
+  base/outdir.c
+  base/sha256.c
+  base/text.c
+  base/tmpl.c
+  base/version.c
+)

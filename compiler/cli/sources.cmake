@@ -1,0 +1,6 @@
+# compiler/cli/: the command line: the verbs, the compile driver, exit codes.
+# Sources, relative to the project root (docs/architecture.md is the map).
+set(TFC_CLI_SOURCES
+  compiler/cli/cli_index.c
+  compiler/cli/compile.c
+)

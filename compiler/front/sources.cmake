@@ -1,0 +1,9 @@
+# compiler/front/: the front end: spec v1 from YAML, the cost model, the selection weights.
+# Sources, relative to the project root (docs/architecture.md is the map).
+set(TFC_FRONT_SOURCES
+  compiler/front/cost_model.c
+  compiler/front/select.c
+  compiler/front/spec.c
+  compiler/front/ydoc.c
+  compiler/front/ydoc_scalar.c
+)
