@@ -3,7 +3,6 @@
  * cli_index.c (the index verbs), the only file that prints errors or exits. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +12,7 @@
 
 #include "arena.h"
 #include "emit.h"
-#include "fio.h"
+#include "outdir.h"
 #include "sweep.h"
 #include "cli_index.h"
 #include "compile.h"
@@ -110,8 +109,8 @@ static const char plan_help[] =
     "  --dump-lp FILE    write the freeze LP as JSON instead ('-' = stdout;\n"
     "                    docs/freeze-lp.md), solve nothing and print no plan\n"
     "  --sweep DIR       makespan against freeze.max_ratio 0, 0.1, ..., 1 for the\n"
-    "                    timely and uniform policies: DIR/pareto.csv (also printed)\n"
-    "                    and DIR/pareto.svg\n"
+    "                    timely and uniform policies: DIR/pareto.csv (also printed),\n"
+    "                    DIR/pareto.svg and a MANIFEST, written like compile's folder\n"
     "  --lp-timeout S    give up (exit 3) when an LP phase takes longer than S\n"
     "                    seconds (default 300; 0 = no limit)\n"
     "  --lp-method M     decompose (default): lp_solve on a small master LP with\n"
@@ -254,7 +253,9 @@ static int run_check(int argc, char **argv)
     return flush_stdout(exit_for(st));
 }
 
-/* tfc plan --sweep DIR: pareto.csv and pareto.svg in DIR, the table on stdout. */
+/* tfc plan --sweep DIR: pareto.csv and pareto.svg in DIR (with a MANIFEST,
+ * written like tfc compile's folder: whole or not at all), the table on
+ * stdout. */
 static tfc_status run_sweep(const char *path, const plan_options *opt, const char *dir, arena *a)
 {
     diag_list d;
@@ -264,43 +265,23 @@ static tfc_status run_sweep(const char *path, const plan_options *opt, const cha
     tfc_status st = spec_load_file(path, a, &d, &s);
     if (st == TFC_OK)
         st = sweep_run(s, opt, 10, a, &d, &r);
-    char *csv = NULL, *svg = NULL;
-    size_t csv_len = 0, svg_len = 0;
+    gen_folder g = {0};
     if (st == TFC_OK) {
-        FILE *fc = open_memstream(&csv, &csv_len), *fs = open_memstream(&svg, &svg_len);
         char label[256];
         emit_spec_label(path, label, sizeof label);
-        bool ok = fc && fs;
-        if (ok) {
-            sweep_write_csv(&r, fc);
-            ok = sweep_write_svg(s, label, &r, fs);
-        }
-        if (fc && fclose(fc) != 0)
-            ok = false;
-        if (fs && fclose(fs) != 0)
-            ok = false;
-        size_t n = strlen(dir) + 16;
-        char *pc = arena_alloc(a, n), *ps = arena_alloc(a, n);
-        if (!ok || !pc || !ps) {
-            diag_error(&d, dir, 0, 0, "out of memory writing the sweep");
+        emit_input in = {NULL, label, s->sha256};
+        if (!sweep_folder(s, label, &r, &g, &d))
             st = TFC_IO;
-        } else {
-            snprintf(pc, n, "%s/pareto.csv", dir);
-            snprintf(ps, n, "%s/pareto.svg", dir);
-            if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-                diag_error(&d, dir, 0, 0, "cannot create the folder: %s", strerror(errno));
-                st = TFC_IO;
-            } else if (!fio_write_atomic(pc, csv, csv_len, &d) || !fio_write_atomic(ps, svg, svg_len, &d)) {
-                st = TFC_IO;
-            } else {
-                fputs(csv, stdout);
-            }
-        }
+        else if (!emit_manifest(&in, &g))
+            st = diag_nomem(&d, "writing the MANIFEST");
+        else
+            st = outdir_write(dir, &g, &d);
     }
-    free(csv);
-    free(svg);
-    st = cli_report(&d, st);
-    return st;
+    const gen_file *csv = st == TFC_OK ? gen_find(&g, "pareto.csv") : NULL;
+    if (csv)
+        fwrite(csv->data, 1, csv->len, stdout);
+    gen_folder_free(&g);
+    return cli_report(&d, st);
 }
 
 /* --policy, --lp-timeout and --lp-method, shared by plan and compile; -1 to go on. */

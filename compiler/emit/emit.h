@@ -22,7 +22,8 @@ typedef struct emit_input {
 bool emit_folder(const emit_input *in, gen_folder *out, diag_list *d);
 
 /* Appends MANIFEST: tfc's version, the spec's sha256 and the sha256 of every
- * file already in out (docs/codegen.md, "MANIFEST"). */
+ * file already in out (docs/codegen.md, "MANIFEST"). Reads only in's label
+ * and hash (in->p may be NULL: the sweep's folder has a MANIFEST too). */
 bool emit_manifest(const emit_input *in, gen_folder *out);
 
 /* A file name safe to print in a comment or a MANIFEST line: the base name

@@ -142,3 +142,29 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
     free(body);
     return ok && !ferror(f);
 }
+
+bool sweep_folder(const spec *sp, const char *spec_label, const sweep_result *r, gen_folder *out, diag_list *d)
+{
+    gen_writer w;
+    if (!gen_open(&w)) {
+        diag_nomem(d, "writing pareto.csv");
+        return false;
+    }
+    sweep_write_csv(r, w.f);
+    if (!gen_close(out, "pareto.csv", &w)) {
+        diag_nomem(d, "writing pareto.csv");
+        return false;
+    }
+    if (!gen_open(&w)) {
+        diag_nomem(d, "writing pareto.svg");
+        return false;
+    }
+    bool ok = sweep_write_svg(sp, spec_label, r, w.f);
+    if (!gen_close(out, "pareto.svg", &w)) {
+        diag_nomem(d, "writing pareto.svg");
+        return false;
+    }
+    if (!ok)
+        diag_error(d, NULL, 0, 0, "internal error: the template pareto.svg.in is missing from this build");
+    return ok;
+}

@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "gen.h"
 #include "plan.h"
 #include "spec.h"
 
@@ -29,5 +30,8 @@ tfc_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, ar
 void sweep_write_csv(const sweep_result *r, FILE *f);
 /* False when a template is missing (a build bug). */
 bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result *r, FILE *f);
+/* pareto.csv and pareto.svg appended to out (in memory; outdir.h writes the
+ * folder, as for tfc compile); false with the reason in d. */
+bool sweep_folder(const spec *sp, const char *spec_label, const sweep_result *r, gen_folder *out, diag_list *d);
 
 #endif

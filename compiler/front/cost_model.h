@@ -11,6 +11,11 @@ typedef struct cost_model {
     double peak_tflops, mfu;
 } cost_model;
 
+/* The backward's parts in forwards (docs/spec.md, "The cost model"): the
+ * input gradient and the weight gradient each cost about one forward. */
+#define COST_MODEL_INPUT_GRAD_FORWARDS 1.0
+#define COST_MODEL_WEIGHT_GRAD_FORWARDS 1.0
+
 /* Forward FLOPs of one transformer layer for one microbatch. */
 double cost_model_layer_flops(const cost_model *m);
 /* Forward FLOPs of the output projection for one microbatch (last stage). */

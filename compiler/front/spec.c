@@ -853,11 +853,12 @@ static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
             return;
         }
         tm->forward_ms[st] = fwd;
-        tm->backward_ms[st] = 2 * fwd;
-        tm->backward_frozen_ms[st] = fwd;
-        tm->backward_input_ms[st] = fwd;
-        tm->backward_weight_ms[st] = fwd;
-        tm->backward_weight_frozen_ms[st] = 0.05 * fwd;
+        const double bi = COST_MODEL_INPUT_GRAD_FORWARDS * fwd, bw = COST_MODEL_WEIGHT_GRAD_FORWARDS * fwd;
+        tm->backward_ms[st] = bi + bw;
+        tm->backward_frozen_ms[st] = bi;
+        tm->backward_input_ms[st] = bi;
+        tm->backward_weight_ms[st] = bw;
+        tm->backward_weight_frozen_ms[st] = SPEC_W_FLOOR_SHARE * bw;
     }
 }
 
@@ -902,14 +903,12 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
         int src = get_enum(c, v, "timing.source", sources);
         if (src < 0)
             return;
-
-        if (src == 1) {
-            tm->source = TIMING_MODEL;
+        tm->source = (spec_timing_source)src;
+        if (tm->source == TIMING_MODEL) {
             read_cost_model(c, t, n);
             return;
         }
-        if (src == 2 || src == 3) {
-            tm->source = src == 2 ? TIMING_MEASURED : TIMING_TRACE;
+        if (tm->source == TIMING_MEASURED || tm->source == TIMING_TRACE) {
             read_measured(c, t);
             return;
         }

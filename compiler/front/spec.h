@@ -71,6 +71,13 @@ typedef struct spec_stage {
     spec_pos pos;
 } spec_stage;
 
+/* W with every parameter frozen, as a share of W, when the spec gives no
+ * backward_weight_frozen_ms: launch and bookkeeping that remain with every
+ * weight gradient skipped (docs/spec.md). The one home of the W floor. */
+#define SPEC_W_FLOOR_SHARE 0.05
+
+/* In the order of timing.source's spellings ("table", "model", "measured",
+ * "trace"): spec.c reads the key by this order. */
 typedef enum {
     TIMING_TABLE,    /* the per-stage tables */
     TIMING_MODEL,    /* the tables, computed by the cost model */

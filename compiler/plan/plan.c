@@ -15,21 +15,17 @@ const char *plan_policy_name(freeze_policy p)
     return "?";
 }
 
-/* W's floor when the spec gives none: launch and bookkeeping that remain
- * with every weight gradient skipped (docs/freeze-lp.md). */
-#define W_FLOOR_SHARE 0.05
-
 static void action_bounds(plan *p)
 {
     const spec_timing *t = &p->sp->timing;
     for (size_t i = 0; i < p->s->n_actions; i++) {
         const sched_action *x = &p->s->actions[i];
-        p->freezable[i] = x->type == ACT_B || x->type == ACT_W;
+        p->freezable[i] = act_type_freezable(x->type);
         if (x->type == ACT_B)
             p->w_min[i] = t->backward_frozen_ms[x->stage];
         else if (x->type == ACT_W)
             p->w_min[i] = t->backward_weight_frozen_ms ? t->backward_weight_frozen_ms[x->stage]
-                                                        : W_FLOOR_SHARE * t->backward_weight_ms[x->stage];
+                                                        : SPEC_W_FLOOR_SHARE * t->backward_weight_ms[x->stage];
         else
             p->w_min[i] = p->dur[i];
     }
@@ -151,7 +147,7 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
         if (st != TFC_OK)
             return st;
         for (size_t i = 0; i < p->s->n_actions; i++)
-            p->freezable[i] = p->s->actions[i].type == ACT_B || p->s->actions[i].type == ACT_W;
+            p->freezable[i] = act_type_freezable(p->s->actions[i].type);
     } else {
         if (!sim_durations(sp, p->s, p->dur, d))
             return TFC_INVALID;

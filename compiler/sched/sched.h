@@ -16,6 +16,11 @@
 #include "spec.h"
 
 typedef enum { ACT_F = 0, ACT_B = 1, ACT_I = 2, ACT_W = 3 } act_type;
+
+/* The actions freezing can shorten: a full backward B (its weight
+ * gradient) and a weight-gradient W. F and I compute what later actions
+ * need and never freeze (docs/freeze-lp.md). The one home of this rule. */
+static inline bool act_type_freezable(act_type t) { return t == ACT_B || t == ACT_W; }
 enum { ACT_TYPES = 4 };
 
 /* "F", "B", "I", "W" */

@@ -7,5 +7,6 @@ set(TFC_SCHED_SOURCES
   compiler/sched/sched_csv.c
   compiler/sched/sim.c
   compiler/sched/timing_csv.c
+  compiler/sched/timing_samples.c
   compiler/sched/timing_trace.c
 )

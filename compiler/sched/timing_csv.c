@@ -7,32 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fio.h"
 #include "timing_samples.h"
-
-bool samples_push(samples *s, sample x)
-{
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 1024;
-        sample *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        s->v = v;
-        s->cap = cap;
-    }
-    s->v[s->n++] = x;
-    return true;
-}
-
-tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
-                              size_t *len, diag_list *d)
-{
-    fio_status fs = fio_read_all(path, SPEC_MAX_FILE_BYTES, buf, len, d);
-    if (fs == FIO_OK)
-        return TFC_OK;
-    diag_note_in(d, sp->path, named_at.line, named_at.col, "named by timing.%s here", key);
-    return fs == FIO_TOO_LARGE ? TFC_INVALID : TFC_IO;
-}
+#include "timing_trace.h"
 
 /* One field of a row: [b, e), trimmed of spaces and tabs. */
 typedef struct field {
@@ -234,7 +210,7 @@ tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur
         size_t missing = 0, missing_frozen = 0;
         char name[32], first[32] = "", first_frozen[32] = "";
         for (size_t u = 0; u < n; u++) {
-            bool freezable = s->actions[u].type == ACT_B || s->actions[u].type == ACT_W;
+            bool freezable = act_type_freezable(s->actions[u].type);
             if (isnan(dur[u]) && missing++ == 0)
                 sched_action_name(s, u, first, sizeof first);
             if (freezable && isnan(frozen[u]) && missing_frozen++ == 0)
@@ -260,7 +236,7 @@ tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur
             st = TFC_INVALID;
         }
         for (size_t u = 0; u < n; u++)
-            if (!(s->actions[u].type == ACT_B || s->actions[u].type == ACT_W))
+            if (!act_type_freezable(s->actions[u].type))
                 w_min[u] = dur[u];
     }
     free(su.v);

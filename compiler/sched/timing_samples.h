@@ -31,10 +31,4 @@ bool samples_push(samples *s, sample x);
 tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
                               size_t *len, diag_list *d);
 
-/* Reads a Chrome trace (timing.source: trace): every complete event ("ph":
- * "X") named PP:<stage><type><microbatch> is a sample of that action, its
- * "dur" in microseconds. Errors at FILE:LINE:COL. */
-tfc_status timing_trace_read(const spec *sp, const sched *s, const char *path, spec_pos named_at, const char *key,
-                              samples *out, diag_list *d);
-
 #endif

@@ -2,12 +2,13 @@
  * reader (recursive descent, nesting bounded at 64) that keeps only what a
  * complete event needs: its name, phase and duration. */
 #define _POSIX_C_SOURCE 200809L
+#include "timing_trace.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "text.h"
-#include "timing_samples.h"
 
 #define TRACE_MAX_DEPTH 64
 
