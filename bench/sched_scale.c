@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "dag.h"
-#include "sched.h"
+#include "sched_builtin.h"
 #include "sim.h"
 
 static double now_s(void)

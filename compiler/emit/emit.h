@@ -8,14 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "emit_util.h" /* emit_input */
 #include "gen.h"
 #include "plan.h"
-
-typedef struct emit_input {
-    const plan *p;
-    const char *spec_label; /* the spec's file name, no folder (for comments and MANIFEST) */
-    const char *spec_sha256; /* of the spec's bytes, 64 hex digits */
-} emit_input;
 
 /* Every file but the MANIFEST; false with the reason in d (out of memory,
  * or a template bug). */

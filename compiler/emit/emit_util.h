@@ -7,8 +7,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "emit.h"
+#include "gen.h"
+#include "plan.h"
 #include "tmpl.h"
+
+/* What an emitter is given (emit.h's emit_folder takes it). */
+typedef struct emit_input {
+    const plan *p;
+    const char *spec_label; /* the spec's file name, no folder (for comments and MANIFEST) */
+    const char *spec_sha256; /* of the spec's bytes, 64 hex digits */
+} emit_input;
 
 typedef struct emit_ctx {
     const emit_input *in;

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "sched_build.h"
 #include "timing_csv.h"
 
 const char *plan_policy_name(freeze_policy p)

@@ -1,12 +1,10 @@
-/* sched: what every schedule shares: the action index, the completeness
- * check, and the choice between built-in and custom orders. */
+/* sched: what every schedule shares: the action index and the
+ * completeness check. */
 #include "sched.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "sched_csv.h"
 
 char sched_act_letter(act_type t) { return "FBIW"[t]; }
 
@@ -101,13 +99,4 @@ bool sched_index(sched *s, arena *a, diag_list *d, const char *file)
     }
     free(first);
     return diag_count(d) == before;
-}
-
-tfc_status sched_build(const spec *sp, arena *a, diag_list *d, sched **out)
-{
-    *out = NULL;
-    if (sp->schedule == SCHED_CUSTOM)
-        return sched_csv_read(sp, a, d, out);
-    return sched_builtin(sp->schedule, sp->ranks, sp->stages_per_rank, sp->microbatches, a, d, sp->path,
-                         sp->pos_microbatches, out);
 }

@@ -55,17 +55,6 @@ static inline uint32_t sched_find(const sched *s, act_type t, uint32_t stage, ui
     return s->index[((size_t)t * s->n_stages + stage) * s->microbatches + mb];
 }
 
-/* Builds the schedule the spec names. Configurations the schedule cannot
- * take are errors at the spec's position; custom CSV problems are errors at
- * the CSV's line and column. Returns TFC_INVALID or TFC_IO with errors in d. */
-tfc_status sched_build(const spec *sp, arena *a, diag_list *d, sched **out);
-
-/* A built-in schedule for (ranks, stages_per_rank, microbatches), without a
- * spec: the generators alone. A configuration the schedule refuses is
- * TFC_INVALID with the reason filed at file:at (file NULL: no file). */
-tfc_status sched_builtin(spec_schedule kind, uint32_t ranks, uint32_t stages_per_rank, uint32_t microbatches,
-                         arena *a, diag_list *d, const char *file, spec_pos at, sched **out);
-
 /* Fills stage_rank checks, rank_of and index from actions and rank_start,
  * and checks completeness: each stage on one rank, and each (stage, mb) with
  * exactly one F and either one B or one I and one W. Used by both builders;

@@ -6,6 +6,8 @@
  * action may start is the DAG's business, not the order's.
  *
  * p = ranks, v = stages per rank, m = microbatches. */
+#include "sched_builtin.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

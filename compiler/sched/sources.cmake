@@ -3,6 +3,7 @@
 set(TFC_SCHED_SOURCES
   compiler/sched/dag.c
   compiler/sched/sched.c
+  compiler/sched/sched_build.c
   compiler/sched/sched_builtin.c
   compiler/sched/sched_csv.c
   compiler/sched/sim.c

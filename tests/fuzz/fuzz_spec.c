@@ -6,7 +6,7 @@
 #include "arena.h"
 #include "dag.h"
 #include "diag.h"
-#include "sched.h"
+#include "sched_build.h"
 #include "spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,7 +6,7 @@
 
 #include "arena.h"
 #include "diag.h"
-#include "sched.h"
+#include "sched_builtin.h"
 #include "spec.h"
 
 typedef struct loaded {
