@@ -148,6 +148,13 @@ for page in sorted(os.listdir(os.path.join(root, "docs"))):
     if page.endswith(".md") and f"docs/{page}" not in layout:
         bad.append(f"README.md's layout does not link docs/{page}")
 
+# templates/README.md's table names every template.
+tdir = os.path.join(root, "templates")
+treadme = open(os.path.join(tdir, "README.md"), encoding="utf-8").read()
+for t in sorted(os.listdir(tdir)):
+    if t != "README.md" and f"`{t}`" not in treadme:
+        bad.append(f"templates/README.md does not name templates/{t}")
+
 n_mods = sum(len(v) for v in modules.values())
 if bad:
     for b in bad:
