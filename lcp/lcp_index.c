@@ -366,9 +366,12 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
         return TFC_INVALID;
     }
     void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    int err = errno;
     close(fd);
     if (map == MAP_FAILED) {
-        diag_error(d, path, 0, 0, "cannot map the index: %s", strerror(errno));
+        if (err == ENOMEM) /* no address space left: out of memory, not a problem with the file */
+            return diag_nomem(d, "mapping the index %s (%llu bytes)", path, (unsigned long long)size);
+        diag_error(d, path, 0, 0, "cannot map the index: %s", strerror(err));
         return TFC_IO;
     }
     ix->map = map;

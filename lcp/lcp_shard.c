@@ -59,8 +59,13 @@ static tfc_status open_one(const char *path, bool raw, uint32_t token_bytes, lcp
         s->map = mmap(NULL, (size_t)s->file_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
         if (s->map == MAP_FAILED) {
             s->map = NULL;
-            diag_error(d, path, 0, 0, "cannot map the shard: %s", strerror(errno));
+            int err = errno;
             close(fd);
+            /* No address space left for the mapping: out of memory, not a
+             * problem with the file. */
+            if (err == ENOMEM)
+                return diag_nomem(d, "mapping the shard %s (%llu bytes)", path, (unsigned long long)s->file_size);
+            diag_error(d, path, 0, 0, "cannot map the shard: %s", strerror(err));
             return TFC_IO;
         }
     }
