@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs tfc from BUILD_DIR into a temporary prefix and builds the small
 # external project here against it with find_package(tfc) and
-# tfc_generate(), then runs it (ctest cmake_package).
+# tfc_generate(), and a data loader linking tfc::lcp, then runs both
+# (ctest cmake_package).
 #   check.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1
@@ -13,4 +14,5 @@ cmake -S "$src/tests/cmake_package" -B "$work/trainer" -DCMAKE_PREFIX_PATH="$wor
 cmake --build "$work/trainer" >/dev/null
 "$work/trainer/trainer"
 ls "$work/trainer/tfc/pkg/MANIFEST" >/dev/null
-echo "cmake_package: find_package(tfc) and tfc_generate() built and ran an external project"
+"$work/trainer/loader" "$work"
+echo "cmake_package: find_package(tfc), tfc_generate() and tfc::lcp built and ran an external project"
