@@ -10,16 +10,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len, diag_list *d)
+tfc_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len, diag_list *d)
 {
     *buf = NULL;
     *len = 0;
     bool is_stdin = strcmp(path, "-") == 0;
     const char *label = is_stdin ? "<stdin>" : path;
+    tfc_status bad = TFC_IO;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         diag_error(d, label, 0, 0, "cannot open: %s", strerror(errno));
-        return FIO_ERROR;
+        return TFC_IO;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
@@ -35,7 +36,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
                    (long long)st.st_size, limit);
         if (!is_stdin)
             close(fd);
-        return FIO_TOO_LARGE;
+        return TFC_INVALID;
     }
     /* Read in growing steps, never more than limit + 1 bytes: pipes and
      * devices give no size up front. */
@@ -44,7 +45,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
         cap = limit + 1;
     char *b = malloc(cap + 1);
     if (!b) {
-        diag_nomem(d, "reading %zu bytes", cap);
+        bad = diag_nomem(d, "reading %zu bytes", cap);
         goto fail;
     }
     size_t n = 0;
@@ -56,7 +57,7 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
             char *nb = realloc(b, ncap + 1);
             if (!nb) {
                 free(b);
-                diag_nomem(d, "reading %zu bytes", ncap);
+                bad = diag_nomem(d, "reading %zu bytes", ncap);
                 goto fail;
             }
             b = nb;
@@ -79,16 +80,16 @@ fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
     if (n > limit) {
         free(b);
         diag_error(d, label, 1, 1, "input is larger than the limit of %zu bytes", limit);
-        return FIO_TOO_LARGE;
+        return TFC_INVALID;
     }
     b[n] = '\0';
     *buf = b;
     *len = n;
-    return FIO_OK;
+    return TFC_OK;
 fail:
     if (!is_stdin)
         close(fd);
-    return FIO_ERROR;
+    return bad;
 }
 
 bool fio_write_atomic(const char *path, const void *data, size_t len, diag_list *d)

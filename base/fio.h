@@ -8,17 +8,13 @@
 
 #include "diag.h"
 
-typedef enum {
-    FIO_OK = 0,
-    FIO_TOO_LARGE, /* more than limit bytes: an input error, reported at 1:1 */
-    FIO_ERROR,     /* could not open or read (missing, directory, permission, ...) */
-} fio_status;
-
 /* Reads the whole of path ("-" = standard input) into a malloc'd buffer with
  * a NUL after the last byte. Refuses directories and anything over limit
  * bytes without reading more than limit + 1 bytes. On success the caller
- * frees *buf. */
-fio_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len, diag_list *d);
+ * frees *buf. TFC_INVALID: more than limit bytes (an input error, reported
+ * at 1:1); TFC_IO: could not open or read (missing, a directory, permission,
+ * ...); TFC_NOMEM. */
+tfc_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len, diag_list *d);
 
 /* Writes len bytes to path through a temporary file in the same folder,
  * renamed into place: path is either untouched or complete. */

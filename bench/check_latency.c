@@ -94,7 +94,7 @@ int main(int argc, char **argv)
     diag_init(&d, 4);
     char *buf;
     size_t len;
-    if (fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, &d) != FIO_OK) {
+    if (fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, &d) != TFC_OK) {
         diag_print(&d, stderr);
         return 1;
     }

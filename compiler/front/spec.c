@@ -1201,11 +1201,9 @@ tfc_status spec_load_file(const char *path, arena *a, diag_list *d, const spec *
     char *buf;
     size_t len;
     *out = NULL;
-    fio_status st = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
-    if (st == FIO_TOO_LARGE)
-        return TFC_INVALID;
-    if (st != FIO_OK)
-        return TFC_IO;
+    tfc_status st = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
+    if (st != TFC_OK)
+        return st;
     /* Names in the spec point into the arena, not into buf. */
     tfc_status r = spec_load_buffer(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len, a, d, out);
     free(buf);

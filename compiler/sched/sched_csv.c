@@ -250,10 +250,10 @@ tfc_status sched_csv_read(const spec *sp, arena *a, diag_list *d, sched **out)
     }
     char *buf;
     size_t len;
-    fio_status st = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
-    if (st != FIO_OK) {
+    tfc_status st = fio_read_all(path, SPEC_MAX_FILE_BYTES, &buf, &len, d);
+    if (st != TFC_OK) {
         diag_note_in(d, sp->path, sp->pos_order.line, sp->pos_order.col, "named by pipeline.order here");
-        return st == FIO_TOO_LARGE ? TFC_INVALID : TFC_IO;
+        return st;
     }
     bool ok = sched_csv_parse(sp, path, buf, len, a, d, out);
     free(buf);

@@ -24,9 +24,9 @@ bool samples_push(samples *s, sample x)
 tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
                               size_t *len, diag_list *d)
 {
-    fio_status fs = fio_read_all(path, SPEC_MAX_FILE_BYTES, buf, len, d);
-    if (fs == FIO_OK)
-        return TFC_OK;
+    tfc_status fs = fio_read_all(path, SPEC_MAX_FILE_BYTES, buf, len, d);
+    if (fs == TFC_OK || fs == TFC_NOMEM)
+        return fs;
     diag_note_in(d, sp->path, named_at.line, named_at.col, "named by timing.%s here", key);
-    return fs == FIO_TOO_LARGE ? TFC_INVALID : TFC_IO;
+    return fs;
 }
