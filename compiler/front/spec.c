@@ -1176,22 +1176,21 @@ tfc_status spec_load_buffer(const char *file, const char *buf, size_t len, arena
     }
     const ydoc_node *root;
     if (!ydoc_parse(file, buf, len, &yaml_limits, a, d, &root))
-        return TFC_INVALID;
+        return diag_status(d, TFC_INVALID);
     if (!root) {
         diag_error(d, file, 1, 1, "spec is empty: expected a mapping starting with 'tfc: 1'");
         return TFC_INVALID;
     }
     spec *s = arena_alloc(a, sizeof *s);
-    if (!s) {
+    if (!s)
         return diag_nomem(d, "reading the spec");
-    }
     set_defaults(s);
     s->path = file;
     sha256_hex(buf, len, s->sha256);
     ctx c = {.file = file, .a = a, .d = d, .s = s};
     read_root(&c, root);
     if (diag_count(d) > before)
-        return TFC_INVALID;
+        return diag_status(d, TFC_INVALID);
     *out = s;
     return TFC_OK;
 }

@@ -115,9 +115,8 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
     freeze_policy policy = opt->policy;
     *out = NULL;
     plan *p = arena_alloc(a, sizeof *p);
-    if (!p) {
+    if (!p)
         return diag_nomem(d, "planning");
-    }
     p->sp = sp;
     p->policy = policy;
     p->lp_timeout_s = opt->lp_timeout_s;
@@ -126,7 +125,7 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
     if (st != TFC_OK)
         return st;
     if (!dag_build(p->s, sp->path, sp->pos_schedule, a, d, &p->g))
-        return TFC_INVALID;
+        return diag_status(d, TFC_INVALID);
     size_t n = p->s->n_actions ? p->s->n_actions : 1;
     p->dur = arena_alloc_array(a, n, sizeof *p->dur);
     p->w_min = arena_alloc_array(a, n, sizeof *p->w_min);
@@ -140,9 +139,8 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
     p->stage_full = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_full);
     p->stage_partial = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_partial);
     if (!p->dur || !p->w_min || !p->freezable || !p->x || !p->opt_dur || !p->stage_freezable || !p->stage_mean ||
-        !p->stage_max || !p->stage_min || !p->stage_full || !p->stage_partial) {
+        !p->stage_max || !p->stage_min || !p->stage_full || !p->stage_partial)
         return diag_nomem(d, "planning");
-    }
     if (sp->timing.source == TIMING_MEASURED || sp->timing.source == TIMING_TRACE) {
         st = timing_csv_load(sp, p->s, a, p->dur, p->w_min, d);
         if (st != TFC_OK)
@@ -151,12 +149,11 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
             p->freezable[i] = act_type_freezable(p->s->actions[i].type);
     } else {
         if (!sim_durations(sp, p->s, p->dur, d))
-            return TFC_INVALID;
+            return diag_status(d, TFC_INVALID);
         action_bounds(p);
     }
-    if (!sim_run(p->s, p->g, p->dur, sp->timing.comm_ms, a, &p->base)) {
+    if (!sim_run(p->s, p->g, p->dur, sp->timing.comm_ms, a, &p->base))
         return diag_nomem(d, "simulating %zu actions", p->s->n_actions);
-    }
 
     double cap = sp->freeze.max_ratio;
     switch (policy) {
@@ -178,9 +175,8 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
     stage_means(p);
     for (size_t i = 0; i < p->s->n_actions; i++)
         p->opt_dur[i] = p->dur[i] - p->x[i] * (p->dur[i] - p->w_min[i]);
-    if (!sim_run(p->s, p->g, p->opt_dur, sp->timing.comm_ms, a, &p->opt)) {
+    if (!sim_run(p->s, p->g, p->opt_dur, sp->timing.comm_ms, a, &p->opt))
         return diag_nomem(d, "simulating %zu actions", p->s->n_actions);
-    }
     *out = p;
     return TFC_OK;
 }

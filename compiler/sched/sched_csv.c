@@ -257,5 +257,5 @@ tfc_status sched_csv_read(const spec *sp, arena *a, diag_list *d, sched **out)
     }
     bool ok = sched_csv_parse(sp, path, buf, len, a, d, out);
     free(buf);
-    return ok ? TFC_OK : TFC_INVALID;
+    return ok ? TFC_OK : diag_status(d, TFC_INVALID);
 }
