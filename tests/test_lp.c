@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lp_direct.h"
 #include "lp_price.h"
 #include "plan.h"
 #include "plan_print.h"
@@ -560,7 +561,9 @@ Test(lp_subproblem, the_flow_subproblem_equals_its_lp, .timeout = 120)
             plan *pl = build_with(&l, yaml, POLICY_NONE, false);
             lp_problem pb = plan_lp_problem(pl);
             lp_price pr;
-            cr_assert(lp_price_init(&pr, &pb));
+            arena mem;
+            arena_init(&mem, 0);
+            cr_assert(lp_price_init(&pr, &pb, &mem));
             size_t n = pl->s->n_actions;
             double *c = calloc(n, sizeof *c), *x = calloc(n, sizeof *x), *hi = calloc(n, sizeof *hi);
             for (int trial = 0; trial < 12; trial++) {
@@ -585,7 +588,7 @@ Test(lp_subproblem, the_flow_subproblem_equals_its_lp, .timeout = 120)
                     cr_assert(x[u] >= 0.0 && x[u] <= (pl->freezable[u] ? hi[u] : 0.0) + 1e-12);
                 checked++;
             }
-            lp_price_free(&pr);
+            arena_free(&mem); /* frees pr */
             free(c);
             free(x);
             free(hi);
@@ -612,7 +615,9 @@ Test(lp_subproblem, the_deadline_subproblem_equals_its_lp, .timeout = 120)
             plan *pl = build_with(&l, yaml, POLICY_NONE, false);
             lp_problem pb = plan_lp_problem(pl);
             lp_price pr;
-            cr_assert(lp_price_init(&pr, &pb));
+            arena mem;
+            arena_init(&mem, 0);
+            cr_assert(lp_price_init(&pr, &pb, &mem));
             size_t n = pl->s->n_actions;
             double *c = calloc(n, sizeof *c), *x = calloc(n, sizeof *x), *hi = calloc(n, sizeof *hi);
             double *dur = calloc(n, sizeof *dur), *start = calloc(n, sizeof *start);
@@ -645,7 +650,7 @@ Test(lp_subproblem, the_deadline_subproblem_equals_its_lp, .timeout = 120)
                 }
             }
             warm += pr.warm_solves;
-            lp_price_free(&pr);
+            arena_free(&mem); /* frees pr */
             free(c);
             free(x);
             free(hi);
@@ -679,4 +684,47 @@ Test(lp_decompose, a_deadline_with_little_room_still_solves)
               dw->lp.total_freeze, lp->lp.total_freeze);
     loaded_free(&ld);
     loaded_free(&lw);
+}
+
+/* The whole LP's size as tfc plan reports it on the default path, counted
+ * from the DAG without writing a row (lp_problem_size), equals the LP that
+ * lp_direct_build writes, on every schedule at several sizes, and with a
+ * freezable action whose frozen and unfrozen durations are equal (its x
+ * term is zero and dropped). */
+static void expect_size_of_built_lp(const char *yaml, const char *what)
+{
+    loaded l;
+    plan *pl = build_with(&l, yaml, POLICY_NONE, false);
+    lp_problem pb = plan_lp_problem(pl);
+    arena mem;
+    arena_init(&mem, 0);
+    lp_direct_lp w;
+    cr_assert(lp_direct_build(&pb, &mem, &w), "%s: the LP does not fit its count (overflow %d)", what, w.overflow);
+    lp_size z = lp_problem_size(&pb);
+    cr_assert_eq(z.rows, w.n_rows, "%s: %zu rows counted, %zu built", what, z.rows, w.n_rows);
+    cr_assert_eq(z.nonzeros, w.nz, "%s: %zu nonzeros counted, %zu built", what, z.nonzeros, w.nz);
+    cr_assert_eq(z.cols, (size_t)w.ncols, "%s: %zu columns counted, %d built", what, z.cols, w.ncols);
+    cr_assert_eq(z.freezable, w.K, "%s", what);
+    arena_free(&mem);
+    loaded_free(&l);
+}
+
+Test(lp_size, counted_without_building_equals_the_built_lp)
+{
+    char what[96];
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (unsigned p = 2; p <= 4; p += 2)
+            for (unsigned k = 2; k <= 3; k++) {
+                char *yaml = small_spec(sh, p, k * p, 0.7, (unsigned)(sh * 11 + p + k));
+                snprintf(what, sizeof what, "%s x %s, %u ranks, %u microbatches", shapes[sh][0], shapes[sh][1], p,
+                         k * p);
+                expect_size_of_built_lp(yaml, what);
+                free(yaml);
+            }
+    expect_size_of_built_lp("tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: w, numel: 1}]\n"
+                            "    - params: [{name: w, numel: 1}]\n"
+                            "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 4}\n"
+                            "timing: {forward_ms: [1, 1], backward_ms: [2, 2], backward_frozen_ms: [2, 1]}\n"
+                            "freeze: {max_ratio: 0.5}\n",
+                            "1F1B with a stage that freezing cannot shorten");
 }

@@ -22,9 +22,9 @@ static unsigned rnd(unsigned *seed)
  * arcs i -> j (i < j: no cycles, so negative costs are fine) with random
  * costs and capacities, some parallel to spine arcs. With circulate, no
  * supplies and one more arc, n-1 -> 0, of capacity 2.5: a circulation. */
-static void random_network_ex(netflow *nf, uint32_t n, uint32_t extra, unsigned *seed, bool circulate)
+static void random_network_ex(netflow *nf, arena *mem, uint32_t n, uint32_t extra, unsigned *seed, bool circulate)
 {
-    cr_assert(netflow_alloc(nf, n, n - 1 + extra + circulate));
+    cr_assert(netflow_alloc(nf, mem, n, n - 1 + extra + circulate));
     uint32_t a = 0;
     for (uint32_t i = 0; i + 1 < n; i++, a++) {
         nf->src[a] = i, nf->dst[a] = i + 1;
@@ -48,9 +48,9 @@ static void random_network_ex(netflow *nf, uint32_t n, uint32_t extra, unsigned 
     nf->supply[n - 1] = -1.0;
 }
 
-static void random_network(netflow *nf, uint32_t n, uint32_t extra, unsigned *seed)
+static void random_network(netflow *nf, arena *mem, uint32_t n, uint32_t extra, unsigned *seed)
 {
-    random_network_ex(nf, n, extra, seed, false);
+    random_network_ex(nf, mem, n, extra, seed, false);
 }
 
 static double lp_optimum(const netflow *nf)
@@ -81,7 +81,9 @@ Test(netflow, matches_lp_solve_on_random_networks)
     for (int trial = 0; trial < 2000; trial++) {
         uint32_t n = 3 + rnd(&seed) % 40, extra = rnd(&seed) % (3 * n);
         netflow nf;
-        random_network(&nf, n, extra, &seed);
+        arena mem;
+        arena_init(&mem, 0);
+        random_network(&nf, &mem, n, extra, &seed);
         uint32_t *tree = malloc(n * sizeof *tree);
         for (uint32_t v = 0; v + 1 < n; v++)
             tree[v] = v; /* the spine arc v -> v+1 */
@@ -126,7 +128,7 @@ Test(netflow, matches_lp_solve_on_random_networks)
         free(count);
         free(net);
         free(tree);
-        netflow_free(&nf);
+        arena_free(&mem); /* frees nf */
     }
 }
 
@@ -134,14 +136,16 @@ Test(netflow, refuses_a_start_that_is_not_a_tree_or_not_feasible)
 {
     unsigned seed = 7;
     netflow nf;
-    random_network(&nf, 5, 0, &seed);
+    arena mem;
+    arena_init(&mem, 0);
+    random_network(&nf, &mem, 5, 0, &seed);
     uint32_t loop[5] = {0, 0, 2, 3, NETFLOW_NONE}; /* nodes 0 and 1 hang from each other by arc 0 */
     cr_assert_not(netflow_init(&nf, 4, loop));
     /* A finite spine arc too small for the unit. */
     nf.cap[2] = 0.5;
     uint32_t spine[5] = {0, 1, 2, 3, NETFLOW_NONE};
     cr_assert_not(netflow_init(&nf, 4, spine));
-    netflow_free(&nf);
+    arena_free(&mem); /* frees nf */
 }
 
 /* Conserving, within bounds, and priced optimally by the potentials. */
@@ -189,7 +193,9 @@ Test(netflow, restarts_from_its_last_tree_after_capacities_change)
         bool circulate = trial % 2;
         uint32_t n = 3 + rnd(&seed) % 40, extra = rnd(&seed) % (3 * n);
         netflow nf;
-        random_network_ex(&nf, n, extra, &seed, circulate);
+        arena mem;
+        arena_init(&mem, 0);
+        random_network_ex(&nf, &mem, n, extra, &seed, circulate);
         uint32_t *tree = malloc(n * sizeof *tree);
         for (uint32_t v = 0; v + 1 < n; v++)
             tree[v] = v;
@@ -230,7 +236,7 @@ Test(netflow, restarts_from_its_last_tree_after_capacities_change)
             check_optimal(&nf, trial, round);
         }
         free(tree);
-        netflow_free(&nf);
+        arena_free(&mem); /* frees nf */
     }
     cr_assert_eq(warm + cold, 3600);
     cr_assert_gt(warm, 3000, "warm %lld, cold %lld", warm, cold);

@@ -16,7 +16,13 @@
  * tolerances). A column-generated phase 3 (rows x_u <= z in the master)
  * was tried and crawls: the 1e-9 slack in those two rows lets each round
  * lower z by about 1e-10 for hundreds of rounds. Leximin repeats the
- * bisection over the actions below the last maximum. */
+ * bisection over the actions below the last maximum.
+ *
+ * Memory: everything of a fixed size comes from the solve's arena; the
+ * column pool and the master's duals grow round by round and stay on
+ * malloc (doubling in an arena would keep every outgrown copy, and the
+ * pool is the largest thing the decomposition holds: one ratio per
+ * freezable action per column). */
 #define _POSIX_C_SOURCE 200809L
 #include "lp_dw.h"
 
@@ -51,13 +57,16 @@
 typedef struct dw {
     const lp_problem *pb;
     lp_price *pr;
+    arena *a;            /* the solve's scratch */
     size_t n, K, S;      /* actions, freezable actions, budget rows */
     uint32_t *act;       /* K: the action of each freezable index */
     uint32_t *budget_of; /* K: its budget row (0-based) */
     double *budget;      /* S: cap * count */
-    /* The column pool. */
+    /* The column pool (malloc: it grows; dw_release frees it). */
     size_t ncol, colcap;
     double *T, *X, *Xs, *x; /* ncol; ncol; ncol * S; ncol * K */
+    double *duals;          /* the master's duals, duals_cap entries (malloc: grows with the columns) */
+    size_t duals_cap;
     /* Scratch. */
     double *c, *xa, *xbar, *row;
     double *lam, *lam_in, *lam_out; /* S: budget prices, smoothed / centre / master's */
@@ -67,45 +76,43 @@ typedef struct dw {
     bool start[2];                  /* phase 1 / 2 runs start from these prices: */
     double *start_lam[2];
     int *rowcol;
+    bool nomem;                     /* memory ran out (diag_nomem filed) */
     const char *file;
     diag_list *d;
 } dw;
 
-static void dw_free(dw *w)
+static void dw_release(dw *w)
 {
-    free(w->act);
-    free(w->budget_of);
-    free(w->budget);
     free(w->T);
     free(w->X);
     free(w->Xs);
     free(w->x);
-    free(w->c);
-    free(w->xa);
-    free(w->xbar);
-    free(w->lam);
-    free(w->lam_in);
-    free(w->lam_out);
-    free(w->xs_new);
-    free(w->final_lam);
-    free(w->active);
-    free(w->start_lam[0]);
-    free(w->start_lam[1]);
-    free(w->row);
-    free(w->rowcol);
+    free(w->duals);
 }
 
 static bool oom(dw *w)
 {
+    w->nomem = true;
     diag_nomem(w->d, "in the freeze LP's decomposition (%zu actions)", w->n);
     return false;
 }
 
-static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file, diag_list *d)
+/* The memory probe (lp_problem_headroom) before lp_solve works on a master
+ * of rows x cols with dense columns. */
+static bool headroom(dw *w, size_t rows, size_t cols)
+{
+    if (lp_problem_headroom(rows, cols, cols * (rows + 1), w->d, "in lp_solve on the freeze LP's master") == TFC_OK)
+        return true;
+    w->nomem = true;
+    return false;
+}
+
+static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, arena *a, const char *file, diag_list *d)
 {
     memset(w, 0, sizeof *w);
     w->pb = pb;
     w->pr = pr;
+    w->a = a;
     w->file = file;
     w->d = d;
     const sched *s = pb->s;
@@ -114,31 +121,28 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file,
     for (size_t u = 0; u < n; u++)
         w->K += pb->freezable[u];
     size_t K = w->K ? w->K : 1, nst = s->n_stages ? s->n_stages : 1;
-    w->act = malloc(K * sizeof *w->act);
-    w->budget_of = malloc(K * sizeof *w->budget_of);
-    w->budget = calloc(nst, sizeof *w->budget);
-    w->c = calloc(n ? n : 1, sizeof *w->c);
-    w->xa = calloc(n ? n : 1, sizeof *w->xa);
-    w->xbar = calloc(K, sizeof *w->xbar);
-    w->lam = calloc(nst, sizeof *w->lam);
-    w->lam_in = calloc(nst, sizeof *w->lam_in);
-    w->lam_out = calloc(nst, sizeof *w->lam_out);
-    w->xs_new = calloc(nst, sizeof *w->xs_new);
-    w->final_lam = calloc(nst, sizeof *w->final_lam);
-    w->active = calloc(nst, sizeof *w->active);
-    w->start_lam[0] = calloc(nst, sizeof *w->start_lam[0]);
-    w->start_lam[1] = calloc(nst, sizeof *w->start_lam[1]);
-    w->row = calloc(nst + 4, sizeof *w->row);       /* a master column: objective, budgets, T, convexity */
-    w->rowcol = calloc(nst + 4, sizeof *w->rowcol);
-    size_t *count = calloc(nst, sizeof *count);
-    int *bidx = malloc(nst * sizeof *bidx);
+    w->act = arena_alloc_array(a, K, sizeof *w->act);
+    w->budget_of = arena_alloc_array(a, K, sizeof *w->budget_of);
+    w->budget = arena_alloc_array(a, nst, sizeof *w->budget);
+    w->c = arena_alloc_array(a, n ? n : 1, sizeof *w->c);
+    w->xa = arena_alloc_array(a, n ? n : 1, sizeof *w->xa);
+    w->xbar = arena_alloc_array(a, K, sizeof *w->xbar);
+    w->lam = arena_alloc_array(a, nst, sizeof *w->lam);
+    w->lam_in = arena_alloc_array(a, nst, sizeof *w->lam_in);
+    w->lam_out = arena_alloc_array(a, nst, sizeof *w->lam_out);
+    w->xs_new = arena_alloc_array(a, nst, sizeof *w->xs_new);
+    w->final_lam = arena_alloc_array(a, nst, sizeof *w->final_lam);
+    w->active = arena_alloc_array(a, nst, sizeof *w->active);
+    w->start_lam[0] = arena_alloc_array(a, nst, sizeof *w->start_lam[0]);
+    w->start_lam[1] = arena_alloc_array(a, nst, sizeof *w->start_lam[1]);
+    w->row = arena_alloc_array(a, nst + 4, sizeof *w->row);       /* a master column: objective, budgets, T, convexity */
+    w->rowcol = arena_alloc_array(a, nst + 4, sizeof *w->rowcol);
+    size_t *count = arena_alloc_array(a, nst, sizeof *count);
+    int *bidx = arena_alloc_array(a, nst, sizeof *bidx);
     if (!w->act || !w->budget_of || !w->budget || !w->c || !w->xa || !w->xbar || !w->lam || !w->lam_in ||
-        !w->lam_out || !w->xs_new || !w->final_lam || !w->active || !w->start_lam[0] || !w->start_lam[1] || !w->row || !w->rowcol ||
-        !count || !bidx) {
-        free(count);
-        free(bidx);
+        !w->lam_out || !w->xs_new || !w->final_lam || !w->active || !w->start_lam[0] || !w->start_lam[1] || !w->row ||
+        !w->rowcol || !count || !bidx)
         return oom(w);
-    }
     for (size_t u = 0; u < n; u++)
         if (pb->freezable[u])
             count[s->actions[u].stage]++;
@@ -154,8 +158,6 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, const char *file,
             w->budget_of[k++] = (uint32_t)bidx[s->actions[u].stage];
         }
     w->K = k;
-    free(count);
-    free(bidx);
     return true;
 }
 
@@ -197,7 +199,7 @@ static bool add_col(dw *w, double T)
 
 typedef struct master {
     lprec *lp;
-    int phase;              /* 1 or 2 */
+    lp_phase phase;         /* LP_PHASE_MAKESPAN or LP_PHASE_FREEZE */
     int conv_row;
     double t_lim;           /* phase 2's deadline: the subproblem's, and no pool column past it */
     size_t in_lp;           /* pool columns already in lp */
@@ -207,7 +209,7 @@ typedef struct master {
 static int col_entries(const dw *w, const master *m, size_t j, double *val, int *row)
 {
     int k = 0;
-    double obj = m->phase == 1 ? w->T[j] : w->X[j];
+    double obj = m->phase == LP_PHASE_MAKESPAN ? w->T[j] : w->X[j];
     if (obj != 0.0)
         row[k] = 0, val[k++] = obj;
     for (size_t b = 0; b < w->S; b++)
@@ -234,13 +236,17 @@ static bool within_deadline(const dw *w, const master *m, size_t j)
 
 static bool master_sync(dw *w, master *m)
 {
+    /* lp_solve grows its matrix for the new columns (unchecked). */
+    if (m->in_lp < w->ncol && !headroom(w, (size_t)w->S + 1, w->ncol))
+        return false;
     for (; m->in_lp < w->ncol; m->in_lp++) {
         int k = col_entries(w, m, m->in_lp, w->row, w->rowcol);
         if (!add_columnex(m->lp, k, w->row, w->rowcol))
             return oom(w);
         /* Columns past phase 2's deadline stay in the pool (and the
          * master, so its columns stay the pool's) at weight 0. */
-        if (m->phase == 2 && !within_deadline(w, m, m->in_lp) && !set_upbo(m->lp, (int)m->in_lp + 1, 0.0))
+        if (m->phase == LP_PHASE_FREEZE && !within_deadline(w, m, m->in_lp) &&
+            !set_upbo(m->lp, (int)m->in_lp + 1, 0.0))
             return oom(w);
     }
     return true;
@@ -253,12 +259,14 @@ static void master_free(master *m)
     m->lp = NULL;
 }
 
-static bool master_make(dw *w, master *m, int phase, double t_lim)
+static bool master_make(dw *w, master *m, lp_phase phase, double t_lim)
 {
     memset(m, 0, sizeof *m);
     m->phase = phase;
     m->t_lim = t_lim;
     int nrows = (int)w->S + 1;
+    if (!headroom(w, (size_t)nrows, w->ncol))
+        return false;
     m->lp = make_lp(nrows, 0);
     if (!m->lp)
         return oom(w);
@@ -274,13 +282,6 @@ static bool master_make(dw *w, master *m, int phase, double t_lim)
     if (!ok)
         return oom(w);
     return master_sync(w, m);
-}
-
-static const char *phase_name(int phase)
-{
-    return phase == 1 ? "phase 1 of the freeze LP (minimise the makespan)"
-           : phase == 2 ? "phase 2 of the freeze LP (least freezing at the best makespan)"
-                        : "phase 3 of the freeze LP (the most even freezing)";
 }
 
 /* The combined ratios of the master's current solution into w->xbar. */
@@ -327,105 +328,209 @@ static bool in_pool(dw *w, double T)
  * diagnostic written; phase 3's checks treat it as "not shown feasible"). */
 typedef enum { RUN_OPTIMAL, RUN_BELOW, RUN_ABOVE, RUN_NUMERIC, RUN_ERROR } run_result;
 
+typedef enum { MASTER_SOLVED, MASTER_UNSOLVED, MASTER_ERROR } master_result;
+
+/* Step 1 of a round, the robust master re-solve. The last basis can
+ * mislead lp_solve on this small but very degenerate LP (columns exactly
+ * at a row's bound): once more from its default basis, then once more on
+ * a master built afresh, unscaled, with the primal simplex in both phases.
+ * MASTER_UNSOLVED with lp_solve's last status in *ret when all three fail;
+ * MASTER_ERROR (filed) when memory runs out. */
+static master_result master_resolve(dw *w, master *m, int *ret)
+{
+    if (!headroom(w, (size_t)w->S + 1, w->ncol))
+        return MASTER_ERROR;
+    *ret = solve(m->lp);
+    if (*ret != OPTIMAL) {
+        default_basis(m->lp);
+        *ret = solve(m->lp);
+        if (*ret != OPTIMAL) {
+            lp_phase ph = m->phase;
+            double lim = m->t_lim;
+            master_free(m);
+            if (!master_make(w, m, ph, lim))
+                return MASTER_ERROR;
+            set_scaling(m->lp, SCALE_NONE);
+            set_simplextype(m->lp, SIMPLEX_PRIMAL_PRIMAL);
+            *ret = solve(m->lp);
+        }
+    }
+    return *ret == OPTIMAL ? MASTER_SOLVED : MASTER_UNSOLVED;
+}
+
+/* The master's prices: minus the duals of the <= budget rows into
+ * w->lam_out (clamped at 0: a Lagrangian bound needs them non-negative),
+ * the convexity row's dual into *sigma. False (filed) when lp_solve gives
+ * no duals or memory runs out. */
+static bool master_prices(dw *w, const master *m, double *sigma)
+{
+    /* lp_solve writes 1 + rows + columns duals (index 0 unused). */
+    size_t need = 1 + (size_t)get_Nrows(m->lp) + (size_t)get_Ncolumns(m->lp);
+    if (need > w->duals_cap) {
+        REAL *grown = realloc(w->duals, sizeof *grown * need);
+        if (!grown)
+            return oom(w);
+        w->duals = grown;
+        w->duals_cap = need;
+    }
+    if (!get_dual_solution(m->lp, w->duals)) {
+        diag_error(w->d, w->file, 0, 0, "lp_solve returned no duals for the freeze LP's master");
+        return false;
+    }
+    *sigma = w->duals[m->conv_row];
+    for (size_t b = 0; b < w->S; b++)
+        w->lam_out[b] = fmax(0.0, -w->duals[1 + b]);
+    return true;
+}
+
+/* Step 2, smoothing (Wentges): price at a point between the best prices
+ * so far (by their bound: the centre, w->lam_in) and the master's, which
+ * damps the master's swings; after a round whose column did not help the
+ * master (mispriced), price at the master's own; with prices handed in
+ * (w->start: phase 3's checks start from the main phases' final prices),
+ * the first round prices at them. The prices go to w->lam, the priced
+ * right-hand sides to *bound_const; returns the centre's weight. */
+static double smooth_prices(dw *w, const master *m, long long round, bool mispriced, double *bound_const)
+{
+    bool warm = round == 0 && w->start[m->phase - 1];
+    if (round == 0) /* the first centre: the prices handed in, else the master's */
+        memcpy(w->lam_in, warm ? w->start_lam[m->phase - 1] : w->lam_out, w->S * sizeof *w->lam_in);
+    double a = warm ? 1.0 : mispriced ? 0.0 : DW_SMOOTHING;
+    *bound_const = 0.0;
+    for (size_t b = 0; b < w->S; b++) {
+        w->lam[b] = a * w->lam_in[b] + (1.0 - a) * w->lam_out[b];
+        *bound_const += w->lam[b] * w->budget[b];
+    }
+    return a;
+}
+
+/* Step 3, pricing: the subproblem at w->lam, its answer in w->xa with its
+ * makespan *T and value *val. Phase 1 prices time at 1; phase 2 bounds it
+ * by its deadline. */
+static lp_price_status price(dw *w, const master *m, double *T, double *val)
+{
+    for (size_t q = 0; q < w->K; q++)
+        w->c[w->act[q]] = (m->phase == LP_PHASE_FREEZE ? 1.0 : 0.0) + w->lam[w->budget_of[q]];
+    if (m->phase == LP_PHASE_MAKESPAN)
+        return lp_price_solve(w->pr, 1.0, w->c, w->xa, T, val) ? LP_PRICE_OK : LP_PRICE_FAILED;
+    return lp_price_solve_deadline(w->pr, m->t_lim - deadline_margin(w, m), w->c, w->xa, T, val);
+}
+
+/* One round's numbers, for the convergence test. */
+typedef struct round_vals {
+    double obj;         /* the master's objective */
+    double sigma;       /* the convexity row's dual */
+    double a;           /* the smoothing centre's weight (smooth_prices) */
+    double bound_const; /* the priced right-hand sides */
+    double T, val;      /* the subproblem's makespan and value */
+} round_vals;
+
+typedef enum { NEXT_ADD, NEXT_REPRICE, NEXT_STOP } next_step;
+
+/* Step 4, the convergence test. The Lagrangian bound at the round's prices
+ * bounds the phase's optimum from below; the best one (*lb) is the next
+ * smoothing centre. NEXT_STOP with *res once the bound passes `above`,
+ * meets the master's objective (to DW_RC_TOL), or the column prices out
+ * only by noise; NEXT_REPRICE when the column did not price out at the
+ * master's own prices (mispriced: the next round prices there); else
+ * NEXT_ADD: the column joins the master. */
+static next_step convergence_test(dw *w, const master *m, lp_phase phase, const round_vals *r, double above,
+                                  double *lb, run_result *res)
+{
+    double bound = r->val - r->bound_const;
+    if (bound > *lb) {
+        *lb = bound;
+        memcpy(w->lam_in, w->lam, w->S * sizeof *w->lam_in);
+    }
+    if (*lb > above) {
+        *res = RUN_ABOVE;
+        return NEXT_STOP;
+    }
+    /* The gap's noise scales with the terms of the bound (lp_solve's
+     * duals carry about 1e-11 relative error). */
+    double scale = fmax(1.0, fmax(fabs(r->obj), fmax(fabs(r->val), fabs(r->sigma))));
+    if (r->obj - *lb <= DW_RC_TOL * scale) {
+        *res = RUN_OPTIMAL;
+        return NEXT_STOP;
+    }
+    /* The column's reduced cost at the master's own prices. */
+    double rc = (m->phase == LP_PHASE_MAKESPAN ? r->T : 0.0) - r->sigma;
+    for (size_t q = 0; q < w->K; q++)
+        rc += ((m->phase == LP_PHASE_FREEZE ? 1.0 : 0.0) + w->lam_out[w->budget_of[q]]) * w->xa[w->act[q]];
+    if (rc >= -DW_RC_TOL * scale) {
+        if (r->a == 0.0) {
+            /* Nothing prices out at the master's prices: optimal up to
+             * the noise the bound's gap shows. */
+            *res = RUN_OPTIMAL;
+            return NEXT_STOP;
+        }
+        return NEXT_REPRICE;
+    }
+    /* A column the master already has (the same makespan and stage
+     * sums), priced out only by noise: nothing left to gain, and a
+     * second copy only makes lp_solve's master degenerate. */
+    if (in_pool(w, r->T)) {
+        if (rc >= -1e3 * DW_RC_TOL * scale) {
+            *res = RUN_OPTIMAL;
+            return NEXT_STOP;
+        }
+        diag_error(w->d, w->file, 0, 0, "no plan: %s failed: its decomposition repeats a column (reduced cost %g)",
+                   lp_phase_name(phase), rc);
+        return NEXT_STOP;
+    }
+    return NEXT_ADD;
+}
+
 /* Column generation until nothing prices out (RUN_OPTIMAL), or, for a
  * feasibility question, until the master's objective is at most `below`
  * (RUN_BELOW: a combination that good exists) or the Lagrangian lower
  * bound exceeds `above` (RUN_ABOVE: none does). On return the master
- * holds its last solution. `phase` names errors (3 for phase 3's checks). */
-static run_result run_phase(dw *w, master *m, int phase, double below, double above, double deadline,
+ * holds its last solution. `phase` names errors (LP_PHASE_BALANCE for
+ * phase 3's checks, whose masters lp_solve cannot solve are RUN_NUMERIC
+ * rather than errors). Each round: the master re-solve, smoothing,
+ * pricing, the convergence test, and the new column. */
+static run_result run_phase(dw *w, master *m, lp_phase phase, double below, double above, double deadline,
                             long long *rounds)
 {
-    REAL *duals = NULL;
     run_result res = RUN_ERROR;
     double lb = -INFINITY;
     bool mispriced = false;
     for (long long round = 0;; round++) {
         if (round >= DW_MAX_ROUNDS) {
             diag_error(w->d, w->file, 0, 0, "no plan: %s did not converge in %d rounds of its decomposition",
-                       phase_name(phase), DW_MAX_ROUNDS);
+                       lp_phase_name(phase), DW_MAX_ROUNDS);
             break;
         }
         if (deadline > 0.0 && clock_now_s() > deadline) {
             diag_error(w->d, w->file, 0, 0,
                        "no plan: %s failed: it ran past the time limit (raise it with --lp-timeout, or compare "
                        "policies with --policy uniform)",
-                       phase_name(phase));
+                       lp_phase_name(phase));
             break;
         }
-        int ret = solve(m->lp);
-        if (ret != OPTIMAL) {
-            /* The last basis can mislead lp_solve on this small but very
-             * degenerate LP (columns exactly at a row's bound): once more
-             * from its default basis, then once more on a master built
-             * afresh, unscaled, with the primal simplex in both phases. */
-            default_basis(m->lp);
-            ret = solve(m->lp);
-            if (ret != OPTIMAL) {
-                int ph = m->phase;
-                double lim = m->t_lim;
-                master_free(m);
-                if (!master_make(w, m, ph, lim))
-                    break;
-                set_scaling(m->lp, SCALE_NONE);
-                set_simplextype(m->lp, SIMPLEX_PRIMAL_PRIMAL);
-                ret = solve(m->lp);
-            }
-        }
-        if (ret != OPTIMAL) {
-            if (phase == 3) {
+        int ret = OPTIMAL;
+        master_result mr = master_resolve(w, m, &ret);
+        if (mr == MASTER_ERROR)
+            break;
+        if (mr == MASTER_UNSOLVED) {
+            if (phase == LP_PHASE_BALANCE) {
                 res = RUN_NUMERIC;
                 break;
             }
             diag_error(w->d, w->file, 0, 0, "no plan: %s failed: lp_solve's status %d on the decomposition's master",
-                       phase_name(phase), ret);
+                       lp_phase_name(phase), ret);
             break;
         }
-        double obj = get_objective(m->lp);
-        if (obj <= below) {
+        round_vals r = {.obj = get_objective(m->lp)};
+        if (r.obj <= below) {
             res = RUN_BELOW;
             break;
         }
-        /* lp_solve writes 1 + rows + columns duals (index 0 unused). */
-        REAL *grown = realloc(duals, sizeof *duals * (size_t)(1 + get_Nrows(m->lp) + get_Ncolumns(m->lp)));
-        if (!grown) {
-            oom(w);
+        if (!master_prices(w, m, &r.sigma))
             break;
-        }
-        duals = grown;
-        if (!get_dual_solution(m->lp, duals)) {
-            diag_error(w->d, w->file, 0, 0, "lp_solve returned no duals for the freeze LP's master");
-            break;
-        }
-        /* The master's prices: minus the duals of the <= rows (clamped at
-         * 0: a Lagrangian bound needs them non-negative). */
-        double sigma = duals[m->conv_row];
-        for (size_t b = 0; b < w->S; b++)
-            w->lam_out[b] = fmax(0.0, -duals[1 + b]);
-        bool warm = round == 0 && w->start[m->phase - 1];
-        if (round == 0) {
-            /* The first centre: prices handed in (phase 3's checks start
-             * from the main phases' final prices), else the master's. */
-            memcpy(w->lam_in, warm ? w->start_lam[m->phase - 1] : w->lam_out, w->S * sizeof *w->lam_in);
-        }
-        /* Smoothing (Wentges): price at a point between the best prices
-         * so far (by their bound) and the master's, which damps the
-         * master's swings; after a round whose column did not help the
-         * master, price at the master's own; with prices handed in, the
-         * first round prices at them. */
-        double a = warm ? 1.0 : mispriced ? 0.0 : DW_SMOOTHING;
-        double bound_const = 0.0;
-        for (size_t b = 0; b < w->S; b++) {
-            w->lam[b] = a * w->lam_in[b] + (1.0 - a) * w->lam_out[b];
-            bound_const += w->lam[b] * w->budget[b];
-        }
-        for (size_t q = 0; q < w->K; q++)
-            w->c[w->act[q]] = (m->phase == 2 ? 1.0 : 0.0) + w->lam[w->budget_of[q]];
-        /* Phase 1 prices time at 1; phase 2 bounds it by its deadline. */
-        double T, val;
-        lp_price_status ps = m->phase == 1 ? (lp_price_solve(w->pr, 1.0, w->c, w->xa, &T, &val) ? LP_PRICE_OK : LP_PRICE_FAILED)
-                                           : lp_price_solve_deadline(w->pr, m->t_lim - deadline_margin(w, m), w->c,
-                                                                     w->xa, &T, &val);
-        if (ps == LP_PRICE_BEYOND_REACH && phase == 3) {
+        r.a = smooth_prices(w, m, round, mispriced, &r.bound_const);
+        lp_price_status ps = price(w, m, &r.T, &r.val);
+        if (ps == LP_PRICE_BEYOND_REACH && phase == LP_PHASE_BALANCE) {
             /* A cap under phase 3's check that cannot reach the deadline
              * even fully frozen (phase 1 reached it only up to rounding). */
             res = RUN_NUMERIC;
@@ -433,63 +538,23 @@ static run_result run_phase(dw *w, master *m, int phase, double below, double ab
         }
         if (ps != LP_PRICE_OK) {
             diag_error(w->d, w->file, 0, 0, "no plan: %s failed: the flow subproblem did not solve (%s)",
-                       phase_name(phase),
+                       lp_phase_name(phase),
                        ps == LP_PRICE_BEYOND_REACH ? "its deadline is shorter than the fully frozen step"
                                                    : "out of memory, or its pivot limit");
             break;
         }
         (*rounds)++;
-        /* The Lagrangian bound at these prices bounds the phase's optimum
-         * from below; the best one is the next smoothing centre. */
-        double bound = val - bound_const;
-        if (bound > lb) {
-            lb = bound;
-            memcpy(w->lam_in, w->lam, w->S * sizeof *w->lam_in);
-        }
-        if (lb > above) {
-            res = RUN_ABOVE;
+        next_step next = convergence_test(w, m, phase, &r, above, &lb, &res);
+        if (next == NEXT_STOP)
             break;
-        }
-        /* The gap's noise scales with the terms of the bound (lp_solve's
-         * duals carry about 1e-11 relative error). */
-        double scale = fmax(1.0, fmax(fabs(obj), fmax(fabs(val), fabs(sigma))));
-        if (obj - lb <= DW_RC_TOL * scale) {
-            res = RUN_OPTIMAL;
-            break;
-        }
-        /* The column's reduced cost at the master's own prices. */
-        double rc = (m->phase == 1 ? T : 0.0) - sigma;
-        for (size_t q = 0; q < w->K; q++)
-            rc += ((m->phase == 2 ? 1.0 : 0.0) + w->lam_out[w->budget_of[q]]) * w->xa[w->act[q]];
-        if (rc >= -DW_RC_TOL * scale) {
-            if (a == 0.0) {
-                /* Nothing prices out at the master's prices: optimal up to
-                 * the noise the bound's gap shows. */
-                res = RUN_OPTIMAL;
-                break;
-            }
-            mispriced = true;
+        mispriced = next == NEXT_REPRICE;
+        if (mispriced)
             continue;
-        }
-        mispriced = false;
-        /* A column the master already has (the same makespan and stage
-         * sums), priced out only by noise: nothing left to gain, and a
-         * second copy only makes lp_solve's master degenerate. */
-        if (in_pool(w, T)) {
-            if (rc >= -1e3 * DW_RC_TOL * scale) {
-                res = RUN_OPTIMAL;
-                break;
-            }
-            diag_error(w->d, w->file, 0, 0, "no plan: %s failed: its decomposition repeats a column (reduced cost %g)",
-                       phase_name(phase), rc);
-            break;
-        }
-        if (!add_col(w, T) || !master_sync(w, m))
+        if (!add_col(w, r.T) || !master_sync(w, m))
             break;
     }
     /* The best-bound prices, for later runs to start from. */
     memcpy(w->final_lam, w->lam_in, w->S * sizeof *w->final_lam);
-    free(duals);
     return res;
 }
 
@@ -541,9 +606,9 @@ static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
     for (;;) {
         master m = {0};
         double t0 = clock_now_s();
-        bool ok = master_make(w, &m, 1, 0.0) &&
-                  run_phase(w, &m, 1, -INFINITY, INFINITY, phase_deadline(w, st->seconds[0]), &st->iterations[0]) ==
-                      RUN_OPTIMAL;
+        bool ok = master_make(w, &m, LP_PHASE_MAKESPAN, 0.0) &&
+                  run_phase(w, &m, LP_PHASE_MAKESPAN, -INFINITY, INFINITY, phase_deadline(w, st->seconds[0]),
+                            &st->iterations[0]) == RUN_OPTIMAL;
         if (ok) {
             *t_star = get_objective(m.lp);
             memcpy(w->start_lam[0], w->final_lam, w->S * sizeof *w->final_lam);
@@ -559,9 +624,9 @@ static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
         }
         t0 = clock_now_s();
         double t_lim = *t_star * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS;
-        ok = master_make(w, &m, 2, t_lim) &&
-             run_phase(w, &m, 2, -INFINITY, INFINITY, phase_deadline(w, st->seconds[1]), &st->iterations[1]) ==
-                 RUN_OPTIMAL;
+        ok = master_make(w, &m, LP_PHASE_FREEZE, t_lim) &&
+             run_phase(w, &m, LP_PHASE_FREEZE, -INFINITY, INFINITY, phase_deadline(w, st->seconds[1]),
+                       &st->iterations[1]) == RUN_OPTIMAL;
         if (ok) {
             *total = get_objective(m.lp);
             memcpy(w->start_lam[1], w->final_lam, w->S * sizeof *w->final_lam);
@@ -602,9 +667,9 @@ static check_result check_caps(dw *w, double t_lim, double total_lim, double dea
     master m = {0};
     check_result res = CHECK_ERROR;
     w->ncol = 0;
-    if (!start_pool(w) || !master_make(w, &m, 1, 0.0))
+    if (!start_pool(w) || !master_make(w, &m, LP_PHASE_MAKESPAN, 0.0))
         goto out;
-    run_result r = run_phase(w, &m, 3, t_lim, t_lim, deadline, rounds);
+    run_result r = run_phase(w, &m, LP_PHASE_BALANCE, t_lim, t_lim, deadline, rounds);
     if (r == RUN_ERROR)
         goto out;
     if (r == RUN_ABOVE || r == RUN_NUMERIC || (r == RUN_OPTIMAL && get_objective(m.lp) > t_lim)) {
@@ -614,9 +679,9 @@ static check_result check_caps(dw *w, double t_lim, double total_lim, double dea
     if (!add_combination(w, &m))
         goto out;
     master_free(&m);
-    if (!master_make(w, &m, 2, t_lim))
+    if (!master_make(w, &m, LP_PHASE_FREEZE, t_lim))
         goto out;
-    r = run_phase(w, &m, 3, total_lim, total_lim, deadline, rounds);
+    r = run_phase(w, &m, LP_PHASE_BALANCE, total_lim, total_lim, deadline, rounds);
     if (r == RUN_ERROR)
         goto out;
     if (r == RUN_ABOVE || r == RUN_NUMERIC || (r == RUN_OPTIMAL && get_objective(m.lp) > total_lim)) {
@@ -636,7 +701,7 @@ static bool balance(dw *w, double t_lim, double total_lim, double deadline, doub
     const lp_problem *pb = w->pb;
     double hi = pb->action_cap < 1.0 ? pb->action_cap : 1.0;
     /* Per freezable index: leximin's cap once fixed, else NAN. */
-    double *fixed_cap = malloc((w->K ? w->K : 1) * sizeof *fixed_cap);
+    double *fixed_cap = arena_alloc_array(w->a, w->K ? w->K : 1, sizeof *fixed_cap);
     if (!fixed_cap)
         return oom(w);
     for (size_t q = 0; q < w->K; q++)
@@ -700,20 +765,16 @@ static bool balance(dw *w, double t_lim, double total_lim, double deadline, doub
             if (isnan(fixed_cap[q]) && best[q] >= z_ok - LP_SNAP_TOL)
                 fixed_cap[q] = fmin(z_ok, hi);
     }
-    free(fixed_cap);
     return ok;
 }
 
-bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st)
+tfc_status lp_dw_solve(const lp_problem *pb, arena *a, const char *file, diag_list *d, double *x, lp_stats *st)
 {
     lp_price pr;
-    if (!lp_price_init(&pr, pb)) {
-        diag_nomem(d, "building the freeze LP's flow network (%zu actions)",
-                   pb->s->n_actions);
-        return false;
-    }
+    if (!lp_price_init(&pr, pb, a))
+        return diag_nomem(d, "building the freeze LP's flow network (%zu actions)", pb->s->n_actions);
     dw w;
-    bool ok = dw_init(&w, pb, &pr, file, d);
+    bool ok = dw_init(&w, pb, &pr, a, file, d);
     double t_star = 0.0, total = 0.0;
     if (ok && pb->action_cap < 1.0 && w.K) {
         /* Phases 1 and 2 without the per-action cap, to say whether the cap
@@ -733,7 +794,7 @@ bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x
     }
     double *best = NULL;
     if (ok && w.K) {
-        best = malloc(w.K * sizeof *best);
+        best = arena_alloc_array(a, w.K, sizeof *best);
         if (!best)
             ok = oom(&w);
         if (ok) {
@@ -760,8 +821,8 @@ bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x
     if (ok)
         for (size_t q = 0; q < w.K; q++)
             x[w.act[q]] = best ? best[q] : w.xbar[q];
-    free(best);
-    dw_free(&w);
-    lp_price_free(&pr);
-    return ok;
+    dw_release(&w);
+    if (ok)
+        return TFC_OK;
+    return w.nomem ? TFC_NOMEM : TFC_INFEASIBLE;
 }

@@ -1,4 +1,4 @@
-/* lp_dw: the freeze LP (lp_freeze.h) by Dantzig-Wolfe decomposition.
+/* lp_dw: the freeze LP (lp_problem.h) by Dantzig-Wolfe decomposition.
  *
  * The per-stage budget rows, which couple actions across the whole step,
  * stay in a small master LP that lp_solve solves (each only once a plan
@@ -14,14 +14,18 @@
 #ifndef TFC_LP_DW_H
 #define TFC_LP_DW_H
 
+#include "arena.h"
 #include "diag.h"
-#include "lp_freeze.h"
+#include "lp_problem.h"
 
-/* Phases 1 and 2 (and 3 when pb->balance) as lp_freeze_solve does; writes
- * the raw ratios (per action, 0 when not freezable) to x and fills st's
- * t_star, t_star_uncapped, total_freeze, iterations (master rounds) and
- * seconds. Errors (no memory, lp_solve failing on the master, the time
- * limit) go to d; returns false then. */
-bool lp_dw_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st);
+/* Phases 1 and 2 (and 3 when pb->balance); writes the raw ratios (per
+ * action, 0 when not freezable) to x and fills st's t_star,
+ * t_star_uncapped, total_freeze, max_ratio, leximin_rounds, budget_rows,
+ * budget_rounds, iterations (master rounds) and seconds. Memory comes from
+ * a (the growing column pool excepted, freed before returning). Errors go
+ * to d: TFC_NOMEM when memory ran out (or would have, inside lp_solve:
+ * lp_problem_headroom), TFC_INFEASIBLE when lp_solve fails on the master,
+ * the flow solver fails, or the time limit passes. */
+tfc_status lp_dw_solve(const lp_problem *pb, arena *a, const char *file, diag_list *d, double *x, lp_stats *st);
 
 #endif

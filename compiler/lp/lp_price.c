@@ -7,7 +7,7 @@
  * c_u / (nu span_u); any other action is a single node whose duration
  * rides on the arcs leaving it. Each kept dependency is an arc from the end
  * of u to the start of v at the latency (the same program-order and
- * cross-rank edges as the LP, lp_freeze.c); the source feeds every action without a kept
+ * cross-rank edges as the LP, lp_kept_edge); the source feeds every action without a kept
  * predecessor, every action without successors feeds the sink. Costs are
  * minus the durations: the cheapest unit flow collects the longest
  * durations, where a freezable action gives more than its slow arc's
@@ -27,35 +27,9 @@
 #include "lp_price.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
-
-void lp_price_free(lp_price *pr)
-{
-    netflow_free(&pr->nf);
-    free(pr->slow);
-    free(pr->fast);
-    free(pr->slow_off);
-    free(pr->newcap);
-    free(pr->fast_off);
-    free(pr->hi);
-    free(pr->hi0);
-    free(pr->span);
-    free(pr->tail);
-    free(pr->node_in);
-    free(pr->node_out);
-    free(pr->off_in);
-    free(pr->off_out);
-    free(pr->tree);
-    free(pr->topo);
-    free(pr->adj_start);
-    free(pr->adj);
-    free(pr->dur);
-    free(pr->start);
-    memset(pr, 0, sizeof *pr);
-}
 
 enum { ARC_DEP, ARC_FAST, ARC_SLOW, ARC_RETURN };
 
@@ -71,48 +45,28 @@ typedef struct full_net {
     bool *dead;    /* per arc */
 } full_net;
 
-static void full_free(full_net *f)
-{
-    free(f->src);
-    free(f->dst);
-    free(f->cost);
-    free(f->cap);
-    free(f->kind);
-    free(f->out_head);
-    free(f->out_next);
-    free(f->in_head);
-    free(f->in_next);
-    free(f->outdeg);
-    free(f->indeg);
-    free(f->rep);
-    free(f->off);
-    free(f->dead);
-    memset(f, 0, sizeof *f);
-}
-
-static bool full_alloc(full_net *f, uint32_t n, uint32_t m)
+/* The uncontracted network's arrays from ar (zeroed); false on no memory. */
+static bool full_alloc(full_net *f, arena *ar, uint32_t n, uint32_t m)
 {
     memset(f, 0, sizeof *f);
     size_t nn = n ? n : 1, mm = m ? m : 1;
-    f->src = malloc(mm * sizeof *f->src);
-    f->dst = malloc(mm * sizeof *f->dst);
-    f->cost = malloc(mm * sizeof *f->cost);
-    f->cap = malloc(mm * sizeof *f->cap);
-    f->kind = malloc(mm * sizeof *f->kind);
-    f->out_next = malloc(mm * sizeof *f->out_next);
-    f->in_next = malloc(mm * sizeof *f->in_next);
-    f->dead = calloc(mm, sizeof *f->dead);
-    f->out_head = malloc(nn * sizeof *f->out_head);
-    f->in_head = malloc(nn * sizeof *f->in_head);
-    f->outdeg = calloc(nn, sizeof *f->outdeg);
-    f->indeg = calloc(nn, sizeof *f->indeg);
-    f->rep = malloc(nn * sizeof *f->rep);
-    f->off = calloc(nn, sizeof *f->off);
+    f->src = arena_alloc_array(ar, mm, sizeof *f->src);
+    f->dst = arena_alloc_array(ar, mm, sizeof *f->dst);
+    f->cost = arena_alloc_array(ar, mm, sizeof *f->cost);
+    f->cap = arena_alloc_array(ar, mm, sizeof *f->cap);
+    f->kind = arena_alloc_array(ar, mm, sizeof *f->kind);
+    f->out_next = arena_alloc_array(ar, mm, sizeof *f->out_next);
+    f->in_next = arena_alloc_array(ar, mm, sizeof *f->in_next);
+    f->dead = arena_alloc_array(ar, mm, sizeof *f->dead);
+    f->out_head = arena_alloc_array(ar, nn, sizeof *f->out_head);
+    f->in_head = arena_alloc_array(ar, nn, sizeof *f->in_head);
+    f->outdeg = arena_alloc_array(ar, nn, sizeof *f->outdeg);
+    f->indeg = arena_alloc_array(ar, nn, sizeof *f->indeg);
+    f->rep = arena_alloc_array(ar, nn, sizeof *f->rep);
+    f->off = arena_alloc_array(ar, nn, sizeof *f->off);
     if (!f->src || !f->dst || !f->cost || !f->cap || !f->kind || !f->out_next || !f->in_next || !f->dead ||
-        !f->out_head || !f->in_head || !f->outdeg || !f->indeg || !f->rep || !f->off) {
-        full_free(f);
+        !f->out_head || !f->in_head || !f->outdeg || !f->indeg || !f->rep || !f->off)
         return false;
-    }
     f->n = n;
     for (uint32_t v = 0; v < n; v++) {
         f->out_head[v] = f->in_head[v] = NETFLOW_NONE;
@@ -226,7 +180,7 @@ static uint32_t resolve(full_net *f, uint32_t v, double *off)
     return r;
 }
 
-bool lp_price_init(lp_price *pr, const lp_problem *pb)
+bool lp_price_init(lp_price *pr, const lp_problem *pb, arena *ar)
 {
     memset(pr, 0, sizeof *pr);
     pr->pb = pb;
@@ -235,25 +189,31 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
     uint32_t n = (uint32_t)s->n_actions;
     pr->n = n;
     size_t nn = n ? n : 1;
-    pr->slow = malloc(nn * sizeof *pr->slow);
-    pr->fast = malloc(nn * sizeof *pr->fast);
-    pr->slow_off = calloc(nn, sizeof *pr->slow_off);
-    pr->newcap = calloc(nn, sizeof *pr->newcap);
-    pr->fast_off = calloc(nn, sizeof *pr->fast_off);
-    pr->hi = malloc(nn * sizeof *pr->hi);
-    pr->hi0 = malloc(nn * sizeof *pr->hi0);
-    pr->span = malloc(nn * sizeof *pr->span);
-    pr->dur = malloc(nn * sizeof *pr->dur);
-    pr->start = malloc(nn * sizeof *pr->start);
-    pr->node_in = malloc(nn * sizeof *pr->node_in);
-    pr->node_out = malloc(nn * sizeof *pr->node_out);
-    pr->off_in = malloc(nn * sizeof *pr->off_in);
-    pr->off_out = malloc(nn * sizeof *pr->off_out);
-    bool *has_pred = calloc(nn, sizeof *has_pred);
+    pr->slow = arena_alloc_array(ar, nn, sizeof *pr->slow);
+    pr->fast = arena_alloc_array(ar, nn, sizeof *pr->fast);
+    pr->slow_off = arena_alloc_array(ar, nn, sizeof *pr->slow_off);
+    pr->newcap = arena_alloc_array(ar, nn, sizeof *pr->newcap);
+    pr->fast_off = arena_alloc_array(ar, nn, sizeof *pr->fast_off);
+    pr->hi = arena_alloc_array(ar, nn, sizeof *pr->hi);
+    pr->hi0 = arena_alloc_array(ar, nn, sizeof *pr->hi0);
+    pr->span = arena_alloc_array(ar, nn, sizeof *pr->span);
+    pr->dur = arena_alloc_array(ar, nn, sizeof *pr->dur);
+    pr->start = arena_alloc_array(ar, nn, sizeof *pr->start);
+    pr->node_in = arena_alloc_array(ar, nn, sizeof *pr->node_in);
+    pr->node_out = arena_alloc_array(ar, nn, sizeof *pr->node_out);
+    pr->off_in = arena_alloc_array(ar, nn, sizeof *pr->off_in);
+    pr->off_out = arena_alloc_array(ar, nn, sizeof *pr->off_out);
+    /* The uncontracted network and the renumbering live in an arena of
+     * their own, freed once the contracted network is built: kept in ar to
+     * the end of the solve, they would add some 40 bytes per arc to the
+     * solve's peak (the network simplex's arrays come on top of them). */
+    arena build;
+    arena_init(&build, 0);
+    bool *has_pred = arena_alloc_array(&build, nn, sizeof *has_pred);
     full_net f = {0};
     uint32_t *newid = NULL, *newarc = NULL;
-    bool ok = pr->slow && pr->fast && pr->slow_off && pr->newcap && pr->fast_off && pr->hi && pr->hi0 && pr->span && pr->dur &&
-              pr->start && pr->node_in && pr->node_out && pr->off_in && pr->off_out && has_pred;
+    bool ok = pr->slow && pr->fast && pr->slow_off && pr->newcap && pr->fast_off && pr->hi && pr->hi0 && pr->span &&
+              pr->dur && pr->start && pr->node_in && pr->node_out && pr->off_in && pr->off_out && has_pred;
     /* Count nodes and arcs of the uncontracted network. */
     double hi = pb->action_cap < 1.0 ? pb->action_cap : 1.0;
     size_t m = 0;
@@ -277,7 +237,7 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
     for (uint32_t u = 0; ok && u < n; u++)
         m += !has_pred[u];
     m++; /* the return arc */
-    ok = ok && m <= UINT32_MAX / 2 && full_alloc(&f, nodes + 2, (uint32_t)m);
+    ok = ok && m <= UINT32_MAX / 2 && full_alloc(&f, &build, nodes + 2, (uint32_t)m);
     uint32_t source = nodes, sink = nodes + 1;
     for (uint32_t u = 0; ok && u < n; u++) {
         uint32_t in = pr->node_in[u], out = pr->node_out[u];
@@ -306,15 +266,15 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
     if (ok)
         contract(&f, source, sink);
     /* Compact: surviving nodes and arcs, renumbered in their old order. */
-    newid = ok ? malloc((size_t)f.n * sizeof *newid) : NULL;
-    newarc = ok ? malloc((size_t)(f.m ? f.m : 1) * sizeof *newarc) : NULL;
+    newid = ok ? arena_alloc_array(&build, f.n, sizeof *newid) : NULL;
+    newarc = ok ? arena_alloc_array(&build, f.m ? f.m : 1, sizeof *newarc) : NULL;
     ok = ok && newid && newarc;
     uint32_t n2 = 0, m2 = 0;
     for (uint32_t v = 0; ok && v < f.n; v++)
         newid[v] = f.rep[v] == v ? n2++ : NETFLOW_NONE;
     for (uint32_t a = 0; ok && a < f.m; a++)
         newarc[a] = f.dead[a] ? NETFLOW_NONE : m2++;
-    ok = ok && netflow_alloc(&pr->nf, n2, m2);
+    ok = ok && netflow_alloc(&pr->nf, ar, n2, m2);
     netflow *nf = &pr->nf;
     for (uint32_t a = 0; ok && a < f.m; a++) {
         uint32_t k = newarc[a];
@@ -345,17 +305,14 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
         nf->supply[pr->source] = 1.0;
         nf->supply[pr->sink] = -1.0;
     }
-    full_free(&f);
-    free(newid);
-    free(newarc);
-    free(has_pred);
+    arena_free(&build);
     /* Out-arcs of each node (without the return arc) and a topological
      * order, for the start tree. */
-    pr->tail = ok ? malloc((size_t)(n2 ? n2 : 1) * sizeof *pr->tail) : NULL;
-    pr->tree = ok ? malloc((size_t)(n2 ? n2 : 1) * sizeof *pr->tree) : NULL;
-    pr->topo = ok ? malloc((size_t)(n2 ? n2 : 1) * sizeof *pr->topo) : NULL;
-    pr->adj_start = ok ? calloc((size_t)n2 + 1, sizeof *pr->adj_start) : NULL;
-    pr->adj = ok ? malloc((size_t)(m2 ? m2 : 1) * sizeof *pr->adj) : NULL;
+    pr->tail = ok ? arena_alloc_array(ar, n2 ? n2 : 1, sizeof *pr->tail) : NULL;
+    pr->tree = ok ? arena_alloc_array(ar, n2 ? n2 : 1, sizeof *pr->tree) : NULL;
+    pr->topo = ok ? arena_alloc_array(ar, n2 ? n2 : 1, sizeof *pr->topo) : NULL;
+    pr->adj_start = ok ? arena_alloc_array(ar, (size_t)n2 + 1, sizeof *pr->adj_start) : NULL;
+    pr->adj = ok ? arena_alloc_array(ar, m2 ? m2 : 1, sizeof *pr->adj) : NULL;
     ok = ok && pr->tail && pr->tree && pr->topo && pr->adj_start && pr->adj;
     if (ok) {
         uint32_t *indeg = pr->tree; /* scratch until the first start tree */
@@ -385,10 +342,8 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb)
         }
         ok = tail == n2;
     }
-    if (!ok) {
-        lp_price_free(pr);
-        return false;
-    }
+    if (!ok)
+        return false; /* what was allocated goes with ar */
     /* The unfrozen step's length (and the longest action): the size of the
      * potentials, for the flow solver's tolerance. */
     pr->scale = sim_longest_path(s, g, pb->w_max, pb->comm_ms, pr->start);

@@ -16,7 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lp_freeze.h"
+#include "arena.h"
+#include "lp_problem.h"
 #include "netflow.h"
 
 typedef struct lp_price {
@@ -47,8 +48,9 @@ typedef struct lp_price {
     double scale;     /* the unfrozen makespan (at least 1): the potentials' size */
 } lp_price;
 
-bool lp_price_init(lp_price *pr, const lp_problem *pb);
-void lp_price_free(lp_price *pr);
+/* Builds the network for pb, its arrays from a (which must outlive pr;
+ * freeing a frees pr); false on no memory. */
+bool lp_price_init(lp_price *pr, const lp_problem *pb, arena *a);
 
 /* Sets action u's upper bound on x to v (clamped to [0, 1]); only for
  * freezable actions (others stay at 0). lp_price_init starts every bound

@@ -10,66 +10,36 @@
 #include "netflow.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-bool netflow_alloc(netflow *nf, uint32_t n, uint32_t m)
+bool netflow_alloc(netflow *nf, arena *a, uint32_t n, uint32_t m)
 {
     memset(nf, 0, sizeof *nf);
+    nf->a = a;
     nf->n_nodes = n;
     nf->n_arcs = m;
     size_t nn = n ? n : 1, mm = m ? m : 1;
-    nf->src = calloc(mm, sizeof *nf->src);
-    nf->dst = calloc(mm, sizeof *nf->dst);
-    nf->cost = calloc(mm, sizeof *nf->cost);
-    nf->cap = calloc(mm, sizeof *nf->cap);
-    nf->flow = calloc(mm, sizeof *nf->flow);
-    nf->state = calloc(mm, sizeof *nf->state);
-    nf->supply = calloc(nn, sizeof *nf->supply);
-    nf->pi = calloc(nn, sizeof *nf->pi);
-    nf->parent = calloc(nn, sizeof *nf->parent);
-    nf->pred = calloc(nn, sizeof *nf->pred);
-    nf->size = calloc(nn, sizeof *nf->size);
-    nf->order = calloc(nn, sizeof *nf->order);
-    nf->up = calloc(nn, sizeof *nf->up);
-    nf->first_child = calloc(nn, sizeof *nf->first_child);
-    nf->next_sib = calloc(nn, sizeof *nf->next_sib);
-    nf->prev_sib = calloc(nn, sizeof *nf->prev_sib);
-    nf->stack = calloc(nn, sizeof *nf->stack);
-    if (!nf->src || !nf->dst || !nf->cost || !nf->cap || !nf->flow || !nf->state || !nf->supply || !nf->pi ||
-        !nf->parent || !nf->pred || !nf->size || !nf->order || !nf->up || !nf->first_child || !nf->next_sib || !nf->prev_sib ||
-        !nf->stack) {
-        netflow_free(nf);
-        return false;
-    }
-    return true;
-}
-
-void netflow_free(netflow *nf)
-{
-    free(nf->src);
-    free(nf->dst);
-    free(nf->cost);
-    free(nf->cap);
-    free(nf->flow);
-    free(nf->state);
-    free(nf->supply);
-    free(nf->pi);
-    free(nf->parent);
-    free(nf->pred);
-    free(nf->size);
-    free(nf->order);
-    free(nf->up);
-    free(nf->first_child);
-    free(nf->next_sib);
-    free(nf->prev_sib);
-    free(nf->stack);
-    free(nf->inc_start);
-    free(nf->inc);
-    free(nf->mark);
-    free(nf->cand);
-    free(nf->in_cand);
-    memset(nf, 0, sizeof *nf);
+    nf->src = arena_alloc_array(a, mm, sizeof *nf->src);
+    nf->dst = arena_alloc_array(a, mm, sizeof *nf->dst);
+    nf->cost = arena_alloc_array(a, mm, sizeof *nf->cost);
+    nf->cap = arena_alloc_array(a, mm, sizeof *nf->cap);
+    nf->flow = arena_alloc_array(a, mm, sizeof *nf->flow);
+    nf->state = arena_alloc_array(a, mm, sizeof *nf->state);
+    nf->supply = arena_alloc_array(a, nn, sizeof *nf->supply);
+    nf->pi = arena_alloc_array(a, nn, sizeof *nf->pi);
+    nf->parent = arena_alloc_array(a, nn, sizeof *nf->parent);
+    nf->pred = arena_alloc_array(a, nn, sizeof *nf->pred);
+    nf->size = arena_alloc_array(a, nn, sizeof *nf->size);
+    nf->order = arena_alloc_array(a, nn, sizeof *nf->order);
+    nf->up = arena_alloc_array(a, nn, sizeof *nf->up);
+    nf->first_child = arena_alloc_array(a, nn, sizeof *nf->first_child);
+    nf->next_sib = arena_alloc_array(a, nn, sizeof *nf->next_sib);
+    nf->prev_sib = arena_alloc_array(a, nn, sizeof *nf->prev_sib);
+    nf->stack = arena_alloc_array(a, nn, sizeof *nf->stack);
+    nf->net = arena_alloc_array(a, nn, sizeof *nf->net);
+    return nf->src && nf->dst && nf->cost && nf->cap && nf->flow && nf->state && nf->supply && nf->pi &&
+           nf->parent && nf->pred && nf->size && nf->order && nf->up && nf->first_child && nf->next_sib &&
+           nf->prev_sib && nf->stack && nf->net;
 }
 
 static void detach(netflow *nf, uint32_t v)
@@ -135,14 +105,12 @@ static uint32_t refresh_all(netflow *nf)
 }
 
 /* The tree arcs' flows from the supplies and the non-tree arcs' flows,
- * leaves first (reverse preorder). False on no memory, or when one is out
- * of its bounds (a negative one then set to 0) unless keep (they stay). */
+ * leaves first (reverse preorder). False when one is out of its bounds (a
+ * negative one then set to 0) unless keep (they stay). */
 static bool tree_flows(netflow *nf, bool keep)
 {
     uint32_t n = nf->n_nodes;
-    double *net = malloc((size_t)(n ? n : 1) * sizeof *net);
-    if (!net)
-        return false;
+    double *net = nf->net;
     uint32_t seen = preorder(nf, nf->root, NETFLOW_NONE);
     memcpy(net, nf->supply, (size_t)n * sizeof *net);
     for (uint32_t e = 0; e < nf->n_arcs; e++)
@@ -165,7 +133,6 @@ static bool tree_flows(netflow *nf, bool keep)
         nf->flow[a] = f;
         net[nf->parent[v]] += net[v];
     }
-    free(net);
     return ok || keep;
 }
 
@@ -448,21 +415,15 @@ static bool incidence(netflow *nf)
     if (nf->inc)
         return true;
     uint32_t n = nf->n_nodes, m = nf->n_arcs;
-    nf->inc_start = calloc((size_t)n + 1, sizeof *nf->inc_start);
-    nf->inc = malloc((size_t)(2 * (size_t)m + 1) * sizeof *nf->inc);
-    nf->mark = calloc((size_t)(n ? n : 1), sizeof *nf->mark);
-    nf->cand = malloc((size_t)(m ? m : 1) * sizeof *nf->cand);
-    nf->in_cand = calloc((size_t)(m ? m : 1), sizeof *nf->in_cand);
-    if (!nf->inc_start || !nf->inc || !nf->mark || !nf->cand || !nf->in_cand) {
-        free(nf->inc_start);
-        free(nf->inc);
-        free(nf->mark);
-        free(nf->cand);
-        free(nf->in_cand);
-        nf->inc_start = nf->inc = nf->mark = nf->cand = NULL;
-        nf->in_cand = NULL;
+    /* (on no memory what was allocated stays in the arena, unused) */
+    uint32_t *inc_start = arena_alloc_array(nf->a, (size_t)n + 1, sizeof *inc_start);
+    uint32_t *inc = arena_alloc_array(nf->a, 2 * (size_t)m + 1, sizeof *inc);
+    uint32_t *mark = arena_alloc_array(nf->a, n ? n : 1, sizeof *mark);
+    uint32_t *cand = arena_alloc_array(nf->a, m ? m : 1, sizeof *cand);
+    uint8_t *in_cand = arena_alloc_array(nf->a, m ? m : 1, sizeof *in_cand);
+    if (!inc_start || !inc || !mark || !cand || !in_cand)
         return false;
-    }
+    nf->inc_start = inc_start, nf->inc = inc, nf->mark = mark, nf->cand = cand, nf->in_cand = in_cand;
     for (uint32_t e = 0; e < m; e++) {
         nf->inc_start[nf->src[e] + 1]++;
         nf->inc_start[nf->dst[e] + 1]++;

@@ -8,7 +8,8 @@
  * root, every tree arc at its capacity away from it); the leaving-arc rule
  * keeps it so, which rules out cycling on the many degenerate pivots of
  * unit-flow problems. Reduced costs are  cost + pi[src] - pi[dst];  an arc
- * with cap <= 0 never enters. Used by lp_price.c. */
+ * with cap <= 0 never enters. Every array comes from the caller's arena
+ * and goes with it. Used by lp_price.c; knows nothing of the LP. */
 #ifndef TFC_NETFLOW_H
 #define TFC_NETFLOW_H
 
@@ -16,9 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arena.h"
+
 #define NETFLOW_NONE UINT32_MAX
 
 typedef struct netflow {
+    arena *a; /* where the arrays below come from, the dual pivots' too */
     uint32_t n_nodes, n_arcs;
     /* per arc, filled by the caller */
     uint32_t *src, *dst;
@@ -32,6 +36,7 @@ typedef struct netflow {
     uint32_t *parent, *pred, *size; /* size: nodes in the subtree */
     int8_t *up; /* 1: pred points from the node to its parent */
     uint32_t *first_child, *next_sib, *prev_sib, *stack, *order;
+    double *net; /* per node: scratch for the tree's flows */
     uint32_t root;
     uint32_t next_arc; /* block search position */
     long long pivots;
@@ -41,9 +46,9 @@ typedef struct netflow {
     uint8_t *in_cand;
 } netflow;
 
-/* Allocates every array for n nodes and m arcs (zeroed); false on no memory. */
-bool netflow_alloc(netflow *nf, uint32_t n, uint32_t m);
-void netflow_free(netflow *nf);
+/* Allocates every array for n nodes and m arcs (zeroed) from a, which must
+ * outlive nf; false on no memory. Freeing a frees nf. */
+bool netflow_alloc(netflow *nf, arena *a, uint32_t n, uint32_t m);
 
 /* tree_arc[v]: v's tree arc (NETFLOW_NONE for the root). Computes flows
  * from the supplies and potentials from the costs. False when the tree
@@ -55,7 +60,7 @@ bool netflow_init(netflow *nf, uint32_t root, const uint32_t *tree_arc);
  * its capacity, which must be finite) or a node's tree arc for a parallel
  * one (pred; up must stay right). Recomputes the tree's flows, which may
  * fall out of their bounds (netflow_dual brings them back), and the
- * potentials; false only on no memory or a tree that does not span. The
+ * potentials; false only on a tree that does not span. The
  * tree may no longer be strongly feasible: give netflow_solve a pivot
  * limit. */
 bool netflow_restart(netflow *nf);

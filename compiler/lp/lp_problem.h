@@ -1,0 +1,109 @@
+/* lp_problem: the freeze LP as data, the bottom of compiler/lp/.
+ *
+ * Each freezable action u (B, or W in split schedules) has a duration
+ * d_u = w_max_u - x_u (w_max_u - w_min_u) for its freeze ratio x_u in
+ * [0, 1]. The three phases (lp_phase) minimise the makespan, then the total
+ * freezing at that makespan, then the largest single ratio. This header
+ * holds what every solver of it shares: the problem, its statistics, the
+ * rule for which dependencies it keeps, its tolerances, and the memory
+ * probe that guards lp_solve. It includes nothing else of compiler/lp/;
+ * lp_direct (lp_solve on the whole LP) and lp_dw (the decomposition) sit
+ * above it, lp_freeze (the facade) on top. docs/freeze-lp.md. */
+#ifndef TFC_LP_PROBLEM_H
+#define TFC_LP_PROBLEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dag.h"
+#include "diag.h"
+#include "sched.h"
+
+/* T <= T* (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS in phase 2. */
+#define LP_T_REL_TOL 1e-9
+#define LP_T_ABS_TOL_MS 1e-9
+/* A ratio this close below its bound (1, or freeze.max_action_ratio) is
+ * the bound: solver noise (docs/freeze-lp.md). */
+#define LP_SNAP_TOL 1e-7
+/* Leximin: at most this many rounds after the first minmax. */
+#define LP_LEXIMIN_ROUNDS 16
+/* Larger schedules are refused before building the LP (exit 3): even the
+ * decomposition would take far longer than any time limit
+ * (docs/freeze-lp.md, "Speed"). */
+#define LP_MAX_ACTIONS 100000u
+/* Default limit on each phase's solve, seconds (tfc plan --lp-timeout). */
+#define LP_TIMEOUT_S 300.0
+
+/* The phases, in the order they run (docs/freeze-lp.md, "The program"). */
+typedef enum {
+    LP_PHASE_MAKESPAN = 1, /* minimise the makespan T: T* */
+    LP_PHASE_FREEZE = 2,   /* keep T* (to the tolerance), minimise the total freezing */
+    LP_PHASE_BALANCE = 3,  /* keep both, minimise the largest ratio (freeze.balance) */
+} lp_phase;
+
+/* What the phase does, in words, for messages: "phase 1 of the freeze LP
+ * (minimise the makespan)". */
+const char *lp_phase_name(lp_phase phase);
+
+/* The problem, independent of the solver. */
+typedef struct lp_problem {
+    const sched *s;
+    const dag *g;
+    const double *w_max; /* per action: its duration with nothing frozen */
+    const double *w_min; /* per action: with everything frozen (== w_max if not freezable) */
+    const bool *freezable;
+    double comm_ms;
+    double cap; /* freeze.max_ratio */
+    double action_cap; /* freeze.max_action_ratio: upper bound of every x */
+    bool balance; /* run phase 3 (freeze.balance: minmax or leximin) */
+    bool leximin; /* then repeat it over the actions below the maximum (freeze.balance: leximin) */
+    double timeout_s; /* per phase; 0 = none */
+    bool direct; /* hand lp_solve the whole LP instead of decomposing it (tfc plan --lp-method direct) */
+} lp_problem;
+
+typedef struct lp_stats {
+    int rows, cols;          /* of the whole LP, whichever method solved it */
+    long long nonzeros;
+    long long iterations[3]; /* phases 1, 2 and 3: master rounds (subproblems solved), or lp_solve's simplex iterations with direct */
+    double seconds[3];       /* solve time, phases 1, 2 and 3 */
+    double t_star;           /* phase 1's makespan */
+    double t_star_uncapped;  /* phase 1's makespan without max_action_ratio (== t_star when it is 1) */
+    double total_freeze;     /* phase 2's objective */
+    int leximin_rounds;      /* rounds after the first minmax that lowered a maximum */
+    int budget_rounds;       /* decomposition: times phases 1 and 2 ran again because budget rows joined */
+    int budget_rows;         /* decomposition: budget rows in the master at the end (of the stages with freezable actions) */
+    double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
+} lp_stats;
+
+/* The size of the whole LP (lp_direct.h spells out its rows and columns). */
+typedef struct lp_size {
+    size_t actions;    /* n: one start-time column each */
+    size_t freezable;  /* K: one ratio column each */
+    size_t cols;       /* n + K + 1 (the makespan T) */
+    size_t rows;       /* kept dependencies, actions without successors, stages with freezable actions */
+    size_t nonzeros;
+} lp_size;
+
+/* The whole LP's size, counted from the DAG without writing a row: equal
+ * to what lp_direct_build writes (tested). */
+lp_size lp_problem_size(const lp_problem *pb);
+
+/* Whether the LP keeps dependency u -> v (walking u's successors in order,
+ * program_done false before the first): every cross-rank edge, and the
+ * program-order edge once; the other same-rank edges are implied by it.
+ * The whole LP and the decomposition's flow network use the same edges. */
+bool lp_kept_edge(const sched *s, uint32_t u, uint32_t v, bool *program_done);
+
+/* A heuristic guard for lp_solve 5.5, which does not check its own
+ * allocations (out of memory it crashes, in presolve or mat_validate):
+ * before a call that can allocate in proportion to an LP of rows x cols
+ * with nonzeros entries (make_lp and adding rows, solve), try to allocate
+ * a block sized generously from those counts and free it at once. When
+ * even that fails, lp_solve would likely have crashed: diag_nomem with
+ * `what` and TFC_NOMEM; else TFC_OK. Not a guarantee (memory can run out
+ * between the probe and the call), only a wide margin, calibrated with
+ * ulimit -v sweeps (docs/freeze-lp.md, "Out of memory"). */
+tfc_status lp_problem_headroom(size_t rows, size_t cols, size_t nonzeros, diag_list *d, const char *what);
+
+#endif
