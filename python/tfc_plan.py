@@ -12,12 +12,21 @@ frozen mask").
 
 A PyTorch loop applies it by setting requires_grad (or skipping the
 weight-gradient work) for those tensors in that microbatch's backward.
+
+From the shell (python3 tfc_plan.py --help):
+
+    tfc_plan.py summary PLAN.json                 # the plan in a few lines
+    tfc_plan.py mask PLAN.json --stage S --microbatch M --step N [--json]
 """
 import json
 from math import gcd
 
 _M64 = (1 << 64) - 1
-FORMAT = "tfc-plan-1"
+FORMAT = "tfc-plan-2"
+# Format 1 named the stage count "stages", as the per-stage array: readers
+# that keep the last value (json.load does) lost the count, which this
+# module never needed (docs/plan-json.md, "Formats").
+FORMATS = ("tfc-plan-1", FORMAT)
 
 
 def _mix(z):
@@ -129,8 +138,9 @@ class Plan:
     """A plan.json, with the queries of the generated C."""
 
     def __init__(self, data):
-        if data.get("format") != FORMAT:
-            raise ValueError(f"not a {FORMAT} plan (format {data.get('format')!r})")
+        if data.get("format") not in FORMATS:
+            raise ValueError(f"not a tfc plan of a format this module reads ({', '.join(FORMATS)}): "
+                             f"format {data.get('format')!r}")
         self.data = data
         self.name = data["name"]
         fr = data["freeze"]
@@ -142,6 +152,7 @@ class Plan:
         self.params = [[(p["name"], p["numel"]) for p in stage] for stage in data["stage_params"]]
         self.weights = [[p.get("weight", 65536) for p in stage] for stage in data["stage_params"]]
         self.microbatches = data["microbatches"]
+        self.stage_count = data.get("stage_count", len(self.params))
         split = any(a["type"] == "W" for a in data["actions"])
         kind = "W" if split else "B"
         self.ratio = {(a["stage"], a["microbatch"]): a["freeze_ratio"] for a in data["actions"] if a["type"] == kind}
@@ -188,3 +199,71 @@ class Plan:
 
     def frozen_names(self, stage, microbatch, step):
         return [self.params[stage][i][0] for i in self.frozen_tensors(stage, microbatch, step)]
+
+
+def _summary(plan, out):
+    d = plan.data
+    out.write(f"{d['name']}: {d['schedule']}, {d['ranks']} ranks, {plan.stage_count} stages, "
+              f"{plan.microbatches} microbatches; policy {d['policy']}, cap {d['max_ratio']:g}, "
+              f"select {plan.select}\n")
+    out.write(f"step: {d['baseline_makespan_ms']:.3f} ms without freezing, {d['makespan_ms']:.3f} ms with it "
+              f"({d['speedup']:.3f}x)\n")
+    out.write(f"freezing from step {plan.warmup} over {plan.ramp} steps, re-drawn every {plan.reselect}\n")
+    out.write("stage  rank  tensors  elements        mean ratio  max ratio\n")
+    for st in d["stages"]:
+        s = st["stage"]
+        numel = sum(n for _, n in plan.params[s]) if s < len(plan.params) else 0
+        out.write(f"{s:5}  {st['rank']:4}  {len(plan.params[s]):7}  {numel:14}  {st['mean_freeze_ratio']:10.4f}  "
+                  f"{st['max_freeze_ratio']:9.4f}\n")
+
+
+def main(argv=None):
+    import argparse
+    import sys
+    ap = argparse.ArgumentParser(
+        prog="tfc_plan.py",
+        description="Read a tfc plan (plan.json or tfc plan --json; formats " + ", ".join(FORMATS) +
+        ") and answer what the generated C answers.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("summary", help="the plan in a few lines: schedule, step times, per-stage freezing")
+    s.add_argument("plan", help="plan.json")
+    m = sub.add_parser("mask", help="the tensors a stage freezes in one microbatch's backward at a step")
+    m.add_argument("plan", help="plan.json")
+    m.add_argument("--stage", type=int, required=True)
+    m.add_argument("--microbatch", type=int, required=True)
+    m.add_argument("--step", type=int, required=True, help="training step (0-based)")
+    m.add_argument("--json", action="store_true", help="as JSON: ratio, indices, names")
+    a = ap.parse_args(argv)
+    try:
+        plan = Plan.load(a.plan)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"tfc_plan.py: {a.plan}: {e}", file=sys.stderr)
+        return 1
+    if a.command == "summary":
+        _summary(plan, sys.stdout)
+        return 0
+    if not 0 <= a.stage < plan.stage_count or not 0 <= a.microbatch < plan.microbatches or a.step < 0:
+        print(f"tfc_plan.py: stage must be 0-{plan.stage_count - 1}, microbatch 0-{plan.microbatches - 1}, "
+              "step >= 0", file=sys.stderr)
+        return 2
+    idx = plan.frozen_tensors(a.stage, a.microbatch, a.step)
+    ratio = plan.freeze_ratio(a.stage, a.microbatch, a.step)
+    names = [plan.params[a.stage][i][0] for i in idx]
+    if a.json:
+        json.dump({"stage": a.stage, "microbatch": a.microbatch, "step": a.step, "freeze_ratio": ratio,
+                   "frozen": idx, "frozen_names": names}, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        total = sum(n for _, n in plan.params[a.stage])
+        frozen = sum(plan.params[a.stage][i][1] for i in idx)
+        print(f"stage {a.stage}, microbatch {a.microbatch}, step {a.step}: ratio {ratio:.6f}; "
+              f"{len(idx)} of {len(plan.params[a.stage])} tensors frozen ({frozen} of {total} elements)")
+        for i, n in zip(idx, names):
+            print(f"  {i}  {n}")
+    return 0
+
+
+if __name__ == "__main__":
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
+    raise SystemExit(main())

@@ -55,7 +55,7 @@ void plan_print_json(const plan *p, FILE *f)
 {
     const spec *sp = p->sp;
     const sched *s = p->s;
-    fputs("{\n  \"format\": \"tfc-plan-1\",\n  \"tfc_version\": ", f);
+    fputs("{\n  \"format\": \"" PLAN_JSON_FORMAT "\",\n  \"tfc_version\": ", f);
     json_string(f, version_string());
     fputs(",\n  \"name\": ", f);
     json_string(f, sp->name);
@@ -63,7 +63,7 @@ void plan_print_json(const plan *p, FILE *f)
     json_string(f, sp->sha256);
     fputs(",\n  \"schedule\": ", f);
     json_string(f, spec_schedule_name(sp->schedule));
-    fprintf(f, ",\n  \"ranks\": %u,\n  \"stages\": %u,\n  \"microbatches\": %u", s->ranks, s->n_stages,
+    fprintf(f, ",\n  \"ranks\": %u,\n  \"stage_count\": %u,\n  \"microbatches\": %u", s->ranks, s->n_stages,
             s->microbatches);
     top_number(f, "comm_ms", sp->timing.comm_ms);
     fputs(",\n  \"policy\": ", f);

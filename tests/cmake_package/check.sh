@@ -15,4 +15,9 @@ cmake --build "$work/trainer" >/dev/null
 "$work/trainer/trainer"
 ls "$work/trainer/tfc/pkg/MANIFEST" >/dev/null
 "$work/trainer/loader" "$work"
+# The Python plan reader, installed next to the package, on the plan just built.
+py=$(sed -n 's/^TFC_PYTHON_DIR:[A-Z]*=//p' "$work/trainer/CMakeCache.txt")
+[ -f "$py/tfc_plan.py" ] || { echo "tfc_plan.py not installed (TFC_PYTHON_DIR=$py)"; exit 1; }
+summary=$(python3 "$py/tfc_plan.py" summary "$work/trainer/tfc/pkg/plan.json")
+echo "${summary%%$'\n'*}"
 echo "cmake_package: find_package(tfc), tfc_generate() and tfc::lcp built and ran an external project"

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""plan.json and `tfc plan --json` as strict parsers read them (ctest plan_json).
+
+  - no object has a key twice (json's object_pairs_hook sees every pair);
+  - format tfc-plan-2; stage_count equals the stages and stage_params
+    arrays' lengths and the stages the actions use;
+  - python/tfc_plan.py reads format 1 (the count under the duplicated key
+    "stages", rebuilt here from a format-2 file) with the same masks;
+  - python/tfc_plan.py --help, summary and mask from the shell.
+Usage: plan_json_check.py TFC SOURCE_DIR
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+tfc, src = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(src, "python"))
+import tfc_plan  # noqa: E402
+
+bad = []
+
+
+def strict(text, where):
+    def pairs(kv):
+        keys = [k for k, _ in kv]
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        if dup:
+            bad.append(f"{where}: duplicate key(s) {dup}")
+        return dict(kv)
+    return json.loads(text, object_pairs_hook=pairs)
+
+
+def check(doc, where):
+    if doc.get("format") != "tfc-plan-2":
+        bad.append(f"{where}: format {doc.get('format')!r}")
+    n = doc.get("stage_count")
+    used = 1 + max(a["stage"] for a in doc["actions"])
+    if not (isinstance(n, int) and n == len(doc["stages"]) == len(doc["stage_params"]) == used):
+        bad.append(f"{where}: stage_count {n!r}, {len(doc['stages'])} stages, "
+                   f"{len(doc['stage_params'])} stage_params, actions use {used}")
+
+
+texts = {}
+for spec in sorted(glob.glob(os.path.join(src, "specs", "*.yaml"))):
+    r = subprocess.run([tfc, "plan", spec, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        bad.append(f"tfc plan {spec} --json: exit {r.returncode}: {r.stderr[:300]}")
+        continue
+    check(strict(r.stdout, f"tfc plan --json {os.path.basename(spec)}"), os.path.basename(spec))
+    texts[spec] = r.stdout
+for path in sorted(glob.glob(os.path.join(src, "generated", "*", "plan.json"))):
+    text = open(path, encoding="utf-8").read()
+    check(strict(text, path), path)
+
+# Format 1, as earlier builds wrote it: the count under "stages", before the array.
+for spec, text in list(texts.items())[:3]:
+    v1 = text.replace('"format": "tfc-plan-2"', '"format": "tfc-plan-1"').replace('"stage_count":', '"stages":')
+    assert v1.count('"stages":') == 2
+    p1, p2 = tfc_plan.Plan(json.loads(v1)), tfc_plan.Plan(json.loads(text))
+    if p1.stage_count != p2.stage_count:
+        bad.append(f"{spec}: format 1 read as {p1.stage_count} stages, format 2 as {p2.stage_count}")
+    for st in range(p2.stage_count):
+        for mb in range(min(p2.microbatches, 4)):
+            for step in (0, p2.warmup + p2.ramp // 2, p2.warmup + p2.ramp + 7):
+                if p1.frozen_tensors(st, mb, step) != p2.frozen_tensors(st, mb, step):
+                    bad.append(f"{spec}: format 1 and 2 masks differ at stage {st} microbatch {mb} step {step}")
+try:
+    tfc_plan.Plan({"format": "tfc-plan-9"})
+    bad.append("an unknown format was accepted")
+except ValueError:
+    pass
+
+# The command line.
+script = os.path.join(src, "python", "tfc_plan.py")
+r = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True)
+if r.returncode != 0 or "summary" not in r.stdout or "mask" not in r.stdout:
+    bad.append(f"tfc_plan.py --help: exit {r.returncode}, {r.stdout[:200]!r}")
+gen = sorted(glob.glob(os.path.join(src, "generated", "*", "plan.json")))[0]
+plan = tfc_plan.Plan.load(gen)
+r = subprocess.run([sys.executable, script, "summary", gen], capture_output=True, text=True)
+lines = [line for line in r.stdout.splitlines() if line[:5].strip().isdigit()]
+if r.returncode != 0 or f"{plan.stage_count} stages" not in r.stdout or len(lines) != plan.stage_count:
+    bad.append(f"tfc_plan.py summary: exit {r.returncode}: {r.stdout[:300]!r}")
+st, mb, step = plan.stage_count - 1, 0, plan.warmup + plan.ramp + 3
+r = subprocess.run([sys.executable, script, "mask", gen, "--stage", str(st), "--microbatch", str(mb), "--step",
+                    str(step), "--json"], capture_output=True, text=True)
+got = json.loads(r.stdout) if r.returncode == 0 else None
+if not got or got["frozen"] != plan.frozen_tensors(st, mb, step) or got["freeze_ratio"] != plan.freeze_ratio(st, mb, step):
+    bad.append(f"tfc_plan.py mask --json: exit {r.returncode}: {r.stdout[:200]!r}")
+r = subprocess.run([sys.executable, script, "mask", gen, "--stage", str(plan.stage_count), "--microbatch", "0",
+                    "--step", "0"], capture_output=True, text=True)
+if r.returncode != 2:
+    bad.append(f"tfc_plan.py mask with a stage out of range: exit {r.returncode}")
+
+for b in bad:
+    print("plan_json:", b)
+if bad:
+    sys.exit(1)
+print(f"plan_json: {len(texts)} specs and {len(glob.glob(os.path.join(src, 'generated', '*', 'plan.json')))} "
+      "generated plans without duplicate keys; format 1 reads the same; tfc_plan.py's command line works")
