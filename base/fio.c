@@ -91,3 +91,40 @@ fail:
         close(fd);
     return bad;
 }
+
+tfc_status fio_write_atomic(const char *path, const void *data, size_t len, diag_list *d)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return diag_nomem(d, "writing %s", path);
+    snprintf(tmp, n, "%s.tfc-tmp-%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    bool ok = fd >= 0;
+    const char *p = data;
+    size_t off = 0;
+    while (ok && off < len) {
+        ssize_t w = write(fd, p + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        ok = w > 0;
+        if (ok)
+            off += (size_t)w;
+    }
+    ok = ok && fsync(fd) == 0;
+    int err = errno;
+    if (fd >= 0 && close(fd) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        diag_error(d, path, 0, 0, "cannot write: %s", strerror(err ? err : EIO));
+        unlink(tmp);
+    }
+    free(tmp);
+    return ok ? TFC_OK : TFC_IO;
+}

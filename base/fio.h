@@ -16,4 +16,9 @@
  * ...); TFC_NOMEM. */
 tfc_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len, diag_list *d);
 
+/* Writes len bytes to path through a temporary file in the same folder,
+ * flushed and renamed into place: path is either untouched or complete.
+ * TFC_IO (the reason filed under path) or TFC_NOMEM on failure. */
+tfc_status fio_write_atomic(const char *path, const void *data, size_t len, diag_list *d);
+
 #endif

@@ -688,6 +688,61 @@ Test(cli_compile, writes_the_folder_and_says_what_it_did)
     cr_assert_eq(system(cmd), 0);
 }
 
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+Test(cli_compile, depfile_names_every_output_and_every_input_the_spec_names)
+{
+    char dir[] = "/tmp/tfc-dep-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char out[96], dep[96], cmd[512];
+    snprintf(out, sizeof out, "%s/out dir", dir); /* a space Make must see escaped */
+    snprintf(dep, sizeof dep, "%s/x.d", dir);
+    proc_result r;
+    cr_assert(proc_tfc(&r, "compile", TFC_SOURCE_DIR "/specs/llama8b_custom.yaml", "-o", out, "--skip-cuda-check",
+                       "--depfile", dep, "-q", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    const char *d = slurp(dep);
+    /* Targets: every file in the folder, escaped; then the spec and its CSV. */
+    cr_assert_not_null(strstr(d, "out\\ dir/MANIFEST"), "%s", d);
+    cr_assert_not_null(strstr(d, "out\\ dir/llama8b_custom.h"), "%s", d);
+    cr_assert_not_null(strstr(d, "out\\ dir/plan.json"), "%s", d);
+    const char *colon = strstr(d, ": ");
+    cr_assert_not_null(colon, "%s", d);
+    cr_assert_not_null(strstr(colon, "specs/llama8b_custom.yaml"), "%s", d);
+    cr_assert_not_null(strstr(colon, "specs/llama8b_custom.csv"), "the order CSV is an input: %s", d);
+    size_t targets = 0;
+    for (const char *p = strstr(d, "out\\ dir/"); p && p < colon; p = strstr(p + 1, "out\\ dir/"))
+        targets++;
+    snprintf(cmd, sizeof cmd, "ls '%s' | wc -l > '%s/n'", out, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/n", dir);
+    cr_assert_eq(targets, (size_t)atoi(slurp(cmd)), "one target per file written: %s", d);
+    /* A built-in schedule names no other file. */
+    cr_assert(proc_tfc(&r, "compile", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", "-o", out, "--skip-cuda-check",
+                       "--depfile", dep, "-q", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    d = slurp(dep);
+    cr_assert_not_null(strstr(d, ": " TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml\n"), "%s", d);
+    /* The name, as tfc_generate asks for it. */
+    cr_assert(proc_tfc(&r, "check", TFC_SOURCE_DIR "/specs/llama8b_custom.yaml", "--print-name", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "llama8b_custom\n");
+    proc_result_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* ---- tfc help TOPIC: the reference pages, as the docs hold them ---- */
 
 Test(cli, help_topics_print_the_docs_exactly)

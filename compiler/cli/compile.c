@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "fio.h"
 #include "emit.h"
 #include "gen.h"
 #include "nvrtc_check.h"
@@ -63,6 +64,58 @@ static tfc_status check_cuda(const spec *sp, const gen_folder *g, const compile_
     return result;
 }
 
+/* s with Make's special characters escaped (space, '#', '$', '\\'). */
+static void make_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '$')
+            fputc('$', f);
+        else if (*s == ' ' || *s == '#' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+/* "DIR/F1 DIR/F2 ...: SPEC INPUT..." through a temporary file renamed into place. */
+static tfc_status write_depfile(const char *depfile, const char *spec_path, const spec *sp, const char *dir,
+                                const gen_folder *g, arena *a, diag_list *d)
+{
+    const char *inputs[SPEC_MAX_INPUTS];
+    size_t n_inputs = spec_inputs(sp, a, inputs);
+    if (n_inputs == SIZE_MAX)
+        return diag_nomem(d, "writing the depfile");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return diag_nomem(d, "writing the depfile");
+    for (size_t i = 0; i < g->n; i++) {
+        if (i)
+            fputs(" \\\n ", f);
+        make_escape(f, dir);
+        fputc('/', f);
+        make_escape(f, g->files[i].name);
+    }
+    fputc(':', f);
+    if (strcmp(spec_path, "-") != 0) {
+        fputc(' ', f);
+        make_escape(f, spec_path);
+    }
+    for (size_t i = 0; i < n_inputs; i++) {
+        fputc(' ', f);
+        make_escape(f, inputs[i]);
+    }
+    fputc('\n', f);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0 || !ok || !text) {
+        free(text);
+        return diag_nomem(d, "writing the depfile");
+    }
+    tfc_status st = fio_write_atomic(depfile, text, len, d);
+    free(text);
+    return st;
+}
+
 tfc_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep)
 {
     memset(rep, 0, sizeof *rep);
@@ -106,6 +159,8 @@ tfc_status compile_spec(const char *path, const compile_options *o, arena *a, di
         } else {
             t0 = clock_now_s();
             st = outdir_write(dir, &g, d);
+            if (st == TFC_OK && o->depfile)
+                st = write_depfile(o->depfile, path, sp, dir, &g, a, d);
             rep->write_s = clock_now_s() - t0;
             rep->out_dir = dir;
             rep->files = g.n;

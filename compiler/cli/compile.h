@@ -17,6 +17,7 @@ typedef struct compile_options {
     plan_options plan;
     bool require_cuda_check; /* no NVRTC is an error (exit 5) instead of a skipped check */
     bool skip_cuda_check;    /* do not run NVRTC (say so) */
+    const char *depfile;     /* non-NULL: Make-style dependencies written here after the folder */
 } compile_options;
 
 typedef struct compile_report {
@@ -30,8 +31,12 @@ typedef struct compile_report {
 } compile_report;
 
 /* Runs the whole compile of the spec at path. Returns TFC_OK, or
- * TFC_INVALID / TFC_INFEASIBLE / TFC_IO / TFC_NVRTC with every problem in
- * d; on anything but TFC_OK the output folder is as it was. */
+ * TFC_INVALID / TFC_INFEASIBLE / TFC_IO / TFC_NVRTC / TFC_NOMEM with every
+ * problem in d; on anything but TFC_OK the output folder is as it was. With
+ * o->depfile, the depfile (written atomically after the folder) says that
+ * every file of the folder depends on the spec and on every file it names
+ * (pipeline.order, timing.file, timing.frozen_file), for Make, Ninja and
+ * CMake's DEPFILE. */
 tfc_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep);
 
 #endif

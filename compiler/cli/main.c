@@ -68,17 +68,20 @@ static const char usage_text[] =
     "            4 I/O error, 5 generated CUDA failed the NVRTC check, 6 out of memory\n";
 
 static const char check_help[] =
-    "usage: tfc check SPEC [-q|--quiet]\n"
+    "usage: tfc check SPEC [-q|--quiet] [--print-name]\n"
     "\n"
     "Reads SPEC, validates it against spec v1 (docs/spec.md), builds its schedule\n"
     "and checks that the schedule cannot deadlock. Reports every problem found,\n"
     "each as FILE:LINE:COL: error: MESSAGE. On success prints a one-line summary\n"
-    "(nothing with -q). Exit 0 valid, 1 invalid, 4 unreadable.\n";
+    "(nothing with -q).\n"
+    "  --print-name  print only the spec's name (what tfc compile names its\n"
+    "                folder after; build systems ask this instead of parsing YAML)\n"
+    "Exit 0 valid, 1 invalid, 4 unreadable.\n";
 
 static const char compile_help[] =
     "usage: tfc compile SPEC [-o DIR] [--require-cuda-check | --skip-cuda-check]\n"
     "                   [--policy timely|uniform|none] [--lp-timeout SECONDS]\n"
-    "                   [--lp-method decompose|direct] [-q]\n"
+    "                   [--lp-method decompose|direct] [--depfile FILE] [-q]\n"
     "\n"
     "Plans SPEC (as tfc plan does) and writes the folder a trainer vendors\n"
     "(docs/codegen.md): NAME.h/.c with the schedule, the freeze ratios and the\n"
@@ -90,6 +93,9 @@ static const char compile_help[] =
     "  --require-cuda-check  fail (exit 5) when NVRTC is not available\n"
     "  --skip-cuda-check     do not run NVRTC\n"
     "  --policy, --lp-timeout, --lp-method  as for tfc plan\n"
+    "  --depfile FILE        also write Make-style dependencies to FILE: every file\n"
+    "                        of the folder depends on SPEC and the files it names\n"
+    "                        (pipeline.order, timing.file, timing.frozen_file)\n"
     "  -q, --quiet           no summary line\n"
     "Exit 1 invalid spec, 3 no plan, 4 I/O error, 5 NVRTC rejected generated CUDA.\n";
 
@@ -229,8 +235,10 @@ static tfc_status load_plan(const char *path, const plan_options *opt, arena *a,
 
 static int run_check(int argc, char **argv)
 {
-    bool quiet = false;
-    const flag flags[] = {{"-q", "--quiet", &quiet, NULL}, {NULL, NULL, NULL, NULL}};
+    bool quiet = false, print_name = false;
+    const flag flags[] = {{"-q", "--quiet", &quiet, NULL},
+                          {NULL, "--print-name", &print_name, NULL},
+                          {NULL, NULL, NULL, NULL}};
     const char *path;
     int r = parse_spec_args("check", check_help, argc, argv, flags, &path);
     if (r >= 0)
@@ -241,7 +249,9 @@ static int run_check(int argc, char **argv)
     /* check validates; it does not need the LP. */
     plan_options opt = {POLICY_NONE, 0, false};
     tfc_status st = load_plan(path, &opt, &a, &p);
-    if (st == TFC_OK && !quiet) {
+    if (st == TFC_OK && print_name) {
+        puts(p->sp->name);
+    } else if (st == TFC_OK && !quiet) {
         const spec *s = p->sp;
         printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions, %zu parameter "
                "tensors, %llu parameters\n",
@@ -324,8 +334,9 @@ static int parse_plan_options(const char *verb_name, const char *policy_name, co
 static int run_compile(int argc, char **argv)
 {
     bool quiet = false, require = false, skip = false;
-    const char *policy_name = "timely", *timeout = NULL, *out = NULL, *method = NULL;
+    const char *policy_name = "timely", *timeout = NULL, *out = NULL, *method = NULL, *depfile = NULL;
     const flag flags[] = {{"-o", "--output", NULL, &out},
+                          {NULL, "--depfile", NULL, &depfile},
                           {NULL, "--require-cuda-check", &require, NULL},
                           {NULL, "--skip-cuda-check", &skip, NULL},
                           {NULL, "--policy", NULL, &policy_name},
@@ -341,7 +352,9 @@ static int run_compile(int argc, char **argv)
         return usage_error("compile: --require-cuda-check and --skip-cuda-check contradict each other", NULL);
     if (out && !*out)
         return usage_error("compile: -o needs a folder name, got", out);
-    compile_options o = {.out_dir = out, .require_cuda_check = require, .skip_cuda_check = skip};
+    if (depfile && !*depfile)
+        return usage_error("compile: --depfile needs a file name, got", depfile);
+    compile_options o = {.out_dir = out, .require_cuda_check = require, .skip_cuda_check = skip, .depfile = depfile};
     if ((r = parse_plan_options("compile", policy_name, timeout, method, &o.plan)) >= 0)
         return r;
     arena a;

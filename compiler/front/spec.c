@@ -135,6 +135,24 @@ const char *spec_relative_path(const spec *sp, const char *path, arena *a)
     return p;
 }
 
+size_t spec_inputs(const spec *sp, arena *a, const char **out)
+{
+    const char *named[SPEC_MAX_INPUTS];
+    size_t n = 0;
+    if (sp->schedule == SCHED_CUSTOM && sp->order)
+        named[n++] = sp->order;
+    if (sp->timing.source == TIMING_MEASURED || sp->timing.source == TIMING_TRACE) {
+        if (sp->timing.file)
+            named[n++] = sp->timing.file;
+        if (sp->timing.frozen_file)
+            named[n++] = sp->timing.frozen_file;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!(out[i] = spec_relative_path(sp, named[i], a)))
+            return SIZE_MAX;
+    return n;
+}
+
 bool spec_schedule_is_split(spec_schedule s) { return s == SCHED_ZBH1 || s == SCHED_ZBV; }
 
 /* ---- reporting ---- */

@@ -177,6 +177,12 @@ typedef struct spec {
  * spec's folder unless absolute or read from stdin; NULL on out of memory. */
 const char *spec_relative_path(const spec *sp, const char *path, arena *a);
 
+/* The files the spec names and a plan reads (pipeline.order, timing.file,
+ * timing.frozen_file), resolved as spec_relative_path does, into out (at
+ * most SPEC_MAX_INPUTS); returns the count, or SIZE_MAX on out of memory. */
+#define SPEC_MAX_INPUTS 4u
+size_t spec_inputs(const spec *sp, arena *a, const char **out);
+
 /* The i-th key of the schema as a dotted path ("pipeline.ranks",
  * "model.stages[i].params[j].numel"); false past the last one. */
 bool spec_schema_key(size_t i, char *out, size_t cap);
