@@ -153,7 +153,46 @@ for what, text, where, frag in trace_cases:
     if r.returncode != 1 or where not in r.stderr or frag not in r.stderr:
         print(f"trace {what}: exit {r.returncode}; {r.stderr.strip()[:300]}", file=sys.stderr)
         bad += 1
+
+# tfc's own timeline.json back as a trace: its baseline process holds the
+# durations the plan assumed, so a spec timed by it plans the same baseline,
+# action by action, on every example spec (split schedules included).
+roundtrips = 0
+for spec in sorted(os.listdir(os.path.join(SRC, "specs"))):
+    if not spec.endswith(".yaml"):
+        continue
+    src_spec = os.path.join(SRC, "specs", spec)
+    gen = os.path.join(W, "rt_" + spec[:-5])
+    subprocess.run([TFC, "compile", src_spec, "-o", gen, "-q", "--skip-cuda-check"], check=True)
+    text = open(src_spec).read()
+    comm = re.search(r"^\s+comm_ms:\s*([0-9.]+)", text, re.M)
+    m = re.search(r"^timing:.*?(?=^\S)", text, re.S | re.M)
+    timing = f"timing: {{source: trace, file: {gen}/timeline.json, frozen_file: {gen}/timeline.json" + \
+        (f", comm_ms: {comm.group(1)}}}\n" if comm else "}\n")
+    rt = os.path.join(W, "rt_" + spec)
+    text = text[:m.start()] + timing + text[m.end():]
+    # A custom order CSV is named relative to the spec: point at the original.
+    text = re.sub(r"order: (\S+)", lambda o: f"order: {os.path.abspath(os.path.join(SRC, 'specs', o.group(1)))}", text)
+    open(rt, "w").write(text)
+    want = json.loads(subprocess.run([TFC, "plan", src_spec, "--json"], check=True, capture_output=True,
+                                     text=True).stdout)
+    r = subprocess.run([TFC, "plan", rt, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"timeline round trip {spec}: exit {r.returncode}: {r.stderr[:300]}", file=sys.stderr)
+        bad += 1
+        continue
+    got = json.loads(r.stdout)
+    d1 = [a["baseline_duration_ms"] for a in want["actions"]]
+    d2 = [a["baseline_duration_ms"] for a in got["actions"]]
+    if any(abs(x - y) > 1e-9 * max(1.0, abs(x)) for x, y in zip(d1, d2)) or len(d1) != len(d2) or \
+            abs(want["baseline_makespan_ms"] - got["baseline_makespan_ms"]) > 1e-6:
+        print(f"timeline round trip {spec}: baseline {want['baseline_makespan_ms']} vs "
+              f"{got['baseline_makespan_ms']}", file=sys.stderr)
+        bad += 1
+    roundtrips += 1
+
 subprocess.run(["rm", "-rf", W])
-print(f"timing_measured_check: measured CSV and trace plans equal the tables' plan; "
+print(f"timing_measured_check: {roundtrips} timeline.json round trips plan the same baseline; "
+      f"measured CSV and trace plans equal the tables' plan; "
       f"{len(cases) + 1 + len(trace_cases)} bad inputs, {bad} problems")
 sys.exit(1 if bad else 0)

@@ -197,9 +197,9 @@ static void at(const reader *r, size_t off, unsigned *line, unsigned *col)
 
 /* The fields of one trace event that matter. */
 typedef struct event_fields {
-    char name[64], ph[8];
-    size_t name_len, ph_len, dur_at;
-    double dur;
+    char name[64], ph[8], cat[8];
+    size_t name_len, ph_len, cat_len, dur_at;
+    double dur, pid;
 } event_fields;
 
 static bool event_member(void *ctx, jp *p, const char *key, size_t key_len, int depth)
@@ -213,6 +213,10 @@ static bool event_member(void *ctx, jp *p, const char *key, size_t key_len, int 
         e->dur_at = p->i;
         return number(p, &e->dur);
     }
+    if (key_len == 3 && strcmp(key, "cat") == 0 && p->b[p->i] == '"')
+        return string(p, e->cat, sizeof e->cat, &e->cat_len);
+    if (key_len == 3 && strcmp(key, "pid") == 0 && p->b[p->i] != '"' && p->b[p->i] != '{' && p->b[p->i] != '[')
+        return number(p, &e->pid);
     return value(p, depth);
 }
 
@@ -225,7 +229,7 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
     size_t start = p->i;
     if (p->b[p->i] != '{')
         return value(p, depth);
-    event_fields e = {.dur = NAN};
+    event_fields e = {.dur = NAN, .pid = NAN};
     if (!container_with(p, depth, event_member, &e))
         return false;
     if (diag_full(r->d))
@@ -234,10 +238,19 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
     size_t name_len = e.name_len, ph_len = e.ph_len, dur_at = e.dur_at;
     const char *ph = e.ph;
     double dur = e.dur;
-    /* PP:<stage><type><microbatch>, a complete event. */
-    if (name_len >= sizeof e.name || strncmp(name, "PP:", 3) != 0 || !(ph_len == 1 && ph[0] == 'X'))
+    /* A complete event named PP:<stage><type><microbatch> (PyTorch's
+     * profiler), or an event of tfc's own timeline.json: named
+     * <stage><type><microbatch>, its "cat" the type, in process 1 (the
+     * baseline, nothing frozen: the durations the plan assumed). */
+    if (name_len >= sizeof e.name || !(ph_len == 1 && ph[0] == 'X'))
         return true;
-    const char *q = name + 3;
+    const char *q;
+    if (strncmp(name, "PP:", 3) == 0)
+        q = name + 3;
+    else if (e.cat_len == 1 && e.pid == 1.0 && strchr(name, e.cat[0]) && strchr("FBIW", e.cat[0]))
+        q = name;
+    else
+        return true;
     char *end;
     unsigned line, col;
     if (*q < '0' || *q > '9')
