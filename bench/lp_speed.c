@@ -27,7 +27,9 @@ int main(int argc, char **argv)
         diag_print(&d, stderr);
         return 1;
     }
-    plan_options opt = {POLICY_TIMELY, argc > 2 ? atof(argv[2]) : LP_TIMEOUT_S, argc > 3 && strcmp(argv[3], "direct") == 0};
+    plan_options opt = {.policy = POLICY_TIMELY,
+                        .lp_timeout_s = argc > 2 ? atof(argv[2]) : LP_TIMEOUT_S,
+                        .lp_direct = argc > 3 && strcmp(argv[3], "direct") == 0};
     plan *p;
     tfc_status st = plan_build(s, &opt, &a, &d, &p);
     if (st != TFC_OK) {

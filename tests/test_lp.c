@@ -64,7 +64,7 @@ static plan *build_with(loaded *l, const char *yaml, freeze_policy pol, bool dir
 {
     load_str(l, yaml);
     cr_assert_eq(l->status, TFC_OK, "%s\n%s", l->dump, yaml);
-    plan_options opt = {pol, 60, direct};
+    plan_options opt = {.policy = pol, .lp_timeout_s = 60, .lp_direct = direct};
     plan *p;
     tfc_status st = plan_build(l->s, &opt, &l->a, &l->d, &p);
     cr_assert_eq(st, TFC_OK, "%s", l->d.n ? l->d.items[0].msg : "?");

@@ -427,7 +427,7 @@ Test(plan_json, output_is_valid_json_with_every_action)
     free(yaml);
     cr_assert_eq(l.status, TFC_OK);
     plan *p;
-    plan_options opt = {POLICY_NONE, 0, false};
+    plan_options opt = {.policy = POLICY_NONE};
     cr_assert_eq(plan_build(l.s, &opt, &l.a, &l.d, &p), TFC_OK);
     char *buf = NULL;
     size_t len = 0;

@@ -26,6 +26,7 @@
 #include "nvrtc_check.h"
 #include "version.h"
 #include "cli_exit.h"
+#include "cli_progress.h"
 
 
 /* tfc --version: one line per component: tfc, libyaml, lp_solve, NVRTC (or
@@ -96,12 +97,12 @@ static const char compile_help[] =
     "  --depfile FILE        also write Make-style dependencies to FILE: every file\n"
     "                        of the folder depends on SPEC and the files it names\n"
     "                        (pipeline.order, timing.file, timing.frozen_file)\n"
-    "  -q, --quiet           no summary line\n"
+    "  -q, --quiet           no summary line, no progress line\n"
     "Exit 1 invalid spec, 3 no plan, 4 I/O error, 5 NVRTC rejected generated CUDA.\n";
 
 static const char plan_help[] =
     "usage: tfc plan SPEC [--json] [--policy timely|uniform|none] [--dump-lp FILE]\n"
-    "                [--lp-timeout SECONDS] [--lp-method decompose|direct] [--sweep DIR]\n"
+    "                [--lp-timeout SECONDS] [--lp-method decompose|direct] [--sweep DIR] [-q]\n"
     "\n"
     "Builds SPEC's schedule and its dependency DAG, simulates one training step\n"
     "with nothing frozen (the baseline) and under a freezing policy, and prints\n"
@@ -122,6 +123,8 @@ static const char plan_help[] =
     "  --lp-method M     decompose (default): lp_solve on a small master LP with\n"
     "                    the timing rows solved as a flow; direct: lp_solve on the\n"
     "                    whole LP (slow past a few thousand actions; same optimum)\n"
+    "  -q, --quiet       no progress line (on a terminal, a solve that passes a\n"
+    "                    second shows its phase, round and bound on stderr)\n"
     "Exit 3 when the LP has no solution.\n";
 
 
@@ -218,6 +221,21 @@ static int flush_stdout(int code)
     return code;
 }
 
+/* Watches opt's LP on a terminal (cli_progress.h). */
+static void watch(plan_options *opt, cli_progress *prog, bool quiet)
+{
+    cli_progress_init(prog, quiet);
+    opt->progress = cli_progress_report;
+    opt->progress_ctx = prog;
+}
+
+/* Clears opt's progress line, if it drew one, before anything else prints. */
+static void unwatch(const plan_options *opt)
+{
+    if (opt->progress == cli_progress_report)
+        cli_progress_done(opt->progress_ctx);
+}
+
 /* Loads the spec and builds its plan; prints diagnostics. */
 static tfc_status load_plan(const char *path, const plan_options *opt, arena *a, const plan **out)
 {
@@ -228,6 +246,7 @@ static tfc_status load_plan(const char *path, const plan_options *opt, arena *a,
     tfc_status st = spec_load_file(path, a, &d, &s);
     if (st == TFC_OK)
         st = plan_build(s, opt, a, &d, &p);
+    unwatch(opt);
     st = cli_report(&d, st);
     *out = p;
     return st;
@@ -247,7 +266,7 @@ static int run_check(int argc, char **argv)
     arena_init(&a, 0);
     const plan *p;
     /* check validates; it does not need the LP. */
-    plan_options opt = {POLICY_NONE, 0, false};
+    plan_options opt = {.policy = POLICY_NONE};
     tfc_status st = load_plan(path, &opt, &a, &p);
     if (st == TFC_OK && print_name) {
         puts(p->sp->name);
@@ -275,6 +294,7 @@ static tfc_status run_sweep(const char *path, const plan_options *opt, const cha
     tfc_status st = spec_load_file(path, a, &d, &s);
     if (st == TFC_OK)
         st = sweep_run(s, opt, 10, a, &d, &r);
+    unwatch(opt);
     gen_folder g = {0};
     if (st == TFC_OK) {
         char label[256];
@@ -362,7 +382,10 @@ static int run_compile(int argc, char **argv)
     diag_list d;
     diag_init(&d, DIAG_DEFAULT_MAX);
     compile_report rep;
+    cli_progress prog;
+    watch(&o.plan, &prog, quiet);
     tfc_status st = compile_spec(path, &o, &a, &d, &rep);
+    unwatch(&o.plan);
     st = cli_report(&d, st);
     if (st == TFC_OK && !quiet) {
         printf("%s: wrote %s/ (%zu files): plan %.3f s, code %.3f s, write %.3f s\n", path, rep.out_dir, rep.files,
@@ -379,7 +402,7 @@ static int run_compile(int argc, char **argv)
 
 static int run_plan(int argc, char **argv)
 {
-    bool json = false;
+    bool json = false, quiet = false;
     const char *policy_name = "timely", *dump = NULL, *timeout = NULL, *sweep_dir = NULL, *method = NULL;
     const flag flags[] = {{NULL, "--json", &json, NULL},
                           {NULL, "--sweep", NULL, &sweep_dir},
@@ -387,6 +410,7 @@ static int run_plan(int argc, char **argv)
                           {NULL, "--dump-lp", NULL, &dump},
                           {NULL, "--lp-timeout", NULL, &timeout},
                           {NULL, "--lp-method", NULL, &method},
+                          {"-q", "--quiet", &quiet, NULL},
                           {NULL, NULL, NULL, NULL}};
     const char *path;
     int r = parse_spec_args("plan", plan_help, argc, argv, flags, &path);
@@ -395,6 +419,8 @@ static int run_plan(int argc, char **argv)
     plan_options opt;
     if ((r = parse_plan_options("plan", policy_name, timeout, method, &opt)) >= 0)
         return r;
+    cli_progress prog;
+    watch(&opt, &prog, quiet);
 
     arena a;
     arena_init(&a, 0);
@@ -404,7 +430,7 @@ static int run_plan(int argc, char **argv)
         st = run_sweep(path, &opt, sweep_dir, &a);
     } else if (dump) {
         /* The LP only: no need to solve it. */
-        plan_options none = {POLICY_NONE, 0, false};
+        plan_options none = {.policy = POLICY_NONE};
         st = load_plan(path, &none, &a, &p);
         if (st == TFC_OK) {
             FILE *f = strcmp(dump, "-") == 0 ? stdout : fopen(dump, "w");

@@ -2,5 +2,6 @@
 # Sources, relative to the project root (docs/architecture.md is the map).
 set(TFC_CLI_SOURCES
   compiler/cli/cli_index.c
+  compiler/cli/cli_progress.c
   compiler/cli/compile.c
 )

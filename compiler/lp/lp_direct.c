@@ -350,6 +350,7 @@ static tfc_status solve_phases(const lp_problem *pb, const lp_direct_lp *w, lpre
     bool action_capped = pb->action_cap < 1.0 && w->K;
     double t0 = clock_now_s();
     int ret = OPTIMAL;
+    lp_report(pb, LP_PHASE_MAKESPAN, 0, NAN, NAN);
     if (action_capped) {
         /* First without the per-action cap, to say whether the cap costs time. */
         ret = solve_robust(lp, d, &nomem);
@@ -390,14 +391,17 @@ static tfc_status solve_phases(const lp_problem *pb, const lp_direct_lp *w, lpre
         return TFC_INFEASIBLE;
     }
     t0 = clock_now_s();
+    lp_report(pb, LP_PHASE_FREEZE, 0, NAN, NAN);
     ret = solve_robust(lp, d, &nomem);
     st->seconds[1] = clock_now_s() - t0;
     st->iterations[1] = (long long)get_total_iter(lp); /* counted per solve */
     if (ret != OPTIMAL)
         return phase_failed(ret, nomem, LP_PHASE_FREEZE, file, d);
     st->total_freeze = get_objective(lp);
-    if (pb->balance)
+    if (pb->balance) {
+        lp_report(pb, LP_PHASE_BALANCE, 0, NAN, NAN);
         return phase3(lp, w, a, pb->leximin, file, d, st);
+    }
     return TFC_OK;
 }
 

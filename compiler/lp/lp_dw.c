@@ -545,6 +545,8 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
         }
         (*rounds)++;
         next_step next = convergence_test(w, m, phase, &r, above, &lb, &res);
+        if (phase != LP_PHASE_BALANCE) /* phase 3 reports its bisection instead */
+            lp_report(w->pb, phase, *rounds, lb, r.obj);
         if (next == NEXT_STOP)
             break;
         mispriced = next == NEXT_REPRICE;
@@ -735,6 +737,7 @@ static bool balance(dw *w, double t_lim, double total_lim, double deadline, doub
             first = false;
             for (size_t q = 0; q < w->K; q++)
                 lp_price_set_cap(w->pr, w->act[q], !isnan(fixed_cap[q]) ? fixed_cap[q] : fmin(z, hi));
+            lp_report(pb, LP_PHASE_BALANCE, st->iterations[2], z_bad, z_ok);
             check_result r = check_caps(w, t_lim, total_lim, deadline, &st->iterations[2]);
             if (r == CHECK_ERROR)
                 ok = false;

@@ -47,6 +47,17 @@ typedef enum {
 const char *lp_phase_name(lp_phase phase);
 
 /* The problem, independent of the solver. */
+/* How far a solve has come, for a person waiting on it: reported at each
+ * phase's start and each round of the decomposition. bound and best are
+ * the phase's lower bound and its best objective so far (NAN when the
+ * method has none); phase 3 reports its bisection's interval of ratios. */
+typedef struct lp_progress {
+    lp_phase phase;
+    long long round;
+    double bound, best;
+} lp_progress;
+typedef void (*lp_progress_fn)(void *ctx, const lp_progress *p);
+
 typedef struct lp_problem {
     const sched *s;
     const dag *g;
@@ -60,7 +71,18 @@ typedef struct lp_problem {
     bool leximin; /* then repeat it over the actions below the maximum (freeze.balance: leximin) */
     double timeout_s; /* per phase; 0 = none */
     bool direct; /* hand lp_solve the whole LP instead of decomposing it (tfc plan --lp-method direct) */
+    lp_progress_fn progress; /* NULL: nobody is watching */
+    void *progress_ctx;
 } lp_problem;
+
+/* Calls pb->progress when there is one. */
+static inline void lp_report(const lp_problem *pb, lp_phase phase, long long round, double bound, double best)
+{
+    if (pb->progress) {
+        lp_progress p = {phase, round, bound, best};
+        pb->progress(pb->progress_ctx, &p);
+    }
+}
 
 typedef struct lp_stats {
     int rows, cols;          /* of the whole LP, whichever method solved it */

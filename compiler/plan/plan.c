@@ -105,10 +105,12 @@ lp_problem plan_lp_problem(const plan *p)
                         .direct = p->lp_direct,
                         .action_cap = p->sp->freeze.max_action_ratio,
                         .balance = p->sp->freeze.balance != BALANCE_NONE,
-                        .leximin = p->sp->freeze.balance == BALANCE_LEXIMIN};
+                        .leximin = p->sp->freeze.balance == BALANCE_LEXIMIN,
+                        .progress = p->progress,
+                        .progress_ctx = p->progress_ctx};
 }
 
-plan_options plan_default_options(void) { return (plan_options){POLICY_TIMELY, LP_TIMEOUT_S, false}; }
+plan_options plan_default_options(void) { return (plan_options){.policy = POLICY_TIMELY, .lp_timeout_s = LP_TIMEOUT_S}; }
 
 tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out)
 {
@@ -121,6 +123,8 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
     p->policy = policy;
     p->lp_timeout_s = opt->lp_timeout_s;
     p->lp_direct = opt->lp_direct;
+    p->progress = opt->progress;
+    p->progress_ctx = opt->progress_ctx;
     tfc_status st = sched_build(sp, a, d, &p->s);
     if (st != TFC_OK)
         return st;

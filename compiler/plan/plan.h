@@ -30,6 +30,8 @@ typedef struct plan_options {
     freeze_policy policy;
     double lp_timeout_s; /* per LP phase; 0 = no limit */
     bool lp_direct;      /* tfc plan --lp-method direct: lp_solve on the whole LP */
+    lp_progress_fn progress; /* the LP's progress (lp_problem.h); NULL: none */
+    void *progress_ctx;
 } plan_options;
 
 /* timely, with the default LP time limit. */
@@ -50,6 +52,8 @@ typedef struct plan {
     freeze_policy policy;
     double lp_timeout_s;
     bool lp_direct;
+    lp_progress_fn progress;
+    void *progress_ctx;
     /* Per stage: freezable actions and their freeze ratios: mean, max, min,
      * how many are fully frozen (x = 1) and how many partly (0 < x < 1). */
     size_t *stage_freezable;

@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         diag_init(&d, 8);
         const spec *s;
         if (spec_load_buffer("f.yaml", spec_text[k], strlen(spec_text[k]), &a, &d, &s) == TFC_OK) {
-            plan_options o = {POLICY_NONE, 0, false};
+            plan_options o = {.policy = POLICY_NONE};
             plan *p;
             (void)plan_build(s, &o, &a, &d, &p);
         }

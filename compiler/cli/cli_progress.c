@@ -1,0 +1,54 @@
+/* cli_progress: the progress line. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+/* Quiet for this long: most plans finish first. */
+#define PROGRESS_AFTER_S 1.0
+/* At most this often. */
+#define PROGRESS_EVERY_S 0.2
+
+void cli_progress_init(cli_progress *p, bool quiet)
+{
+    p->on = !quiet && isatty(STDERR_FILENO);
+    p->shown = false;
+    p->t0 = clock_now_s();
+    p->last = -INFINITY;
+}
+
+void cli_progress_report(void *ctx, const lp_progress *pr)
+{
+    cli_progress *p = ctx;
+    if (!p->on)
+        return;
+    double now = clock_now_s();
+    if (now - p->t0 < PROGRESS_AFTER_S || now - p->last < PROGRESS_EVERY_S)
+        return;
+    p->last = now;
+    fprintf(stderr, "\rtfc: %.1f s, %s", now - p->t0, lp_phase_name(pr->phase));
+    if (pr->round)
+        fprintf(stderr, ", round %lld", pr->round);
+    if (pr->phase == LP_PHASE_BALANCE && isfinite(pr->bound) && isfinite(pr->best))
+        fprintf(stderr, ": largest ratio in [%.4f, %.4f]", pr->bound, pr->best);
+    else if (isfinite(pr->bound) && isfinite(pr->best)) {
+        double gap = (pr->best - pr->bound) / fmax(1.0, fabs(pr->best));
+        fprintf(stderr, ": bound %.6g, best %.6g, gap %.2g%%", pr->bound, pr->best, 100.0 * (gap > 0 ? gap : 0));
+    }
+    fputs("\033[K", stderr); /* the rest of an earlier, longer line */
+    fflush(stderr);
+    p->shown = true;
+}
+
+void cli_progress_done(cli_progress *p)
+{
+    if (p->shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+    p->shown = false;
+}

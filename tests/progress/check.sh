@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Progress on long work (ctest progress): tfc plan on a solve of about 3 s
+# shows its phase and round on a terminal (script(1) gives it one), shows
+# nothing with -q, and writes nothing extra when stderr is not a terminal;
+# stdout is the same bytes in all three.
+#   check.sh TFC
+set -euo pipefail
+tfc=$1
+command -v script >/dev/null || { echo "progress: script(1) missing (bsdutils)"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 - "$work/slow.yaml" <<'PY'
+import sys
+p, v, m = 16, 2, 256
+n = p * v
+f = ", ".join(f"{1.0 + 0.6 * ((i * 7) % 5) / 4:.2f}" for i in range(n))
+L = ["tfc: 1", "name: slow", "model:", "  stages:"] + ["    - params: [{name: w, numel: 1}]"] * n
+L.append(f"pipeline: {{schedule: ZBV, ranks: {p}, stages_per_rank: {v}, microbatches: {m}}}")
+L.append(f"timing: {{forward_ms: [{f}], backward_input_ms: [{f}], backward_weight_ms: [{f}], comm_ms: 0.05}}")
+L.append("freeze: {max_ratio: 0.9}")
+open(sys.argv[1], "w").write("\n".join(L) + "\n")
+PY
+# Not a terminal: stderr stays empty.
+"$tfc" plan "$work/slow.yaml" --json >"$work/plain.json" 2>"$work/plain.err"
+[ ! -s "$work/plain.err" ] || { echo "progress: stderr not a terminal, yet: $(head -c 300 "$work/plain.err")"; exit 1; }
+# A terminal (stdout and stderr both on script's pty; stdout to a file).
+script -qec "'$tfc' plan '$work/slow.yaml' --json >'$work/tty.json'" /dev/null >"$work/tty.err" </dev/null
+grep -q "freeze LP" "$work/tty.err" || { echo "progress: no progress line on a terminal"; cat -v "$work/tty.err" | head -c 400; exit 1; }
+grep -q "round" "$work/tty.err" || { echo "progress: the line names no round"; exit 1; }
+script -qec "'$tfc' plan '$work/slow.yaml' --json -q >'$work/quiet.json'" /dev/null >"$work/quiet.err" </dev/null
+! grep -q "freeze LP" "$work/quiet.err" || { echo "progress: -q still shows progress"; exit 1; }
+cmp -s "$work/plain.json" "$work/tty.json" && cmp -s "$work/plain.json" "$work/quiet.json" ||
+  { echo "progress: stdout differs between a terminal and a pipe"; exit 1; }
+echo "progress: shown on a terminal ($(tr '\r' '\n' <"$work/tty.err" | grep -c "freeze LP") updates), silent with -q and off a terminal, stdout unchanged"
