@@ -107,7 +107,24 @@ static bool timeline_json(const emit_ctx *c, gen_folder *out, diag_list *d)
 
 /* ---- timeline.svg ---- */
 
-static const char *const fill[ACT_TYPES] = {"#4c78a8", "#f58518", "#54a24b", "#b279a2"};
+/* A colour per stage (ten, then again: the stages of one rank never share
+ * one in ZBV, and in Interleaved1F1B unless ranks x k is a multiple of
+ * ten), shaded per action type: F as it is, B and I darker, W lighter. */
+static const unsigned stage_hue[10] = {0x4c78a8, 0xf58518, 0x54a24b, 0xe45756, 0x72b7b2,
+                                       0xb279a2, 0xff9da6, 0x9d755d, 0x8c8c8c, 0xeeca3b};
+static const char *const type_word[ACT_TYPES] = {"forward", "backward", "input grad", "weight grad"};
+
+static void fill_of(uint32_t stage, act_type t, char out[8])
+{
+    unsigned c = stage_hue[stage % 10], rgb[3] = {c >> 16, (c >> 8) & 0xff, c & 0xff};
+    for (int k = 0; k < 3; k++) {
+        if (t == ACT_B || t == ACT_I)
+            rgb[k] = rgb[k] * 3 / 4; /* darker */
+        else if (t == ACT_W)
+            rgb[k] = rgb[k] + (255 - rgb[k]) * 9 / 20; /* lighter */
+    }
+    snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}
 
 /* A tick spacing of 1, 2 or 5 x 10^k giving about 8 ticks over span. */
 static double tick_step(double span)
@@ -154,9 +171,11 @@ static void svg_panel(const emit_ctx *c, FILE *f, int which, double y0, double x
         if (which && p->freezable[i])
             fprintf(f, ", freeze ratio %.3f", p->x[i]);
         fputs("</title>", f);
-        fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" stroke=\"#ffffff\" "
-                   "stroke-width=\"0.6\"/>",
-                x, y, wd, row_h - 4, fill[a->type]);
+        char colour[8];
+        fill_of(a->stage, (act_type)a->type, colour);
+        fprintf(f, "<rect class=\"act %c\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
+                   "stroke=\"#ffffff\" stroke-width=\"0.6\"/>",
+                sched_act_letter((act_type)a->type), x, y, wd, row_h - 4, colour);
         if (which && p->freezable[i] && p->x[i] > 0) {
             /* Hatched: the freeze ratio's share of the bar, at its end. */
             double share = p->x[i] > 1 ? 1 : p->x[i];
@@ -164,10 +183,64 @@ static void svg_panel(const emit_ctx *c, FILE *f, int which, double y0, double x
                     x + wd * (1 - share), y, wd * share, row_h - 4);
         }
         if (wd >= 7.0 * (double)strlen(name))
-            fprintf(f, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#ffffff\" font-size=\"10\">%s</text>",
-                    x + wd / 2, y + (row_h - 4) * 0.7, name);
+            fprintf(f, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"%s\" font-size=\"10\">%s</text>",
+                    x + wd / 2, y + (row_h - 4) * 0.7, a->type == ACT_W ? "#222222" : "#ffffff", name);
         fputs("</g>\n", f);
     }
+}
+
+/* Two legend rows under the title: the stages' colours; then the action
+ * types the schedule has (shaded as drawn, in stage 0's colour), the
+ * hatching when anything is frozen, and the makespan line. */
+static void svg_legend(const emit_ctx *c, FILE *f, double x0)
+{
+    const plan *p = c->p;
+    const sched *s = p->s;
+    bool present[ACT_TYPES] = {false}, frozen = false;
+    for (size_t i = 0; i < s->n_actions; i++) {
+        present[s->actions[i].type] = true;
+        frozen = frozen || (p->freezable[i] && p->x[i] > 0);
+    }
+    double x = x0, y = 30;
+    fprintf(f, "  <g class=\"legend stages\"><text x=\"%.1f\" y=\"%.1f\">stage</text>", x, y + 10);
+    x += 40;
+    for (uint32_t st = 0; st < s->n_stages && st < 40; st++) {
+        char colour[8];
+        fill_of(st, ACT_F, colour);
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\">%u</text>",
+                x, y, colour, x + 15, y + 10, st);
+        x += st < 10 ? 30 : 36;
+    }
+    if (s->n_stages > 40)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">... (colours repeat every 10 stages)</text>", x, y + 10);
+    fputs("</g>\n", f);
+    x = x0, y = 48;
+    fputs("  <g class=\"legend types\">", f);
+    for (int t = 0; t < ACT_TYPES; t++) {
+        if (!present[t])
+            continue;
+        char colour[8];
+        fill_of(0, (act_type)t, colour);
+        fprintf(f, "<rect class=\"key %c\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\">%c %s</text>",
+                sched_act_letter((act_type)t), x, y, colour, x + 16, y + 10, sched_act_letter((act_type)t),
+                type_word[t]);
+        x += 30 + 7.0 * (double)strlen(type_word[t]);
+    }
+    if (frozen) {
+        char colour[8];
+        fill_of(0, present[ACT_W] ? ACT_W : ACT_B, colour);
+        fprintf(f, "<rect class=\"key frozen\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                   "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"url(#frozen)\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\">freeze ratio (share of the bar)</text>",
+                x, y, colour, x, y, x + 16, y + 10);
+        x += 220;
+    }
+    fprintf(f, "<line class=\"key makespan\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+               "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%.1f\">optimised makespan (%.3f ms)</text>",
+            x, y + 6, x + 14, y + 6, x + 18, y + 10, p->opt.makespan);
+    fputs("</g>\n", f);
 }
 
 static bool timeline_svg(const emit_ctx *c, gen_folder *out, diag_list *d)
@@ -178,7 +251,7 @@ static bool timeline_svg(const emit_ctx *c, gen_folder *out, diag_list *d)
     double span = p->base.makespan > p->opt.makespan ? p->base.makespan : p->opt.makespan;
     double scale = span > 0 ? plot_w / span : 1;
     double panel_h = row_h * s->ranks;
-    double y_base = 60, y_opt = y_base + panel_h + 50, y_axis = y_opt + panel_h;
+    double y_base = 86, y_opt = y_base + panel_h + 50, y_axis = y_opt + panel_h;
     double height = y_axis + 40;
     gen_writer w;
     if (!gen_open(&w)) {
@@ -201,23 +274,22 @@ static bool timeline_svg(const emit_ctx *c, gen_folder *out, diag_list *d)
     double xm = x0 + p->opt.makespan * scale;
     fprintf(w.f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n",
             xm, y_base - 4, xm, y_axis + 4);
+    svg_legend(c, w.f, x0);
     char *body = emit_block_close(&w);
     if (!body) {
         diag_nomem(d, "writing the plan files");
         return false;
     }
-    char title[256], wbuf[16], hbuf[16], lx[16];
+    char title[256], wbuf[16], hbuf[16];
     snprintf(title, sizeof title, "%s: %s, %u ranks, %u microbatches", c->sp->name, spec_schedule_name(c->sp->schedule),
              s->ranks, s->microbatches);
     snprintf(wbuf, sizeof wbuf, "%.0f", width);
     snprintf(hbuf, sizeof hbuf, "%.0f", height);
-    snprintf(lx, sizeof lx, "%.0f", width - 480);
     emit_vars vs = {0};
     emit_common_vars(c, &vs);
     emit_var(&vs, "WIDTH", wbuf);
     emit_var(&vs, "HEIGHT", hbuf);
     emit_var(&vs, "TITLE", title);
-    emit_var(&vs, "LEGEND_X", lx);
     emit_var(&vs, "BODY", body);
     bool ok = emit_render(out, "timeline.svg", "timeline.svg.in", &vs, d);
     free(body);

@@ -86,12 +86,19 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
     hi = ceil(hi / step) * step;
     if (hi <= lo)
         hi = lo + step;
+    /* x: the freezing spent (mean ratio over the freezable actions), to the
+     * next tenth above the most any point spends. */
+    double xmax = 0.0;
+    for (size_t i = 0; i < r->n; i++)
+        for (int k = 0; k < 2; k++)
+            xmax = fmax(xmax, r->pt[i].mean_ratio[k]);
+    xmax = fmin(1.0, fmax(0.1, ceil(xmax * 10.0 - 1e-9) / 10.0));
     char *body = NULL;
     size_t len = 0;
     FILE *b = open_memstream(&body, &len);
     if (!b)
         return false;
-#define PX(r_) (x0 + (r_) * w)
+#define PX(r_) (x0 + (r_) / xmax * w)
 #define PY(ms_) (y0 + h - ((ms_) - lo) / (hi - lo) * h)
     fprintf(b, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#999999\"/>\n", x0, y0,
             w, h);
@@ -99,11 +106,13 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
         fprintf(b, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
                 x0, PY(v), x0 + w, PY(v), x0 - 6, PY(v) + 4, v);
-    for (int t = 0; t <= 10; t++)
+    int ticks = (int)lround(xmax * 10.0);
+    for (int t = 0; t <= ticks; t++)
         fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.1f</text>\n", PX(t / 10.0), y0 + h + 18,
                 t / 10.0);
-    fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">freeze.max_ratio</text>\n", x0 + w / 2,
-            y0 + h + 38);
+    fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">freezing spent: mean freeze ratio of the "
+               "freezable actions</text>\n",
+            x0 + w / 2, y0 + h + 38);
     fprintf(b, "  <text x=\"18\" y=\"%.1f\" transform=\"rotate(-90 18 %.1f)\" text-anchor=\"middle\">makespan "
                "(ms)</text>\n",
             y0 + h / 2, y0 + h / 2);
@@ -112,17 +121,22 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
         fprintf(b, "  <polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s points=\"", colour[k],
                 k ? " stroke-dasharray=\"6 4\"" : "");
         for (size_t i = 0; i < r->n; i++)
-            fprintf(b, "%s%.1f,%.1f", i ? " " : "", PX(r->pt[i].max_ratio), PY(r->pt[i].makespan[k]));
+            fprintf(b, "%s%.1f,%.1f", i ? " " : "", PX(r->pt[i].mean_ratio[k]), PY(r->pt[i].makespan[k]));
         fputs("\"/>\n", b);
         for (size_t i = 0; i < r->n; i++) {
-            double x = PX(r->pt[i].max_ratio), y = PY(r->pt[i].makespan[k]);
+            double x = PX(r->pt[i].mean_ratio[k]), y = PY(r->pt[i].makespan[k]);
             if (k)
                 fprintf(b, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\">", x - 3.5, y - 3.5,
                         colour[k]);
             else
                 fprintf(b, "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\">", x, y, colour[k]);
-            fprintf(b, "<title>%s, max_ratio %g: %.3f ms</title></%s>\n", k ? "uniform" : "timely",
-                    r->pt[i].max_ratio, r->pt[i].makespan[k], k ? "rect" : "circle");
+            fprintf(b, "<title>%s, max_ratio %g: %.3f ms, mean ratio %.3f</title></%s>\n", k ? "uniform" : "timely",
+                    r->pt[i].max_ratio, r->pt[i].makespan[k], r->pt[i].mean_ratio[k], k ? "rect" : "circle");
+            /* Every other cap written beside its point (tooltips do not print). */
+            if (i % 2 == 0 && i > 0)
+                fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"%s\"%s>%g</text>\n",
+                        k ? x + 6 : x - 6, k ? y - 6 : y + 13, colour[k], k ? "" : " text-anchor=\"end\"",
+                        r->pt[i].max_ratio);
         }
     }
 #undef PX

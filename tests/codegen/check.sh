@@ -63,9 +63,28 @@ for pid, span in ((1, plan["baseline_makespan_ms"]), (2, plan["makespan_ms"])):
         row = sorted((e["ts"], e["ts"] + e["dur"]) for e in mine if e["tid"] == tid)
         assert all(a[1] <= b[0] + 1e-6 for a, b in zip(row, row[1:])), "overlapping actions on one rank"
 svg = ET.parse(folder + "/timeline.svg").getroot()
-colours = {"#4c78a8", "#f58518", "#54a24b", "#b279a2"}
-bars = [r for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("fill") in colours and r.get("stroke")]
+NS = "{http://www.w3.org/2000/svg}"
+bars = [r for r in svg.iter(NS + "rect") if (r.get("class") or "").startswith("act ")]
 assert len(bars) == 2 * len(plan["actions"]), (len(bars), len(plan["actions"]))
+# Bars are drawn in plan order (baseline, then optimised): each one's colour
+# is its stage's, and two stages of one rank never share a colour.
+colour = {}
+for a, bar in zip(plan["actions"], bars):
+    assert bar.get("class") == "act " + a["type"], (bar.get("class"), a["type"])
+    colour.setdefault((a["stage"], a["type"]), set()).add(bar.get("fill"))
+assert all(len(v) == 1 for v in colour.values()), "one stage, one type: one colour"
+by_rank = {}
+for a in plan["actions"]:
+    by_rank.setdefault(a["rank"], set()).add(a["stage"])
+for rank, stages in by_rank.items():
+    fills = {next(iter(colour[(st, "F")])) for st in stages}
+    assert len(fills) == len(stages), f"rank {rank}: stages {sorted(stages)} share colours"
+# The legend: one key per action type the plan has, the makespan line labelled.
+keys = [r.get("class").split()[1] for r in svg.iter(NS + "rect") if (r.get("class") or "").startswith("key ")]
+types = sorted({a["type"] for a in plan["actions"]})
+assert sorted(k for k in keys if k != "frozen") == types, (keys, types)
+assert ("frozen" in keys) == any(a["freeze_ratio"] > 0 for a in plan["actions"]), keys
+assert any((l.get("class") or "") == "key makespan" for l in svg.iter(NS + "line")), "no legend entry for the makespan line"
 PY
 done
 echo "codegen check: plan.json, schedule.csv (round trip), timeline.json and timeline.svg agree with the plan"
@@ -90,7 +109,18 @@ for cap, p in by.items():
         assert float(r["mean_freeze_ratio"]) <= cap + 1e-9
     if cap == 0:
         assert t == u == base
-ET.parse(sys.argv[1] + "/pareto.svg")
+# The chart puts the freezing spent on x: each curve's points, left to
+# right, are the CSV's mean ratios in order (x grows with the mean ratio).
+svg = ET.parse(sys.argv[1] + "/pareto.svg").getroot()
+NS = "{http://www.w3.org/2000/svg}"
+lines = list(svg.iter(NS + "polyline"))
+assert len(lines) == 2, len(lines)
+for line, policy in zip(lines, ("uniform", "timely")):
+    xs = [float(p.split(",")[0]) for p in line.get("points").split()]
+    ms = [float(by[c][policy]["mean_freeze_ratio"]) for c in sorted(by)]
+    assert len(xs) == len(ms)
+    for (x1, m1), (x2, m2) in zip(zip(xs, ms), zip(xs[1:], ms[1:])):
+        assert (x2 - x1) * (m2 - m1) >= -1e-6 and (m2 > m1 + 1e-3) <= (x2 > x1), (policy, x1, x2, m1, m2)
 PY
 echo "codegen check: the sweep holds timely <= uniform at every cap"
 
