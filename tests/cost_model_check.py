@@ -33,7 +33,10 @@ def forward_ms(tr, dev, n, i):
     b, s, h, f, V = tr["microbatch_size"], tr["seq_len"], tr["hidden"], tr["ffn"], tr["vocab"]
     kv = h * tr["kv_heads"] / tr["heads"]
     layer = 2 * b * s * (2 * h * h + 2 * h * kv) + 4 * b * s * s * h + 6 * b * s * h * f
-    layers = tr["layers"] // n + (1 if i < tr["layers"] % n else 0)
+    if "stage_layers" in tr:
+        layers = tr["stage_layers"][i]
+    else:
+        layers = tr["layers"] // n + (1 if i < tr["layers"] % n else 0)
     flops = layers * layer + (2 * b * s * h * V if i == n - 1 else 0)
     return flops / (dev["peak_tflops"] * 1e12 * dev["mfu"]) * 1e3
 
@@ -45,6 +48,8 @@ shapes = [
       "microbatch_size": 2}, {"peak_tflops": 312, "mfu": 0.5}, 8, "GPipe"),
     ({"layers": 7, "hidden": 512, "ffn": 2048, "heads": 8, "kv_heads": 1, "vocab": 50257, "seq_len": 256,
       "microbatch_size": 4}, {"peak_tflops": 100, "mfu": 0.3}, 3, "ZBH1"),
+    ({"layers": 12, "hidden": 768, "ffn": 3072, "heads": 12, "kv_heads": 4, "vocab": 151936, "seq_len": 512,
+      "microbatch_size": 1, "stage_layers": [5, 4, 2, 1]}, {"peak_tflops": 989, "mfu": 0.4}, 4, "1F1B"),
 ]
 for k, (tr, dev, n, sched) in enumerate(shapes):
     p = spec(f"m{k}", n, sched, tr, dev)
@@ -63,6 +68,11 @@ errors = [
     ("kv_heads", spec("e2", 4, "1F1B", dict(good_tr, kv_heads=5), good_dev), "must divide heads"),
     ("layers < stages", spec("e3", 4, "1F1B", dict(good_tr, layers=3), good_dev), "fewer than the 4 stages"),
     ("mfu > 1", spec("e4", 4, "1F1B", good_tr, dict(good_dev, mfu=1.5)), "timing.device.mfu"),
+    ("stage_layers sum", spec("e7", 4, "1F1B", dict(good_tr, stage_layers=[8, 8, 8, 7]), good_dev),
+     "sums to 31 layers"),
+    ("stage_layers count", spec("e8", 4, "1F1B", dict(good_tr, stage_layers=[16, 16]), good_dev), "has 2 entries"),
+    ("stage_layers zero", spec("e9", 4, "1F1B", dict(good_tr, stage_layers=[0, 16, 8, 8]), good_dev),
+     "stage_layers[0] must be an integer from 1"),
     ("missing key", spec("e5", 4, "1F1B", {k: v for k, v in good_tr.items() if k != "vocab"}, good_dev), "vocab"),
 ]
 for label, path, needle in errors:

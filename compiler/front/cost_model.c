@@ -18,6 +18,8 @@ double cost_model_head_flops(const cost_model *m)
 
 uint64_t cost_model_stage_layers(const cost_model *m, size_t n, size_t stage)
 {
+    if (m->stage_layers)
+        return m->stage_layers[stage];
     return m->layers / n + (stage < m->layers % n ? 1 : 0);
 }
 

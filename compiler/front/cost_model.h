@@ -9,6 +9,7 @@
 typedef struct cost_model {
     uint64_t layers, hidden, ffn, heads, kv_heads, vocab, seq_len, microbatch_size;
     double peak_tflops, mfu;
+    const uint64_t *stage_layers; /* layers per stage (n entries, summing to layers), or NULL: even */
 } cost_model;
 
 /* The backward's parts in forwards (docs/spec.md, "The cost model"): the
@@ -20,8 +21,8 @@ typedef struct cost_model {
 double cost_model_layer_flops(const cost_model *m);
 /* Forward FLOPs of the output projection for one microbatch (last stage). */
 double cost_model_head_flops(const cost_model *m);
-/* Layers of stage `stage` of n: layers / n each, the first layers % n
- * stages one more. */
+/* Layers of stage `stage` of n: stage_layers[stage] when given, else
+ * layers / n each, the first layers % n stages one more. */
 uint64_t cost_model_stage_layers(const cost_model *m, size_t n, size_t stage);
 /* Forward time of stage `stage` of n, ms. */
 double cost_model_forward_ms(const cost_model *m, size_t n, size_t stage);

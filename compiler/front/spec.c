@@ -67,7 +67,8 @@ static const char *const timing_keys[] = {"source",             "forward_ms",   
                                           "device",             "file",               "frozen_file",
                                           NULL};
 static const char *const transformer_keys[] = {"layers", "hidden", "ffn", "heads", "kv_heads", "vocab", "seq_len",
-                                               "microbatch_size", NULL};
+                                               "microbatch_size", "stage_layers", NULL};
+#define TRANSFORMER_REQUIRED 8 /* the keys before stage_layers */
 static const char *const device_keys[] = {"peak_tflops", "mfu", NULL};
 static const char *const freeze_keys[] = {"max_ratio", "balance", "max_action_ratio", "warmup_steps", "ramp_steps",
                                           "reselect_every", "seed", "select", NULL};
@@ -801,6 +802,48 @@ static double *read_table(ctx *c, const ydoc_node *n, const char *path, size_t s
     return ok ? out : NULL;
 }
 
+/* timing.transformer.stage_layers: n layer counts, each >= 1, summing to
+ * timing.transformer.layers (how an importer split the model). */
+static const uint64_t *read_stage_layers(ctx *c, const ydoc_node *v, size_t n, uint64_t layers)
+{
+    const char *path = "timing.transformer.stage_layers";
+    char q[TEXT_QUOTE_CAP];
+    if (v->kind != YDOC_SEQ) {
+        ERR(c, v, "%s must be a sequence of integers (layers per stage), got %s", path, got(v, q, sizeof q));
+        return NULL;
+    }
+    if (v->n != n) {
+        ERR(c, v, "%s has %u entries, but the pipeline has %zu stages", path, v->n, n);
+        return NULL;
+    }
+    uint64_t *out = arena_alloc_array(c->a, n, sizeof *out);
+    if (!out) {
+        out_of_memory(c, v);
+        return NULL;
+    }
+    uint64_t sum = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < v->n; i++) {
+        char sub[PATH_CAP];
+        path_index(sub, path, i);
+        const ydoc_node *item = v->u.items[i];
+        if (item->kind != YDOC_SCALAR) {
+            ERR(c, item, "%s must be an integer, got %s", sub, got(item, q, sizeof q));
+            ok = false;
+        } else if (!get_uint(c, item, sub, 1, layers, &out[i])) {
+            ok = false;
+        } else {
+            sum += out[i];
+        }
+    }
+    if (ok && sum != layers) {
+        ERR(c, v, "%s sums to %llu layers, but timing.transformer.layers is %llu", path, (unsigned long long)sum,
+            (unsigned long long)layers);
+        ok = false;
+    }
+    return ok ? out : NULL;
+}
+
 /* timing.source: model: the tables from the transformer's shape and the
  * device (cost_model.c): B = 2 F (input and weight gradients each about
  * the forward), B frozen = F, I = W = F. */
@@ -827,7 +870,7 @@ static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
     const uint64_t max[] = {100000, 1u << 20, 1u << 22, 4096, 4096, 1u << 24, 1u << 22, 1u << 20};
     bool ok = true;
     char path[64];
-    for (size_t i = 0; transformer_keys[i]; i++) {
+    for (size_t i = 0; i < TRANSFORMER_REQUIRED; i++) {
         snprintf(path, sizeof path, "timing.transformer.%s", transformer_keys[i]);
         if ((v = require(c, tr, "timing.transformer", transformer_keys[i], transformer_keys)))
             ok = get_uint(c, v, path, 1, max[i], f[i]) && ok;
@@ -856,6 +899,8 @@ static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
         return;
     }
     if (!n)
+        return;
+    if ((v = ydoc_get(tr, "stage_layers")) && !(m.stage_layers = read_stage_layers(c, v, n, m.layers)))
         return;
     double **out[] = {&tm->forward_ms, &tm->backward_ms, &tm->backward_frozen_ms, &tm->backward_input_ms,
                       &tm->backward_weight_ms, &tm->backward_weight_frozen_ms};
