@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the example specs in specs/: one LLaMA-3-8B-like model per schedule.
 
-    tools/llama_specs.py            (rewrites specs/llama8b_*.yaml and .csv)
+    tools/llama_specs.py [--out DIR]   (rewrites DIR/llama8b_*.yaml and .csv;
+                                        DIR defaults to specs/)
 
 The model: 32 layers, dim 4096, 32 heads / 8 KV heads of 128, FFN 14336,
 vocabulary 128256, untied output (8,030,261,248 parameters). Layers are split
@@ -11,6 +12,7 @@ parameters a stage holds: 1.25 ms per layer (218M), +3 ms for the output
 projection (525M); full backward = 2 x forward; frozen backward = forward;
 split schedules take I = W = forward.
 """
+import argparse
 import os
 
 DIM, LAYERS, VOCAB, FFN, KV = 4096, 32, 128256, 14336, 1024
@@ -102,7 +104,12 @@ def two_waves_csv(ranks, mbs):
 
 
 def main():
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "specs")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog="For other models: python/tfc_spec.py (docs/import.md).")
+    ap.add_argument("--out", metavar="DIR", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                                                  "specs"),
+                    help="where the specs go (default: the repository's specs/)")
+    here = ap.parse_args().out
     files = {
         "llama8b_1f1b.yaml": spec("llama8b_1f1b", "Default spec: 1F1B over 4 ranks, 8 microbatches.", "1F1B", 4, 1,
                                   8, False, ", one per rank"),
