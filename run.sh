@@ -33,9 +33,14 @@ install_deps() {
 TORCH_VERSION=2.15.0
 # torch.distributed sends Python objects (the pipeline stages' shapes) through numpy.
 NUMPY_VERSION=2.4.6
+# torchtitan's model code for tests/torch/torchtitan_pp.py, without the
+# trainer's dependencies (data sets, tokenizers, loggers): only what importing
+# torchtitan.models.llama3 needs, pinned.
+TORCHTITAN_PKGS="torchtitan==0.3.0 spmd_types==0.2.3 tyro==1.0.17 docstring_parser==0.18.0"
 setup_torch() {
   local py=.venv-torch/bin/python
   if "$py" -c "import numpy, torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH_VERSION')" 2>/dev/null; then
+    setup_torchtitan
     return 0
   fi
   local free_kb tmp_kb
@@ -51,6 +56,7 @@ setup_torch() {
   echo "run.sh: installing torch $TORCH_VERSION into .venv-torch"
   if { [ -x "$py" ] || /usr/bin/python3 -m venv .venv-torch; } &&
      PIP_NO_CACHE_DIR=1 "$py" -m pip install -q --disable-pip-version-check "torch==$TORCH_VERSION" "numpy==$NUMPY_VERSION"; then
+    setup_torchtitan
     return 0
   fi
   if [ -n "${CI:-}" ]; then
@@ -59,6 +65,20 @@ setup_torch() {
   fi
   echo "run.sh: WARNING: could not install torch: the PyTorch tests will be skipped" >&2
   export TFC_SKIP_TORCH=1
+}
+
+setup_torchtitan() {
+  local py=.venv-torch/bin/python
+  "$py" -c "import torchtitan, sys; sys.exit(torchtitan.__version__ != '0.3.0')" 2>/dev/null && return 0
+  echo "run.sh: installing $TORCHTITAN_PKGS into .venv-torch"
+  # shellcheck disable=SC2086
+  PIP_NO_CACHE_DIR=1 "$py" -m pip install -q --disable-pip-version-check --no-deps $TORCHTITAN_PKGS && return 0
+  if [ -n "${CI:-}" ]; then
+    echo "run.sh: could not install torchtitan (needed by ctest torch_torchtitan)" >&2
+    exit 1
+  fi
+  echo "run.sh: WARNING: could not install torchtitan: ctest torch_torchtitan will be skipped" >&2
+  export TFC_SKIP_TORCHTITAN=1
 }
 
 # CI turns warnings into errors; a user's newer compiler should not break the build.

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # The PyTorch tests (tests/torch/): the freeze example's training loop
-# (examples/pytorch_freeze) and tfc's schedule.csv run by
-# torch.distributed.pipelining on 4 CPU processes over gloo, for every spec.
-#   check.sh example|pipelining TFC SOURCE_DIR
+# (examples/pytorch_freeze), tfc's schedule.csv run by
+# torch.distributed.pipelining on 4 CPU processes over gloo for every spec,
+# and torchtitan's llama3 model run the same way (torchtitan_pp.py).
+#   check.sh example|pipelining|torchtitan TFC SOURCE_DIR
 # Python with torch: $TFC_TORCH_PYTHON, else SOURCE_DIR/.venv-torch (which
 # ./run.sh test creates). Without torch: fails, unless TFC_SKIP_TORCH=1
-# (run.sh sets it off CI when it could not install torch), then exit 77
-# (ctest: skipped).
+# (run.sh sets it off CI when it could not install torch; likewise
+# TFC_SKIP_TORCHTITAN for torchtitan), then exit 77 (ctest: skipped).
 set -euo pipefail
 what=$1 tfc=$2 src=$3
 py=${TFC_TORCH_PYTHON:-$src/.venv-torch/bin/python}
-if ! "$py" -c 'import numpy, torch' 2>/dev/null; then
-  if [ "${TFC_SKIP_TORCH:-}" = 1 ]; then
-    echo "check.sh: skipped: no torch (with numpy) at $py (TFC_SKIP_TORCH=1)"
+need='import numpy, torch'
+[ "$what" = torchtitan ] && need='import numpy, torch, torchtitan.models.llama3'
+if ! "$py" -c "$need" 2>/dev/null; then
+  if [ "${TFC_SKIP_TORCH:-}" = 1 ] || { [ "$what" = torchtitan ] && [ "${TFC_SKIP_TORCHTITAN:-}" = 1 ]; }; then
+    echo "check.sh: skipped: '$need' fails with $py (TFC_SKIP_TORCH or TFC_SKIP_TORCHTITAN set)"
     exit 77
   fi
-  echo "check.sh: no torch (with numpy) at $py: run ./run.sh test (it installs torch into .venv-torch), or set TFC_TORCH_PYTHON" >&2
+  echo "check.sh: '$need' fails with $py: run ./run.sh test (it installs torch into .venv-torch), or set TFC_TORCH_PYTHON" >&2
   exit 1
 fi
 work=$(mktemp -d)
@@ -29,8 +32,11 @@ case $what in
   pipelining)
     "$py" "$src/tests/torch/pipelining_interop.py" "$tfc" "$src"/specs/*.yaml "$src/examples/pytorch_freeze/tiny.yaml"
     ;;
+  torchtitan)
+    "$py" "$src/tests/torch/torchtitan_pp.py" "$tfc" "$src"
+    ;;
   *)
-    echo "usage: check.sh example|pipelining TFC SOURCE_DIR" >&2
+    echo "usage: check.sh example|pipelining|torchtitan TFC SOURCE_DIR" >&2
     exit 2
     ;;
 esac

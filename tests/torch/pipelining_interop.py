@@ -114,7 +114,7 @@ def run_rank(rank, world, port, csv_path, n_stages, n_mb, out_dir):
         stages = []
         for s in mine:
             st = PipelineStage(stage_module(s), s, n_stages, torch.device("cpu"))
-            _record(st, s, log)
+            record_actions(st, s, log, set_frozen)
             stages.append(st)
         sched = _PipelineScheduleRuntime(stages, n_mb, loss_fn=loss_fn)
         sched._load_csv(csv_path, format="compute_only")
@@ -143,25 +143,25 @@ def _stage_of(action):
     return int(action[:i])
 
 
-def _record(stage, s, log):
+def record_actions(stage, s, log, set_frozen_fn):
     """Logs each compute call the runtime makes on the stage, as tfc's
     action names (F, B, I, W), and sets the microbatch's frozen tensors
-    before it."""
+    before it: set_frozen_fn(module, stage, microbatch)."""
     fwd, bwd, wgt = stage.forward_one_chunk, stage.backward_one_chunk, stage.backward_weight_one_chunk
 
     def forward_one_chunk(mb, *a, **k):
         log.append(f"{s}F{mb}")
-        set_frozen(stage.submod, s, mb)
+        set_frozen_fn(stage.submod, s, mb)
         return fwd(mb, *a, **k)
 
     def backward_one_chunk(mb, *a, **k):
         log.append(f"{s}{'B' if k.get('full_backward', True) else 'I'}{mb}")
-        set_frozen(stage.submod, s, mb)
+        set_frozen_fn(stage.submod, s, mb)
         return bwd(mb, *a, **k)
 
     def backward_weight_one_chunk(mb, *a, **k):
         log.append(f"{s}W{mb}")
-        set_frozen(stage.submod, s, mb)
+        set_frozen_fn(stage.submod, s, mb)
         return wgt(mb, *a, **k)
 
     stage.forward_one_chunk = forward_one_chunk
