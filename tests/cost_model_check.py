@@ -73,6 +73,10 @@ errors = [
     ("stage_layers count", spec("e8", 4, "1F1B", dict(good_tr, stage_layers=[16, 16]), good_dev), "has 2 entries"),
     ("stage_layers zero", spec("e9", 4, "1F1B", dict(good_tr, stage_layers=[0, 16, 8, 8]), good_dev),
      "stage_layers[0] must be an integer from 1"),
+    ("uint16 ids, vocab 128256", spec("e10", 4, "1F1B", good_tr, good_dev,
+                                      "data: {lcp_index: {token_bytes: 2, seq_len: 8}}\n"), "use token_bytes: 4"),
+    ("default width, vocab 128256", spec("e11", 4, "1F1B", good_tr, good_dev, "data: {lcp_index: {seq_len: 8}}\n"),
+     "token_bytes is 2"),
     ("missing key", spec("e5", 4, "1F1B", {k: v for k, v in good_tr.items() if k != "vocab"}, good_dev), "vocab"),
 ]
 for label, path, needle in errors:

@@ -130,7 +130,7 @@ Test(spec_valid, default_spec_matches_llama3_8b)
     cr_assert(s->timing.forward_ms[3] > s->timing.forward_ms[0]);
     cr_assert(s->freeze.max_ratio == 0.9);
     cr_assert_eq(s->freeze.seed, 42);
-    cr_assert(s->lcp_index.enabled && s->lcp_index.token_bytes == 2 && s->lcp_index.seq_len == 1024 &&
+    cr_assert(s->lcp_index.enabled && s->lcp_index.token_bytes == 4 && s->lcp_index.seq_len == 1024 &&
               s->lcp_index.topk == 8);
     loaded_free(&l);
 }

@@ -86,7 +86,7 @@ def spec(name, title, schedule, ranks, spr, mbs, split, placement="", order=None
             "  select: balanced              # every tensor keeps some microbatch's gradient each step",
             "                                # (docs/time-to-quality.md)",
             "targets:", "  c: true", "  cuda: {enabled: true, arch: sm_90}",
-            "data:", "  lcp_index: {token_bytes: 2, seq_len: 1024, topk: 8}"]
+            "data:", "  lcp_index: {token_bytes: 4, seq_len: 1024, topk: 8}   # 128,256 token ids: uint32"]
     return "\n".join(out) + "\n"
 
 

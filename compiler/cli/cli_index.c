@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cli_exit.h"
 #include "diag.h"
 #include "lcp_index.h"
@@ -17,16 +18,18 @@
 const char cli_index_help[] =
     "usage: tfc index build --tokens SHARD... --seq-len L [--stride S] [--raw --token-bytes 2|4]\n"
     "                       -o INDEX [--quiet]\n"
-    "       tfc index query INDEX --tokens SHARD... --queries QSHARD -k K [--no-verify]\n"
+    "       tfc index query INDEX --tokens SHARD... --queries QSHARD -k K [--latency]\n"
+    "                       [--no-verify]\n"
     "       tfc index dedup INDEX --tokens SHARD... --min-lcp N [-o FILE] [--no-verify]\n"
     "       tfc index order INDEX --tokens SHARD... -o FILE [--no-verify]\n"
     "\n"
     "An LCP index sorts every window of L tokens (stride S, default L) of the\n"
     "shards, in order, and records adjacent common-prefix lengths\n"
-    "(docs/lcp-index.md). Shards are llm.c token files (256 int32 header, magic\n"
-    "20240520, uint16 tokens) unless --raw (little-endian tokens of\n"
-    "--token-bytes bytes); the index never copies them: give the same shards\n"
-    "to every command (sizes and contents are checked).\n"
+    "(docs/lcp-index.md). Shards are llm.c token files (256 int32 header: magic\n"
+    "20240520 with uint16 tokens, or 20240801 with uint32 tokens as llm.c writes\n"
+    "for LLaMA-3) unless --raw (headerless little-endian tokens of --token-bytes\n"
+    "bytes); the index never copies them: give the same shards to every\n"
+    "command (sizes and contents are checked).\n"
     "  query   for each window of L tokens in QSHARD (same format), the K\n"
     "          sequences sharing the longest prefix with it, best first, ties by\n"
     "          smaller number: one line per query, 'IDX:LCP IDX:LCP ...'\n"
@@ -34,6 +37,9 @@ const char cli_index_help[] =
     "          smaller-numbered one (prefix near-duplicates), one per line\n"
     "  order   the sorted permutation (neighbours share long prefixes) as\n"
     "          little-endian uint32 to FILE, for prefix-grouped batching\n"
+    "  --latency    after the answers, one line on stderr: 'latency: N queries,\n"
+    "               p50 X us, p95 Y us, p99 Z us, max W us' (each search timed\n"
+    "               alone, one thread)\n"
     "  --no-verify  skip the index checksum (format and ranges are still checked)\n"
     "Exit 0 ok, 1 invalid input (bad shard, corrupt or mismatched index), 2 usage,\n"
     "4 I/O error.\n";
@@ -45,7 +51,7 @@ typedef struct index_args {
     int n_tokens;
     const char *queries, *out;
     unsigned long long seq_len, stride, k, min_lcp, token_bytes;
-    bool raw, quiet, no_verify;
+    bool raw, quiet, no_verify, latency;
     bool have_seq_len, have_k, have_min_lcp, have_token_bytes;
 } index_args;
 
@@ -140,6 +146,9 @@ static int parse(int argc, char **argv, index_args *a)
         } else if (strcmp(o, "--no-verify") == 0) {
             a->no_verify = true;
             continue;
+        } else if (strcmp(o, "--latency") == 0) {
+            a->latency = true;
+            continue;
         } else if (o[0] == '-' && o[1]) {
             return usage("unknown option", o);
         } else {
@@ -169,6 +178,8 @@ static int parse(int argc, char **argv, index_args *a)
         return usage("--seq-len is for build; the index records it", NULL);
     if (strcmp(a->verb, "query") == 0 && (!a->queries || !a->have_k))
         return usage("query needs --queries QSHARD and -k K", NULL);
+    if (a->latency && strcmp(a->verb, "query") != 0)
+        return usage("--latency is for query", NULL);
     if (strcmp(a->verb, "dedup") == 0 && !a->have_min_lcp)
         return usage("dedup needs --min-lcp N", NULL);
     if (strcmp(a->verb, "order") == 0 && !a->out)
@@ -208,11 +219,35 @@ static int run_build(const index_args *a, diag_list *d)
     return finish(d, st, exit_code(st));
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The nearest-rank percentile p of n sorted values. */
+static double percentile(const double *v, uint64_t n, double p)
+{
+    uint64_t r = (uint64_t)(p * (double)n + 0.999999);
+    return v[(r ? r : 1) - 1];
+}
+
+static void print_latency(double *us, uint64_t n)
+{
+    if (!n) {
+        fprintf(stderr, "latency: 0 queries\n");
+        return;
+    }
+    qsort(us, (size_t)n, sizeof *us, cmp_double);
+    fprintf(stderr, "latency: %llu queries, p50 %.2f us, p95 %.2f us, p99 %.2f us, max %.2f us\n",
+            (unsigned long long)n, percentile(us, n, 0.50), percentile(us, n, 0.95), percentile(us, n, 0.99),
+            us[n - 1]);
+}
+
 static int run_query_like(const index_args *a, diag_list *d)
 {
     lcp_shards sh, qs = {0};
-    uint32_t tb = a->raw ? (uint32_t)a->token_bytes : 2;
-    tfc_status st = lcp_shards_open(a->tokens, (uint32_t)a->n_tokens, a->raw, tb, &sh, d);
+    tfc_status st = lcp_shards_open(a->tokens, (uint32_t)a->n_tokens, a->raw, (uint32_t)a->token_bytes, &sh, d);
     if (st != TFC_OK)
         return finish(d, st, exit_code(st));
     lcp_index ix;
@@ -225,16 +260,27 @@ static int run_query_like(const index_args *a, diag_list *d)
         const char *qp[1] = {a->queries};
         st = lcp_index_derive(&ix, a->index, d);
         if (st == TFC_OK)
-            st = lcp_shards_open(qp, 1, a->raw, tb, &qs, d);
+            st = lcp_shards_open(qp, 1, a->raw, (uint32_t)a->token_bytes, &qs, d);
+        if (st == TFC_OK && qs.token_bytes != sh.token_bytes) {
+            diag_error(d, a->queries, 0, 0, "uint%u tokens, but the indexed shards have uint%u", 8 * qs.token_bytes,
+                       8 * sh.token_bytes);
+            lcp_shards_close(&qs);
+            st = TFC_INVALID;
+        }
         if (st == TFC_OK) {
+            const uint32_t tb = sh.token_bytes;
             uint64_t nq = qs.s[0].n_tokens / ix.seq_len;
             uint32_t *seq = malloc(a->k * sizeof *seq), *lcp = malloc(a->k * sizeof *lcp);
-            if (!seq || !lcp) {
+            double *lat = a->latency ? malloc((nq ? nq : 1) * sizeof *lat) : NULL;
+            if (!seq || !lcp || (a->latency && !lat)) {
                 st = diag_nomem(d, "answering the index command");
             }
             for (uint64_t q = 0; st == TFC_OK && q < nq; q++) {
                 const unsigned char *qt = (const unsigned char *)qs.s[0].tokens + q * ix.seq_len * tb;
+                double t0 = a->latency ? clock_now_s() : 0.0;
                 uint64_t got = lcp_index_topk(&ix, qt, a->k, seq, lcp);
+                if (a->latency)
+                    lat[q] = (clock_now_s() - t0) * 1e6;
                 for (uint64_t i = 0; i < got; i++)
                     printf("%s%u:%u", i ? " " : "", seq[i], lcp[i]);
                 putchar('\n');
@@ -242,6 +288,9 @@ static int run_query_like(const index_args *a, diag_list *d)
             if (st == TFC_OK && qs.s[0].n_tokens % ix.seq_len)
                 fprintf(stderr, "%s: note: the last %llu tokens do not fill a query of %u and were not asked\n",
                         a->queries, (unsigned long long)(qs.s[0].n_tokens % ix.seq_len), ix.seq_len);
+            if (st == TFC_OK && a->latency)
+                print_latency(lat, nq);
+            free(lat);
             free(seq);
             free(lcp);
             lcp_shards_close(&qs);

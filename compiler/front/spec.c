@@ -887,6 +887,7 @@ static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
         ok = false;
     if (!ok)
         return;
+    tm->vocab = m.vocab;
     if (m.heads % m.kv_heads) {
         ERR(c, ydoc_get(tr, "kv_heads"), "timing.transformer.kv_heads (%llu) must divide heads (%llu)",
             (unsigned long long)m.kv_heads, (unsigned long long)m.heads);
@@ -1142,6 +1143,12 @@ static void read_data(ctx *c, const ydoc_node *dt)
     if ((v = ydoc_get(l, "token_bytes")) && get_u32(c, v, "data.lcp_index.token_bytes", 1, 8, &li->token_bytes) &&
         li->token_bytes != 2 && li->token_bytes != 4) {
         ERR(c, v, "data.lcp_index.token_bytes must be 2 or 4, got %s", describe(v, q, sizeof q));
+    }
+    if (li->token_bytes == 2 && c->s->timing.vocab > 65536) {
+        const ydoc_node *at = v ? v : l;
+        ERR(c, at, "data.lcp_index.token_bytes is 2 (token ids up to 65,535) but timing.transformer.vocab is %llu: "
+                   "use token_bytes: 4",
+            (unsigned long long)c->s->timing.vocab);
     }
     if ((v = require(c, l, "data.lcp_index", "seq_len", lcp_keys)))
         get_u32(c, v, "data.lcp_index.seq_len", 1, SPEC_MAX_SEQ_LEN, &li->seq_len);

@@ -98,6 +98,7 @@ typedef struct spec_timing {
     double *backward_weight_ms;
     double *backward_weight_frozen_ms; /* W with everything frozen; default 5% of W */
     double comm_ms;
+    uint64_t vocab; /* timing.transformer.vocab with source: model, else 0 (not given) */
 } spec_timing;
 
 typedef enum {

@@ -9,14 +9,14 @@
 
 /* The LCP index over fixed-length token sequences (docs/lcp-index.md):
  * sort, adjacent LCPs, and the queries. One text, filled for tfc's own
- * `tfc index` (16-bit tokens) and for the generated
+ * `tfc index` (32-bit tokens) and for the generated
  * NAME_lcp_index.c and .cu (static inline makes the functions __host__
  * __device__ there), so all of them run the same code. The types are in
  * lcp_types.inc; building the index is in lcp_build.inc. */
 
 
 /* The tokens of sequence i < N. */
-static inline const uint16_t *llama8b_zbh1_lcp_seq(const llama8b_zbh1_lcp_data *d, uint64_t i)
+static inline const uint32_t *llama8b_zbh1_lcp_seq(const llama8b_zbh1_lcp_data *d, uint64_t i)
 {
     uint32_t lo = 0, hi = d->n_shards; /* the shard s with first[s] <= i < first[s + 1] */
     while (hi - lo > 1) {
@@ -30,7 +30,7 @@ static inline const uint16_t *llama8b_zbh1_lcp_seq(const llama8b_zbh1_lcp_data *
 }
 
 /* Leading equal tokens of a and b from position `from` on. */
-static inline uint32_t llama8b_zbh1_lcp_lcp_from(const uint16_t *a, const uint16_t *b, uint32_t from, uint32_t len)
+static inline uint32_t llama8b_zbh1_lcp_lcp_from(const uint32_t *a, const uint32_t *b, uint32_t from, uint32_t len)
 {
     uint32_t i = from;
     while (i < len && a[i] == b[i])
@@ -70,18 +70,18 @@ static inline void llama8b_zbh1_lcp_prefetch_perm(const llama8b_zbh1_lcp_index *
 
 /* The first KEY_TOKENS tokens of s (zeros past len), packed so that
  * comparing keys as integers compares those tokens in order. */
-static inline uint64_t llama8b_zbh1_lcp_key(const uint16_t *s, uint32_t len)
+static inline uint64_t llama8b_zbh1_lcp_key(const uint32_t *s, uint32_t len)
 {
     uint64_t k = 0;
     for (unsigned i = 0; i < llama8b_zbh1_lcp_KEY_TOKENS; i++)
-        k = (llama8b_zbh1_lcp_KEY_TOKENS > 1 ? k << (8u * sizeof(uint16_t)) : 0) | (i < len ? (uint64_t)s[i] : 0);
+        k = (llama8b_zbh1_lcp_KEY_TOKENS > 1 ? k << (8u * sizeof(uint32_t)) : 0) | (i < len ? (uint64_t)s[i] : 0);
     return k;
 }
 
 /* Token t (0 first) of a packed key. */
 static inline uint32_t llama8b_zbh1_lcp_key_token(uint64_t key, uint32_t t)
 {
-    unsigned bits = 8u * (unsigned)sizeof(uint16_t);
+    unsigned bits = 8u * (unsigned)sizeof(uint32_t);
     return (uint32_t)((key >> (bits * (llama8b_zbh1_lcp_KEY_TOKENS - 1u - t))) & (~0ull >> (64u - bits)));
 }
 
@@ -181,7 +181,7 @@ static inline void llama8b_zbh1_lcp_deep_fill(const llama8b_zbh1_lcp_data *d, co
 }
 
 /* LCP of the query q (seq_len tokens) with sequence i, from `from` on. */
-static inline uint32_t llama8b_zbh1_lcp_lcp_query(const llama8b_zbh1_lcp_data *d, const uint16_t *q, uint64_t i, uint32_t from)
+static inline uint32_t llama8b_zbh1_lcp_lcp_query(const llama8b_zbh1_lcp_data *d, const uint32_t *q, uint64_t i, uint32_t from)
 {
     return llama8b_zbh1_lcp_lcp_from(q, llama8b_zbh1_lcp_seq(d, i), from, d->seq_len);
 }
@@ -190,7 +190,7 @@ static inline uint32_t llama8b_zbh1_lcp_lcp_query(const llama8b_zbh1_lcp_data *d
  * that sample sorts before q, one above means after (only when q has all
  * the key's tokens). The samples with q's key are [*sa, *sc); returns
  * false (nothing narrowed) when the directory cannot tell. */
-static inline bool llama8b_zbh1_lcp_dir_bracket(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint16_t *q, uint32_t plen, uint64_t *lo,
+static inline bool llama8b_zbh1_lcp_dir_bracket(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t *lo,
                                   uint64_t *hi, uint64_t *sa, uint64_t *sc, int64_t *elo, int64_t *ehi)
 {
     uint32_t kt = d->seq_len < llama8b_zbh1_lcp_KEY_TOKENS ? d->seq_len : llama8b_zbh1_lcp_KEY_TOKENS;
@@ -265,12 +265,12 @@ static inline bool llama8b_zbh1_lcp_dir_bracket(const llama8b_zbh1_lcp_data *d, 
  * decide, or its token data when those agree as well. Sets *llo and *lhi
  * to the LCP of q with the samples at *lo - 1 and *hi where it finds them
  * (they are left as they are otherwise). */
-static inline void llama8b_zbh1_lcp_deep_narrow(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint16_t *q, uint32_t plen, bool upper,
+static inline void llama8b_zbh1_lcp_deep_narrow(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                   uint64_t sa, uint64_t sc, uint64_t *lo, uint64_t *hi, int64_t *llo, int64_t *lhi)
 {
     const llama8b_zbh1_lcp_deep *e = ix->deep;
     uint32_t kt = d->seq_len < llama8b_zbh1_lcp_KEY_TOKENS ? d->seq_len : llama8b_zbh1_lcp_KEY_TOKENS;
-    const uint16_t *s = llama8b_zbh1_lcp_seq(d, e[sa].seq);
+    const uint32_t *s = llama8b_zbh1_lcp_seq(d, e[sa].seq);
     llama8b_zbh1_lcp_prefetch(s + kt);
     for (uint64_t i = sa + 1; i < sc && i < sa + 64; i += 4) /* the walk's entries, while the tokens come */
         llama8b_zbh1_lcp_prefetch(e + i);
@@ -339,7 +339,7 @@ static inline uint32_t llama8b_zbh1_lcp_shared(int64_t elo, int64_t ehi)
  * (dtok) decides, or its token data when the bytes are equal. Sets *elo
  * and *ehi to the LCPs of q with the sequences before and at the result
  * (*ehi is left as it is when the result is hi). */
-static inline uint64_t llama8b_zbh1_lcp_scan_block(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint16_t *q, uint32_t plen, bool upper,
+static inline uint64_t llama8b_zbh1_lcp_scan_block(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                      uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
 {
     uint64_t j = lo;
@@ -358,7 +358,7 @@ static inline uint64_t llama8b_zbh1_lcp_scan_block(const llama8b_zbh1_lcp_data *
                 x = m;
                 before = b < qb;
             } else {
-                const uint16_t *s = llama8b_zbh1_lcp_seq(d, ix->perm[j]);
+                const uint32_t *s = llama8b_zbh1_lcp_seq(d, ix->perm[j]);
                 x = llama8b_zbh1_lcp_lcp_from(q, s, m, plen);
                 before = x == plen ? upper : s[x] < q[x];
             }
@@ -384,7 +384,7 @@ static inline uint64_t llama8b_zbh1_lcp_scan_block(const llama8b_zbh1_lcp_data *
  * (all of them once at most ALL remain), starts fetching their tokens
  * together, then binary-searches among them; comparisons skip the tokens
  * both bounds are known to share with q. */
-static inline uint64_t llama8b_zbh1_lcp_search_at(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint16_t *q, uint32_t plen, bool upper,
+static inline uint64_t llama8b_zbh1_lcp_search_at(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                     int64_t *elo, int64_t *ehi)
 {
     uint64_t lo = 0, hi = ix->n, sa, sc;
@@ -401,7 +401,7 @@ static inline uint64_t llama8b_zbh1_lcp_search_at(const llama8b_zbh1_lcp_data *d
     }
     while (lo < hi) {
         uint64_t span = hi - lo, pos[llama8b_zbh1_lcp_ALL];
-        const uint16_t *sp[llama8b_zbh1_lcp_ALL];
+        const uint32_t *sp[llama8b_zbh1_lcp_ALL];
         unsigned np = 0;
         if (span <= llama8b_zbh1_lcp_ALL)
             for (uint64_t j = lo; j < hi; j++)
@@ -414,8 +414,8 @@ static inline uint64_t llama8b_zbh1_lcp_search_at(const llama8b_zbh1_lcp_data *d
         for (unsigned i = 0; i < np; i++) {
             sp[i] = llama8b_zbh1_lcp_seq(d, ix->perm[pos[i]]);
             llama8b_zbh1_lcp_prefetch(sp[i] + pf);
-            if (pf + 64 / sizeof(uint16_t) < plen) /* the next line, within the sequence */
-                llama8b_zbh1_lcp_prefetch(sp[i] + pf + 64 / sizeof(uint16_t));
+            if (pf + 64 / sizeof(uint32_t) < plen) /* the next line, within the sequence */
+                llama8b_zbh1_lcp_prefetch(sp[i] + pf + 64 / sizeof(uint32_t));
         }
         unsigned a = 0, b = np;
         while (a < b) {
@@ -438,7 +438,7 @@ static inline uint64_t llama8b_zbh1_lcp_search_at(const llama8b_zbh1_lcp_data *d
     return lo;
 }
 
-static inline uint64_t llama8b_zbh1_lcp_search(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint16_t *q, uint32_t plen, bool upper)
+static inline uint64_t llama8b_zbh1_lcp_search(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper)
 {
     int64_t elo, ehi;
     return llama8b_zbh1_lcp_search_at(d, ix, q, plen, upper, &elo, &ehi);
@@ -446,7 +446,7 @@ static inline uint64_t llama8b_zbh1_lcp_search(const llama8b_zbh1_lcp_data *d, c
 
 /* Sequences that start with the plen tokens of prefix: sorted positions
  * [*first, *last). */
-static inline void llama8b_zbh1_lcp_prefix_range(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint16_t *prefix, uint32_t plen,
+static inline void llama8b_zbh1_lcp_prefix_range(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint32_t *prefix, uint32_t plen,
                                    uint64_t *first, uint64_t *last)
 {
     *first = llama8b_zbh1_lcp_search(d, ix, prefix, plen, false);
@@ -651,7 +651,7 @@ static inline void llama8b_zbh1_lcp_prefetch_block(const llama8b_zbh1_lcp_index 
  * least v tokens with q are one contiguous run of sorted positions around
  * q's place, so each LCP level v adds the run's two new ends; when a level
  * has more sequences than places left, its smallest numbers win. */
-static inline uint64_t llama8b_zbh1_lcp_topk(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint16_t *q, uint64_t k, uint32_t *out_seq,
+static inline uint64_t llama8b_zbh1_lcp_topk(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint32_t *q, uint64_t k, uint32_t *out_seq,
                                uint32_t *out_lcp)
 {
     uint64_t n = ix->n, count = 0;
@@ -753,7 +753,7 @@ static inline uint64_t llama8b_zbh1_lcp_dedup(const llama8b_zbh1_lcp_index *ix, 
 /* -1, 0, 1: sequences x and y (numbers) compared from token `depth`, ties by number. */
 static inline int llama8b_zbh1_lcp_cmp_from(const llama8b_zbh1_lcp_data *d, uint32_t x, uint32_t y, uint32_t depth)
 {
-    const uint16_t *a = llama8b_zbh1_lcp_seq(d, x), *b = llama8b_zbh1_lcp_seq(d, y);
+    const uint32_t *a = llama8b_zbh1_lcp_seq(d, x), *b = llama8b_zbh1_lcp_seq(d, y);
     uint32_t i = llama8b_zbh1_lcp_lcp_from(a, b, depth, d->seq_len);
     if (i < d->seq_len)
         return a[i] < b[i] ? -1 : 1;
@@ -857,13 +857,13 @@ static inline void llama8b_zbh1_lcp_mkqs(const llama8b_zbh1_lcp_data *d, uint32_
             continue;
         }
         /* Pivot: median of three tokens at depth. */
-        uint16_t x0 = llama8b_zbh1_lcp_seq(d, a[0])[t.depth], x1 = llama8b_zbh1_lcp_seq(d, a[t.n / 2])[t.depth],
+        uint32_t x0 = llama8b_zbh1_lcp_seq(d, a[0])[t.depth], x1 = llama8b_zbh1_lcp_seq(d, a[t.n / 2])[t.depth],
                 x2 = llama8b_zbh1_lcp_seq(d, a[t.n - 1])[t.depth];
-        uint16_t pv = x0 < x1 ? (x1 < x2 ? x1 : (x0 < x2 ? x2 : x0)) : (x0 < x2 ? x0 : (x1 < x2 ? x2 : x1));
+        uint32_t pv = x0 < x1 ? (x1 < x2 ? x1 : (x0 < x2 ? x2 : x0)) : (x0 < x2 ? x0 : (x1 < x2 ? x2 : x1));
         /* Dutch flag partition: [0, lt) < pv, [lt, gt) == pv, [gt, n) > pv. */
         uint64_t lt = 0, i = 0, gt = t.n;
         while (i < gt) {
-            uint16_t c = llama8b_zbh1_lcp_seq(d, a[i])[t.depth];
+            uint32_t c = llama8b_zbh1_lcp_seq(d, a[i])[t.depth];
             if (c < pv) {
                 uint32_t tmp = a[lt];
                 a[lt++] = a[i];
@@ -913,7 +913,7 @@ typedef struct llama8b_zbh1_lcp_job {
 static inline void *llama8b_zbh1_lcp_count_job(void *arg)
 {
     llama8b_zbh1_lcp_job *jb = arg;
-    const unsigned shift = 8 * sizeof(uint16_t) - 16;
+    const unsigned shift = 8 * sizeof(uint32_t) - 16;
     for (uint64_t i = jb->j0; i < jb->j1; i++)
         jb->cnt[llama8b_zbh1_lcp_seq(jb->d, i)[0] >> shift]++;
     return NULL;
@@ -922,7 +922,7 @@ static inline void *llama8b_zbh1_lcp_count_job(void *arg)
 static inline void *llama8b_zbh1_lcp_place_job(void *arg)
 {
     llama8b_zbh1_lcp_job *jb = arg;
-    const unsigned shift = 8 * sizeof(uint16_t) - 16;
+    const unsigned shift = 8 * sizeof(uint32_t) - 16;
     for (uint64_t i = jb->j0; i < jb->j1; i++) /* ascending numbers: ties stay ordered */
         jb->perm[jb->cnt[llama8b_zbh1_lcp_seq(jb->d, i)[0] >> shift]++] = (uint32_t)i;
     return NULL;
@@ -989,7 +989,7 @@ static inline bool llama8b_zbh1_lcp_build(const llama8b_zbh1_lcp_data *d, uint32
     uint32_t split = 0;
     while (split < 65536 && bucket[split + 1] <= n / 2)
         split++;
-    const unsigned shift = 8 * sizeof(uint16_t) - 16;
+    const unsigned shift = 8 * sizeof(uint32_t) - 16;
     jobs[0].b0 = 0, jobs[0].b1 = split, jobs[0].depth = shift ? 0u : 1u;
     jobs[1].b0 = split, jobs[1].b1 = 65536, jobs[1].depth = shift ? 0u : 1u;
     llama8b_zbh1_lcp_both(llama8b_zbh1_lcp_sort_job, jobs);

@@ -148,12 +148,12 @@ python3 "$src/tests/python/plan_parity.py" "$work/dump.txt" "$gen/plan.json"
 python3 - "$work/lcp.bin" "$work/lcpq.bin" <<'PY'
 import random, struct, sys
 rng = random.Random(5)
-motifs = [[rng.randrange(300) for _ in range(1100)] for _ in range(6)]
+motifs = [[100000 + rng.randrange(300) for _ in range(1100)] for _ in range(6)]
 toks = []
 while len(toks) < 150000:
     toks += rng.choice(motifs)[: rng.randrange(1, 1100)] + [rng.randrange(300) for _ in range(rng.randrange(1, 200))]
-def shard(path, t):
-    open(path, "wb").write(struct.pack("<256i", 20240520, 1, len(t), *([0] * 253)) + struct.pack("<%dH" % len(t), *t))
+def shard(path, t):  # llm.c's uint32 format: the default spec's token_bytes is 4
+    open(path, "wb").write(struct.pack("<256i", 20240801, 7, len(t), *([0] * 253)) + struct.pack("<%dI" % len(t), *t))
 shard(sys.argv[1], toks)
 shard(sys.argv[2], toks[5000:5000 + 1024 * 6] + [rng.randrange(300) for _ in range(1024 * 2)])
 PY
@@ -216,7 +216,7 @@ int main(int, char **argv) {
   size_t ns, ni, nq;
   const unsigned char *sh = (const unsigned char *)slurp(argv[1], &ns), *ix = (const unsigned char *)slurp(argv[2], &ni),
                       *qs = (const unsigned char *)slurp(argv[3], &nq);
-  uint64_t n = *(const uint64_t *)(ix + 24), ntok = (ns - 1024) / 2;
+  uint64_t n = *(const uint64_t *)(ix + 24), ntok = (ns - 1024) / sizeof(llama8b_1f1b_lcp_token);
   size_t body = ((72 + 24) + 7) / 8 * 8;
   uint64_t first[2] = {0, (ntok - 1024) / 64 + 1};
   const llama8b_1f1b_lcp_token *shards[1] = {(const llama8b_1f1b_lcp_token *)(sh + 1024)};
@@ -237,7 +237,7 @@ int main(int, char **argv) {
   }
   const llama8b_1f1b_lcp_token *q = (const llama8b_1f1b_lcp_token *)(qs + 1024);
   uint32_t s[8], l[8];
-  for (size_t i = 0; (i + 1) * 1024 <= (nq - 1024) / 2; i++) {
+  for (size_t i = 0; (i + 1) * 1024 <= (nq - 1024) / sizeof(llama8b_1f1b_lcp_token); i++) {
     uint64_t got = llama8b_1f1b_lcp_topk(&d, &x, q + i * 1024, 8, s, l);
     for (uint64_t j = 0; j < got; j++) printf("%s%u:%u", j ? " " : "", s[j], l[j]);
     putchar('\n');

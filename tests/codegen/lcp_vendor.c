@@ -1,5 +1,5 @@
 /* A data loader's view of generated/llama8b_1f1b/llama8b_1f1b_lcp_index.c:
- * builds the index of an llm.c shard with the generated code, and answers
+ * builds the index of an llm.c shard (of the spec's token width) with the generated code, and answers
  * top-k queries; tests/codegen/check.sh compares both with `tfc index`.
  * Also checks find_prefix on every query window's prefixes of several
  * lengths, by brute force: each sorted position in the range starts with
@@ -26,7 +26,9 @@ static llama8b_1f1b_lcp_token *read_shard(const char *path, uint64_t *n)
 {
     FILE *f = fopen(path, "rb");
     int32_t h[256];
-    if (!f || fread(h, sizeof h, 1, f) != 1 || h[0] != 20240520)
+    /* llm.c's header: magic 20240520 for uint16 tokens, 20240801 for uint32. */
+    const int32_t magic = sizeof(llama8b_1f1b_lcp_token) == 2 ? 20240520 : 20240801;
+    if (!f || fread(h, sizeof h, 1, f) != 1 || h[0] != magic)
         return NULL;
     *n = (uint64_t)(uint32_t)h[2];
     llama8b_1f1b_lcp_token *t = malloc(*n * sizeof *t + 1);

@@ -102,20 +102,21 @@ static long check_masks(void)
 }
 
 /* 2. LCP top-k. */
-static const uint16_t *g_tok;
+typedef llama8b_1f1b_lcp_token tok_t; /* the default spec's token type */
+static const tok_t *g_tok;
 static uint32_t g_len;
 
 static int cmp_seq(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const uint16_t *p = g_tok + (uint64_t)x * g_len, *q = g_tok + (uint64_t)y * g_len;
+    const tok_t *p = g_tok + (uint64_t)x * g_len, *q = g_tok + (uint64_t)y * g_len;
     for (uint32_t i = 0; i < g_len; i++)
         if (p[i] != q[i])
             return p[i] < q[i] ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
-static uint32_t lcp2(const uint16_t *a, const uint16_t *b, uint32_t len)
+static uint32_t lcp2(const tok_t *a, const tok_t *b, uint32_t len)
 {
     uint32_t i = 0;
     while (i < len && a[i] == b[i])
@@ -141,27 +142,27 @@ template <typename T> static T *to_device(const T *h, size_t n)
 static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
 {
     const uint32_t L = LCP_SEQ_LEN;
-    uint16_t *tok = (uint16_t *)malloc(n * L * 2);
-    uint16_t *pre = (uint16_t *)malloc(256 * (size_t)L * 2);
+    tok_t *tok = (tok_t *)malloc(n * L * sizeof(tok_t));
+    tok_t *pre = (tok_t *)malloc(256 * (size_t)L * sizeof(tok_t));
     uint32_t plen[256];
     for (size_t i = 0; i < 256 * (size_t)L; i++)
-        pre[i] = (uint16_t)(rnd() % 512);
+        pre[i] = (tok_t)(rnd() % 512);
     for (int i = 0; i < 256; i++)
         plen[i] = 1 + (uint32_t)(rnd() % L);
     /* A row in eight is an exact copy of one of four seed rows: tie groups
      * of thousands, where top-k reads only the blocks with the smallest
      * numbers. */
     for (uint64_t s = 0; s < n; s++) {
-        uint16_t *row = tok + s * L;
+        tok_t *row = tok + s * L;
         if (s >= 4 && rnd() % 8 == 0) {
-            memcpy(row, tok + (rnd() % 4) * L, (size_t)L * 2);
+            memcpy(row, tok + (rnd() % 4) * L, (size_t)L * sizeof(tok_t));
             continue;
         }
         for (uint32_t j = 0; j < L; j++)
-            row[j] = (uint16_t)(rnd() % 512);
+            row[j] = (tok_t)(rnd() % 512);
         if (rnd() % 3 == 0) {
             uint64_t p = rnd() % 256;
-            memcpy(row, pre + p * L, plen[p] * 2);
+            memcpy(row, pre + p * L, plen[p] * sizeof(tok_t));
         }
     }
     /* The index, built independently here: sort by tokens, ties by number. */
@@ -178,7 +179,7 @@ static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
         lcp[j] = (uint16_t)lcp2(tok + (uint64_t)perm[j - 1] * L, tok + (uint64_t)perm[j] * L, L);
     double sort_s = now_s() - t0;
     uint64_t first[2] = {0, n};
-    const uint16_t *shards[1] = {tok};
+    const tok_t *shards[1] = {tok};
     llama8b_1f1b_lcp_data hd = {L, L, 1, shards, first};
     llama8b_1f1b_lcp_index hx = {};
     hx.perm = perm, hx.lcp = lcp, hx.lcp_bytes = 2, hx.n = n;
@@ -194,15 +195,15 @@ static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
     llama8b_1f1b_lcp_deep_fill(&hd, &hx, 0, nd, deep, idmin2, dtok);
     hx.deep = deep, hx.idmin2 = idmin2, hx.dtok = dtok;
 
-    uint16_t *qs = (uint16_t *)malloc(nq * L * 2);
+    tok_t *qs = (tok_t *)malloc(nq * L * sizeof(tok_t));
     for (uint64_t q = 0; q < nq; q++) {
-        uint16_t *row = qs + q * L;
+        tok_t *row = qs + q * L;
         if (q % 2 == 0) {
-            memcpy(row, tok + (rnd() % n) * L, (size_t)L * 2);
-            row[rnd() % L] = (uint16_t)(rnd() % 512);
+            memcpy(row, tok + (rnd() % n) * L, (size_t)L * sizeof(tok_t));
+            row[rnd() % L] = (tok_t)(rnd() % 512);
         } else {
             for (uint32_t j = 0; j < L; j++)
-                row[j] = (uint16_t)(rnd() % 512);
+                row[j] = (tok_t)(rnd() % 512);
         }
     }
     /* Host: the same query code, one query at a time. */
@@ -234,8 +235,8 @@ static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
     unsigned threads = 128;
     if (gpu) {
     /* Device: the same arrays in device memory, one thread per query. */
-    uint16_t *d_tok = to_device(tok, n * L);
-    const uint16_t **d_shards = to_device((const uint16_t **)&d_tok, 1);
+    tok_t *d_tok = to_device(tok, n * L);
+    const tok_t **d_shards = to_device((const tok_t **)&d_tok, 1);
     uint64_t *d_first = to_device(first, 2);
     uint32_t *d_perm = to_device(perm, n);
     uint16_t *d_lcp = to_device(lcp, n);
@@ -250,7 +251,7 @@ static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
     dx.deep = d_deep, dx.idmin2 = d_idmin2, dx.dtok = d_dtok;
     llama8b_1f1b_lcp_data *d_dd = to_device(&dd, 1);
     llama8b_1f1b_lcp_index *d_dx = to_device(&dx, 1);
-    uint16_t *d_q = to_device(qs, nq * L);
+    tok_t *d_q = to_device(qs, nq * L);
     unsigned int *d_s, *d_l;
     unsigned long long *d_c;
     CK(cudaMalloc(&d_s, nq * k * 4));

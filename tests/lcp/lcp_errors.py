@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """tfc index on hostile inputs (ctest lcp_errors): every case must end with
 the documented exit code and a 'FILE: error:' line, no signal, in under 2 s.
-Cases: missing, truncated, wrong-magic and lying shards; raw sizes that are
+Cases: missing, truncated, wrong-magic and lying shards; llm.c's uint32
+shards (versions, widths mixed, --raw on a header, queries of another width);
+a FIFO; raw sizes that are
 not whole tokens; seq_len longer than a shard; index files truncated at
 every section boundary, with flipped bytes, with a newer version, built from
 other shards or from a shard changed since; usage mistakes.
@@ -21,10 +23,10 @@ failures = 0
 cases = 0
 
 
-def shard(path, tokens, count=None, magic=20240520, version=1):
+def shard(path, tokens, count=None, magic=20240520, version=1, width=2):
     with open(path, "wb") as f:
         f.write(struct.pack("<256i", magic, version, len(tokens) if count is None else count, *([0] * 253)))
-        f.write(struct.pack("<%dH" % len(tokens), *tokens))
+        f.write(struct.pack("<%d%s" % (len(tokens), "H" if width == 2 else "I"), *tokens))
 
 
 def expect(name, args, code, needle=None):
@@ -81,6 +83,27 @@ expect("raw not whole tokens", ["index", "build", "--tokens", p("odd.raw"), "--r
 shard(p("tiny.bin"), good[:10])
 expect("seq_len longer than shard", ["index", "build", "--tokens", p("tiny.bin"), "--seq-len", "64", "-o", p("x.idx")], 1,
        "fewer than --seq-len")
+# llm.c's LLaMA-3 shards: magic 20240801, version 7, uint32 tokens.
+shard(p("u32.bin"), [70000 + t for t in good[:400]], magic=20240801, version=7, width=4)
+expect("uint32 shard builds", ["index", "build", "--tokens", p("u32.bin"), "--seq-len", "4", "-o", p("x.idx")], 0)
+shard(p("u32v1.bin"), good[:100], magic=20240801, version=1, width=4)
+expect("magic 20240801, version 1", ["index", "build", "--tokens", p("u32v1.bin"), "--seq-len", "4", "-o", p("x.idx")], 1,
+       "tfc reads version 7")
+shard(p("u32half.bin"), good[:100], magic=20240801, version=7, width=2)
+expect("uint32 header, uint16 payload", ["index", "build", "--tokens", p("u32half.bin"), "--seq-len", "4", "-o",
+                                          p("x.idx")], 1, "header says")
+expect("uint16 and uint32 shards together", ["index", "build", "--tokens", p("good.bin"), p("u32.bin"), "--seq-len", "4",
+                                             "-o", p("x.idx")], 1, "one token width")
+for name, tb in (("good.bin", "2"), ("u32.bin", "4"), ("u32.bin", "2")):
+    expect(f"--raw on the llm.c shard {name}, --token-bytes {tb}",
+           ["index", "build", "--tokens", p(name), "--raw", "--token-bytes", tb, "--seq-len", "4", "-o", p("x.idx")], 1,
+           "starts with an llm.c shard header")
+shard(p("q32.bin"), [70000 + t for t in good[:32]], magic=20240801, version=7, width=4)
+expect("uint32 queries on a uint16 index", ["index", "query", idx, "--tokens", p("good.bin"), "--queries", p("q32.bin"),
+                                            "-k", "2"], 1, "uint32 tokens, but the indexed shards have uint16")
+os.mkfifo(p("fifo.bin"))
+expect("shard is a FIFO", ["index", "build", "--tokens", p("fifo.bin"), "--seq-len", "4", "-o", p("x.idx")], 4,
+       "not a regular file")
 expect("shard is a folder", ["index", "build", "--tokens", W, "--seq-len", "4", "-o", p("x.idx")], 4)
 expect("output folder missing", ["index", "build", "--tokens", p("good.bin"), "--seq-len", "4", "-o", p("no/x.idx")], 4)
 
@@ -117,7 +140,8 @@ changed = list(good)
 changed[2000] = 7
 shard(p("changed.bin"), changed)
 expect("changed shard", ["index", "query", idx, "--tokens", p("changed.bin"), *Q], 1, "differs")
-expect("raw view of an llm.c shard", ["index", "query", idx, "--tokens", p("good.bin"), "--raw", "--token-bytes", "4", *Q], 1)
+expect("raw view of an llm.c shard", ["index", "query", idx, "--tokens", p("good.bin"), "--raw", "--token-bytes", "4", *Q], 1,
+       "starts with an llm.c shard header")
 expect("bad query shard", ["index", "query", idx, "--tokens", p("good.bin"), "--queries", p("magic.bin"), "-k", "2"], 1, "magic")
 
 # Usage.
@@ -129,6 +153,7 @@ for args in (["index"], ["index", "grow"], ["index", "build", "--seq-len", "4", 
              ["index", "query", idx, "--tokens", p("good.bin"), "-k", "3"],
              ["index", "query", idx, "--tokens", p("good.bin"), "--queries", q, "-k", "-1"],
              ["index", "dedup", idx, "--tokens", p("good.bin")],
+             ["index", "dedup", idx, "--tokens", p("good.bin"), "--min-lcp", "3", "--latency"],
              ["index", "order", idx, "--tokens", p("good.bin")]):
     expect("usage: " + " ".join(a.replace(W, "W") for a in args[1:]), args, 2)
 

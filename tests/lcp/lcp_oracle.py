@@ -8,13 +8,15 @@ scanning all N: LCP descending, ties by smaller number, k > N included) and
 all recomputed here from the raw tokens. Data: random tokens with planted
 shared prefixes, exact duplicates, real English text as byte tokens (files
 under /usr/share/common-licenses), 4-byte raw tokens, several shards with an
-empty one, seq_len 1, stride different from seq_len.
+empty one, seq_len 1, stride different from seq_len, llm.c's uint32
+shards; every query also with --latency (its line's form and order).
 
     lcp_oracle.py TFC
 """
 import glob
 import os
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -27,10 +29,15 @@ checked = {"queries": 0, "datasets": 0}
 
 
 def write_shard(path, tokens, raw_bytes=None):
+    """llm.c's uint16 format (raw_bytes None), its uint32 LLaMA-3 format
+    ("llmc32"), or raw tokens of raw_bytes bytes."""
     with open(path, "wb") as f:
         if raw_bytes is None:
             f.write(struct.pack("<256i", 20240520, 1, len(tokens), *([0] * 253)))
             f.write(struct.pack("<%dH" % len(tokens), *tokens))
+        elif raw_bytes == "llmc32":
+            f.write(struct.pack("<256i", 20240801, 7, len(tokens), *([0] * 253)))
+            f.write(struct.pack("<%dI" % len(tokens), *tokens))
         else:
             f.write(struct.pack("<%d%s" % (len(tokens), "H" if raw_bytes == 2 else "I"), *tokens))
 
@@ -61,7 +68,7 @@ def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None):
     qpath = os.path.join(WORK, f"{name}_q.bin")
     write_shard(qpath, [t for q in queries for t in q], raw_bytes)
     idx = os.path.join(WORK, f"{name}.idx")
-    raw = ["--raw", "--token-bytes", str(raw_bytes)] if raw_bytes else []
+    raw = ["--raw", "--token-bytes", str(raw_bytes)] if raw_bytes in (2, 4) else []
     run("index", "build", "--tokens", *paths, "--seq-len", str(seq_len), "--stride", str(stride), "-o", idx, "-q", *raw)
     seqs = []
     for toks in shards:
@@ -89,7 +96,14 @@ def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None):
         failures += 1
 
     for k in ks:
-        out = run("index", "query", idx, "--tokens", *paths, "--queries", qpath, "-k", str(k), *raw).stdout.splitlines()
+        r = run("index", "query", idx, "--tokens", *paths, "--queries", qpath, "-k", str(k), "--latency", *raw)
+        out = r.stdout.splitlines()
+        lat = re.fullmatch(r"latency: (\d+) queries, p50 ([\d.]+) us, p95 ([\d.]+) us, p99 ([\d.]+) us, max ([\d.]+) us",
+                           r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "")
+        if not lat or int(lat.group(1)) != len(queries) or \
+                not float(lat.group(2)) <= float(lat.group(3)) <= float(lat.group(4)) <= float(lat.group(5)):
+            print(f"{name}: --latency line wrong: {r.stderr.strip()[-200:]!r}", file=sys.stderr)
+            failures += 1
         if len(out) != len(queries):
             print(f"{name}: {len(out)} answer lines for {len(queries)} queries", file=sys.stderr)
             failures += 1
@@ -154,6 +168,10 @@ check("len1", [[rng.randrange(4) for _ in range(200)]], 1, 1, [(0,), (3,), (9,)]
 # Several shards, one empty, and 4-byte raw tokens with big values.
 wide = [[rng.choice([7, 70000, 1 << 31, 4000000000]) for _ in range(n)] for n in (300, 0, 157)]
 check("wide", wide, 6, 3, [tuple(wide[0][:6]), (7,) * 6], [4, 30], [2, 6], raw_bytes=4)
+# llm.c's LLaMA-3 shards (uint32 tokens, header magic 20240801), ids past 65,535.
+llama = [[70000 + rng.randrange(5) * 20000 + rng.randrange(3) for _ in range(n)] for n in (900, 350)]
+check("llmc32", llama, 8, 8, [tuple(llama[0][:8]), tuple(llama[1][40:48]), (70000,) * 8], [3, 40], [2, 8],
+      raw_bytes="llmc32")
 # Real text: English documents, bytes as tokens, long shared prefixes.
 text = b"".join(open(p, "rb").read() for p in sorted(glob.glob("/usr/share/common-licenses/*")) if os.path.isfile(p))[:120000]
 toks = list(text)
