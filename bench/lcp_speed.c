@@ -3,14 +3,27 @@
  *                                     format): random tokens, a third of
  *                                     the sequences starting with one of
  *                                     4,096 planted prefixes of varied length
+ *   bench_lcp zipf SHARD N L SEED QSHARD NQ
+ *                                     data shaped like tokenized text: tokens
+ *                                     Zipf-distributed (s = 1) over 50,000;
+ *                                     half the sequences copy a prefix (length
+ *                                     uniform in 1..L) of one of 65,536
+ *                                     templates whose popularity is Zipf too,
+ *                                     the rest of each sequence unigram draws
+ *                                     (so about N / 2L exact duplicates); and
+ *                                     NQ queries: half a sequence of the data
+ *                                     with one token redrawn, half unigram
+ *                                     draws
  *   bench_lcp text SHARD N L          N*L bytes of the text files under
  *                                     /usr/share/common-licenses, repeated,
  *                                     each byte one token
- *   bench_lcp query INDEX SHARD Q K [brute]
+ *   bench_lcp query INDEX SHARD Q K [brute | QSHARD]
  *                                     Q queries (half near-duplicates of
  *                                     sequences, half random), single thread:
  *                                     p50/p95/p99 latency; with "brute", the
- *                                     same queries by scanning all N too */
+ *                                     same queries by scanning all N too;
+ *                                     with QSHARD, its first Q windows as
+ *                                     the queries */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdio.h>
@@ -68,6 +81,76 @@ static int gen(const char *path, uint64_t n, uint32_t L, uint64_t seed)
     return fclose(f) != 0;
 }
 
+/* A Zipf(1) sampler over v values: the cumulative weights. */
+static double *zipf_cdf(uint32_t v)
+{
+    double *c = malloc(v * sizeof *c), sum = 0;
+    for (uint32_t i = 0; i < v; i++)
+        c[i] = (sum += 1.0 / (double)(i + 1));
+    for (uint32_t i = 0; i < v; i++)
+        c[i] /= sum;
+    return c;
+}
+
+static uint32_t zipf_draw(const double *c, uint32_t v)
+{
+    double u = (double)(rnd() >> 11) * 0x1.0p-53;
+    uint32_t lo = 0, hi = v - 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c[mid] < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int zipf(const char *path, uint64_t n, uint32_t L, uint64_t seed, const char *qpath, uint64_t nq)
+{
+    enum { VOCAB = 50000, TEMPLATES = 65536 };
+    rng_state = seed;
+    double *tc = zipf_cdf(VOCAB), *pc = zipf_cdf(TEMPLATES);
+    uint16_t *tmpl = malloc((size_t)TEMPLATES * L * 2), *data = malloc(n * L * 2);
+    if (!tc || !pc || !tmpl || !data)
+        return 1;
+    for (size_t i = 0; i < (size_t)TEMPLATES * L; i++)
+        tmpl[i] = (uint16_t)zipf_draw(tc, VOCAB);
+    for (uint64_t s = 0; s < n; s++) {
+        uint16_t *row = data + s * L;
+        uint32_t from = 0;
+        if (rnd() & 1) {
+            from = 1 + (uint32_t)(rnd() % L);
+            memcpy(row, tmpl + (size_t)zipf_draw(pc, TEMPLATES) * L, from * 2);
+        }
+        for (uint32_t j = from; j < L; j++)
+            row[j] = (uint16_t)zipf_draw(tc, VOCAB);
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f || write_header(f, n * L) || fwrite(data, 2, n * L, f) != n * L || fclose(f) != 0)
+        return 1;
+    uint16_t *q = malloc(nq * L * 2);
+    for (uint64_t i = 0; i < nq; i++) {
+        uint16_t *row = q + i * L;
+        if (i % 2 == 0) {
+            memcpy(row, data + (rnd() % n) * L, L * 2);
+            row[rnd() % L] = (uint16_t)zipf_draw(tc, VOCAB);
+        } else {
+            for (uint32_t j = 0; j < L; j++)
+                row[j] = (uint16_t)zipf_draw(tc, VOCAB);
+        }
+    }
+    f = fopen(qpath, "wb");
+    if (!f || write_header(f, nq * L) || fwrite(q, 2, nq * L, f) != nq * L || fclose(f) != 0)
+        return 1;
+    free(q);
+    free(data);
+    free(tmpl);
+    free(tc);
+    free(pc);
+    return 0;
+}
+
 static int text(const char *path, uint64_t n, uint32_t L)
 {
     size_t cap = 1 << 20, len = 0;
@@ -108,7 +191,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int query(const char *index, const char *shard, uint64_t nq, uint64_t k, int brute)
+static int query(const char *index, const char *shard, uint64_t nq, uint64_t k, int brute, const char *qpath)
 {
     diag_list d;
     diag_init(&d, 4);
@@ -129,7 +212,18 @@ static int query(const char *index, const char *shard, uint64_t nq, uint64_t k, 
     uint16_t *qs = malloc(nq * L * 2);
     const uint16_t *tok = sh.s[0].tokens;
     rng_state = 42;
-    for (uint64_t q = 0; q < nq; q++) {
+    lcp_shards qsh = {0};
+    if (qpath) {
+        const char *qp[1] = {qpath};
+        if (lcp_shards_open(qp, 1, false, 0, &qsh, &d) != TFC_OK || qsh.s[0].n_tokens < nq * L) {
+            diag_print(&d, stderr);
+            fprintf(stderr, "%s: fewer than %llu queries\n", qpath, (unsigned long long)nq);
+            return 1;
+        }
+        memcpy(qs, qsh.s[0].tokens, nq * L * 2);
+        lcp_shards_close(&qsh);
+    }
+    for (uint64_t q = 0; !qpath && q < nq; q++) {
         uint16_t *row = qs + q * L;
         if (q % 2 == 0) { /* near-duplicate: a sequence with one token changed */
             memcpy(row, tok + (rnd() % ix.n) * L, L * 2);
@@ -197,9 +291,13 @@ int main(int argc, char **argv)
         return gen(argv[2], strtoull(argv[3], NULL, 10), (uint32_t)atoi(argv[4]), strtoull(argv[5], NULL, 10));
     if (argc >= 5 && strcmp(argv[1], "text") == 0)
         return text(argv[2], strtoull(argv[3], NULL, 10), (uint32_t)atoi(argv[4]));
+    if (argc >= 8 && strcmp(argv[1], "zipf") == 0)
+        return zipf(argv[2], strtoull(argv[3], NULL, 10), (uint32_t)atoi(argv[4]), strtoull(argv[5], NULL, 10), argv[6],
+                    strtoull(argv[7], NULL, 10));
     if (argc >= 6 && strcmp(argv[1], "query") == 0)
         return query(argv[2], argv[3], strtoull(argv[4], NULL, 10), strtoull(argv[5], NULL, 10),
-                     argc > 6 && strcmp(argv[6], "brute") == 0);
+                     argc > 6 && strcmp(argv[6], "brute") == 0,
+                     argc > 6 && strcmp(argv[6], "brute") != 0 ? argv[6] : NULL);
     fprintf(stderr, "usage: see bench/lcp_speed.c\n");
     return 2;
 }

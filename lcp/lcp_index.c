@@ -35,7 +35,7 @@
                              (ix)->first};                                                                             \
             lcp16_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
                               (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp16_deep *)(ix)->deep, (ix)->idmin2, \
-                              (ix)->dtok};                                                                             \
+                              (ix)->dtok, (ix)->up};                                                                             \
             (void)dd, (void)ii;                                                                                        \
             body16;                                                                                                    \
         } else {                                                                                                       \
@@ -43,7 +43,7 @@
                              (ix)->first};                                                                             \
             lcp32_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
                               (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp32_deep *)(ix)->deep, (ix)->idmin2, \
-                              (ix)->dtok};                                                                             \
+                              (ix)->dtok, (ix)->up};                                                                             \
             (void)dd, (void)ii;                                                                                        \
             body32;                                                                                                    \
         }                                                                                                              \
@@ -310,7 +310,8 @@ static int derive(lcp_index *ix)
     uint64_t nd = lcp16_dir_size(ix->n), nt = lcp16_dir_size(nd) ? lcp16_dir_size(nd) : 1;
     uint64_t b = nd ? nd : 1;
     uint64_t len = 0;
-    uint64_t sizes[] = {b * 8, b * 4, b * 4, nt * 8, b * sizeof(lcp16_deep), b * 4, (ix->n ? ix->n : 1)};
+    uint64_t sizes[] = {b * 8, b * 4, b * 4, nt * 8, b * sizeof(lcp16_deep), b * 4, (ix->n ? ix->n : 1),
+                        lcp16_up_size(ix->n) * 4 + 4};
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         len += (sizes[i] + 63) / 64 * 64;
     const uint64_t huge = 2u << 20;
@@ -331,8 +332,11 @@ static int derive(lcp_index *ix)
     ix->deep = carve(&at, sizes[4]);
     ix->idmin2 = carve(&at, sizes[5]);
     ix->dtok = carve(&at, sizes[6]);
+    uint32_t *up = carve(&at, sizes[7]);
     WITH_CORE(ix, lcp16_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top),
               lcp32_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top));
+    WITH_CORE(ix, lcp16_up_fill(&ii, up), lcp32_up_fill(&ii, up));
+    ix->up = up;
     ix->n_dir = nd;
     deep_job jobs[2] = {{ix, 0, nd / 2}, {ix, nd / 2, nd}};
     pthread_t t;

@@ -37,6 +37,7 @@ typedef struct lcp_index {
     void *deep;               /* per sample: the deep directory (the core's deep entries) */
     uint32_t *idmin2;         /* per block: second smallest number */
     uint8_t *dtok;            /* per position: distinguishing-token byte */
+    uint32_t *up;             /* the block minima over units of 32, 1,024 and 32,768 blocks */
 } lcp_index;
 
 typedef struct lcp_build_stats {

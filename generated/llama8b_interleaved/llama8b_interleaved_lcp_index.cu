@@ -86,6 +86,13 @@ typedef struct llama8b_interleaved_lcp_index {
      * these bytes, reading token data only where a byte equals the
      * query's. */
     const uint8_t *dtok;
+    /* Optional (NULL; used with idmin and lcpmin), from llama8b_interleaved_lcp_up_fill: the
+     * block minima summarised over units of 32, 1,024 and 32,768 blocks
+     * (llama8b_interleaved_lcp_UP_LEVELS levels; per unit its smallest LCP, then its smallest
+     * number; llama8b_interleaved_lcp_up_size(n) entries in all), so that a level of millions of
+     * tied sequences is measured and its smallest numbers found a unit at a
+     * time instead of a block at a time. */
+    const uint32_t *up;
 } llama8b_interleaved_lcp_index;
 
 #define llama8b_interleaved_lcp_DIR_STEP 32u
@@ -201,6 +208,80 @@ __host__ __device__ static inline void llama8b_interleaved_lcp_dir_fill(const ll
         if (i % llama8b_interleaved_lcp_DIR_STEP == 0)
             top[i / llama8b_interleaved_lcp_DIR_STEP] = dir[i];
     }
+}
+
+/* Levels of units above the blocks (llama8b_interleaved_lcp_index.up): level L's unit holds
+ * 32^(L+1) blocks. */
+#define llama8b_interleaved_lcp_UP_LEVELS 3u
+
+/* Blocks in a unit of rank r: 1 for a block (r = 0), 32^r for up level r - 1. */
+__host__ __device__ static inline uint64_t llama8b_interleaved_lcp_up_blocks(uint32_t r) { return (uint64_t)1 << (5u * r); }
+
+/* Units of up level L over n sorted positions. */
+__host__ __device__ static inline uint64_t llama8b_interleaved_lcp_up_count(uint64_t n, uint32_t L)
+{
+    uint64_t u = llama8b_interleaved_lcp_up_blocks(L + 1);
+    return (llama8b_interleaved_lcp_dir_size(n) + u - 1) / u;
+}
+
+/* Entries of llama8b_interleaved_lcp_index.up for n sorted positions. */
+__host__ __device__ static inline uint64_t llama8b_interleaved_lcp_up_size(uint64_t n)
+{
+    uint64_t s = 0;
+    for (uint32_t L = 0; L < llama8b_interleaved_lcp_UP_LEVELS; L++)
+        s += 2 * llama8b_interleaved_lcp_up_count(n, L);
+    return s;
+}
+
+/* Fills up (llama8b_interleaved_lcp_up_size(ix->n) entries) from ix's block minima: per level,
+ * the units' smallest LCPs, then their smallest numbers. */
+__host__ __device__ static inline void llama8b_interleaved_lcp_up_fill(const llama8b_interleaved_lcp_index *ix, uint32_t *up)
+{
+    const uint32_t *sl = ix->lcpmin, *si = ix->idmin;
+    uint64_t below = llama8b_interleaved_lcp_dir_size(ix->n);
+    for (uint32_t L = 0; L < llama8b_interleaved_lcp_UP_LEVELS; L++) {
+        uint64_t c = llama8b_interleaved_lcp_up_count(ix->n, L);
+        uint32_t *dl = up, *di = up + c;
+        for (uint64_t u = 0; u < c; u++) {
+            uint32_t lm = UINT32_MAX, im = UINT32_MAX;
+            for (uint64_t j = u * 32; j < below && j < u * 32 + 32; j++) {
+                lm = sl[j] < lm ? sl[j] : lm;
+                im = si[j] < im ? si[j] : im;
+            }
+            dl[u] = lm;
+            di[u] = im;
+        }
+        sl = dl;
+        si = di;
+        below = c;
+        up += 2 * c;
+    }
+}
+
+/* The up levels of an index, located once per query: lm[L] and im[L], the
+ * smallest LCP and number per unit of level L; levels is 0 without them. */
+typedef struct llama8b_interleaved_lcp_up_view {
+    uint32_t levels;
+    const uint32_t *lm[llama8b_interleaved_lcp_UP_LEVELS], *im[llama8b_interleaved_lcp_UP_LEVELS];
+} llama8b_interleaved_lcp_up_view;
+
+__host__ __device__ static inline llama8b_interleaved_lcp_up_view llama8b_interleaved_lcp_up_levels(const llama8b_interleaved_lcp_index *ix)
+{
+    llama8b_interleaved_lcp_up_view u;
+    u.levels = 0;
+    for (uint32_t L = 0; L < llama8b_interleaved_lcp_UP_LEVELS; L++)
+        u.lm[L] = u.im[L] = 0;
+    if (!ix->up || !ix->idmin || !ix->lcpmin)
+        return u;
+    const uint32_t *p = ix->up;
+    for (uint32_t L = 0; L < llama8b_interleaved_lcp_UP_LEVELS; L++) {
+        uint64_t c = llama8b_interleaved_lcp_up_count(ix->n, L);
+        u.lm[L] = p;
+        u.im[L] = p + c;
+        p += 2 * c;
+    }
+    u.levels = llama8b_interleaved_lcp_UP_LEVELS;
+    return u;
 }
 
 /* The byte of token t in the distinguishing-token array, on the scale of
@@ -579,13 +660,90 @@ __host__ __device__ static inline void llama8b_interleaved_lcp_take_range(const 
 /* Lists up to this many blocks in take_smallest; a larger need scans. */
 #define llama8b_interleaved_lcp_PICK 32u
 
+/* Puts unit (rank r, index u) with minimum m into the list of the need
+ * units with the smallest minima (ascending; *np of them). */
+__host__ __device__ static inline void llama8b_interleaved_lcp_pick_keep(uint64_t *pu, uint32_t *pm, uint8_t *pr, uint64_t need, uint64_t *np, uint32_t r, uint64_t u,
+                                uint32_t m)
+{
+    if (*np == need && m >= pm[need - 1])
+        return;
+    uint64_t at = *np < need ? (*np)++ : need - 1;
+    while (at > 0 && pm[at - 1] > m) {
+        pm[at] = pm[at - 1];
+        pu[at] = pu[at - 1];
+        pr[at] = pr[at - 1];
+        at--;
+    }
+    pm[at] = m;
+    pu[at] = u;
+    pr[at] = (uint8_t)r;
+}
+
+/* The minimum of unit (rank r, index u): a block's (r = 0) or an up level's. */
+__host__ __device__ static inline uint32_t llama8b_interleaved_lcp_unit_min(const llama8b_interleaved_lcp_index *ix, const uint32_t *const *im, uint32_t r, uint64_t u)
+{
+    return r == 0 ? ix->idmin[u] : im[r - 1][u];
+}
+
+/* The need (at most PICK) whole blocks of [fa[s], fb[s]) (s = 0, 1) with the
+ * smallest minima, ascending, into pick and pmin; returns how many. The
+ * ranges are cut into the largest aligned units the up levels have; of
+ * any set of units covering the blocks, the need smallest numbers lie in
+ * the need units with the smallest minima (each such unit holds a number
+ * below every other unit's minimum), so only those are split into their
+ * 32 parts, level by level down to blocks. Without up levels, every
+ * block's minimum is read. */
+__host__ __device__ static inline uint64_t llama8b_interleaved_lcp_pick_blocks(const llama8b_interleaved_lcp_index *ix, const llama8b_interleaved_lcp_up_view *up, const uint64_t *fa, const uint64_t *fb,
+                                      uint64_t need, uint64_t *pick, uint32_t *pmin)
+{
+    const uint32_t *const *im = up->im;
+    uint32_t levels = up->levels;
+    uint64_t pu[2][llama8b_interleaved_lcp_PICK], np[2] = {0, 0};
+    uint32_t pm[2][llama8b_interleaved_lcp_PICK];
+    uint8_t pr[2][llama8b_interleaved_lcp_PICK];
+    for (int s = 0; s < 2; s++)
+        for (uint64_t b = fa[s]; b < fb[s];) {
+            uint32_t r = levels;
+            while (r > 0 && (b % llama8b_interleaved_lcp_up_blocks(r) != 0 || b + llama8b_interleaved_lcp_up_blocks(r) > fb[s]))
+                r--;
+            uint64_t u = b / llama8b_interleaved_lcp_up_blocks(r);
+            llama8b_interleaved_lcp_pick_keep(pu[0], pm[0], pr[0], need, &np[0], r, u, llama8b_interleaved_lcp_unit_min(ix, im, r, u));
+            b += llama8b_interleaved_lcp_up_blocks(r);
+        }
+    int cur = 0;
+    for (uint32_t round = 0; round < levels; round++) {
+        bool split = false;
+        for (uint64_t i = 0; i < np[cur] && !split; i++)
+            split = pr[cur][i] > 0;
+        if (!split)
+            break;
+        int nx = 1 - cur;
+        np[nx] = 0;
+        for (uint64_t i = 0; i < np[cur]; i++) {
+            uint32_t r = pr[cur][i];
+            if (r == 0) {
+                llama8b_interleaved_lcp_pick_keep(pu[nx], pm[nx], pr[nx], need, &np[nx], 0, pu[cur][i], pm[cur][i]);
+                continue;
+            }
+            for (uint64_t c = pu[cur][i] * 32; c < pu[cur][i] * 32 + 32; c++)
+                llama8b_interleaved_lcp_pick_keep(pu[nx], pm[nx], pr[nx], need, &np[nx], r - 1, c, llama8b_interleaved_lcp_unit_min(ix, im, r - 1, c));
+        }
+        cur = nx;
+    }
+    for (uint64_t i = 0; i < np[cur]; i++) {
+        pick[i] = pu[cur][i];
+        pmin[i] = pm[cur][i];
+    }
+    return np[cur];
+}
+
 /* Keeps in best[0..*cnt) (ascending, at most need) the smallest numbers
  * seen so far and among perm[a1..b1) and perm[a2..b2). Of the whole blocks
  * inside the two ranges, only those with the need smallest block minima
  * can hold one of the need smallest numbers (every block with a smaller
  * minimum holds a smaller number), so only those are read; they and the
  * partial blocks at the ranges' ends are fetched together first. */
-__host__ __device__ static inline void llama8b_interleaved_lcp_take_smallest(const llama8b_interleaved_lcp_index *ix, uint64_t a1, uint64_t b1, uint64_t a2, uint64_t b2, uint32_t *best,
+__host__ __device__ static inline void llama8b_interleaved_lcp_take_smallest(const llama8b_interleaved_lcp_index *ix, const llama8b_interleaved_lcp_up_view *up, uint64_t a1, uint64_t b1, uint64_t a2, uint64_t b2, uint32_t *best,
                                     uint64_t need, uint64_t *cnt)
 {
     uint64_t ra[2] = {a1, a2}, rb[2] = {b1, b2}, fa[2], fb[2], whole = 0;
@@ -606,21 +764,7 @@ __host__ __device__ static inline void llama8b_interleaved_lcp_take_smallest(con
     /* The need blocks with the smallest minima (no two blocks share one). */
     uint64_t pick[llama8b_interleaved_lcp_PICK];
     uint32_t pmin[llama8b_interleaved_lcp_PICK];
-    uint64_t np = 0;
-    for (int s = 0; s < 2; s++)
-        for (uint64_t blk = fa[s]; blk < fb[s]; blk++) {
-            uint32_t m = ix->idmin[blk];
-            if (np == need && m >= pmin[np - 1])
-                continue;
-            uint64_t at = np < need ? np++ : need - 1;
-            while (at > 0 && pmin[at - 1] > m) {
-                pmin[at] = pmin[at - 1];
-                pick[at] = pick[at - 1];
-                at--;
-            }
-            pmin[at] = m;
-            pick[at] = blk;
-        }
+    uint64_t np = llama8b_interleaved_lcp_pick_blocks(ix, up, fa, fb, need, pick, pmin);
     /* The partial blocks at the ends: [pa[i], pb[i]). */
     uint64_t pa[4], pb[4];
     for (int s = 0; s < 2; s++) {
@@ -672,10 +816,22 @@ __host__ __device__ static inline void llama8b_interleaved_lcp_take_smallest(con
  * where the block's smallest LCP allows. Returns the run's first position;
  * with coarse, stops instead at the end of the first whole block that
  * fails, leaving its positions to a second call. */
-__host__ __device__ static inline uint64_t llama8b_interleaved_lcp_grow_left(const llama8b_interleaved_lcp_index *ix, uint64_t x, uint32_t v, bool coarse)
+__host__ __device__ static inline uint64_t llama8b_interleaved_lcp_grow_left(const llama8b_interleaved_lcp_index *ix, const llama8b_interleaved_lcp_up_view *up, uint64_t x, uint32_t v, bool coarse)
 {
+    const uint32_t *const *lm = up->lm;
+    uint32_t levels = up->levels;
     while (x > 0) {
         if (ix->lcpmin && x % llama8b_interleaved_lcp_DIR_STEP == llama8b_interleaved_lcp_DIR_STEP - 1) {
+            bool jumped = false; /* a whole unit joins (unit 0 never does: lcp[0] is 0 < v) */
+            for (uint32_t L = levels; L-- > 0 && !jumped;) {
+                uint64_t span = llama8b_interleaved_lcp_up_blocks(L + 1) * llama8b_interleaved_lcp_DIR_STEP;
+                if (x % span == span - 1 && lm[L][x / span] >= v) {
+                    x -= span;
+                    jumped = true;
+                }
+            }
+            if (jumped)
+                continue;
             if (ix->lcpmin[x / llama8b_interleaved_lcp_DIR_STEP] >= v) {
                 x -= llama8b_interleaved_lcp_DIR_STEP;
                 continue;
@@ -692,10 +848,22 @@ __host__ __device__ static inline uint64_t llama8b_interleaved_lcp_grow_left(con
 
 /* The same to the right: perm[x] joins while lcp_at(x) >= v; returns the
  * position after the run (coarse: the start of the first failing block). */
-__host__ __device__ static inline uint64_t llama8b_interleaved_lcp_grow_right(const llama8b_interleaved_lcp_index *ix, uint64_t x, uint32_t v, bool coarse)
+__host__ __device__ static inline uint64_t llama8b_interleaved_lcp_grow_right(const llama8b_interleaved_lcp_index *ix, const llama8b_interleaved_lcp_up_view *up, uint64_t x, uint32_t v, bool coarse)
 {
+    const uint32_t *const *lm = up->lm;
+    uint32_t levels = up->levels;
     while (x < ix->n) {
         if (ix->lcpmin && x % llama8b_interleaved_lcp_DIR_STEP == 0 && x + llama8b_interleaved_lcp_DIR_STEP <= ix->n) {
+            bool jumped = false;
+            for (uint32_t L = levels; L-- > 0 && !jumped;) {
+                uint64_t span = llama8b_interleaved_lcp_up_blocks(L + 1) * llama8b_interleaved_lcp_DIR_STEP;
+                if (x % span == 0 && x + span <= ix->n && lm[L][x / span] >= v) {
+                    x += span;
+                    jumped = true;
+                }
+            }
+            if (jumped)
+                continue;
             if (ix->lcpmin[x / llama8b_interleaved_lcp_DIR_STEP] >= v) {
                 x += llama8b_interleaved_lcp_DIR_STEP;
                 continue;
@@ -754,6 +922,7 @@ __host__ __device__ static inline uint64_t llama8b_interleaved_lcp_topk(const ll
         rq = (int64_t)llama8b_interleaved_lcp_lcp_query(d, q, ix->perm[r], 0);
     lq = l > 0 ? lq : -1;
     rq = r < n ? rq : -1;
+    const llama8b_interleaved_lcp_up_view up = llama8b_interleaved_lcp_up_levels(ix);
     while (count < k && (lq > 0 || rq > 0)) {
         int64_t v = lq > rq ? lq : rq;
         if (ix->lcpmin) /* the block arrays both runs may read, together */
@@ -765,8 +934,8 @@ __host__ __device__ static inline uint64_t llama8b_interleaved_lcp_topk(const ll
             }
         /* The level's run: first a block at a time on both sides, then,
          * with what the rest reads on its way, position by position. */
-        uint64_t l2 = lq == v ? llama8b_interleaved_lcp_grow_left(ix, l - 1, (uint32_t)v, true) : l;
-        uint64_t r2 = rq == v ? llama8b_interleaved_lcp_grow_right(ix, r + 1, (uint32_t)v, true) : r;
+        uint64_t l2 = lq == v ? llama8b_interleaved_lcp_grow_left(ix, &up, l - 1, (uint32_t)v, true) : l;
+        uint64_t r2 = rq == v ? llama8b_interleaved_lcp_grow_right(ix, &up, r + 1, (uint32_t)v, true) : r;
         if (lq == v)
             llama8b_interleaved_lcp_prefetch_block(ix, l2);
         if (rq == v)
@@ -775,11 +944,11 @@ __host__ __device__ static inline uint64_t llama8b_interleaved_lcp_topk(const ll
             for (uint64_t b = l2 / llama8b_interleaved_lcp_DIR_STEP, i = 0; b <= (r2 < n ? r2 : n - 1) / llama8b_interleaved_lcp_DIR_STEP && i < 8; b += 16, i++)
                 llama8b_interleaved_lcp_prefetch_minima(ix, b);
         if (lq == v)
-            l2 = llama8b_interleaved_lcp_grow_left(ix, l2, (uint32_t)v, false);
+            l2 = llama8b_interleaved_lcp_grow_left(ix, &up, l2, (uint32_t)v, false);
         if (rq == v)
-            r2 = llama8b_interleaved_lcp_grow_right(ix, r2, (uint32_t)v, false);
+            r2 = llama8b_interleaved_lcp_grow_right(ix, &up, r2, (uint32_t)v, false);
         uint64_t need = k - count, got = 0;
-        llama8b_interleaved_lcp_take_smallest(ix, l2, l, r, r2, out_seq + count, need, &got);
+        llama8b_interleaved_lcp_take_smallest(ix, &up, l2, l, r, r2, out_seq + count, need, &got);
         for (uint64_t i = 0; i < got; i++)
             out_lcp[count + i] = (uint32_t)v;
         count += got;

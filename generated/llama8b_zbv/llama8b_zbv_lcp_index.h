@@ -80,6 +80,13 @@ typedef struct llama8b_zbv_lcp_index {
      * these bytes, reading token data only where a byte equals the
      * query's. */
     const uint8_t *dtok;
+    /* Optional (NULL; used with idmin and lcpmin), from llama8b_zbv_lcp_up_fill: the
+     * block minima summarised over units of 32, 1,024 and 32,768 blocks
+     * (llama8b_zbv_lcp_UP_LEVELS levels; per unit its smallest LCP, then its smallest
+     * number; llama8b_zbv_lcp_up_size(n) entries in all), so that a level of millions of
+     * tied sequences is measured and its smallest numbers found a unit at a
+     * time instead of a block at a time. */
+    const uint32_t *up;
 } llama8b_zbv_lcp_index;
 
 #define llama8b_zbv_lcp_DIR_STEP 32u
@@ -110,6 +117,15 @@ void llama8b_zbv_lcp_derive(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp
  * 20 million sequences. */
 void llama8b_zbv_lcp_derive_deep(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, llama8b_zbv_lcp_deep *deep,
                             uint32_t *idmin2, uint8_t *dtok);
+
+/* A third set (from the first set's idmin and lcpmin, so after
+ * llama8b_zbv_lcp_derive): up takes llama8b_zbv_lcp_derived_up_size(n) entries (about 0.008
+ * bytes per sequence). Fills it; then point ix->up at it (optional: with it
+ * a query whose best matches share only a token or two with it, in tie
+ * groups of millions, measures and searches them a unit of up to 32,768
+ * blocks at a time; without it, a block at a time). */
+uint64_t llama8b_zbv_lcp_derived_up_size(uint64_t n);
+void llama8b_zbv_lcp_derive_up(const llama8b_zbv_lcp_index *ix, uint32_t *up);
 
 /* The k sequences sharing the longest prefix with q (seq_len tokens), best
  * first, ties by smaller number; returns how many (min(k, N)). */

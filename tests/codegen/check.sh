@@ -223,7 +223,7 @@ int main(int, char **argv) {
   llama8b_1f1b_lcp_data d = {1024, 64, 1, shards, first};
   llama8b_1f1b_lcp_index x = {};
   x.perm = (const uint32_t *)(ix + body), x.lcp = ix + body + 4 * n, x.lcp_bytes = 2, x.n = n;
-  if (argv[4]) { /* with both sets of derived search arrays */
+  if (argv[4]) { /* with all three sets of derived search arrays */
     uint64_t nd = llama8b_1f1b_lcp_dir_size(n);
     uint64_t *dir = (uint64_t *)malloc(nd * 8 + 8), *top = (uint64_t *)malloc(llama8b_1f1b_lcp_dir_size(nd) * 8 + 8);
     uint32_t *idmin = (uint32_t *)malloc(nd * 4 + 4), *lcpmin = (uint32_t *)malloc(nd * 4 + 4);
@@ -234,6 +234,9 @@ int main(int, char **argv) {
     x.dir = dir, x.n_dir = nd, x.idmin = idmin, x.lcpmin = lcpmin, x.top = top;
     llama8b_1f1b_lcp_deep_fill(&d, &x, 0, nd, deep, idmin2, dtok);
     x.deep = deep, x.idmin2 = idmin2, x.dtok = dtok;
+    uint32_t *up = (uint32_t *)malloc(llama8b_1f1b_lcp_up_size(n) * 4 + 4);
+    llama8b_1f1b_lcp_up_fill(&x, up);
+    x.up = up;
   }
   const llama8b_1f1b_lcp_token *q = (const llama8b_1f1b_lcp_token *)(qs + 1024);
   uint32_t s[8], l[8];

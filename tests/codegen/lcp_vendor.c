@@ -71,6 +71,10 @@ int main(int argc, char **argv)
     llama8b_1f1b_lcp_index first_set = ix;
     llama8b_1f1b_lcp_derive_deep(&d, &ix, deep, idmin2, dtok);
     ix.deep = deep, ix.idmin2 = idmin2, ix.dtok = dtok;
+    /* And the third set (the up levels): the answers printed are with all three. */
+    uint32_t *up = malloc(llama8b_1f1b_lcp_derived_up_size(n) * 4 + 4);
+    llama8b_1f1b_lcp_derive_up(&ix, up);
+    ix.up = up;
     uint32_t *rs = malloc(k * 4), *rl = malloc(k * 4), *fs = malloc(k * 4), *fl = malloc(k * 4);
     long disagree = 0;
     for (uint64_t q = 0; q + LLAMA8B_1F1B_LCP_SEQ_LEN <= nq; q += LLAMA8B_1F1B_LCP_SEQ_LEN) {
@@ -81,7 +85,7 @@ int main(int argc, char **argv)
             printf("%s%u:%u", i ? " " : "", rs[i], rl[i]);
         putchar('\n');
     }
-    fprintf(stderr, "lcp_vendor: %ld queries answered differently without the second derived set\n", disagree);
+    fprintf(stderr, "lcp_vendor: %ld queries answered differently with the first derived set alone\n", disagree);
     if (disagree)
         return 1;
     static const uint32_t plens[] = {0, 1, 2, 3, 4, 5, 8, 17, 64, 100, 333, LLAMA8B_1F1B_LCP_SEQ_LEN};

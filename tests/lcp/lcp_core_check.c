@@ -2,7 +2,8 @@
  * renders it for 2- and 4-byte tokens) against brute force, with each
  * set of derived search arrays: none, the directory only, and the
  * directory with the deep directory, second minima and distinguishing-token
- * bytes. The index itself is sorted here by qsort, independently of the
+ * bytes; the last two also with the up levels (one set of 2.3 million
+ * sequences over two tokens has tie groups longer than their largest unit). The index itself is sorted here by qsort, independently of the
  * core's build. Data sets are random, with long planted prefixes (runs of
  * directory samples sharing a key, longer than the deep walk takes), exact
  * duplicates, tokens clustered so that distinguishing bytes tie, and big
@@ -125,14 +126,18 @@ static void brute_prefix(const set *s, const uint32_t *p, uint32_t plen, uint64_
         uint32_t *idmin = malloc((nd + 1) * 4), *lcpmin = malloc((nd + 1) * 4), *idmin2 = malloc((nd + 1) * 4);    \
         lcp##W##_deep *deep = malloc((nd + 1) * sizeof *deep);                                                     \
         uint8_t *dtok = malloc(s->n + 1);                                                                          \
-        lcp##W##_index full = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL};    \
+        lcp##W##_index full = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL}; \
         lcp##W##_dir_fill(&d, &full, dir, idmin, lcpmin, top);                                                     \
         full.dir = dir, full.n_dir = nd, full.idmin = idmin, full.lcpmin = lcpmin, full.top = top;                 \
         lcp##W##_index dironly = full;                                                                             \
         lcp##W##_deep_fill(&d, &full, 0, nd, deep, idmin2, dtok);                                                  \
         full.deep = deep, full.idmin2 = idmin2, full.dtok = dtok;                                                  \
-        lcp##W##_index bare = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL};    \
-        const lcp##W##_index *variants[3] = {&bare, &dironly, &full};                                              \
+        lcp##W##_index bare = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL}; \
+        uint32_t *up = malloc(lcp##W##_up_size(s->n) * 4 + 4);                                                     \
+        lcp##W##_up_fill(&full, up);                                                                               \
+        lcp##W##_index dirup = dironly, fullup = full;                                                             \
+        dirup.up = up, fullup.up = up;                                                                             \
+        const lcp##W##_index *variants[5] = {&bare, &dironly, &full, &dirup, &fullup};                             \
         static const uint64_t ks[] = {1, 10, 33, 100};                                                             \
         uint32_t ws[100], wl[100], gs[100], gl[100];                                                               \
         T *q = malloc(s->len * sizeof *q);                                                                         \
@@ -145,7 +150,7 @@ static void brute_prefix(const set *s, const uint32_t *p, uint32_t plen, uint64_
             uint32_t plen = (uint32_t)(rnd() % (s->len + 1));                                                      \
             uint64_t pf, pl;                                                                                       \
             brute_prefix(s, q32, plen, &pf, &pl);                                                                  \
-            for (int v = 0; v < 3; v++) {                                                                          \
+            for (int v = 0; v < 5; v++) {                                                                          \
                 uint64_t gn = lcp##W##_topk(&d, variants[v], q, k, gs, gl);                                        \
                 if (gn != wn || memcmp(gs, ws, wn * 4) || memcmp(gl, wl, wn * 4))                                  \
                     report(s, "top-k", qi, v);                                                                     \
@@ -156,7 +161,7 @@ static void brute_prefix(const set *s, const uint32_t *p, uint32_t plen, uint64_
                 s->checked += 2;                                                                                   \
             }                                                                                                      \
         }                                                                                                          \
-        free(q), free(dir), free(top), free(idmin), free(lcpmin), free(idmin2), free(deep), free(dtok);            \
+        free(q), free(dir), free(top), free(idmin), free(lcpmin), free(idmin2), free(deep), free(dtok), free(up);  \
     }
 DEFINE_RUN(16, uint16_t)
 DEFINE_RUN(32, uint32_t)
@@ -169,6 +174,7 @@ static uint32_t token(uint32_t bits, int style)
     switch (style) {
     case 0: return (uint32_t)(rnd() % 3);
     case 1: return 40000u + (uint32_t)(rnd() % 700);
+    case 3: return (uint32_t)(rnd() % 2); /* two tokens: tie groups of half the set */
     default: return (uint32_t)rnd() & top;
     }
 }
@@ -255,6 +261,10 @@ int main(int argc, char **argv)
                     uint64_t n = (rnd() % 4 == 0) ? rnd() % 70 : 2000 + rnd() % 14000;
                     one_set(n, lens[li], bits, style, &tot);
                 }
+    /* Tie groups longer than every up level's unit (32,768 blocks =
+     * 1,048,576 positions): two tokens, 2.3 million sequences. */
+    one_set(2300000, 3, 16, 3, &tot);
+    one_set(2300000, 8, 32, 3, &tot); /* a level's new end spans a whole largest unit, its ties spread */
     printf("lcp_core_check: %llu answers checked against brute force, %llu differences\n",
            (unsigned long long)tot.checked, (unsigned long long)tot.wrong);
     return tot.wrong ? 1 : 0;
