@@ -63,7 +63,7 @@ def config(args):
     """Every size of the experiment, by mode. Steps are the no-freezing
     run's; runs with freezing may go on to twice that."""
     if args.ci:  # does it run and write its outputs; the numbers mean nothing
-        c = dict(model="mlp", seeds=1, steps=24, eval_every=4, val_max=64, profile_steps=3, lr=2e-3)
+        c = dict(model="mlp", seeds=1, steps=24, eval_every=4, val_max=64, profile_steps=5, lr=2e-3)
     elif args.quick:
         c = dict(model="mlp", seeds=1, steps=300, eval_every=15, val_max=256, profile_steps=20, lr=2e-3)
     else:
