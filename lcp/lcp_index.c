@@ -30,7 +30,7 @@
 /* Runs body16 or body32 with dd (the core's data) and ii (its index) for ix. */
 #define WITH_CORE(ix, body16, body32)                                                                                 \
     do {                                                                                                               \
-        if ((ix)->token_bytes == 2) {                                                                                  \
+        if ((ix)->token_bytes == 2 && !(ix)->docs) {                                                                   \
             lcp16_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint16_t *const *)(ix)->shard_tokens,  \
                              (ix)->first};                                                                             \
             lcp16_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
@@ -39,8 +39,10 @@
             (void)dd, (void)ii;                                                                                        \
             body16;                                                                                                    \
         } else {                                                                                                       \
-            lcp32_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint32_t *const *)(ix)->shard_tokens,  \
-                             (ix)->first};                                                                             \
+            lcp32_data dd = {(ix)->seq_len, (ix)->stride, (ix)->docs ? 1u : (ix)->sh->n,                              \
+                             (ix)->docs ? (const uint32_t *const *)&(ix)->docs                                         \
+                                        : (const uint32_t *const *)(ix)->shard_tokens,                                 \
+                             (ix)->docs ? (ix)->doc_first : (ix)->first};                                              \
             lcp32_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
                               (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp32_deep *)(ix)->deep, (ix)->idmin2, \
                               (ix)->dtok, (ix)->up};                                                                             \
@@ -75,6 +77,75 @@ static bool starts(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, uint
         first[i + 1] = first[i] + w;
     }
     return first[sh->n] < UINT32_MAX; /* numbers are uint32 */
+}
+
+/* Documents (docs/lcp-index.md, "Documents"): the non-empty runs of
+ * tokens between separators, shard after shard, each its first L tokens
+ * as uint32 and, past its end, pad_base + its number (pad_base = the
+ * largest token + 1), so that two documents share a prefix only up to the
+ * shorter one's end and equal ones sort by number. Packed into *out (n * L)
+ * when out is not NULL; counts them (and finds pad_base) otherwise. */
+static tfc_status pack_docs(const lcp_shards *sh, uint32_t sep, uint32_t L, uint32_t *out, uint64_t *n,
+                            uint32_t *pad_base, const char *where, diag_list *d)
+{
+    uint64_t count = 0;
+    uint32_t top = sep;
+    for (uint32_t i = 0; i < sh->n; i++) {
+        const lcp_shard *s = &sh->s[i];
+        const uint16_t *t16 = s->tokens;
+        const uint32_t *t32 = s->tokens;
+        uint64_t len = 0;
+        for (uint64_t j = 0; j <= s->n_tokens; j++) {
+            uint32_t t = j == s->n_tokens ? sep : sh->token_bytes == 2 ? t16[j] : t32[j];
+            if (t != sep) {
+                if (out && len < L)
+                    out[count * L + len] = t;
+                len++;
+                top = t > top ? t : top;
+                continue;
+            }
+            if (len == 0)
+                continue;
+            if (out)
+                for (uint64_t k = len; k < L; k++)
+                    out[count * L + k] = *pad_base + (uint32_t)count;
+            count++;
+            len = 0;
+            if (count >= UINT32_MAX) {
+                diag_error(d, where, 0, 0, "more than %u documents; split the data set", UINT32_MAX - 1);
+                return TFC_INVALID;
+            }
+        }
+    }
+    if (!out) {
+        if ((uint64_t)top + 1 + count >= UINT32_MAX) {
+            diag_error(d, where, 0, 0,
+                       "token values up to %u leave no room to mark the ends of %llu documents; documents need tokens "
+                       "below 2^32 - 1 - documents",
+                       top, (unsigned long long)count);
+            return TFC_INVALID;
+        }
+        *pad_base = top + 1;
+    }
+    *n = count;
+    return TFC_OK;
+}
+
+/* Packs the documents of sh into a new array (NULL: out of memory). */
+static tfc_status docs_load(const lcp_shards *sh, uint32_t sep, uint32_t L, uint32_t **docs, uint64_t *n,
+                            uint32_t *pad_base, const char *where, diag_list *d)
+{
+    *docs = NULL;
+    tfc_status st = pack_docs(sh, sep, L, NULL, n, pad_base, where, d);
+    if (st != TFC_OK)
+        return st;
+    if (*n > SIZE_MAX / 4 / L)
+        return diag_nomem(d, "for %llu documents of %u tokens", (unsigned long long)*n, L);
+    *docs = malloc((size_t)(*n ? *n : 1) * L * 4);
+    if (!*docs)
+        return diag_nomem(d, "for %llu documents of %u tokens", (unsigned long long)*n, L);
+    uint64_t again;
+    return pack_docs(sh, sep, L, *docs, &again, pad_base, where, d);
 }
 
 /* The index's checksum: four multiply-xor lanes over little-endian 8-byte
@@ -149,24 +220,38 @@ static uint64_t body_offset(uint32_t n_shards)
     return (off + 7) / 8 * 8;
 }
 
-tfc_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, const char *path, bool progress,
-                            diag_list *d, lcp_build_stats *st)
+/* Builds and writes the index of windows (docs false) or of documents
+ * (docs true; stride unused). */
+static tfc_status build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, bool docs, uint32_t sep,
+                        const char *path, bool progress, diag_list *d, lcp_build_stats *st)
 {
     memset(st, 0, sizeof *st);
     uint64_t *first = malloc(((size_t)sh->n + 1) * sizeof *first);
     const void **base = malloc(((size_t)sh->n + 1) * sizeof *base);
+    uint32_t *packed_docs = NULL, pad_base = 0;
     if (!first || !base) {
         free(first);
         free(base);
         return diag_nomem(d, "in the LCP index");
     }
-    if (!starts(sh, seq_len, stride, first)) {
+    if (docs) {
+        stride = seq_len;
+        uint64_t nd = 0;
+        tfc_status ds = docs_load(sh, sep, seq_len, &packed_docs, &nd, &pad_base, path, d);
+        if (ds != TFC_OK) {
+            free(first);
+            free(base);
+            return ds;
+        }
+        first[0] = 0, first[1] = nd;
+        base[0] = packed_docs;
+    } else if (!starts(sh, seq_len, stride, first)) {
         free(first);
         free(base);
         diag_error(d, path, 0, 0, "more than %u sequences; split the data set", UINT32_MAX - 1);
         return TFC_INVALID;
     }
-    for (uint32_t i = 0; i < sh->n; i++) {
+    for (uint32_t i = 0; !docs && i < sh->n; i++) {
         base[i] = sh->s[i].tokens;
         if (sh->s[i].n_tokens && sh->s[i].n_tokens < seq_len) {
             diag_error(d, sh->s[i].path, 0, 0, "shard holds %llu tokens, fewer than --seq-len %u: not one sequence",
@@ -176,7 +261,7 @@ tfc_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stri
             return TFC_INVALID;
         }
     }
-    uint64_t n = first[sh->n];
+    uint64_t n = first[docs ? 1 : sh->n];
     st->n = n;
     uint32_t lb = lcp_width(seq_len);
     uint32_t *perm = malloc((n ? n : 1) * sizeof *perm);
@@ -189,10 +274,14 @@ tfc_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stri
         goto out;
     }
     if (progress)
-        fprintf(stderr, "tfc index: sorting %llu sequences of %u tokens...\n", (unsigned long long)n, seq_len);
+        fprintf(stderr, "tfc index: sorting %llu %s of %u tokens...\n", (unsigned long long)n,
+                docs ? "documents" : "sequences", seq_len);
     double t0 = clock_now_s();
     bool ok;
-    if (sh->token_bytes == 2) {
+    if (docs) {
+        lcp32_data dd = {seq_len, seq_len, 1, (const uint32_t *const *)base, first};
+        ok = lcp32_build(&dd, perm, lcp);
+    } else if (sh->token_bytes == 2) {
         lcp16_data dd = {seq_len, stride, sh->n, (const uint16_t *const *)base, first};
         ok = lcp16_build(&dd, perm, lcp);
     } else {
@@ -224,7 +313,7 @@ tfc_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stri
         goto out;
     }
     memcpy(head, LCP_INDEX_MAGIC, 8);
-    put32(head + 8, LCP_INDEX_VERSION);
+    put32(head + 8, docs ? LCP_INDEX_VERSION_DOCS : LCP_INDEX_VERSION);
     put32(head + 12, sh->token_bytes);
     put32(head + 16, seq_len);
     put32(head + 20, stride);
@@ -242,7 +331,11 @@ tfc_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stri
     bh_update(&bh, head + LCP_INDEX_HEADER_BYTES, head_len - LCP_INDEX_HEADER_BYTES);
     bh_update(&bh, perm, (size_t)n * 4);
     bh_update(&bh, packed, (size_t)(n * lb));
-    put64(head + 40, bh_final(&bh)); /* bytes 48..71 stay zero */
+    put64(head + 40, bh_final(&bh));
+    if (docs) { /* version 2: documents; the rest up to byte 72 stays zero */
+        put32(head + 48, 1);
+        put32(head + 52, sep);
+    }
     size_t tmp_len = strlen(path) + 32;
     tmp = malloc(tmp_len);
     if (tmp)
@@ -274,7 +367,20 @@ out:
     free(lcp);
     free(first);
     free(base);
+    free(packed_docs);
     return result;
+}
+
+tfc_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, const char *path, bool progress,
+                            diag_list *d, lcp_build_stats *st)
+{
+    return build(sh, seq_len, stride, false, 0, path, progress, d, st);
+}
+
+tfc_status lcp_index_build_docs(const lcp_shards *sh, uint32_t seq_len, uint32_t sep, const char *path, bool progress,
+                                 diag_list *d, lcp_build_stats *st)
+{
+    return build(sh, seq_len, seq_len, true, sep, path, progress, d, st);
 }
 
 /* One thread's share of the deep directory, second minima and
@@ -386,11 +492,19 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
         diag_error(d, path, 0, 0, "not a tfc LCP index (wrong magic)");
         goto fail;
     }
-    if (get32(p + 8) != LCP_INDEX_VERSION) {
-        diag_error(d, path, 0, 0, "index format version %u; this tfc reads version %u: rebuild it with tfc index build",
-                   get32(p + 8), LCP_INDEX_VERSION);
+    uint32_t version = get32(p + 8);
+    if (version != LCP_INDEX_VERSION && version != LCP_INDEX_VERSION_DOCS) {
+        diag_error(d, path, 0, 0,
+                   "index format version %u; this tfc reads versions %u and %u: rebuild it with tfc index build",
+                   version, LCP_INDEX_VERSION, LCP_INDEX_VERSION_DOCS);
         goto fail;
     }
+    bool docs = version == LCP_INDEX_VERSION_DOCS;
+    for (int b = docs ? 56 : 48; b < 72; b++)
+        if (p[b] != 0) {
+            diag_error(d, path, 0, 0, "corrupt index header");
+            goto fail;
+        }
     ix->token_bytes = get32(p + 12);
     ix->seq_len = get32(p + 16);
     ix->stride = get32(p + 20);
@@ -398,7 +512,9 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
     uint32_t n_shards = get32(p + 32);
     ix->lcp_bytes = get32(p + 36);
     if ((ix->token_bytes != 2 && ix->token_bytes != 4) || ix->seq_len == 0 || ix->stride == 0 ||
-        ix->lcp_bytes != lcp_width(ix->seq_len) || n_shards > LCP_INDEX_MAX_SHARDS || ix->n >= UINT32_MAX) {
+        ix->lcp_bytes != lcp_width(ix->seq_len) || n_shards > LCP_INDEX_MAX_SHARDS || ix->n >= UINT32_MAX ||
+        (docs && (get32(p + 48) != 1 || ix->stride != ix->seq_len ||
+                  (ix->token_bytes == 2 && get32(p + 52) > 0xffff)))) {
         diag_error(d, path, 0, 0, "corrupt index header");
         goto fail;
     }
@@ -410,13 +526,12 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
         goto fail;
     }
     if (verify) {
-        unsigned char dg[32];
+        unsigned char dg[8];
         body_hash bh;
         bh_init(&bh);
         bh_update(&bh, p + LCP_INDEX_HEADER_BYTES, (size_t)(size - LCP_INDEX_HEADER_BYTES));
         put64(dg, bh_final(&bh));
-        memset(dg + 8, 0, 24);
-        if (memcmp(dg, p + 40, 32) != 0) {
+        if (memcmp(dg, p + 40, 8) != 0) {
             diag_error(d, path, 0, 0, "index checksum mismatch: the file is corrupt (rebuild it)");
             goto fail;
         }
@@ -444,7 +559,20 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
         bad = diag_nomem(d, "in the LCP index");
         goto fail;
     }
-    if (!starts(sh, ix->seq_len, ix->stride, ix->first) || ix->first[n_shards] != ix->n) {
+    if (docs) {
+        uint64_t nd = 0;
+        ix->doc_sep = get32(p + 52);
+        bad = docs_load(sh, ix->doc_sep, ix->seq_len, &ix->docs, &nd, &ix->pad_base, path, d);
+        if (bad != TFC_OK)
+            goto fail;
+        bad = TFC_INVALID;
+        ix->doc_first[0] = 0, ix->doc_first[1] = nd;
+        if (nd != ix->n) {
+            diag_error(d, path, 0, 0, "index holds %llu documents; the shards give %llu", (unsigned long long)ix->n,
+                       (unsigned long long)nd);
+            goto fail;
+        }
+    } else if (!starts(sh, ix->seq_len, ix->stride, ix->first) || ix->first[n_shards] != ix->n) {
         diag_error(d, path, 0, 0, "index holds %llu sequences; the shards give %llu", (unsigned long long)ix->n,
                    (unsigned long long)ix->first[n_shards]);
         goto fail;
@@ -483,16 +611,40 @@ void lcp_index_close(lcp_index *ix)
         munmap(ix->map, (size_t)ix->map_len);
     free(ix->first);
     free((void *)ix->shard_tokens);
+    free(ix->docs);
     if (ix->derived)
         munmap(ix->derived, (size_t)ix->derived_len);
     memset(ix, 0, sizeof *ix);
 }
 
 
+/* A query (or prefix) of len tokens against documents: as uint32, with
+ * the separator and tokens above every document's (both match nothing)
+ * as UINT32_MAX, which no packed document holds. buf has room for
+ * DOC_QUERY_LOCAL tokens; longer ones are allocated (NULL: no memory). */
+enum { DOC_QUERY_LOCAL = 512 };
+static uint32_t *doc_query(const lcp_index *ix, const void *q, uint32_t len, uint32_t *buf)
+{
+    uint32_t *out = len <= DOC_QUERY_LOCAL ? buf : malloc((size_t)len * 4);
+    for (uint32_t i = 0; out && i < len; i++) {
+        uint32_t t = ix->token_bytes == 2 ? ((const uint16_t *)q)[i] : ((const uint32_t *)q)[i];
+        out[i] = t == ix->doc_sep || t >= ix->pad_base ? UINT32_MAX : t;
+    }
+    return out;
+}
+
 uint64_t lcp_index_topk(const lcp_index *ix, const void *query, uint64_t k, uint32_t *seq, uint32_t *lcp)
 {
     uint64_t r = 0;
+    uint32_t local[DOC_QUERY_LOCAL], *dq = NULL;
+    if (ix->docs) {
+        if (!(dq = doc_query(ix, query, ix->seq_len, local)))
+            return 0;
+        query = dq;
+    }
     WITH_CORE(ix, r = lcp16_topk(&dd, &ii, query, k, seq, lcp), r = lcp32_topk(&dd, &ii, query, k, seq, lcp));
+    if (dq && dq != local)
+        free(dq);
     return r;
 }
 
@@ -505,6 +657,16 @@ uint64_t lcp_index_dedup(const lcp_index *ix, uint32_t min_lcp, uint8_t *dup)
 
 void lcp_index_prefix_range(const lcp_index *ix, const void *prefix, uint32_t plen, uint64_t *first, uint64_t *last)
 {
+    uint32_t local[DOC_QUERY_LOCAL], *dq = NULL;
+    if (ix->docs) {
+        if (!(dq = doc_query(ix, prefix, plen, local))) {
+            *first = *last = 0;
+            return;
+        }
+        prefix = dq;
+    }
     WITH_CORE(ix, lcp16_prefix_range(&dd, &ii, prefix, plen, first, last),
               lcp32_prefix_range(&dd, &ii, prefix, plen, first, last));
+    if (dq && dq != local)
+        free(dq);
 }

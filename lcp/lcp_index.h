@@ -11,7 +11,8 @@
 #include "lcp_shard.h"
 
 #define LCP_INDEX_MAGIC "TFCLCPX1"
-#define LCP_INDEX_VERSION 1u
+#define LCP_INDEX_VERSION 1u      /* windows */
+#define LCP_INDEX_VERSION_DOCS 2u /* documents: flags and separator at bytes 48 and 52 */
 #define LCP_INDEX_HEADER_BYTES 72u
 #define LCP_INDEX_SHARD_BYTES 24u
 #define LCP_INDEX_MAX_SHARDS 65536u
@@ -38,6 +39,14 @@ typedef struct lcp_index {
     uint32_t *idmin2;         /* per block: second smallest number */
     uint8_t *dtok;            /* per position: distinguishing-token byte */
     uint32_t *up;             /* the block minima over units of 32, 1,024 and 32,768 blocks */
+    /* Documents (an index built with a separator; docs/lcp-index.md,
+     * "Documents"): sequence i is the i-th non-empty run of tokens between
+     * separators, its first seq_len tokens packed as uint32 with every
+     * position past its end holding pad_base + i, so a shorter document
+     * shares a prefix only up to its own length. NULL for windows. */
+    uint32_t *docs;
+    uint32_t doc_sep, pad_base;
+    uint64_t doc_first[2]; /* {0, n}: the packed documents as one shard */
 } lcp_index;
 
 typedef struct lcp_build_stats {
@@ -50,6 +59,11 @@ typedef struct lcp_build_stats {
  * (through a temporary file renamed into place). */
 tfc_status lcp_index_build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, const char *path, bool progress,
                             diag_list *d, lcp_build_stats *st);
+/* The same over documents: each non-empty run of tokens between
+ * separators (sep; a shard's ends bound runs too) is one sequence of its
+ * first seq_len tokens (index format version 2). */
+tfc_status lcp_index_build_docs(const lcp_shards *sh, uint32_t seq_len, uint32_t sep, const char *path, bool progress,
+                                 diag_list *d, lcp_build_stats *st);
 
 /* Maps the index at path and checks it against the shards it must have
  * been built from: format, sizes, checksum (unless !verify), shard sizes and
@@ -61,7 +75,8 @@ tfc_status lcp_index_derive(lcp_index *ix, const char *path, diag_list *d);
 void lcp_index_close(lcp_index *ix);
 
 /* Top-k for one query of seq_len tokens (token_bytes each): numbers and
- * LCPs, best first; returns the count. */
+ * LCPs, best first; returns the count. Over documents, a query's tokens
+ * from its first separator on match nothing. */
 uint64_t lcp_index_topk(const lcp_index *ix, const void *query, uint64_t k, uint32_t *seq, uint32_t *lcp);
 /* dup[i] = 1 for each sequence sharing min_lcp leading tokens with a
  * smaller-numbered one; returns how many. */

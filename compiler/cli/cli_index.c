@@ -16,8 +16,8 @@
 #include "lcp_shard.h"
 
 const char cli_index_help[] =
-    "usage: tfc index build --tokens SHARD... --seq-len L [--stride S] [--raw --token-bytes 2|4]\n"
-    "                       -o INDEX [--quiet]\n"
+    "usage: tfc index build --tokens SHARD... --seq-len L [--stride S | --doc-sep TOKEN]\n"
+    "                       [--raw --token-bytes 2|4] -o INDEX [--quiet]\n"
     "       tfc index query INDEX --tokens SHARD... --queries QSHARD -k K [--latency]\n"
     "                       [--no-verify]\n"
     "       tfc index dedup INDEX --tokens SHARD... --min-lcp N [-o FILE] [--no-verify]\n"
@@ -30,6 +30,11 @@ const char cli_index_help[] =
     "for LLaMA-3) unless --raw (headerless little-endian tokens of --token-bytes\n"
     "bytes); the index never copies them: give the same shards to every\n"
     "command (sizes and contents are checked).\n"
+    "  --doc-sep TOKEN  sequences are documents, not windows: each non-empty run\n"
+    "               of tokens between TOKENs (llm.c writes its end-of-text token\n"
+    "               there) is one sequence of its first L tokens; a shorter one\n"
+    "               shares a prefix only up to its own end. Numbers count\n"
+    "               documents; a query's tokens from a TOKEN on match nothing.\n"
     "  query   for each window of L tokens in QSHARD (same format), the K\n"
     "          sequences sharing the longest prefix with it, best first, ties by\n"
     "          smaller number: one line per query, 'IDX:LCP IDX:LCP ...'\n"
@@ -50,9 +55,9 @@ typedef struct index_args {
     const char **tokens;     /* --tokens values */
     int n_tokens;
     const char *queries, *out;
-    unsigned long long seq_len, stride, k, min_lcp, token_bytes;
+    unsigned long long seq_len, stride, k, min_lcp, token_bytes, doc_sep;
     bool raw, quiet, no_verify, latency;
-    bool have_seq_len, have_k, have_min_lcp, have_token_bytes;
+    bool have_seq_len, have_k, have_min_lcp, have_token_bytes, have_doc_sep;
 } index_args;
 
 static int usage(const char *msg, const char *arg)
@@ -109,7 +114,7 @@ static int parse(int argc, char **argv, index_args *a)
         }
         bool takes = strcmp(o, "--seq-len") == 0 || strcmp(o, "--stride") == 0 || strcmp(o, "--token-bytes") == 0 ||
                      strcmp(o, "-o") == 0 || strcmp(o, "--queries") == 0 || strcmp(o, "-k") == 0 ||
-                     strcmp(o, "--min-lcp") == 0;
+                     strcmp(o, "--min-lcp") == 0 || strcmp(o, "--doc-sep") == 0;
         if (takes && !v)
             return usage("option needs a value:", o);
         if (strcmp(o, "--seq-len") == 0) {
@@ -119,6 +124,10 @@ static int parse(int argc, char **argv, index_args *a)
         } else if (strcmp(o, "--stride") == 0) {
             if (!parse_u(v, 1, 1u << 30, &a->stride))
                 return usage("--stride must be an integer from 1 to 2^30, got", v);
+        } else if (strcmp(o, "--doc-sep") == 0) {
+            if (!parse_u(v, 0, UINT32_MAX, &a->doc_sep))
+                return usage("--doc-sep must be a token id from 0 to 4294967295, got", v);
+            a->have_doc_sep = true;
         } else if (strcmp(o, "--token-bytes") == 0) {
             if (!parse_u(v, 2, 4, &a->token_bytes) || a->token_bytes == 3)
                 return usage("--token-bytes must be 2 or 4, got", v);
@@ -168,10 +177,14 @@ static int parse(int argc, char **argv, index_args *a)
             return usage("build needs --seq-len", NULL);
         if (!a->out)
             return usage("build needs -o INDEX", NULL);
+        if (a->stride && a->have_doc_sep)
+            return usage("--stride is for windows; --doc-sep makes each document one sequence", NULL);
         if (!a->stride)
             a->stride = a->seq_len;
         return -1;
     }
+    if (a->have_doc_sep)
+        return usage("--doc-sep is for build; the index records it", NULL);
     if (!a->index)
         return usage("missing INDEX", NULL);
     if (a->have_seq_len)
@@ -210,12 +223,20 @@ static int run_build(const index_args *a, diag_list *d)
         return finish(d, st, exit_code(st));
     lcp_build_stats bs;
     bool progress = !a->quiet && isatty(2);
-    st = lcp_index_build(&sh, (uint32_t)a->seq_len, (uint32_t)a->stride, a->out, progress, d, &bs);
+    if (a->have_doc_sep && sh.token_bytes == 2 && a->doc_sep > 0xffff) {
+        diag_error(d, a->tokens[0], 0, 0, "--doc-sep %llu is not a uint16 token", a->doc_sep);
+        st = TFC_INVALID;
+    } else if (a->have_doc_sep) {
+        st = lcp_index_build_docs(&sh, (uint32_t)a->seq_len, (uint32_t)a->doc_sep, a->out, progress, d, &bs);
+    } else {
+        st = lcp_index_build(&sh, (uint32_t)a->seq_len, (uint32_t)a->stride, a->out, progress, d, &bs);
+    }
     lcp_shards_close(&sh);
     if (st == TFC_OK && !a->quiet)
-        printf("%s: %llu sequences of %llu tokens, %llu bytes (%.2f per sequence); sorted in %.2f s, written in %.2f s\n",
-               a->out, (unsigned long long)bs.n, a->seq_len, (unsigned long long)bs.file_bytes,
-               bs.n ? (double)bs.file_bytes / (double)bs.n : 0.0, bs.sort_s, bs.write_s);
+        printf("%s: %llu %s of %llu tokens, %llu bytes (%.2f per sequence); sorted in %.2f s, written in %.2f s\n",
+               a->out, (unsigned long long)bs.n, a->have_doc_sep ? "documents (their first)" : "sequences",
+               a->seq_len, (unsigned long long)bs.file_bytes, bs.n ? (double)bs.file_bytes / (double)bs.n : 0.0,
+               bs.sort_s, bs.write_s);
     return finish(d, st, exit_code(st));
 }
 

@@ -6,7 +6,8 @@ shards (versions, widths mixed, --raw on a header, queries of another width);
 a FIFO; raw sizes that are
 not whole tokens; seq_len longer than a shard; index files truncated at
 every section boundary, with flipped bytes, with a newer version, built from
-other shards or from a shard changed since; usage mistakes.
+other shards or from a shard changed since; documents (--doc-sep): corrupt
+headers, tokens too large, a separator wider than the tokens; usage mistakes.
 
     lcp_errors.py TFC
 """
@@ -128,9 +129,34 @@ open(p("range.idx"), "wb").write(bytes(b))
 expect("entry out of range, --no-verify", ["index", "query", p("range.idx"), "--tokens", p("good.bin"), *Q, "--no-verify"], 1,
        "out of range")
 b = bytearray(blob)
+struct.pack_into("<I", b, 8, 3)
+open(p("v3.idx"), "wb").write(bytes(b))
+expect("newer index version", ["index", "query", p("v3.idx"), "--tokens", p("good.bin"), *Q], 1, "version")
+b = bytearray(blob)
 struct.pack_into("<I", b, 8, 2)
 open(p("v2.idx"), "wb").write(bytes(b))
-expect("newer index version", ["index", "query", p("v2.idx"), "--tokens", p("good.bin"), *Q], 1, "version")
+expect("windows marked as documents", ["index", "query", p("v2.idx"), "--tokens", p("good.bin"), *Q], 1, "header")
+# Documents (--doc-sep): a corrupt documents header, other shards, tokens
+# too large to mark documents' ends, a separator wider than the tokens.
+docs = [t % 50 for t in good]
+shard(p("docs.bin"), docs)
+didx = p("docs.idx")
+r = subprocess.run([TFC, "index", "build", "--tokens", p("docs.bin"), "--seq-len", "16", "--doc-sep", "7", "-o", didx,
+                    "-q"])
+assert r.returncode == 0
+dblob = open(didx, "rb").read()
+for off, val, what in ((48, 2, "flags"), (52, 70000, "separator"), (60, 1, "reserved"), (8, 1, "version 1")):
+    b = bytearray(dblob)
+    struct.pack_into("<I", b, off, val)
+    open(p("dbad.idx"), "wb").write(bytes(b))
+    expect(f"documents header: {what}", ["index", "query", p("dbad.idx"), "--tokens", p("docs.bin"), *Q], 1)
+expect("documents, other shard", ["index", "dedup", didx, "--tokens", p("good.bin"), "--min-lcp", "2"], 1, "differs")
+with open(p("huge.bin"), "wb") as f:
+    f.write(struct.pack("<6I", 5, 0, 4294967290, 9, 0, 4294967293))
+expect("documents, tokens too large", ["index", "build", "--tokens", p("huge.bin"), "--raw", "--token-bytes", "4",
+                                       "--seq-len", "4", "--doc-sep", "0", "-o", p("x.idx")], 1, "no room")
+expect("documents, separator wider than the tokens", ["index", "build", "--tokens", p("docs.bin"), "--seq-len", "4",
+                                                      "--doc-sep", "70000", "-o", p("x.idx")], 1, "uint16")
 expect("index is not one", ["index", "query", p("good.bin"), "--tokens", p("good.bin"), *Q], 1, "magic")
 expect("index missing", ["index", "query", p("none.idx"), "--tokens", p("good.bin"), *Q], 4)
 # Built from other shards, or from a shard changed since.
@@ -154,7 +180,11 @@ for args in (["index"], ["index", "grow"], ["index", "build", "--seq-len", "4", 
              ["index", "query", idx, "--tokens", p("good.bin"), "--queries", q, "-k", "-1"],
              ["index", "dedup", idx, "--tokens", p("good.bin")],
              ["index", "dedup", idx, "--tokens", p("good.bin"), "--min-lcp", "3", "--latency"],
-             ["index", "order", idx, "--tokens", p("good.bin")]):
+             ["index", "order", idx, "--tokens", p("good.bin")],
+             ["index", "build", "--tokens", p("good.bin"), "--seq-len", "4", "--doc-sep", "0", "--stride", "2",
+              "-o", p("x.idx")],
+             ["index", "build", "--tokens", p("good.bin"), "--seq-len", "4", "--doc-sep", "eot", "-o", p("x.idx")],
+             ["index", "dedup", idx, "--tokens", p("good.bin"), "--min-lcp", "3", "--doc-sep", "0"]):
     expect("usage: " + " ".join(a.replace(W, "W") for a in args[1:]), args, 2)
 
 print(f"lcp_errors: {cases} hostile cases, {failures} failed")

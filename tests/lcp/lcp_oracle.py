@@ -10,6 +10,11 @@ shared prefixes, exact duplicates, real English text as byte tokens (files
 under /usr/share/common-licenses), 4-byte raw tokens, several shards with an
 empty one, seq_len 1, stride different from seq_len, llm.c's uint32
 shards; every query also with --latency (its line's form and order).
+Documents (--doc-sep): sequences are the non-empty runs between separators,
+truncated, a shorter one sharing a prefix only up to its end; order by the
+documented packing (past its end, a document holds the largest token + 1 +
+its number); queries cut at their first separator, and with tokens equal to
+a document's padding (which must match nothing).
 
     lcp_oracle.py TFC
 """
@@ -58,7 +63,21 @@ def lcp(a, b):
     return n
 
 
-def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None):
+def documents(shards, sep, seq_len):
+    """The non-empty runs of tokens between separators, shard after shard."""
+    docs = []
+    for toks in shards:
+        cur = []
+        for t in list(toks) + [sep]:
+            if t != sep:
+                cur.append(t)
+            elif cur:
+                docs.append(tuple(cur[:seq_len]))
+                cur = []
+    return docs
+
+
+def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None, doc_sep=None):
     global failures
     paths = []
     for i, toks in enumerate(shards):
@@ -69,17 +88,24 @@ def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None):
     write_shard(qpath, [t for q in queries for t in q], raw_bytes)
     idx = os.path.join(WORK, f"{name}.idx")
     raw = ["--raw", "--token-bytes", str(raw_bytes)] if raw_bytes in (2, 4) else []
-    run("index", "build", "--tokens", *paths, "--seq-len", str(seq_len), "--stride", str(stride), "-o", idx, "-q", *raw)
+    how = ["--doc-sep", str(doc_sep)] if doc_sep is not None else ["--stride", str(stride)]
+    run("index", "build", "--tokens", *paths, "--seq-len", str(seq_len), *how, "-o", idx, "-q", *raw)
     seqs = []
     for toks in shards:
         for start in range(0, len(toks) - seq_len + 1, stride):
             seqs.append(tuple(toks[start:start + seq_len]))
+    sort_key = lambda i: (seqs[i], i)
+    if doc_sep is not None:
+        seqs = documents(shards, doc_sep, seq_len)
+        pad = max([doc_sep] + [t for toks in shards for t in toks]) + 1
+        sort_key = lambda i: seqs[i] + (pad + i,) * (seq_len - len(seqs[i]))
+        queries = [tuple(q[:q.index(doc_sep)]) if doc_sep in q else q for q in queries]
     n = len(seqs)
 
     order_path = os.path.join(WORK, f"{name}.order")
     run("index", "order", idx, "--tokens", *paths, "-o", order_path, *raw)
     got = list(struct.unpack("<%dI" % n, open(order_path, "rb").read()))
-    want = sorted(range(n), key=lambda i: (seqs[i], i))
+    want = sorted(range(n), key=sort_key)
     if got != want:
         print(f"{name}: order differs", file=sys.stderr)
         failures += 1
@@ -121,7 +147,7 @@ def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None):
         seen = set()
         want = []
         for i, s in enumerate(seqs):
-            key = s[:t] if t <= seq_len else None
+            key = s[:t] if t <= len(s) else None
             if key is not None and key in seen:
                 want.append(i)
             if key is not None:
@@ -177,6 +203,42 @@ text = b"".join(open(p, "rb").read() for p in sorted(glob.glob("/usr/share/commo
 toks = list(text)
 tq = [tuple(toks[i:i + 32]) for i in range(5000, 9000, 400)]
 check("text", [toks[:60000], toks[60000:]], 32, 32, tq, [10], [8, 32])
+
+# Documents: runs between separators of random lengths (empty ones between
+# adjacent separators, a shard starting with one, one ending without one,
+# an empty shard), many exact copies, copies with a changed tail, and
+# documents that are prefixes of others; seq_len cuts the long ones.
+def doc_corpus(rng, n_docs, vocab, sep, lo):
+    pool = []
+    out = []
+    for _ in range(n_docs):
+        r = rng.random()
+        if pool and r < 0.25:
+            d = list(rng.choice(pool))
+        elif pool and r < 0.45:
+            d = list(rng.choice(pool))
+            d = d[:rng.randrange(len(d) + 1)] + [lo + rng.randrange(vocab) for _ in range(rng.randrange(4))]
+        else:
+            d = [lo + rng.randrange(vocab) for _ in range(rng.randrange(0, 40))]
+        pool.append(d)
+        out += d + [sep] * (1 if rng.random() < 0.9 else 2)
+    return out
+
+
+docs_a = doc_corpus(rng, 220, 4, 0, 1)
+docs_b = [0] + doc_corpus(rng, 120, 4, 0, 1)[:-1]  # separator first (llm.c's), none at the end
+dl = documents([docs_a, docs_b], 0, 16)
+pad = max(docs_a + docs_b) + 1
+dq = [dl[i] + (0,) * (16 - len(dl[i])) for i in range(0, 60, 6)]  # documents, then separators
+dq += [(dl[i] + (pad + i,) * 16)[:16] for i in range(0, 40, 4)]  # each followed by its own padding value
+dq += [tuple(rng.randrange(1, 5) for _ in range(16)) for _ in range(5)]  # random text past documents' ends
+dq += [(1, 2, 0) + (1,) * 13, (0,) * 16]
+check("docs", [docs_a, [], docs_b], 16, 16, dq, [1, 7, 60, 1000], [1, 4, 16], doc_sep=0)
+# Documents of llm.c's uint32 shards: end-of-text 128001, tokens past 65,535.
+d32 = doc_corpus(rng, 150, 3, 128001, 128000)
+dl32 = documents([d32], 128001, 8)
+dq32 = [(dl32[i] + (128001,) * 8)[:8] for i in range(0, 30, 3)] + [(128000,) * 8, (128002, 128001) + (128000,) * 6]
+check("docs32", [d32], 8, 8, dq32, [5, 200], [2, 8], raw_bytes="llmc32", doc_sep=128001)
 
 print(f"lcp_oracle: {checked['datasets']} data sets, {checked['queries']} queries checked against brute force, "
       f"{failures} differences")
