@@ -18,6 +18,7 @@ text, and a window of the text that starts between two sequences' starts
 
     text_tokens.py SHARD [MAX_TOKENS (0: all)] [QSHARD NQ [L]]
 """
+import array
 import gzip
 import os
 import random
@@ -56,7 +57,10 @@ def documents():
 def write_shard(path, tokens):
     with open(path, "wb") as f:
         f.write(struct.pack("<256i", 20240520, 1, len(tokens), *([0] * 253)))
-        f.write(struct.pack("<%dH" % len(tokens), *tokens))
+        a = array.array("H", tokens)
+        if sys.byteorder == "big":
+            a.byteswap()
+        a.tofile(f)
 
 
 def main():
@@ -86,7 +90,8 @@ def main():
         qs = []
         for q in range(nq):
             if q % 2 == 0:
-                row = out[rng.randrange(n) * L:][:L]
+                s = rng.randrange(n) * L
+                row = out[s:s + L]
                 row[rng.randrange(L)] = out[rng.randrange(len(out))]
             else:
                 start = rng.randrange(n - 1) * L + rng.randrange(1, L)

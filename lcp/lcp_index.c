@@ -35,7 +35,7 @@
                              (ix)->first};                                                                             \
             lcp16_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
                               (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp16_deep *)(ix)->deep, (ix)->idmin2, \
-                              (ix)->dtok, (ix)->up};                                                                             \
+                              (ix)->dtok, (ix)->up, (ix)->perm_bits};                                                            \
             (void)dd, (void)ii;                                                                                        \
             body16;                                                                                                    \
         } else {                                                                                                       \
@@ -45,7 +45,7 @@
                              (ix)->docs ? (ix)->doc_first : (ix)->first};                                              \
             lcp32_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
                               (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp32_deep *)(ix)->deep, (ix)->idmin2, \
-                              (ix)->dtok, (ix)->up};                                                                             \
+                              (ix)->dtok, (ix)->up, (ix)->perm_bits};                                                            \
             (void)dd, (void)ii;                                                                                        \
             body32;                                                                                                    \
         }                                                                                                              \
@@ -228,7 +228,7 @@ static tfc_status build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride,
     memset(st, 0, sizeof *st);
     uint64_t *first = malloc(((size_t)sh->n + 1) * sizeof *first);
     const void **base = malloc(((size_t)sh->n + 1) * sizeof *base);
-    uint32_t *packed_docs = NULL, pad_base = 0;
+    uint32_t *packed_docs = NULL, pad_base = 0, *words = NULL;
     if (!first || !base) {
         free(first);
         free(base);
@@ -305,6 +305,15 @@ static tfc_status build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride,
         else if (lb == 2)
             memcpy(packed + 2 * j, &(uint16_t){(uint16_t)v}, 2);
     }
+    /* The permutation bit-packed (index format 3). */
+    uint32_t pb = lcp32_perm_bits_for(n);
+    uint64_t pw = lcp32_perm_words_for(n, pb);
+    words = malloc((size_t)pw * 4);
+    if (!words) {
+        result = diag_nomem(d, "in the LCP index");
+        goto out;
+    }
+    lcp32_perm_pack(perm, n, pb, words);
     uint64_t off = body_offset(sh->n);
     size_t head_len = (size_t)off;
     unsigned char *head = calloc(1, head_len);
@@ -313,7 +322,7 @@ static tfc_status build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride,
         goto out;
     }
     memcpy(head, LCP_INDEX_MAGIC, 8);
-    put32(head + 8, docs ? LCP_INDEX_VERSION_DOCS : LCP_INDEX_VERSION);
+    put32(head + 8, LCP_INDEX_VERSION);
     put32(head + 12, sh->token_bytes);
     put32(head + 16, seq_len);
     put32(head + 20, stride);
@@ -329,13 +338,12 @@ static tfc_status build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride,
     body_hash bh;
     bh_init(&bh);
     bh_update(&bh, head + LCP_INDEX_HEADER_BYTES, head_len - LCP_INDEX_HEADER_BYTES);
-    bh_update(&bh, perm, (size_t)n * 4);
+    bh_update(&bh, words, (size_t)pw * 4);
     bh_update(&bh, packed, (size_t)(n * lb));
     put64(head + 40, bh_final(&bh));
-    if (docs) { /* version 2: documents; the rest up to byte 72 stays zero */
-        put32(head + 48, 1);
-        put32(head + 52, sep);
-    }
+    put32(head + 48, docs ? LCP_INDEX_FLAG_DOCS : 0);
+    put32(head + 52, docs ? sep : 0);
+    put32(head + 56, pb); /* the rest up to byte 72 stays zero */
     size_t tmp_len = strlen(path) + 32;
     tmp = malloc(tmp_len);
     if (tmp)
@@ -346,7 +354,7 @@ static tfc_status build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride,
         goto out;
     }
     f = fopen(tmp, "wb");
-    ok = f && fwrite(head, 1, head_len, f) == head_len && fwrite(perm, 4, (size_t)n, f) == (size_t)n &&
+    ok = f && fwrite(head, 1, head_len, f) == head_len && fwrite(words, 4, (size_t)pw, f) == (size_t)pw &&
          fwrite(packed, lb, (size_t)n, f) == (size_t)n;
     free(head);
     ok = f && fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
@@ -359,10 +367,11 @@ static tfc_status build(const lcp_shards *sh, uint32_t seq_len, uint32_t stride,
         goto out;
     }
     st->write_s = clock_now_s() - t0;
-    st->file_bytes = off + n * 4 + n * lb;
+    st->file_bytes = off + pw * 4 + n * lb;
     result = TFC_OK;
 out:
     free(tmp);
+    free(words);
     free(perm);
     free(lcp);
     free(first);
@@ -416,12 +425,11 @@ static int derive(lcp_index *ix)
     uint64_t nd = lcp16_dir_size(ix->n), nt = lcp16_dir_size(nd) ? lcp16_dir_size(nd) : 1;
     uint64_t b = nd ? nd : 1;
     uint64_t len = 0;
-    uint64_t sizes[] = {b * 8, b * 4, b * 4, nt * 8, b * sizeof(lcp16_deep), b * 4, (ix->n ? ix->n : 1),
+    uint64_t sizes[] = {b * 8, b * 4, b, nt * 8, b * sizeof(lcp16_deep), b * 4, lcp16_dtok_size(ix->n) + 1,
                         lcp16_up_size(ix->n) * 4 + 4};
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         len += (sizes[i] + 63) / 64 * 64;
-    const uint64_t huge = 2u << 20;
-    len = (len + huge - 1) / huge * huge;
+    len = (len + 4095) / 4096 * 4096; /* whole pages; the huge ones cover what 2 MB extents it has */
     void *m = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return -1;
@@ -444,6 +452,10 @@ static int derive(lcp_index *ix)
     WITH_CORE(ix, lcp16_up_fill(&ii, up), lcp32_up_fill(&ii, up));
     ix->up = up;
     ix->n_dir = nd;
+    if (ix->seq_len >= lcp16_DEEP_MAX_LCP) { /* its LCPs would not fit the deep entries: search without them */
+        ix->deep = NULL, ix->idmin2 = NULL, ix->dtok = NULL;
+        return 0;
+    }
     deep_job jobs[2] = {{ix, 0, nd / 2}, {ix, nd / 2, nd}};
     pthread_t t;
     bool threaded = nd >= 4096 && pthread_create(&t, NULL, deep_run, &jobs[1]) == 0;
@@ -493,14 +505,18 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
         goto fail;
     }
     uint32_t version = get32(p + 8);
-    if (version != LCP_INDEX_VERSION && version != LCP_INDEX_VERSION_DOCS) {
+    if (version == 0 || version > LCP_INDEX_VERSION) {
         diag_error(d, path, 0, 0,
-                   "index format version %u; this tfc reads versions %u and %u: rebuild it with tfc index build",
-                   version, LCP_INDEX_VERSION, LCP_INDEX_VERSION_DOCS);
+                   "index format version %u; this tfc reads versions 1 to %u: rebuild it with this tfc's tfc index "
+                   "build",
+                   version, LCP_INDEX_VERSION);
         goto fail;
     }
-    bool docs = version == LCP_INDEX_VERSION_DOCS;
-    for (int b = docs ? 56 : 48; b < 72; b++)
+    /* Version 1: windows, plain permutation; 2: documents (flag and
+     * separator at 48 and 52), plain; 3: flags, separator, packed. */
+    bool docs = version == LCP_INDEX_VERSION_DOCS_V2 || (version == 3 && get32(p + 48) == LCP_INDEX_FLAG_DOCS);
+    uint32_t zero_from = version == 1 ? 48 : version == 2 ? 56 : 60;
+    for (uint32_t b = zero_from; b < 72; b++)
         if (p[b] != 0) {
             diag_error(d, path, 0, 0, "corrupt index header");
             goto fail;
@@ -513,13 +529,17 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
     ix->lcp_bytes = get32(p + 36);
     if ((ix->token_bytes != 2 && ix->token_bytes != 4) || ix->seq_len == 0 || ix->stride == 0 ||
         ix->lcp_bytes != lcp_width(ix->seq_len) || n_shards > LCP_INDEX_MAX_SHARDS || ix->n >= UINT32_MAX ||
-        (docs && (get32(p + 48) != 1 || ix->stride != ix->seq_len ||
-                  (ix->token_bytes == 2 && get32(p + 52) > 0xffff)))) {
+        (version >= 2 && get32(p + 48) != (docs ? LCP_INDEX_FLAG_DOCS : 0)) ||
+        (!docs && version >= 2 && get32(p + 52) != 0) ||
+        (docs && (ix->stride != ix->seq_len || (ix->token_bytes == 2 && get32(p + 52) > 0xffff))) ||
+        (version == 3 && get32(p + 56) != lcp32_perm_bits_for(ix->n))) {
         diag_error(d, path, 0, 0, "corrupt index header");
         goto fail;
     }
+    ix->perm_bits = version == 3 ? get32(p + 56) : 0;
+    uint64_t perm_bytes = ix->perm_bits ? lcp32_perm_words_for(ix->n, ix->perm_bits) * 4 : ix->n * 4;
     uint64_t off = body_offset(n_shards);
-    uint64_t want = off + ix->n * 4 + ix->n * ix->lcp_bytes;
+    uint64_t want = off + perm_bytes + ix->n * ix->lcp_bytes;
     if (size != want) {
         diag_error(d, path, 0, 0, "index is %llu bytes; its header implies %llu (truncated or corrupt)",
                    (unsigned long long)size, (unsigned long long)want);
@@ -551,7 +571,7 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
         }
     }
     ix->perm = (const uint32_t *)(p + off);
-    ix->lcp = p + off + ix->n * 4;
+    ix->lcp = p + off + perm_bytes;
     ix->sh = sh;
     ix->first = malloc(((size_t)n_shards + 1) * sizeof *ix->first);
     ix->shard_tokens = malloc(((size_t)n_shards + 1) * sizeof *ix->shard_tokens);
@@ -584,7 +604,7 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
         uint32_t l = ix->lcp_bytes == 1 ? ((const uint8_t *)ix->lcp)[j]
                      : ix->lcp_bytes == 2 ? ((const uint16_t *)ix->lcp)[j]
                                           : ((const uint32_t *)ix->lcp)[j];
-        if (ix->perm[j] >= ix->n || l > ix->seq_len) {
+        if (lcp_index_perm(ix, j) >= ix->n || l > ix->seq_len) {
             diag_error(d, path, 0, 0, "corrupt index: entry %llu out of range", (unsigned long long)j);
             goto fail;
         }
@@ -603,6 +623,12 @@ tfc_status lcp_index_derive(lcp_index *ix, const char *path, diag_list *d)
         return diag_nomem(d, "for the search arrays of %s", path);
     }
     return TFC_OK;
+}
+
+uint32_t lcp_index_perm(const lcp_index *ix, uint64_t j)
+{
+    lcp32_index ii = {.perm = ix->perm, .perm_bits = ix->perm_bits};
+    return lcp32_perm_at(&ii, j);
 }
 
 void lcp_index_close(lcp_index *ix)

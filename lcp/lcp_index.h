@@ -11,8 +11,13 @@
 #include "lcp_shard.h"
 
 #define LCP_INDEX_MAGIC "TFCLCPX1"
-#define LCP_INDEX_VERSION 1u      /* windows */
-#define LCP_INDEX_VERSION_DOCS 2u /* documents: flags and separator at bytes 48 and 52 */
+/* Format versions (docs/lcp-index.md, "The file"): 1, windows with a
+ * plain permutation; 2, documents (flag and separator at bytes 48 and 52),
+ * plain; 3, what tfc writes: flags, separator and the permutation's bits at
+ * 48, 52 and 56, the permutation bit-packed. All three are read. */
+#define LCP_INDEX_VERSION 3u
+#define LCP_INDEX_VERSION_DOCS_V2 2u
+#define LCP_INDEX_FLAG_DOCS 1u
 #define LCP_INDEX_HEADER_BYTES 72u
 #define LCP_INDEX_SHARD_BYTES 24u
 #define LCP_INDEX_MAX_SHARDS 65536u
@@ -20,7 +25,8 @@
 typedef struct lcp_index {
     uint32_t token_bytes, seq_len, stride, lcp_bytes;
     uint64_t n;          /* sequences */
-    const uint32_t *perm;
+    const uint32_t *perm; /* plain (perm_bits 0) or bit-packed: lcp_index_perm */
+    uint32_t perm_bits;
     const void *lcp;
     void *map;           /* the file, mapped */
     uint64_t map_len;
@@ -33,11 +39,12 @@ typedef struct lcp_index {
     uint64_t derived_len;
     uint64_t *dir; /* sampled keys (the core's directory) */
     uint64_t n_dir;
-    uint32_t *idmin, *lcpmin; /* per block: smallest number, smallest adjacent LCP */
+    uint32_t *idmin;          /* per block: smallest number */
+    uint8_t *lcpmin;          /* per block: smallest adjacent LCP, 255 for 255 or more */
     uint64_t *top;            /* every block-th directory key */
     void *deep;               /* per sample: the deep directory (the core's deep entries) */
     uint32_t *idmin2;         /* per block: second smallest number */
-    uint8_t *dtok;            /* per position: distinguishing-token byte */
+    uint8_t *dtok;            /* per position: distinguishing-token code, 4 bits */
     uint32_t *up;             /* the block minima over units of 32, 1,024 and 32,768 blocks */
     /* Documents (an index built with a separator; docs/lcp-index.md,
      * "Documents"): sequence i is the i-th non-empty run of tokens between
@@ -73,6 +80,10 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
  * queries work without them, much slower. Path names the index in errors. */
 tfc_status lcp_index_derive(lcp_index *ix, const char *path, diag_list *d);
 void lcp_index_close(lcp_index *ix);
+
+/* Entry j of the sorted permutation (the number of the j-th sequence in
+ * sorted order). */
+uint32_t lcp_index_perm(const lcp_index *ix, uint64_t j);
 
 /* Top-k for one query of seq_len tokens (token_bytes each): numbers and
  * LCPs, best first; returns the count. Over documents, a query's tokens

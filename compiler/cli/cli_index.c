@@ -339,7 +339,14 @@ static int run_query_like(const index_args *a, diag_list *d)
         }
     } else { /* order */
         FILE *f = fopen(a->out, "wb");
-        bool ok = f && fwrite(ix.perm, 4, (size_t)ix.n, f) == (size_t)ix.n;
+        bool ok = f != NULL;
+        uint32_t buf[4096]; /* uint32 numbers, one per sorted position, as before the permutation was packed */
+        for (uint64_t j = 0; ok && j < ix.n; j += 4096) {
+            size_t c = ix.n - j < 4096 ? (size_t)(ix.n - j) : 4096;
+            for (size_t i = 0; i < c; i++)
+                buf[i] = lcp_index_perm(&ix, j + i);
+            ok = fwrite(buf, 4, c, f) == c;
+        }
         if (f && fclose(f) != 0)
             ok = false;
         if (!ok) {

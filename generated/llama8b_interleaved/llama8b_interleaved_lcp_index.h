@@ -27,7 +27,10 @@ typedef uint32_t llama8b_interleaved_lcp_token;
  * the shards in order (a window never spans two shards). The index is the
  * permutation of sequence numbers in lexicographic token order (ties by
  * smaller number) and lcp[j] = LCP(sequence perm[j - 1], sequence perm[j]),
- * lcp[0] = 0. */
+ * lcp[0] = 0. The permutation is either plain uint32 numbers (perm_bits 0)
+ * or, as index files store it, bit-packed: entry j is bits [j b, j b + b)
+ * of the little-endian stream of 32-bit words (b = perm_bits), with one
+ * word past the last entry's (llama8b_interleaved_lcp_perm_at). */
 
 typedef struct llama8b_interleaved_lcp_data {
     uint32_t seq_len, stride;
@@ -36,17 +39,21 @@ typedef struct llama8b_interleaved_lcp_data {
     const uint64_t *first;       /* n_shards + 1: number of the first sequence of each shard; first[n_shards] = N */
 } llama8b_interleaved_lcp_data;
 
-/* A deep directory entry (see llama8b_interleaved_lcp_index.deep), one per sample, 24 bytes. */
+/* A deep directory entry (see llama8b_interleaved_lcp_index.deep), one per sample, 20 bytes. */
 typedef struct llama8b_interleaved_lcp_deep {
-    uint64_t key;  /* KEY_TOKENS tokens of the sample from position dlcp on, packed as llama8b_interleaved_lcp_key does */
-    uint32_t seq;  /* the sample's sequence number */
-    uint32_t dlcp; /* its LCP with the previous sample (0 for the first) */
-    uint32_t dbase, dshift; /* the scale of dtok in the block the sample starts (llama8b_interleaved_lcp_dtok_byte) */
+    uint32_t key_hi, key_lo; /* KEY_TOKENS tokens of the sample from position dlcp on, packed as llama8b_interleaved_lcp_key does */
+    uint32_t seq;            /* the sample's sequence number */
+    uint32_t dlcp_shift;     /* bits 0-25: its LCP with the previous sample (0 for the first); 26-31: dshift */
+    uint32_t dbase;          /* with dshift, the scale of dtok in the block the sample starts (llama8b_interleaved_lcp_dtok_code) */
 } llama8b_interleaved_lcp_deep;
+
+/* The deep directory holds LCPs below this (llama8b_interleaved_lcp_deep.dlcp_shift): it is
+ * derived only for seq_len below it. */
+#define llama8b_interleaved_lcp_DEEP_MAX_LCP (1u << 26)
 
 /* The index: what the file stores, and what a loader derives from it. */
 typedef struct llama8b_interleaved_lcp_index {
-    const uint32_t *perm; /* n sequence numbers in sorted order */
+    const uint32_t *perm; /* n sequence numbers in sorted order (packed when perm_bits > 0) */
     const void *lcp;      /* n adjacent LCPs, lcp_bytes each (1, 2 or 4) */
     uint32_t lcp_bytes;
     uint64_t n;
@@ -58,8 +65,10 @@ typedef struct llama8b_interleaved_lcp_index {
     uint64_t n_dir;
     /* Optional (NULL), also from llama8b_interleaved_lcp_dir_fill: per block of STEP sorted
      * positions, the smallest sequence number and the smallest adjacent
-     * LCP, so that tie groups are measured and searched a block at a time. */
-    const uint32_t *idmin, *lcpmin;
+     * LCP (as a byte: 255 stands for 255 or more), so that tie groups are
+     * measured and searched a block at a time. */
+    const uint32_t *idmin;
+    const uint8_t *lcpmin;
     /* Optional (NULL): every STEP-th directory key, llama8b_interleaved_lcp_dir_size(n_dir) of them. */
     const uint64_t *top;
     /* Optional (NULL), from llama8b_interleaved_lcp_deep_fill: per directory sample, its number,
@@ -75,10 +84,10 @@ typedef struct llama8b_interleaved_lcp_index {
     const uint32_t *idmin2;
     /* Optional (NULL; used with deep), also from llama8b_interleaved_lcp_deep_fill: per sorted
      * position j, the token at which perm[j] first differs from perm[j -
-     * 1], as a byte on its block's scale that keeps the tokens' order, so
-     * the positions between two samples are searched with their LCPs and
-     * these bytes, reading token data only where a byte equals the
-     * query's. */
+     * 1], as 4 bits on its block's scale that keep the tokens' order (byte
+     * j / 2, low half for even j), so the positions between two samples
+     * are searched with their LCPs and these bits, reading token data only
+     * where they equal the query's. */
     const uint8_t *dtok;
     /* Optional (NULL; used with idmin and lcpmin), from llama8b_interleaved_lcp_up_fill: the
      * block minima summarised over units of 32, 1,024 and 32,768 blocks
@@ -87,6 +96,9 @@ typedef struct llama8b_interleaved_lcp_index {
      * tied sequences is measured and its smallest numbers found a unit at a
      * time instead of a block at a time. */
     const uint32_t *up;
+    /* Bits per packed permutation entry (1 to 32), or 0: perm is n plain
+     * uint32 numbers. */
+    uint32_t perm_bits;
 } llama8b_interleaved_lcp_index;
 
 #define llama8b_interleaved_lcp_DIR_STEP 32u
@@ -98,23 +110,33 @@ typedef struct llama8b_interleaved_lcp_index {
 void llama8b_interleaved_lcp_count(const uint64_t *n_tokens, uint32_t n_shards, uint32_t seq_len, uint32_t stride, uint64_t *first);
 
 /* Sorts all N sequences of d: perm (N entries) and adjacent LCPs (N
- * entries), on two threads. False when memory or a thread is unavailable. */
+ * entries), on two threads. False when memory or a thread is unavailable.
+ * The index takes perm as it is (perm_bits 0) or packed. */
 bool llama8b_interleaved_lcp_build_index(const llama8b_interleaved_lcp_data *d, uint32_t *perm, uint32_t *lcp);
 
+/* Packing perm (N entries) as index files store it: set ix->perm to the
+ * llama8b_interleaved_lcp_perm_words(n, b) words and ix->perm_bits to b =
+ * llama8b_interleaved_lcp_perm_bits(n) (about 25 bits a sequence at 20 million instead of 32). */
+uint32_t llama8b_interleaved_lcp_perm_bits(uint64_t n);
+uint64_t llama8b_interleaved_lcp_perm_words(uint64_t n, uint32_t bits);
+void llama8b_interleaved_lcp_pack_perm(const uint32_t *perm, uint64_t n, uint32_t bits, uint32_t *words);
+
 /* Entries of the derived search arrays for n sequences: dir, idmin and
- * lcpmin take llama8b_interleaved_lcp_derived_size(n) each, top
+ * lcpmin take llama8b_interleaved_lcp_derived_size(n) each (lcpmin bytes), top
  * llama8b_interleaved_lcp_derived_size(llama8b_interleaved_lcp_derived_size(n)). */
 uint64_t llama8b_interleaved_lcp_derived_size(uint64_t n);
 /* Fills them from ix's perm and lcp; then point ix->dir, n_dir, idmin,
  * lcpmin and top at them (queries work without them too, slower). */
 void llama8b_interleaved_lcp_derive(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, uint64_t *dir, uint32_t *idmin,
-                       uint32_t *lcpmin, uint64_t *top);
+                       uint8_t *lcpmin, uint64_t *top);
 /* A second set (from perm and lcp too): deep and
- * idmin2 take llama8b_interleaved_lcp_derived_size(n) entries each, dtok n bytes. Fills
+ * idmin2 take llama8b_interleaved_lcp_derived_size(n) entries each, dtok
+ * llama8b_interleaved_lcp_dtok_bytes(n) bytes (4 bits a sequence). Fills
  * them; then point ix->deep, idmin2 and dtok at them (optional too: with
  * them a query reads the token data about twice instead of a dozen times;
- * about 1.9 bytes per sequence). Reads one token per sequence: 1-2 s for
+ * about 1.4 bytes per sequence). Reads one token per sequence: 1-2 s for
  * 20 million sequences. */
+uint64_t llama8b_interleaved_lcp_dtok_bytes(uint64_t n);
 void llama8b_interleaved_lcp_derive_deep(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, llama8b_interleaved_lcp_deep *deep,
                             uint32_t *idmin2, uint8_t *dtok);
 

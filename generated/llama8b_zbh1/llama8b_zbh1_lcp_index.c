@@ -38,6 +38,46 @@ static inline uint32_t llama8b_zbh1_lcp_lcp_from(const uint32_t *a, const uint32
     return i;
 }
 
+/* Entry j of the permutation: a plain uint32, or b = perm_bits bits from
+ * bit j b of the packed words (read as one 64-bit value from two words;
+ * the array has one word past the last entry's). */
+static inline uint32_t llama8b_zbh1_lcp_perm_at(const llama8b_zbh1_lcp_index *ix, uint64_t j)
+{
+    uint32_t b = ix->perm_bits;
+    if (b == 0)
+        return ix->perm[j];
+    uint64_t bit = j * b, w = bit >> 5;
+    uint64_t v = ((uint64_t)ix->perm[w + 1] << 32 | ix->perm[w]) >> (bit & 31u);
+    return (uint32_t)(v & (~0ull >> (64u - b)));
+}
+
+/* Words of a permutation of n entries packed at b bits (one past the last
+ * entry's included). */
+static inline uint64_t llama8b_zbh1_lcp_perm_words_for(uint64_t n, uint32_t b) { return (n * b + 31u) / 32u + 1u; }
+
+/* Bits per entry for packing the numbers 0..n-1: at least 1. */
+static inline uint32_t llama8b_zbh1_lcp_perm_bits_for(uint64_t n)
+{
+    uint32_t b = 1;
+    while (n > 1 && b < 32u && (n - 1) >> b)
+        b++;
+    return b;
+}
+
+/* Packs perm[0..n) at b bits into words (llama8b_zbh1_lcp_perm_words_for(n, b) of them). */
+static inline void llama8b_zbh1_lcp_perm_pack(const uint32_t *perm, uint64_t n, uint32_t b, uint32_t *words)
+{
+    uint64_t nw = llama8b_zbh1_lcp_perm_words_for(n, b);
+    for (uint64_t w = 0; w < nw; w++)
+        words[w] = 0;
+    for (uint64_t j = 0; j < n; j++) {
+        uint64_t bit = j * b, w = bit >> 5;
+        uint64_t v = (uint64_t)perm[j] << (bit & 31u);
+        words[w] |= (uint32_t)v;
+        words[w + 1] |= (uint32_t)(v >> 32);
+    }
+}
+
 static inline uint32_t llama8b_zbh1_lcp_lcp_at(const llama8b_zbh1_lcp_index *ix, uint64_t j)
 {
     switch (ix->lcp_bytes) {
@@ -59,13 +99,19 @@ static inline void llama8b_zbh1_lcp_prefetch(const void *p)
 #endif
 }
 
+/* The word of the permutation holding (the start of) entry j. */
+static inline const uint32_t *llama8b_zbh1_lcp_perm_word(const llama8b_zbh1_lcp_index *ix, uint64_t j)
+{
+    return ix->perm + (ix->perm_bits ? j * ix->perm_bits / 32u : j);
+}
+
 /* Starts fetching perm[a..b) (at most 8 cache lines of it). */
 static inline void llama8b_zbh1_lcp_prefetch_perm(const llama8b_zbh1_lcp_index *ix, uint64_t a, uint64_t b)
 {
     for (uint64_t j = a, i = 0; j < b && i < 8; j += 16, i++)
-        llama8b_zbh1_lcp_prefetch(ix->perm + j);
+        llama8b_zbh1_lcp_prefetch(llama8b_zbh1_lcp_perm_word(ix, j));
     if (a < b)
-        llama8b_zbh1_lcp_prefetch(ix->perm + b - 1);
+        llama8b_zbh1_lcp_prefetch(llama8b_zbh1_lcp_perm_word(ix, b - 1) + 1);
 }
 
 /* The first KEY_TOKENS tokens of s (zeros past len), packed so that
@@ -99,20 +145,20 @@ static inline uint64_t llama8b_zbh1_lcp_dir_size(uint64_t n) { return (n + llama
 
 /* Fills the directory and block minima (each llama8b_zbh1_lcp_dir_size(n) entries) and
  * the top level (llama8b_zbh1_lcp_dir_size(llama8b_zbh1_lcp_dir_size(n)) entries). */
-static inline void llama8b_zbh1_lcp_dir_fill(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, uint64_t *dir, uint32_t *idmin, uint32_t *lcpmin,
+static inline void llama8b_zbh1_lcp_dir_fill(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, uint64_t *dir, uint32_t *idmin, uint8_t *lcpmin,
                                uint64_t *top)
 {
     for (uint64_t i = 0; i * llama8b_zbh1_lcp_DIR_STEP < ix->n; i++) {
         uint64_t a = i * llama8b_zbh1_lcp_DIR_STEP, b = a + llama8b_zbh1_lcp_DIR_STEP < ix->n ? a + llama8b_zbh1_lcp_DIR_STEP : ix->n;
-        dir[i] = llama8b_zbh1_lcp_key(llama8b_zbh1_lcp_seq(d, ix->perm[a]), d->seq_len);
+        dir[i] = llama8b_zbh1_lcp_key(llama8b_zbh1_lcp_seq(d, llama8b_zbh1_lcp_perm_at(ix, a)), d->seq_len);
         uint32_t im = UINT32_MAX, lm = UINT32_MAX;
         for (uint64_t j = a; j < b; j++) {
-            uint32_t l = llama8b_zbh1_lcp_lcp_at(ix, j);
-            im = ix->perm[j] < im ? ix->perm[j] : im;
+            uint32_t l = llama8b_zbh1_lcp_lcp_at(ix, j), x = llama8b_zbh1_lcp_perm_at(ix, j);
+            im = x < im ? x : im;
             lm = l < lm ? l : lm;
         }
         idmin[i] = im;
-        lcpmin[i] = lm;
+        lcpmin[i] = (uint8_t)(lm < 255u ? lm : 255u);
         if (i % llama8b_zbh1_lcp_DIR_STEP == 0)
             top[i / llama8b_zbh1_lcp_DIR_STEP] = dir[i];
     }
@@ -145,7 +191,7 @@ static inline uint64_t llama8b_zbh1_lcp_up_size(uint64_t n)
  * the units' smallest LCPs, then their smallest numbers. */
 static inline void llama8b_zbh1_lcp_up_fill(const llama8b_zbh1_lcp_index *ix, uint32_t *up)
 {
-    const uint32_t *sl = ix->lcpmin, *si = ix->idmin;
+    const uint32_t *sl = 0, *si = ix->idmin;
     uint64_t below = llama8b_zbh1_lcp_dir_size(ix->n);
     for (uint32_t L = 0; L < llama8b_zbh1_lcp_UP_LEVELS; L++) {
         uint64_t c = llama8b_zbh1_lcp_up_count(ix->n, L);
@@ -153,7 +199,8 @@ static inline void llama8b_zbh1_lcp_up_fill(const llama8b_zbh1_lcp_index *ix, ui
         for (uint64_t u = 0; u < c; u++) {
             uint32_t lm = UINT32_MAX, im = UINT32_MAX;
             for (uint64_t j = u * 32; j < below && j < u * 32 + 32; j++) {
-                lm = sl[j] < lm ? sl[j] : lm;
+                uint32_t l = L == 0 ? ix->lcpmin[j] : sl[j];
+                lm = l < lm ? l : lm;
                 im = si[j] < im ? si[j] : im;
             }
             dl[u] = lm;
@@ -192,25 +239,37 @@ static inline llama8b_zbh1_lcp_up_view llama8b_zbh1_lcp_up_levels(const llama8b_
     return u;
 }
 
-/* The byte of token t in the distinguishing-token array, on the scale of
- * its block (llama8b_zbh1_lcp_deep: dbase, dshift): 0 below the block's smallest
- * distinguishing token, 1 + (t - dbase) >> dshift (at most 254 for the
- * block's own tokens), 255 above. Keeps the tokens' order, ties allowed. */
-static inline uint32_t llama8b_zbh1_lcp_dtok_byte(const llama8b_zbh1_lcp_deep *e, uint32_t t)
+/* The 4-bit code of token t in the distinguishing-token array, on the
+ * scale of its block (llama8b_zbh1_lcp_deep: dbase, and dshift in dlcp_shift): 0 below the block's
+ * smallest distinguishing token, 1 + (t - dbase) >> dshift (at most 14 for
+ * the block's own tokens), 15 above. Keeps the tokens' order, ties
+ * allowed. */
+/* A deep entry's packed key, and its LCP with the previous sample. */
+static inline uint64_t llama8b_zbh1_lcp_deep_key(const llama8b_zbh1_lcp_deep *e) { return (uint64_t)e->key_hi << 32 | e->key_lo; }
+static inline uint32_t llama8b_zbh1_lcp_deep_dlcp(const llama8b_zbh1_lcp_deep *e) { return e->dlcp_shift & (llama8b_zbh1_lcp_DEEP_MAX_LCP - 1u); }
+
+
+static inline uint32_t llama8b_zbh1_lcp_dtok_code(const llama8b_zbh1_lcp_deep *e, uint32_t t)
 {
     if (t < e->dbase)
         return 0;
-    uint32_t v = (t - e->dbase) >> e->dshift;
-    return v < 254u ? 1u + v : 255u;
+    uint32_t v = (t - e->dbase) >> (e->dlcp_shift >> 26);
+    return v < 14u ? 1u + v : 15u;
 }
+
+/* The code of sorted position j in the distinguishing-token array. */
+static inline uint32_t llama8b_zbh1_lcp_dtok_at(const uint8_t *dtok, uint64_t j) { return (dtok[j >> 1] >> ((j & 1u) * 4u)) & 15u; }
+
+/* Bytes of the distinguishing-token array for n sorted positions. */
+static inline uint64_t llama8b_zbh1_lcp_dtok_size(uint64_t n) { return (n + 1) / 2; }
 
 /* Fills, for blocks [ba, bb) of STEP sorted positions (llama8b_zbh1_lcp_dir_size(n)
  * blocks in all), the deep directory entries, the second smallest numbers
- * (idmin2) and the distinguishing-token bytes (dtok, one per position):
+ * (idmin2) and the distinguishing-token codes (dtok, 4 bits a position):
  * per sample, its number, its LCP with the previous sample (the smallest
  * adjacent LCP between them), the key's worth of tokens from there on and
- * the scale of its block's bytes; per block, the second smallest sequence
- * number (UINT32_MAX in a block of one); per position j, the byte of the
+ * the scale of its block's codes; per block, the second smallest sequence
+ * number (UINT32_MAX in a block of one); per position j, the code of the
  * token at which perm[j] first differs from perm[j - 1] (0 when they are
  * equal). Reads one token per position, a block ahead. */
 static inline void llama8b_zbh1_lcp_deep_fill(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, uint64_t ba, uint64_t bb, llama8b_zbh1_lcp_deep *deep,
@@ -219,7 +278,7 @@ static inline void llama8b_zbh1_lcp_deep_fill(const llama8b_zbh1_lcp_data *d, co
     for (uint64_t i = ba; i < bb; i++) {
         uint64_t a = i * llama8b_zbh1_lcp_DIR_STEP, b = a + llama8b_zbh1_lcp_DIR_STEP < ix->n ? a + llama8b_zbh1_lcp_DIR_STEP : ix->n;
         for (uint64_t j = b; j < b + llama8b_zbh1_lcp_DIR_STEP && j < ix->n && i + 1 < bb; j++)
-            llama8b_zbh1_lcp_prefetch(llama8b_zbh1_lcp_seq(d, ix->perm[j]) + llama8b_zbh1_lcp_lcp_at(ix, j) % d->seq_len);
+            llama8b_zbh1_lcp_prefetch(llama8b_zbh1_lcp_seq(d, llama8b_zbh1_lcp_perm_at(ix, j)) + llama8b_zbh1_lcp_lcp_at(ix, j) % d->seq_len);
         uint32_t dl = i ? UINT32_MAX : 0, m1 = UINT32_MAX, m2 = UINT32_MAX, lo = UINT32_MAX, hi = 0;
         uint32_t tok[llama8b_zbh1_lcp_DIR_STEP];
         for (uint64_t j = i ? a - llama8b_zbh1_lcp_DIR_STEP + 1 : a + 1; j <= a; j++) { /* the smallest LCP since the last sample */
@@ -227,7 +286,7 @@ static inline void llama8b_zbh1_lcp_deep_fill(const llama8b_zbh1_lcp_data *d, co
             dl = l < dl ? l : dl;
         }
         for (uint64_t j = a; j < b; j++) {
-            uint32_t x = ix->perm[j], l = llama8b_zbh1_lcp_lcp_at(ix, j);
+            uint32_t x = llama8b_zbh1_lcp_perm_at(ix, j), l = llama8b_zbh1_lcp_lcp_at(ix, j);
             if (x < m1) {
                 m2 = m1;
                 m1 = x;
@@ -241,16 +300,21 @@ static inline void llama8b_zbh1_lcp_deep_fill(const llama8b_zbh1_lcp_data *d, co
             }
         }
         llama8b_zbh1_lcp_deep *e = &deep[i];
-        e->seq = ix->perm[a];
-        e->dlcp = dl;
-        e->key = llama8b_zbh1_lcp_key(llama8b_zbh1_lcp_seq(d, ix->perm[a]) + dl, d->seq_len - dl);
+        e->seq = llama8b_zbh1_lcp_perm_at(ix, a);
+        uint64_t key = llama8b_zbh1_lcp_key(llama8b_zbh1_lcp_seq(d, llama8b_zbh1_lcp_perm_at(ix, a)) + dl, d->seq_len - dl);
+        uint32_t shift = 0;
+        while (lo <= hi && ((hi - lo) >> shift) > 13u)
+            shift++;
+        e->key_hi = (uint32_t)(key >> 32);
+        e->key_lo = (uint32_t)key;
+        e->dlcp_shift = dl | shift << 26;
         e->dbase = lo <= hi ? lo : 0;
-        e->dshift = 0;
-        while (lo <= hi && ((hi - lo) >> e->dshift) > 253u)
-            e->dshift++;
         idmin2[i] = m2;
-        for (uint64_t j = a; j < b; j++)
-            dtok[j] = llama8b_zbh1_lcp_lcp_at(ix, j) < d->seq_len ? (uint8_t)llama8b_zbh1_lcp_dtok_byte(e, tok[j - a]) : 0;
+        for (uint64_t j = a; j < b; j += 2) { /* a is even: a block's codes fill whole bytes */
+            uint32_t c0 = llama8b_zbh1_lcp_lcp_at(ix, j) < d->seq_len ? llama8b_zbh1_lcp_dtok_code(e, tok[j - a]) : 0u;
+            uint32_t c1 = j + 1 < b && llama8b_zbh1_lcp_lcp_at(ix, j + 1) < d->seq_len ? llama8b_zbh1_lcp_dtok_code(e, tok[j + 1 - a]) : 0u;
+            dtok[j >> 1] = (uint8_t)(c0 | c1 << 4);
+        }
     }
 }
 
@@ -356,7 +420,7 @@ static inline void llama8b_zbh1_lcp_deep_narrow(const llama8b_zbh1_lcp_data *d, 
     }
     uint64_t i = sa + 1;
     for (; i < sc; i++) {
-        uint32_t dl = e[i].dlcp;
+        uint32_t dl = llama8b_zbh1_lcp_deep_dlcp(&e[i]);
         if (dl < m) { /* S_i[dl] > S_(i-1)[dl] = q[dl] */
             *lhi = dl;
             break;
@@ -364,13 +428,14 @@ static inline void llama8b_zbh1_lcp_deep_narrow(const llama8b_zbh1_lcp_data *d, 
         if (dl > m || m == plen) /* S_i agrees with S_(i-1) where q is decided */
             continue;
         uint32_t lim = plen - m < llama8b_zbh1_lcp_KEY_TOKENS ? plen - m : llama8b_zbh1_lcp_KEY_TOKENS, t = 0;
-        while (t < lim && llama8b_zbh1_lcp_key_token(e[i].key, t) == q[m + t])
+        uint64_t ek = llama8b_zbh1_lcp_deep_key(&e[i]);
+        while (t < lim && llama8b_zbh1_lcp_key_token(ek, t) == q[m + t])
             t++;
         uint32_t x;
         bool before;
         if (t < lim) {
             x = m + t;
-            before = llama8b_zbh1_lcp_key_token(e[i].key, t) < q[x];
+            before = llama8b_zbh1_lcp_key_token(ek, t) < q[x];
         } else if (m + lim == plen) {
             x = plen;
             before = upper;
@@ -409,8 +474,8 @@ static inline uint32_t llama8b_zbh1_lcp_shared(int64_t elo, int64_t ehi)
  * sequence does not sort before q, given m, the exact LCP of q and perm[lo -
  * 1] (which sorts before q; 0 and none when lo is 0). Walks the positions
  * with their LCPs: perm[j] sorts before q too when lcp[j] > m, after q when
- * lcp[j] < m, and when lcp[j] = m the byte of its distinguishing token
- * (dtok) decides, or its token data when the bytes are equal. Sets *elo
+ * lcp[j] < m, and when lcp[j] = m the code of its distinguishing token
+ * (dtok) decides, or its token data when the codes are equal. Sets *elo
  * and *ehi to the LCPs of q with the sequences before and at the result
  * (*ehi is left as it is when the result is hi). */
 static inline uint64_t llama8b_zbh1_lcp_scan_block(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
@@ -427,12 +492,12 @@ static inline uint64_t llama8b_zbh1_lcp_scan_block(const llama8b_zbh1_lcp_data *
             x = l < m ? l : m;
             before = l > m;
         } else {
-            uint32_t qb = llama8b_zbh1_lcp_dtok_byte(&ix->deep[j / llama8b_zbh1_lcp_DIR_STEP], q[m]), b = ix->dtok[j];
+            uint32_t qb = llama8b_zbh1_lcp_dtok_code(&ix->deep[j / llama8b_zbh1_lcp_DIR_STEP], q[m]), b = llama8b_zbh1_lcp_dtok_at(ix->dtok, j);
             if (b != qb) {
                 x = m;
                 before = b < qb;
             } else {
-                const uint32_t *s = llama8b_zbh1_lcp_seq(d, ix->perm[j]);
+                const uint32_t *s = llama8b_zbh1_lcp_seq(d, llama8b_zbh1_lcp_perm_at(ix, j));
                 x = llama8b_zbh1_lcp_lcp_from(q, s, m, plen);
                 before = x == plen ? upper : s[x] < q[x];
             }
@@ -468,7 +533,7 @@ static inline uint64_t llama8b_zbh1_lcp_search_at(const llama8b_zbh1_lcp_data *d
         llama8b_zbh1_lcp_deep_narrow(d, ix, q, plen, upper, sa, sc, &lo, &hi, elo, ehi);
     if (ix->dtok && ix->deep && plen > 0 && hi - lo <= llama8b_zbh1_lcp_DIR_STEP && (lo == 0 || *elo >= 0)) {
         llama8b_zbh1_lcp_prefetch((const char *)ix->lcp + lo * ix->lcp_bytes);
-        llama8b_zbh1_lcp_prefetch(ix->dtok + lo);
+        llama8b_zbh1_lcp_prefetch(ix->dtok + lo / 2);
         llama8b_zbh1_lcp_prefetch(ix->deep + lo / llama8b_zbh1_lcp_DIR_STEP);
         llama8b_zbh1_lcp_prefetch_perm(ix, lo, hi);
         return llama8b_zbh1_lcp_scan_block(d, ix, q, plen, upper, lo, hi, lo ? (uint32_t)*elo : 0u, elo, ehi);
@@ -486,7 +551,7 @@ static inline uint64_t llama8b_zbh1_lcp_search_at(const llama8b_zbh1_lcp_data *d
         uint32_t from = llama8b_zbh1_lcp_shared(*elo, *ehi);
         uint32_t pf = from < plen ? from : 0;
         for (unsigned i = 0; i < np; i++) {
-            sp[i] = llama8b_zbh1_lcp_seq(d, ix->perm[pos[i]]);
+            sp[i] = llama8b_zbh1_lcp_seq(d, llama8b_zbh1_lcp_perm_at(ix, pos[i]));
             llama8b_zbh1_lcp_prefetch(sp[i] + pf);
             if (pf + 64 / sizeof(uint32_t) < plen) /* the next line, within the sequence */
                 llama8b_zbh1_lcp_prefetch(sp[i] + pf + 64 / sizeof(uint32_t));
@@ -557,7 +622,7 @@ static inline void llama8b_zbh1_lcp_take_range(const llama8b_zbh1_lcp_index *ix,
             j += llama8b_zbh1_lcp_DIR_STEP;
             continue;
         }
-        uint32_t x = ix->perm[j++];
+        uint32_t x = llama8b_zbh1_lcp_perm_at(ix, j++);
         if (x < lim && x != skip) {
             llama8b_zbh1_lcp_keep(best, need, cnt, x);
             lim = *cnt == need ? best[need - 1] : UINT32_MAX;
@@ -825,9 +890,9 @@ static inline uint64_t llama8b_zbh1_lcp_topk(const llama8b_zbh1_lcp_data *d, con
     /* The LCP entry the first level reads next (each level fetches its minima). */
     llama8b_zbh1_lcp_prefetch((const char *)ix->lcp + (l < n ? l : n - 1) * ix->lcp_bytes);
     if (l > 0 && lq < 0)
-        lq = (int64_t)llama8b_zbh1_lcp_lcp_query(d, q, ix->perm[l - 1], 0);
+        lq = (int64_t)llama8b_zbh1_lcp_lcp_query(d, q, llama8b_zbh1_lcp_perm_at(ix, l - 1), 0);
     if (r < n && rq < 0)
-        rq = (int64_t)llama8b_zbh1_lcp_lcp_query(d, q, ix->perm[r], 0);
+        rq = (int64_t)llama8b_zbh1_lcp_lcp_query(d, q, llama8b_zbh1_lcp_perm_at(ix, r), 0);
     lq = l > 0 ? lq : -1;
     rq = r < n ? rq : -1;
     const llama8b_zbh1_lcp_up_view up = llama8b_zbh1_lcp_up_levels(ix);
@@ -888,20 +953,22 @@ static inline uint64_t llama8b_zbh1_lcp_dedup(const llama8b_zbh1_lcp_index *ix, 
 {
     uint64_t n = ix->n, total = 0;
     for (uint64_t j = 0; j < n; j++)
-        dup[ix->perm[j]] = 0;
+        dup[llama8b_zbh1_lcp_perm_at(ix, j)] = 0;
     for (uint64_t a = 0; a < n;) {
         uint64_t b = a + 1;
-        uint32_t keep = ix->perm[a];
+        uint32_t keep = llama8b_zbh1_lcp_perm_at(ix, a);
         while (b < n && llama8b_zbh1_lcp_lcp_at(ix, b) >= min_lcp) {
-            if (ix->perm[b] < keep)
-                keep = ix->perm[b];
+            uint32_t x = llama8b_zbh1_lcp_perm_at(ix, b);
+            keep = x < keep ? x : keep;
             b++;
         }
-        for (uint64_t j = a; j < b; j++)
-            if (ix->perm[j] != keep) {
-                dup[ix->perm[j]] = 1;
+        for (uint64_t j = a; j < b; j++) {
+            uint32_t x = llama8b_zbh1_lcp_perm_at(ix, j);
+            if (x != keep) {
+                dup[x] = 1;
                 total++;
             }
+        }
         a = b;
     }
     return total;
@@ -1171,10 +1238,21 @@ bool llama8b_zbh1_lcp_build_index(const llama8b_zbh1_lcp_data *d, uint32_t *perm
     return llama8b_zbh1_lcp_build(d, perm, lcp);
 }
 
+uint32_t llama8b_zbh1_lcp_perm_bits(uint64_t n) { return llama8b_zbh1_lcp_perm_bits_for(n); }
+
+uint64_t llama8b_zbh1_lcp_perm_words(uint64_t n, uint32_t bits) { return llama8b_zbh1_lcp_perm_words_for(n, bits); }
+
+void llama8b_zbh1_lcp_pack_perm(const uint32_t *perm, uint64_t n, uint32_t bits, uint32_t *words)
+{
+    llama8b_zbh1_lcp_perm_pack(perm, n, bits, words);
+}
+
 uint64_t llama8b_zbh1_lcp_derived_size(uint64_t n) { return llama8b_zbh1_lcp_dir_size(n); }
 
+uint64_t llama8b_zbh1_lcp_dtok_bytes(uint64_t n) { return llama8b_zbh1_lcp_dtok_size(n); }
+
 void llama8b_zbh1_lcp_derive(const llama8b_zbh1_lcp_data *d, const llama8b_zbh1_lcp_index *ix, uint64_t *dir, uint32_t *idmin,
-                       uint32_t *lcpmin, uint64_t *top)
+                       uint8_t *lcpmin, uint64_t *top)
 {
     llama8b_zbh1_lcp_dir_fill(d, ix, dir, idmin, lcpmin, top);
 }

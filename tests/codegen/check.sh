@@ -222,14 +222,18 @@ int main(int, char **argv) {
   const llama8b_1f1b_lcp_token *shards[1] = {(const llama8b_1f1b_lcp_token *)(sh + 1024)};
   llama8b_1f1b_lcp_data d = {1024, 64, 1, shards, first};
   llama8b_1f1b_lcp_index x = {};
-  x.perm = (const uint32_t *)(ix + body), x.lcp = ix + body + 4 * n, x.lcp_bytes = 2, x.n = n;
+  /* Index format 3: the permutation packed at the header's bits (byte 56). */
+  uint32_t bits = *(const uint32_t *)(ix + 56);
+  x.perm = (const uint32_t *)(ix + body), x.perm_bits = bits, x.lcp_bytes = 2, x.n = n;
+  x.lcp = ix + body + 4 * llama8b_1f1b_lcp_perm_words_for(n, bits);
   if (argv[4]) { /* with all three sets of derived search arrays */
     uint64_t nd = llama8b_1f1b_lcp_dir_size(n);
     uint64_t *dir = (uint64_t *)malloc(nd * 8 + 8), *top = (uint64_t *)malloc(llama8b_1f1b_lcp_dir_size(nd) * 8 + 8);
-    uint32_t *idmin = (uint32_t *)malloc(nd * 4 + 4), *lcpmin = (uint32_t *)malloc(nd * 4 + 4);
+    uint32_t *idmin = (uint32_t *)malloc(nd * 4 + 4);
+    uint8_t *lcpmin = (uint8_t *)malloc(nd + 1);
     uint32_t *idmin2 = (uint32_t *)malloc(nd * 4 + 4);
     llama8b_1f1b_lcp_deep *deep = (llama8b_1f1b_lcp_deep *)malloc((nd + 1) * sizeof *deep);
-    uint8_t *dtok = (uint8_t *)malloc(n + 1);
+    uint8_t *dtok = (uint8_t *)malloc(llama8b_1f1b_lcp_dtok_size(n) + 1);
     llama8b_1f1b_lcp_dir_fill(&d, &x, dir, idmin, lcpmin, top);
     x.dir = dir, x.n_dir = nd, x.idmin = idmin, x.lcpmin = lcpmin, x.top = top;
     llama8b_1f1b_lcp_deep_fill(&d, &x, 0, nd, deep, idmin2, dtok);

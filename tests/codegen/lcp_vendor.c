@@ -62,9 +62,10 @@ int main(int argc, char **argv)
     llama8b_1f1b_lcp_index ix = {.perm = perm, .lcp = lcp16, .lcp_bytes = 2, .n = n};
     uint64_t nd = llama8b_1f1b_lcp_derived_size(n);
     uint64_t *dir = malloc(nd * 8), *top = malloc((llama8b_1f1b_lcp_derived_size(nd) + 1) * 8);
-    uint32_t *idmin = malloc(nd * 4), *lcpmin = malloc(nd * 4), *idmin2 = malloc(nd * 4);
+    uint32_t *idmin = malloc(nd * 4), *idmin2 = malloc(nd * 4);
+    uint8_t *lcpmin = malloc(nd);
     llama8b_1f1b_lcp_deep *deep = malloc(nd * sizeof *deep);
-    uint8_t *dtok = malloc(n);
+    uint8_t *dtok = malloc(llama8b_1f1b_lcp_dtok_bytes(n));
     llama8b_1f1b_lcp_derive(&d, &ix, dir, idmin, lcpmin, top);
     ix.dir = dir, ix.n_dir = nd, ix.idmin = idmin, ix.lcpmin = lcpmin, ix.top = top;
     /* The first set alone, then with the second: the answers must agree. */
@@ -75,6 +76,12 @@ int main(int argc, char **argv)
     uint32_t *up = malloc(llama8b_1f1b_lcp_derived_up_size(n) * 4 + 4);
     llama8b_1f1b_lcp_derive_up(&ix, up);
     ix.up = up;
+    /* The answers printed come from the permutation packed as index files
+     * hold it; the plain one (first_set) must agree. */
+    uint32_t bits = llama8b_1f1b_lcp_perm_bits(n);
+    uint32_t *words = malloc(llama8b_1f1b_lcp_perm_words(n, bits) * 4);
+    llama8b_1f1b_lcp_pack_perm(perm, n, bits, words);
+    ix.perm = words, ix.perm_bits = bits;
     uint32_t *rs = malloc(k * 4), *rl = malloc(k * 4), *fs = malloc(k * 4), *fl = malloc(k * 4);
     long disagree = 0;
     for (uint64_t q = 0; q + LLAMA8B_1F1B_LCP_SEQ_LEN <= nq; q += LLAMA8B_1F1B_LCP_SEQ_LEN) {

@@ -185,15 +185,24 @@ static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
     hx.perm = perm, hx.lcp = lcp, hx.lcp_bytes = 2, hx.n = n;
     uint64_t nd = llama8b_1f1b_lcp_dir_size(n), nt = llama8b_1f1b_lcp_dir_size(nd);
     uint64_t *dir = (uint64_t *)malloc(nd * 8), *top = (uint64_t *)malloc(nt * 8);
-    uint32_t *idmin = (uint32_t *)malloc(nd * 4), *lcpmin = (uint32_t *)malloc(nd * 4);
+    uint32_t *idmin = (uint32_t *)malloc(nd * 4);
+    uint8_t *lcpmin = (uint8_t *)malloc(nd);
     uint32_t *idmin2 = (uint32_t *)malloc(nd * 4);
     llama8b_1f1b_lcp_deep *deep = (llama8b_1f1b_lcp_deep *)malloc(nd * sizeof *deep);
-    uint8_t *dtok = (uint8_t *)malloc(n);
+    uint64_t ndt = llama8b_1f1b_lcp_dtok_size(n);
+    uint8_t *dtok = (uint8_t *)malloc(ndt);
     llama8b_1f1b_lcp_dir_fill(&hd, &hx, dir, idmin, lcpmin, top);
     hx.dir = dir, hx.n_dir = nd, hx.idmin = idmin, hx.lcpmin = lcpmin, hx.top = top;
     llama8b_1f1b_lcp_index hx1 = hx; /* the first derived set only */
     llama8b_1f1b_lcp_deep_fill(&hd, &hx, 0, nd, deep, idmin2, dtok);
     hx.deep = deep, hx.idmin2 = idmin2, hx.dtok = dtok;
+    /* With every set, the permutation packed as index files hold it (hx1
+     * keeps the plain one). */
+    uint32_t pbits = llama8b_1f1b_lcp_perm_bits_for(n);
+    uint64_t npw = llama8b_1f1b_lcp_perm_words_for(n, pbits);
+    uint32_t *pwords = (uint32_t *)malloc(npw * 4);
+    llama8b_1f1b_lcp_perm_pack(perm, n, pbits, pwords);
+    hx.perm = pwords, hx.perm_bits = pbits;
 
     tok_t *qs = (tok_t *)malloc(nq * L * sizeof(tok_t));
     for (uint64_t q = 0; q < nq; q++) {
@@ -238,13 +247,14 @@ static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
     tok_t *d_tok = to_device(tok, n * L);
     const tok_t **d_shards = to_device((const tok_t **)&d_tok, 1);
     uint64_t *d_first = to_device(first, 2);
-    uint32_t *d_perm = to_device(perm, n);
+    uint32_t *d_perm = to_device(pwords, npw);
     uint16_t *d_lcp = to_device(lcp, n);
     uint64_t *d_dir = to_device(dir, nd), *d_top = to_device(top, nt);
-    uint32_t *d_idmin = to_device(idmin, nd), *d_lcpmin = to_device(lcpmin, nd);
+    uint32_t *d_idmin = to_device(idmin, nd);
+    uint8_t *d_lcpmin = to_device(lcpmin, nd);
     uint32_t *d_idmin2 = to_device(idmin2, nd);
     llama8b_1f1b_lcp_deep *d_deep = to_device(deep, nd);
-    uint8_t *d_dtok = to_device(dtok, n);
+    uint8_t *d_dtok = to_device(dtok, ndt);
     llama8b_1f1b_lcp_data dd = {L, L, 1, d_shards, d_first};
     llama8b_1f1b_lcp_index dx = hx;
     dx.perm = d_perm, dx.lcp = d_lcp, dx.dir = d_dir, dx.idmin = d_idmin, dx.lcpmin = d_lcpmin, dx.top = d_top;

@@ -112,12 +112,14 @@ expect("output folder missing", ["index", "build", "--tokens", p("good.bin"), "-
 n_shards = 1
 body = ((72 + 24 * n_shards) + 7) // 8 * 8
 n = struct.unpack_from("<Q", blob, 24)[0]
-for cut in sorted({0, 7, 8, 40, 71, 72, 72 + 24, body, body + 4 * n - 1, body + 4 * n, len(blob) - 1}):
+bits = struct.unpack_from("<I", blob, 56)[0]  # format 3: the permutation packed (docs/lcp-index.md)
+perm_bytes = 4 * ((n * bits + 31) // 32 + 1)
+for cut in sorted({0, 7, 8, 40, 71, 72, 72 + 24, body, body + perm_bytes - 1, body + perm_bytes, len(blob) - 1}):
     open(p("cut.idx"), "wb").write(blob[:cut])
     expect(f"index cut at {cut}", ["index", "query", p("cut.idx"), "--tokens", p("good.bin"), *Q], 1)
 open(p("long.idx"), "wb").write(blob + b"\x00")
 expect("index with trailing bytes", ["index", "query", p("long.idx"), "--tokens", p("good.bin"), *Q], 1)
-for off in (0, 9, 13, 17, 25, 33, 37, 45, 72 + 3, body + 2, body + 4 * n + 1, len(blob) - 1):
+for off in (0, 9, 13, 17, 25, 33, 37, 45, 49, 53, 56, 57, 61, 72 + 3, body + 2, body + perm_bytes + 1, len(blob) - 1):
     b = bytearray(blob)
     b[off] ^= 0x55
     open(p("flip.idx"), "wb").write(bytes(b))
@@ -129,9 +131,14 @@ open(p("range.idx"), "wb").write(bytes(b))
 expect("entry out of range, --no-verify", ["index", "query", p("range.idx"), "--tokens", p("good.bin"), *Q, "--no-verify"], 1,
        "out of range")
 b = bytearray(blob)
-struct.pack_into("<I", b, 8, 3)
-open(p("v3.idx"), "wb").write(bytes(b))
-expect("newer index version", ["index", "query", p("v3.idx"), "--tokens", p("good.bin"), *Q], 1, "version")
+struct.pack_into("<I", b, 8, 4)
+open(p("v4.idx"), "wb").write(bytes(b))
+expect("newer index version", ["index", "query", p("v4.idx"), "--tokens", p("good.bin"), *Q], 1, "version")
+b = bytearray(blob)
+struct.pack_into("<I", b, 8, 1)
+open(p("v1.idx"), "wb").write(bytes(b))
+expect("packed permutation marked as format 1", ["index", "query", p("v1.idx"), "--tokens", p("good.bin"), *Q], 1,
+       "header")
 b = bytearray(blob)
 struct.pack_into("<I", b, 8, 2)
 open(p("v2.idx"), "wb").write(bytes(b))

@@ -63,6 +63,26 @@ def lcp(a, b):
     return n
 
 
+def body_checksum(data):
+    """The index file's checksum of everything from byte 72 on, written from
+    its description (docs/lcp-index.md): four multiply-xor lanes over
+    little-endian 8-byte words in 32-byte blocks, the last block padded with
+    zeros, folded with the byte count."""
+    m64 = (1 << 64) - 1
+    lanes = [(0x9e3779b97f4a7c15 * (i + 1)) & m64 for i in range(4)]
+    padded = data + bytes(32 - len(data) % 32)  # a whole zero block when it ends on one
+    for off in range(0, len(padded), 32):
+        for i in range(4):
+            w = int.from_bytes(padded[off + 8 * i:off + 8 * i + 8], "little")
+            x = ((lanes[i] ^ w) * 0xff51afd7ed558ccd) & m64
+            lanes[i] = x ^ (x >> 29)
+    v = len(data)
+    for x in lanes:
+        v = ((v ^ x) * 0xc4ceb9fe1a85ec53) & m64
+        v ^= v >> 31
+    return v
+
+
 def documents(shards, sep, seq_len):
     """The non-empty runs of tokens between separators, shard after shard."""
     docs = []
@@ -105,7 +125,7 @@ def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None, 
     order_path = os.path.join(WORK, f"{name}.order")
     run("index", "order", idx, "--tokens", *paths, "-o", order_path, *raw)
     got = list(struct.unpack("<%dI" % n, open(order_path, "rb").read()))
-    want = sorted(range(n), key=sort_key)
+    want = want_order = sorted(range(n), key=sort_key)
     if got != want:
         print(f"{name}: order differs", file=sys.stderr)
         failures += 1
@@ -115,7 +135,24 @@ def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None, 
     lcp_bytes = struct.unpack_from("<I", blob, 36)[0]
     body = (72 + 24 * n_shards + 7) // 8 * 8
     fmt = {1: "B", 2: "H", 4: "I"}[lcp_bytes]
-    stored = list(struct.unpack_from("<%d%s" % (n, fmt), blob, body + 4 * n))
+    # Format 3: the permutation bit-packed at the header's width (byte 56),
+    # the fewest bits that hold n - 1, as a little-endian bit stream of
+    # 32-bit words with one word past the last entry's.
+    assert struct.unpack_from("<I", blob, 8)[0] == 3, "tfc writes index format 3"
+    bits = struct.unpack_from("<I", blob, 56)[0]
+    if bits != max(1, (n - 1).bit_length()):
+        print(f"{name}: {bits} bits per permutation entry for {n} sequences", file=sys.stderr)
+        failures += 1
+    words = (n * bits + 31) // 32 + 1
+    stream = int.from_bytes(blob[body:body + 4 * words], "little")
+    packed = [(stream >> (j * bits)) & ((1 << bits) - 1) for j in range(n)]
+    if packed != want or stream >> (n * bits):
+        print(f"{name}: stored permutation differs", file=sys.stderr)
+        failures += 1
+    stored = list(struct.unpack_from("<%d%s" % (n, fmt), blob, body + 4 * words))
+    if body + 4 * words + n * lcp_bytes != len(blob):
+        print(f"{name}: index is {len(blob)} bytes, want {body + 4 * words + n * lcp_bytes}", file=sys.stderr)
+        failures += 1
     adjacent = [0] + [lcp(seqs[want[j - 1]], seqs[want[j]]) for j in range(1, n)]
     if stored != adjacent:
         print(f"{name}: stored LCPs differ", file=sys.stderr)
@@ -141,6 +178,22 @@ def check(name, shards, seq_len, stride, queries, ks, min_lcps, raw_bytes=None, 
                 print(f"{name}: k={k} query {q[:8]}...: got {line[:120]} want {want[:120]}", file=sys.stderr)
                 failures += 1
             checked["queries"] += 1
+
+    # The formats earlier releases wrote (1: windows, 2: documents; the
+    # permutation as plain uint32) are still read, with the same answers.
+    old = bytearray(blob[:body])
+    struct.pack_into("<I", old, 8, 2 if doc_sep is not None else 1)
+    struct.pack_into("<I", old, 56, 0)
+    old += struct.pack("<%dI" % n, *want_order) + blob[body + 4 * words:]
+    struct.pack_into("<Q", old, 40, body_checksum(bytes(old[72:])))
+    old_idx = idx + ".v1"
+    open(old_idx, "wb").write(bytes(old))
+    k = ks[-1]
+    new_out = run("index", "query", idx, "--tokens", *paths, "--queries", qpath, "-k", str(k), *raw).stdout
+    old_out = run("index", "query", old_idx, "--tokens", *paths, "--queries", qpath, "-k", str(k), *raw).stdout
+    if old_out != new_out:
+        print(f"{name}: an index in the earlier format answers differently", file=sys.stderr)
+        failures += 1
 
     for t in min_lcps:
         out = run("index", "dedup", idx, "--tokens", *paths, "--min-lcp", str(t), *raw).stdout.split()
