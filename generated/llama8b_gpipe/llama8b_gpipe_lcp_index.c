@@ -1045,6 +1045,7 @@ static inline void llama8b_gpipe_lcp_sort_ids(uint32_t *v, uint64_t n)
 typedef struct llama8b_gpipe_lcp_task {
     uint64_t lo, n;
     uint32_t depth;
+    uint32_t keyed; /* the keys of [lo, lo + n) at depth are in the pool's keys already */
 } llama8b_gpipe_lcp_task;
 
 /* A short run: insertion sort, then the adjacent LCPs inside it, computed
@@ -1057,24 +1058,59 @@ static inline void llama8b_gpipe_lcp_finish_small(const llama8b_gpipe_lcp_data *
         lc[i] = llama8b_gpipe_lcp_lcp_from(llama8b_gpipe_lcp_seq(d, v[i - 1]), llama8b_gpipe_lcp_seq(d, v[i]), depth, d->seq_len);
 }
 
-/* Multikey quicksort of v[0..n) (sequence numbers whose first `depth`
- * tokens are equal), writing the adjacent LCPs inside it to lc[1..n) as it
- * goes: two neighbours that a partition at depth separates share exactly
- * depth tokens, so no pass over the sorted data is needed afterwards (lc[0]
- * is the caller's). An explicit stack: depth grows by one per level on the
- * equal side only, so the stack stays small whatever seq_len is; the
- * smaller sides are taken first, so 200 tasks are plenty. */
-static inline void llama8b_gpipe_lcp_mkqs(const llama8b_gpipe_lcp_data *d, uint32_t *v, uint32_t *lc, uint64_t n, uint32_t depth)
+/* The KEY_TOKENS tokens of sequence x from token depth on, packed (llama8b_gpipe_lcp_key). */
+static inline uint64_t llama8b_gpipe_lcp_key_at(const llama8b_gpipe_lcp_data *d, uint32_t x, uint32_t depth)
 {
+    return llama8b_gpipe_lcp_key(llama8b_gpipe_lcp_seq(d, x) + depth, d->seq_len - depth);
+}
+
+/* Multikey quicksort of v[0..n) (sequence numbers whose first `depth`
+ * tokens are equal) on KEY_TOKENS tokens at a time (their packed key),
+ * writing the adjacent LCPs inside it to lc[1..n) as it goes: two
+ * neighbours that a partition at depth separates share depth tokens plus
+ * the leading equal tokens of their keys, and the keys at a part's edges
+ * are known (the pivot's, and the largest below it and the smallest above
+ * it, tracked while partitioning), so no pass over the sorted data is
+ * needed afterwards (lc[0] is the caller's). A group sharing a long prefix
+ * (templates, duplicates) is read once per KEY_TOKENS tokens of it, not
+ * once per token. An explicit stack: depth grows only on the equal side,
+ * so the stack stays small whatever seq_len is; the smaller sides are
+ * taken first, so 200 tasks are plenty. */
+/* Sorting tasks the two threads share: whole buckets at first, the
+ * biggest on top, then any part of at least llama8b_gpipe_lcp_SHARE sequences that a
+ * partition makes, so that a bucket holding a large share of the data
+ * (a common first token, a popular template) is sorted on both threads. */
+#define llama8b_gpipe_lcp_SHARE 65536u
+
+typedef struct llama8b_gpipe_lcp_pool {
+    const llama8b_gpipe_lcp_data *d;
+    uint32_t *perm, *lcp;
+    uint64_t *keys; /* per sorted position, its sequence's key at its task's depth */
+    llama8b_gpipe_lcp_task *tasks; /* a stack */
+    uint64_t n_tasks;
+    unsigned active; /* threads sorting a task */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} llama8b_gpipe_lcp_pool;
+
+static inline void llama8b_gpipe_lcp_pool_push(llama8b_gpipe_lcp_pool *p, llama8b_gpipe_lcp_task t)
+{
+    pthread_mutex_lock(&p->mu);
+    p->tasks[p->n_tasks++] = t;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static inline void llama8b_gpipe_lcp_mkqs(llama8b_gpipe_lcp_pool *pool, llama8b_gpipe_lcp_task first)
+{
+    const llama8b_gpipe_lcp_data *d = pool->d;
     llama8b_gpipe_lcp_task stack[200];
     int top = 0;
-    stack[0].lo = 0;
-    stack[0].n = n;
-    stack[0].depth = depth;
-    top = 1;
+    stack[top++] = first;
     while (top > 0) {
         llama8b_gpipe_lcp_task t = stack[--top];
-        uint32_t *a = v + t.lo, *l = lc + t.lo;
+        uint32_t *a = pool->perm + t.lo, *l = pool->lcp + t.lo;
+        uint64_t *k = pool->keys + t.lo;
         if (t.n < 16) {
             llama8b_gpipe_lcp_finish_small(d, a, l, t.n, t.depth);
             continue;
@@ -1085,34 +1121,58 @@ static inline void llama8b_gpipe_lcp_mkqs(const llama8b_gpipe_lcp_data *d, uint3
                 l[i] = d->seq_len;
             continue;
         }
-        /* Pivot: median of three tokens at depth. */
-        uint32_t x0 = llama8b_gpipe_lcp_seq(d, a[0])[t.depth], x1 = llama8b_gpipe_lcp_seq(d, a[t.n / 2])[t.depth],
-                x2 = llama8b_gpipe_lcp_seq(d, a[t.n - 1])[t.depth];
-        uint32_t pv = x0 < x1 ? (x1 < x2 ? x1 : (x0 < x2 ? x2 : x0)) : (x0 < x2 ? x0 : (x1 < x2 ? x2 : x1));
-        /* Dutch flag partition: [0, lt) < pv, [lt, gt) == pv, [gt, n) > pv. */
-        uint64_t lt = 0, i = 0, gt = t.n;
+        /* The keys at this depth, read from the token data once: the
+         * parts below and above the pivot keep them (same depth), so only
+         * the equal part, one key further on, reads tokens again. */
+        if (!t.keyed) {
+            for (uint64_t j = 0; j < t.n && j < 16; j++)
+                llama8b_gpipe_lcp_prefetch(llama8b_gpipe_lcp_seq(d, a[j]) + t.depth);
+            for (uint64_t j = 0; j < t.n; j++) {
+                if (j + 16 < t.n)
+                    llama8b_gpipe_lcp_prefetch(llama8b_gpipe_lcp_seq(d, a[j + 16]) + t.depth);
+                k[j] = llama8b_gpipe_lcp_key_at(d, a[j], t.depth);
+            }
+        }
+        /* Pivot: median of three keys. */
+        uint64_t x0 = k[0], x1 = k[t.n / 2], x2 = k[t.n - 1];
+        uint64_t pv = x0 < x1 ? (x1 < x2 ? x1 : (x0 < x2 ? x2 : x0)) : (x0 < x2 ? x0 : (x1 < x2 ? x2 : x1));
+        /* Dutch flag partition: [0, lt) < pv, [lt, gt) == pv, [gt, n) > pv;
+         * below, the largest key under pv; above, the smallest over it. */
+        uint64_t lt = 0, i = 0, gt = t.n, below = 0, above = ~0ull;
         while (i < gt) {
-            uint32_t c = llama8b_gpipe_lcp_seq(d, a[i])[t.depth];
+            uint64_t c = k[i];
             if (c < pv) {
+                below = c > below ? c : below;
                 uint32_t tmp = a[lt];
-                a[lt++] = a[i];
-                a[i++] = tmp;
+                a[lt] = a[i];
+                a[i] = tmp;
+                k[i] = k[lt];
+                k[lt++] = c;
+                i++;
             } else if (c > pv) {
-                uint32_t tmp = a[--gt];
+                above = c < above ? c : above;
+                --gt;
+                uint32_t tmp = a[gt];
                 a[gt] = a[i];
                 a[i] = tmp;
+                k[i] = k[gt];
+                k[gt] = c;
             } else {
                 i++;
             }
         }
-        /* Neighbours across a part boundary differ first at depth. */
+        /* Neighbours across a part boundary: the last below and the first
+         * of the equal part (whose key is pv), the last equal and the first
+         * above; their keys differ, inside the sequence's tokens. */
         if (lt > 0 && lt < t.n)
-            l[lt] = t.depth;
+            l[lt] = t.depth + llama8b_gpipe_lcp_key_lcp(below, pv);
         if (gt > 0 && gt < t.n)
-            l[gt] = t.depth;
+            l[gt] = t.depth + llama8b_gpipe_lcp_key_lcp(pv, above);
         /* The equal part keeps ascending numbers only if it is re-sorted at
-         * the next depth, which it is. Push the larger sides first. */
-        llama8b_gpipe_lcp_task parts[3] = {{t.lo, lt, t.depth}, {t.lo + lt, gt - lt, t.depth + 1}, {t.lo + gt, t.n - gt, t.depth}};
+         * the next depth, which it is. Large parts go to the shared tasks;
+         * of the rest, the larger sides are pushed first. */
+        uint32_t next = t.depth + llama8b_gpipe_lcp_KEY_TOKENS < d->seq_len ? t.depth + llama8b_gpipe_lcp_KEY_TOKENS : d->seq_len;
+        llama8b_gpipe_lcp_task parts[3] = {{t.lo, lt, t.depth, 1}, {t.lo + lt, gt - lt, next, 0}, {t.lo + gt, t.n - gt, t.depth, 1}};
         for (int p = 0; p < 3; p++)
             for (int q = p + 1; q < 3; q++)
                 if (parts[q].n > parts[p].n) {
@@ -1121,22 +1181,45 @@ static inline void llama8b_gpipe_lcp_mkqs(const llama8b_gpipe_lcp_data *d, uint3
                     parts[q] = tmp;
                 }
         for (int p = 0; p < 3; p++)
-            if (parts[p].n > 1 && top < 200)
+            if (parts[p].n >= llama8b_gpipe_lcp_SHARE && p < 2) /* the largest part stays here */
+                llama8b_gpipe_lcp_pool_push(pool, parts[p]);
+            else if (parts[p].n > 1 && top < 200)
                 stack[top++] = parts[p];
             else if (parts[p].n > 1) /* cannot happen with smaller-first order; stay correct anyway */
-                llama8b_gpipe_lcp_finish_small(d, v + parts[p].lo, lc + parts[p].lo, parts[p].n, parts[p].depth);
+                llama8b_gpipe_lcp_finish_small(d, pool->perm + parts[p].lo, pool->lcp + parts[p].lo, parts[p].n, parts[p].depth);
     }
+}
+
+/* One sorting thread: takes shared tasks until none is left and no thread
+ * is sorting (which could make more). */
+static inline void *llama8b_gpipe_lcp_pool_run(void *arg)
+{
+    llama8b_gpipe_lcp_pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->n_tasks == 0 && p->active > 0)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->n_tasks == 0)
+            break;
+        llama8b_gpipe_lcp_task t = p->tasks[--p->n_tasks];
+        p->active++;
+        pthread_mutex_unlock(&p->mu);
+        llama8b_gpipe_lcp_mkqs(p, t);
+        pthread_mutex_lock(&p->mu);
+        p->active--;
+        if (p->active == 0 && p->n_tasks == 0)
+            pthread_cond_broadcast(&p->cv);
+    }
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
 }
 
 typedef struct llama8b_gpipe_lcp_job {
     const llama8b_gpipe_lcp_data *d;
     uint32_t *perm;
-    uint32_t *lcp;
-    const uint64_t *bucket; /* bucket starts (65537) */
-    uint32_t b0, b1;         /* buckets [b0, b1) to sort */
-    uint64_t j0, j1;         /* sequences [j0, j1) to count and place */
-    uint32_t depth;
-    uint64_t *cnt;           /* 65536: this job's bucket counts, then its next free position per bucket */
+    uint64_t j0, j1; /* sequences [j0, j1) to count and place */
+    uint64_t *cnt;   /* 65536: this job's bucket counts, then its next free position per bucket */
 } llama8b_gpipe_lcp_job;
 
 static inline void *llama8b_gpipe_lcp_count_job(void *arg)
@@ -1169,42 +1252,39 @@ static inline void llama8b_gpipe_lcp_both(void *(*f)(void *), llama8b_gpipe_lcp_
         f(&jobs[1]);
 }
 
-static inline void *llama8b_gpipe_lcp_sort_job(void *arg)
+/* Orders bucket tasks by size, ascending (the biggest is taken first). */
+static inline int llama8b_gpipe_lcp_task_cmp(const void *x, const void *y)
 {
-    llama8b_gpipe_lcp_job *jb = arg;
-    for (uint32_t b = jb->b0; b < jb->b1; b++) {
-        uint64_t lo = jb->bucket[b], hi = jb->bucket[b + 1];
-        if (hi > lo)
-            jb->lcp[lo] = 0; /* the first tokens (their top 16 bits) differ */
-        if (hi - lo > 1)
-            llama8b_gpipe_lcp_mkqs(jb->d, jb->perm + lo, jb->lcp + lo, hi - lo, jb->depth);
-    }
-    return NULL;
+    uint64_t a = ((const llama8b_gpipe_lcp_task *)x)->n, b = ((const llama8b_gpipe_lcp_task *)y)->n;
+    return a < b ? -1 : a > b;
 }
-
 
 /* Sorts all N = first[n_shards] sequences into perm and writes adjacent
  * LCPs to lcp (N entries each), on two threads: a counting pass on the top
  * 16 bits of the first token, then multikey quicksort within each bucket,
- * the buckets split between the threads by size. Returns false when memory
- * or a thread is not available (nothing useful in perm then). N < 2^32. */
+ * the buckets and the large parts they split into shared between the
+ * threads. Returns false when memory or a thread is not available (nothing
+ * useful in perm then). N < 2^32. */
 static inline bool llama8b_gpipe_lcp_build(const llama8b_gpipe_lcp_data *d, uint32_t *perm, uint32_t *lcp)
 {
     uint64_t n = d->first[d->n_shards];
     uint64_t *bucket = calloc(65537, sizeof *bucket);
     uint64_t *cnt = calloc(2 * 65536, sizeof *cnt);
-    if (!bucket || !cnt) {
+    /* Pending tasks: the buckets, and at most one shared part per SHARE
+     * sequences (they are disjoint) besides. */
+    llama8b_gpipe_lcp_task *tasks = malloc((65536 + n / llama8b_gpipe_lcp_SHARE + 4) * sizeof *tasks);
+    uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!bucket || !cnt || !tasks || !keys) {
         free(bucket);
         free(cnt);
+        free(tasks);
+        free(keys);
         return false;
     }
     /* Counting pass on two threads (each its half of the sequences), then
      * each thread places its half: thread 0's sequences first in every
      * bucket, so ties keep ascending numbers. */
-    llama8b_gpipe_lcp_job jobs[2] = {
-        {d, perm, lcp, bucket, 0, 0, 0, n / 2, 0, cnt},
-        {d, perm, lcp, bucket, 0, 0, n / 2, n, 0, cnt + 65536},
-    };
+    llama8b_gpipe_lcp_job jobs[2] = {{d, perm, 0, n / 2, cnt}, {d, perm, n / 2, n, cnt + 65536}};
     llama8b_gpipe_lcp_both(llama8b_gpipe_lcp_count_job, jobs);
     for (uint32_t b = 0; b < 65536; b++) {
         bucket[b + 1] = bucket[b] + cnt[b] + cnt[65536 + b];
@@ -1214,15 +1294,24 @@ static inline bool llama8b_gpipe_lcp_build(const llama8b_gpipe_lcp_data *d, uint
     }
     llama8b_gpipe_lcp_both(llama8b_gpipe_lcp_place_job, jobs);
     free(cnt);
-    /* Split the buckets where half the sequences are done; sort (with the LCPs). */
-    uint32_t split = 0;
-    while (split < 65536 && bucket[split + 1] <= n / 2)
-        split++;
     const unsigned shift = 8 * sizeof(uint32_t) - 16;
-    jobs[0].b0 = 0, jobs[0].b1 = split, jobs[0].depth = shift ? 0u : 1u;
-    jobs[1].b0 = split, jobs[1].b1 = 65536, jobs[1].depth = shift ? 0u : 1u;
-    llama8b_gpipe_lcp_both(llama8b_gpipe_lcp_sort_job, jobs);
+    llama8b_gpipe_lcp_pool pool = {d, perm, lcp, keys, tasks, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    for (uint32_t b = 0; b < 65536; b++) {
+        uint64_t lo = bucket[b], hi = bucket[b + 1];
+        if (hi > lo)
+            lcp[lo] = 0; /* the first tokens (their top 16 bits) differ */
+        if (hi - lo > 1)
+            tasks[pool.n_tasks++] = (llama8b_gpipe_lcp_task){lo, hi - lo, shift ? 0u : 1u, 0};
+    }
     free(bucket);
+    qsort(tasks, (size_t)pool.n_tasks, sizeof *tasks, llama8b_gpipe_lcp_task_cmp);
+    pthread_t th;
+    bool threaded = pthread_create(&th, NULL, llama8b_gpipe_lcp_pool_run, &pool) == 0;
+    llama8b_gpipe_lcp_pool_run(&pool);
+    if (threaded)
+        pthread_join(th, NULL);
+    free(tasks);
+    free(keys);
     return true;
 }
 

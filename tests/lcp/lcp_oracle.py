@@ -242,6 +242,19 @@ check("dups", [dups], 8, 8, [tuple(block[:8]), tuple(block[8:16])], [3, 50, 400]
 ties = [rng.randrange(2) for _ in range(4 * 20000)]
 tq = [tuple(ties[i:i + 4]) for i in range(0, 64, 4)] + [(0, 0, 1, 2), (1, 2, 2, 2), (2, 2, 2, 2)]
 check("ties", [ties], 4, 4, tq, [1, 10, 32, 33, 100], [3])
+# Buckets (first tokens) of more than 65,536 sequences: the sort hands parts
+# that large to the other thread (lcp_build.inc, SHARE). Three tokens, a
+# long shared prefix in a third of the sequences, and exact duplicates.
+# One bucket of 160,000 (first token 1); its first partition leaves two
+# parts of about 80,000 (the next four tokens all 0 or all 2), and the
+# rest random over three tokens or a copy of one row.
+big = []
+for i in range(160000):
+    head = [1] + [rng.choice((0, 2))] * 4
+    tail = [0, 1, 2, 0, 1, 2, 0] if i % 7 == 0 else [rng.randrange(3) for _ in range(7)]
+    big.extend(head + tail)
+bq = [tuple(big[0:12]), (1, 2, 2, 2, 2, 0, 1, 2, 0, 1, 2, 0), (1,) * 12, (1, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2)]
+check("bigbuckets", [big], 12, 12, bq, [10], [6, 12])
 # seq_len 1.
 check("len1", [[rng.randrange(4) for _ in range(200)]], 1, 1, [(0,), (3,), (9,)], [1, 7, 300], [1])
 # Several shards, one empty, and 4-byte raw tokens with big values.
