@@ -35,7 +35,7 @@
                              (ix)->first};                                                                             \
             lcp16_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
                               (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp16_deep *)(ix)->deep, (ix)->idmin2, \
-                              (ix)->dtok, (ix)->up, (ix)->perm_bits};                                                            \
+                              (ix)->dtok, (ix)->up, (const lcp16_deep *)(ix)->deep_up, (ix)->perm_bits};                           \
             (void)dd, (void)ii;                                                                                        \
             body16;                                                                                                    \
         } else {                                                                                                       \
@@ -45,7 +45,7 @@
                              (ix)->docs ? (ix)->doc_first : (ix)->first};                                              \
             lcp32_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
                               (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp32_deep *)(ix)->deep, (ix)->idmin2, \
-                              (ix)->dtok, (ix)->up, (ix)->perm_bits};                                                            \
+                              (ix)->dtok, (ix)->up, (const lcp32_deep *)(ix)->deep_up, (ix)->perm_bits};                           \
             (void)dd, (void)ii;                                                                                        \
             body32;                                                                                                    \
         }                                                                                                              \
@@ -426,7 +426,7 @@ static int derive(lcp_index *ix)
     uint64_t b = nd ? nd : 1;
     uint64_t len = 0;
     uint64_t sizes[] = {b * 8, b * 4, b, nt * 8, b * sizeof(lcp16_deep), b * 4, lcp16_dtok_size(ix->n) + 1,
-                        lcp16_up_size(ix->n) * 4 + 4};
+                        lcp16_up_size(ix->n) * 4 + 4, (lcp16_deep_up_size(nd) + 1) * sizeof(lcp16_deep)};
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         len += (sizes[i] + 63) / 64 * 64;
     len = (len + 4095) / 4096 * 4096; /* whole pages; the huge ones cover what 2 MB extents it has */
@@ -447,23 +447,29 @@ static int derive(lcp_index *ix)
     ix->idmin2 = carve(&at, sizes[5]);
     ix->dtok = carve(&at, sizes[6]);
     uint32_t *up = carve(&at, sizes[7]);
+    void *deep_up = carve(&at, sizes[8]);
     WITH_CORE(ix, lcp16_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top),
               lcp32_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top));
-    WITH_CORE(ix, lcp16_up_fill(&ii, up), lcp32_up_fill(&ii, up));
-    ix->up = up;
     ix->n_dir = nd;
     if (ix->seq_len >= lcp16_DEEP_MAX_LCP) { /* its LCPs would not fit the deep entries: search without them */
         ix->deep = NULL, ix->idmin2 = NULL, ix->dtok = NULL;
-        return 0;
+    } else {
+        deep_job jobs[2] = {{ix, 0, nd / 2}, {ix, nd / 2, nd}};
+        pthread_t t;
+        bool threaded = nd >= 4096 && pthread_create(&t, NULL, deep_run, &jobs[1]) == 0;
+        if (!threaded)
+            jobs[0].bb = nd;
+        deep_run(&jobs[0]);
+        if (threaded)
+            pthread_join(t, NULL);
+        /* The deep directory's coarser levels, from it (a token read per 32 samples). */
+        WITH_CORE(ix, lcp16_deep_up_fill(&dd, &ii, (lcp16_deep *)deep_up),
+                  lcp32_deep_up_fill(&dd, &ii, (lcp32_deep *)deep_up));
+        ix->deep_up = deep_up;
     }
-    deep_job jobs[2] = {{ix, 0, nd / 2}, {ix, nd / 2, nd}};
-    pthread_t t;
-    bool threaded = nd >= 4096 && pthread_create(&t, NULL, deep_run, &jobs[1]) == 0;
-    if (!threaded)
-        jobs[0].bb = nd;
-    deep_run(&jobs[0]);
-    if (threaded)
-        pthread_join(t, NULL);
+    /* The units over the blocks' minima (their second minima from idmin2). */
+    WITH_CORE(ix, lcp16_up_fill(&ii, up), lcp32_up_fill(&ii, up));
+    ix->up = up;
     return 0;
 }
 

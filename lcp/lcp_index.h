@@ -46,6 +46,7 @@ typedef struct lcp_index {
     uint32_t *idmin2;         /* per block: second smallest number */
     uint8_t *dtok;            /* per position: distinguishing-token code, 4 bits */
     uint32_t *up;             /* the block minima over units of 32, 1,024 and 32,768 blocks */
+    void *deep_up;            /* the deep directory's every 32nd and 1,024th sample */
     /* Documents (an index built with a separator; docs/lcp-index.md,
      * "Documents"): sequence i is the i-th non-empty run of tokens between
      * separators, its first seq_len tokens packed as uint32 with every

@@ -14,6 +14,7 @@ typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
+typedef int int32_t;
 typedef long long int64_t;
 #define UINT32_MAX 0xffffffffu
 #else
@@ -102,6 +103,11 @@ typedef struct llama8b_custom_lcp_index {
      * tied sequences is measured and its smallest numbers found a unit at a
      * time instead of a block at a time. */
     const uint32_t *up;
+    /* Optional (NULL; used with deep), from llama8b_custom_lcp_deep_up_fill: the deep
+     * directory's every 32nd and every 1,024th sample as entries of their
+     * own (llama8b_custom_lcp_deep_up_size(n_dir) of them), so a run of thousands of
+     * samples sharing the query's key is walked a level at a time. */
+    const llama8b_custom_lcp_deep *deep_up;
     /* Bits per packed permutation entry (1 to 32), or 0: perm is n plain
      * uint32 numbers. */
     uint32_t perm_bits;
@@ -287,41 +293,51 @@ __host__ __device__ static inline uint64_t llama8b_custom_lcp_up_size(uint64_t n
 {
     uint64_t s = 0;
     for (uint32_t L = 0; L < llama8b_custom_lcp_UP_LEVELS; L++)
-        s += 2 * llama8b_custom_lcp_up_count(n, L);
+        s += 3 * llama8b_custom_lcp_up_count(n, L);
     return s;
 }
 
 /* Fills up (llama8b_custom_lcp_up_size(ix->n) entries) from ix's block minima: per level,
- * the units' smallest LCPs, then their smallest numbers. */
+ * the units' smallest LCPs, their smallest numbers, then their second
+ * smallest (from the blocks' idmin2 when ix has them; 0, which tells
+ * nothing, otherwise). */
 __host__ __device__ static inline void llama8b_custom_lcp_up_fill(const llama8b_custom_lcp_index *ix, uint32_t *up)
 {
-    const uint32_t *sl = 0, *si = ix->idmin;
+    const uint32_t *sl = 0, *si = ix->idmin, *si2 = ix->idmin2;
     uint64_t below = llama8b_custom_lcp_dir_size(ix->n);
     for (uint32_t L = 0; L < llama8b_custom_lcp_UP_LEVELS; L++) {
         uint64_t c = llama8b_custom_lcp_up_count(ix->n, L);
-        uint32_t *dl = up, *di = up + c;
+        uint32_t *dl = up, *di = up + c, *di2 = up + 2 * c;
         for (uint64_t u = 0; u < c; u++) {
-            uint32_t lm = UINT32_MAX, im = UINT32_MAX;
+            uint32_t lm = UINT32_MAX, im = UINT32_MAX, im2 = UINT32_MAX;
             for (uint64_t j = u * 32; j < below && j < u * 32 + 32; j++) {
-                uint32_t l = L == 0 ? ix->lcpmin[j] : sl[j];
+                uint32_t l = L == 0 ? ix->lcpmin[j] : sl[j], x = si[j], x2 = si2 ? si2[j] : 0u;
                 lm = l < lm ? l : lm;
-                im = si[j] < im ? si[j] : im;
+                if (x < im) {
+                    im2 = im < x2 ? im : x2;
+                    im = x;
+                } else {
+                    im2 = x < im2 ? x : im2;
+                }
             }
             dl[u] = lm;
             di[u] = im;
+            di2[u] = im2;
         }
         sl = dl;
         si = di;
+        si2 = di2;
         below = c;
-        up += 2 * c;
+        up += 3 * c;
     }
 }
 
-/* The up levels of an index, located once per query: lm[L] and im[L], the
- * smallest LCP and number per unit of level L; levels is 0 without them. */
+/* The up levels of an index, located once per query: lm[L], im[L] and
+ * im2[L], the smallest LCP, the smallest and the second smallest number
+ * per unit of level L; levels is 0 without them. */
 typedef struct llama8b_custom_lcp_up_view {
     uint32_t levels;
-    const uint32_t *lm[llama8b_custom_lcp_UP_LEVELS], *im[llama8b_custom_lcp_UP_LEVELS];
+    const uint32_t *lm[llama8b_custom_lcp_UP_LEVELS], *im[llama8b_custom_lcp_UP_LEVELS], *im2[llama8b_custom_lcp_UP_LEVELS];
 } llama8b_custom_lcp_up_view;
 
 __host__ __device__ static inline llama8b_custom_lcp_up_view llama8b_custom_lcp_up_levels(const llama8b_custom_lcp_index *ix)
@@ -329,7 +345,7 @@ __host__ __device__ static inline llama8b_custom_lcp_up_view llama8b_custom_lcp_
     llama8b_custom_lcp_up_view u;
     u.levels = 0;
     for (uint32_t L = 0; L < llama8b_custom_lcp_UP_LEVELS; L++)
-        u.lm[L] = u.im[L] = 0;
+        u.lm[L] = u.im[L] = u.im2[L] = 0;
     if (!ix->up || !ix->idmin || !ix->lcpmin)
         return u;
     const uint32_t *p = ix->up;
@@ -337,28 +353,55 @@ __host__ __device__ static inline llama8b_custom_lcp_up_view llama8b_custom_lcp_
         uint64_t c = llama8b_custom_lcp_up_count(ix->n, L);
         u.lm[L] = p;
         u.im[L] = p + c;
-        p += 2 * c;
+        u.im2[L] = p + 2 * c;
+        p += 3 * c;
     }
     u.levels = llama8b_custom_lcp_UP_LEVELS;
     return u;
 }
 
-/* The 4-bit code of token t in the distinguishing-token array, on the
- * scale of its block (llama8b_custom_lcp_deep: dbase, and dshift in dlcp_shift): 0 below the block's
- * smallest distinguishing token, 1 + (t - dbase) >> dshift (at most 14 for
- * the block's own tokens), 15 above. Keeps the tokens' order, ties
- * allowed. */
-/* A deep entry's packed key, and its LCP with the previous sample. */
+/* A deep entry's packed key, and its LCP with the previous sample (bits
+ * 26-30 of dlcp_shift are the block's dtok shift, bit 31 its kind). */
 __host__ __device__ static inline uint64_t llama8b_custom_lcp_deep_key(const llama8b_custom_lcp_deep *e) { return (uint64_t)e->key_hi << 32 | e->key_lo; }
 __host__ __device__ static inline uint32_t llama8b_custom_lcp_deep_dlcp(const llama8b_custom_lcp_deep *e) { return e->dlcp_shift & (llama8b_custom_lcp_DEEP_MAX_LCP - 1u); }
 
+/* Bits needed for v (0 for 0). */
+__host__ __device__ static inline uint32_t llama8b_custom_lcp_bitlen(uint32_t v)
+{
+#if defined(__CUDA_ARCH__)
+    return 32u - (uint32_t)__clz((int)v);
+#elif defined(__GNUC__)
+    return v ? 32u - (uint32_t)__builtin_clz(v) : 0u;
+#else
+    uint32_t b = 0;
+    while (b < 32u && (v >> b))
+        b++;
+    return b;
+#endif
+}
 
+/* The 4-bit code of an offset v = (t - dbase) >> shift: 1 + v on a linear
+ * scale, or 1 + f(v) on a logarithmic one (f(v) = v below 2, else 2 (b - 1)
+ * plus the bit after the leading one, b the bits of v: two codes an
+ * octave); 15 past 13. */
+__host__ __device__ static inline uint32_t llama8b_custom_lcp_dtok_scaled(uint32_t v, bool logscale)
+{
+    if (logscale && v >= 2u) {
+        uint32_t b = llama8b_custom_lcp_bitlen(v);
+        v = 2u * (b - 1u) + ((v >> (b - 2u)) & 1u);
+    }
+    return v < 14u ? 1u + v : 15u;
+}
+
+/* The code of token t in the distinguishing-token array, on the scale of
+ * its block (llama8b_custom_lcp_deep: dbase, and in dlcp_shift the shift and the kind): 0
+ * below dbase, else llama8b_custom_lcp_dtok_scaled. Keeps the tokens' order, ties
+ * allowed. */
 __host__ __device__ static inline uint32_t llama8b_custom_lcp_dtok_code(const llama8b_custom_lcp_deep *e, uint32_t t)
 {
     if (t < e->dbase)
         return 0;
-    uint32_t v = (t - e->dbase) >> (e->dlcp_shift >> 26);
-    return v < 14u ? 1u + v : 15u;
+    return llama8b_custom_lcp_dtok_scaled((t - e->dbase) >> ((e->dlcp_shift >> 26) & 31u), (e->dlcp_shift >> 31) != 0);
 }
 
 /* The code of sorted position j in the distinguishing-token array. */
@@ -366,6 +409,96 @@ __host__ __device__ static inline uint32_t llama8b_custom_lcp_dtok_at(const uint
 
 /* Bytes of the distinguishing-token array for n sorted positions. */
 __host__ __device__ static inline uint64_t llama8b_custom_lcp_dtok_size(uint64_t n) { return (n + 1) / 2; }
+
+/* Ties under a scale among a block's positions (distinguishing tokens t;
+ * prev[j], the position before j in its run, or -1): positions whose code
+ * equals their predecessor's, which a scan may have to settle by reading
+ * tokens. */
+__host__ __device__ static inline uint32_t llama8b_custom_lcp_dtok_ties(const uint32_t *t, const int32_t *prev, uint32_t c, uint32_t base, uint32_t scale)
+{
+    uint32_t ties = 0, shift = scale & 31u;
+    bool logscale = (scale & 32u) != 0;
+    for (uint32_t j = 0; j < c; j++) {
+        if (prev[j] < 0)
+            continue;
+        uint32_t x = t[j], y = t[prev[j]];
+        uint32_t cx = x < base ? 0u : llama8b_custom_lcp_dtok_scaled((x - base) >> shift, logscale);
+        uint32_t cy = y < base ? 0u : llama8b_custom_lcp_dtok_scaled((y - base) >> shift, logscale);
+        ties += cx == cy;
+    }
+    return ties;
+}
+
+/* The scale (shift, kind in bit 5: 1 logarithmic) that fits [lo, hi]. */
+__host__ __device__ static inline uint32_t llama8b_custom_lcp_dtok_fit(uint32_t lo, uint32_t hi, bool logscale)
+{
+    uint32_t shift = 0;
+    while (((hi - lo) >> shift) > (logscale ? 127u : 13u)) /* f(127) = 13 */
+        shift++;
+    return shift | (logscale ? 32u : 0u);
+}
+
+/* The scale of a block's codes (LCPs l, distinguishing tokens t; c
+ * positions, those with l >= L having none). A scan compares the query's
+ * token with a run's: the positions of one LCP v with no smaller LCP
+ * between them, whose tokens ascend. Of a linear scale fitted to all the
+ * tokens, and a linear and a logarithmic one fitted to each of the two
+ * longest runs, the one with the fewest ties (the first on equal counts).
+ * Returns the scale; sets *base. */
+__host__ __device__ static inline uint32_t llama8b_custom_lcp_dtok_scale(const uint32_t *l, const uint32_t *t, uint32_t c, uint32_t L, uint32_t *base)
+{
+    int32_t prev[llama8b_custom_lcp_DIR_STEP];
+    uint32_t len[llama8b_custom_lcp_DIR_STEP], first[llama8b_custom_lcp_DIR_STEP];
+    uint32_t lo = UINT32_MAX, hi = 0;
+    uint32_t run_lo[2] = {0, 0}, run_hi[2] = {0, 0}, run_len[2] = {0, 0};
+    for (uint32_t j = 0; j < c; j++) {
+        prev[j] = -1;
+        if (l[j] >= L)
+            continue;
+        lo = t[j] < lo ? t[j] : lo, hi = t[j] > hi ? t[j] : hi;
+        for (uint32_t p = j; p-- > 0;) {
+            if (l[p] < l[j])
+                break;
+            if (l[p] == l[j]) {
+                prev[j] = (int32_t)p;
+                break;
+            }
+        }
+        len[j] = prev[j] < 0 ? 1u : len[prev[j]] + 1u;
+        first[j] = prev[j] < 0 ? t[j] : first[prev[j]];
+    }
+    *base = 0;
+    if (lo > hi)
+        return 0;
+    for (uint32_t j = 0; j < c; j++) { /* the two longest runs, by their last positions */
+        if (l[j] >= L || len[j] < 2)
+            continue;
+        bool last = true;
+        for (uint32_t k = j + 1; k < c && last; k++)
+            last = prev[k] != (int32_t)j;
+        if (!last)
+            continue;
+        uint32_t r = len[j] > run_len[0] ? 0u : len[j] > run_len[1] ? 1u : 2u;
+        if (r == 0)
+            run_lo[1] = run_lo[0], run_hi[1] = run_hi[0], run_len[1] = run_len[0];
+        if (r < 2)
+            run_lo[r] = first[j], run_hi[r] = t[j], run_len[r] = len[j];
+    }
+    uint32_t cb[5] = {lo}, cs[5] = {llama8b_custom_lcp_dtok_fit(lo, hi, false)}, nc = 1;
+    for (uint32_t r = 0; r < 2; r++)
+        for (uint32_t g = 0; g < 2 && run_len[r] > 0; g++) {
+            cb[nc] = run_lo[r];
+            cs[nc++] = llama8b_custom_lcp_dtok_fit(run_lo[r], run_hi[r], g == 1);
+        }
+    uint32_t pick = 0, fewest = UINT32_MAX;
+    for (uint32_t k = 0; k < nc; k++) {
+        uint32_t n = llama8b_custom_lcp_dtok_ties(t, prev, c, cb[k], cs[k]);
+        if (n < fewest)
+            fewest = n, pick = k;
+    }
+    *base = cb[pick];
+    return cs[pick];
+}
 
 /* Fills, for blocks [ba, bb) of STEP sorted positions (llama8b_custom_lcp_dir_size(n)
  * blocks in all), the deep directory entries, the second smallest numbers
@@ -383,8 +516,8 @@ __host__ __device__ static inline void llama8b_custom_lcp_deep_fill(const llama8
         uint64_t a = i * llama8b_custom_lcp_DIR_STEP, b = a + llama8b_custom_lcp_DIR_STEP < ix->n ? a + llama8b_custom_lcp_DIR_STEP : ix->n;
         for (uint64_t j = b; j < b + llama8b_custom_lcp_DIR_STEP && j < ix->n && i + 1 < bb; j++)
             llama8b_custom_lcp_prefetch(llama8b_custom_lcp_seq(d, llama8b_custom_lcp_perm_at(ix, j)) + llama8b_custom_lcp_lcp_at(ix, j) % d->seq_len);
-        uint32_t dl = i ? UINT32_MAX : 0, m1 = UINT32_MAX, m2 = UINT32_MAX, lo = UINT32_MAX, hi = 0;
-        uint32_t tok[llama8b_custom_lcp_DIR_STEP];
+        uint32_t dl = i ? UINT32_MAX : 0, m1 = UINT32_MAX, m2 = UINT32_MAX;
+        uint32_t tok[llama8b_custom_lcp_DIR_STEP], lv[llama8b_custom_lcp_DIR_STEP];
         for (uint64_t j = i ? a - llama8b_custom_lcp_DIR_STEP + 1 : a + 1; j <= a; j++) { /* the smallest LCP since the last sample */
             uint32_t l = llama8b_custom_lcp_lcp_at(ix, j);
             dl = l < dl ? l : dl;
@@ -398,21 +531,15 @@ __host__ __device__ static inline void llama8b_custom_lcp_deep_fill(const llama8
                 m2 = x;
             }
             tok[j - a] = l < d->seq_len ? (uint32_t)llama8b_custom_lcp_seq(d, x)[l] : 0;
-            if (l < d->seq_len) {
-                lo = tok[j - a] < lo ? tok[j - a] : lo;
-                hi = tok[j - a] > hi ? tok[j - a] : hi;
-            }
+            lv[j - a] = l;
         }
         llama8b_custom_lcp_deep *e = &deep[i];
         e->seq = llama8b_custom_lcp_perm_at(ix, a);
         uint64_t key = llama8b_custom_lcp_key(llama8b_custom_lcp_seq(d, llama8b_custom_lcp_perm_at(ix, a)) + dl, d->seq_len - dl);
-        uint32_t shift = 0;
-        while (lo <= hi && ((hi - lo) >> shift) > 13u)
-            shift++;
         e->key_hi = (uint32_t)(key >> 32);
         e->key_lo = (uint32_t)key;
-        e->dlcp_shift = dl | shift << 26;
-        e->dbase = lo <= hi ? lo : 0;
+        uint32_t scale = llama8b_custom_lcp_dtok_scale(lv, tok, (uint32_t)(b - a), d->seq_len, &e->dbase);
+        e->dlcp_shift = dl | scale << 26;
         idmin2[i] = m2;
         for (uint64_t j = a; j < b; j += 2) { /* a is even: a block's codes fill whole bytes */
             uint32_t c0 = llama8b_custom_lcp_lcp_at(ix, j) < d->seq_len ? llama8b_custom_lcp_dtok_code(e, tok[j - a]) : 0u;
@@ -495,69 +622,199 @@ __host__ __device__ static inline bool llama8b_custom_lcp_dir_bracket(const llam
 }
 
 
-/* Deep directory runs longer than this many samples are searched by rounds
- * over the token data instead. */
+/* Deep directory runs longer than this many entries of their coarsest
+ * level are searched by rounds over the token data instead. */
 #define llama8b_custom_lcp_DEEP_WALK 256u
 
-/* Narrows [*lo, *hi) to the positions between two consecutive samples of
- * [sa, sc) (all sharing q's key), walking the deep directory: with m, the
- * LCP of q and the last sample known to sort before q, the next sample i
- * sorts before q too when it shares more than m tokens with that sample
- * (dlcp > m), after q when it shares fewer, and on a tie its stored tokens
- * decide, or its token data when those agree as well. Sets *llo and *lhi
- * to the LCP of q with the samples at *lo - 1 and *hi where it finds them
- * (they are left as they are otherwise). */
-__host__ __device__ static inline void llama8b_custom_lcp_deep_narrow(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
-                                  uint64_t sa, uint64_t sc, uint64_t *lo, uint64_t *hi, int64_t *llo, int64_t *lhi)
+/* Levels of the deep directory: level 0 is llama8b_custom_lcp_index.deep (every sample),
+ * level L > 0 every 32^L-th sample (llama8b_custom_lcp_index.deep_up). */
+#define llama8b_custom_lcp_DEEP_LEVELS 3u
+
+/* Entries of deep level L (L >= 1) for n_dir samples. */
+__host__ __device__ static inline uint64_t llama8b_custom_lcp_deep_up_count(uint64_t n_dir, uint32_t L) { return (n_dir + ((uint64_t)1 << (5u * L)) - 1) >> (5u * L); }
+
+/* Entries of llama8b_custom_lcp_index.deep_up for n_dir samples: levels 1 and 2, in turn. */
+__host__ __device__ static inline uint64_t llama8b_custom_lcp_deep_up_size(uint64_t n_dir)
 {
-    const llama8b_custom_lcp_deep *e = ix->deep;
-    uint32_t kt = d->seq_len < llama8b_custom_lcp_KEY_TOKENS ? d->seq_len : llama8b_custom_lcp_KEY_TOKENS;
-    const uint32_t *s = llama8b_custom_lcp_seq(d, e[sa].seq);
-    llama8b_custom_lcp_prefetch(s + kt);
-    for (uint64_t i = sa + 1; i < sc && i < sa + 64; i += 4) /* the walk's entries, while the tokens come */
-        llama8b_custom_lcp_prefetch(e + i);
-    uint32_t m = llama8b_custom_lcp_lcp_from(q, s, kt, plen);
-    if (m == plen ? !upper : s[m] > q[m]) { /* sample sa does not sort before q */
-        *hi = sa * llama8b_custom_lcp_DIR_STEP;
-        *lhi = m;
-        return;
+    uint64_t s = 0;
+    for (uint32_t L = 1; L < llama8b_custom_lcp_DEEP_LEVELS; L++)
+        s += llama8b_custom_lcp_deep_up_count(n_dir, L);
+    return s;
+}
+
+/* Fills deep_up (llama8b_custom_lcp_deep_up_size(ix->n_dir) entries) from ix's deep
+ * directory: level L's entry j is sample j 32^L, its LCP with the level's
+ * previous entry the smallest of the finer level's between them, its key
+ * the tokens from there on (one token read per entry). */
+__host__ __device__ static inline void llama8b_custom_lcp_deep_up_fill(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, llama8b_custom_lcp_deep *deep_up)
+{
+    const llama8b_custom_lcp_deep *fine = ix->deep;
+    uint64_t nf = ix->n_dir;
+    for (uint32_t L = 1; L < llama8b_custom_lcp_DEEP_LEVELS; L++) {
+        uint64_t c = llama8b_custom_lcp_deep_up_count(ix->n_dir, L);
+        for (uint64_t j = 0; j < c; j++) {
+            uint32_t dl = j ? UINT32_MAX : 0;
+            for (uint64_t f = j ? (j - 1) * 32 + 1 : 1; j && f <= j * 32 && f < nf; f++) {
+                uint32_t x = llama8b_custom_lcp_deep_dlcp(&fine[f]);
+                dl = x < dl ? x : dl;
+            }
+            llama8b_custom_lcp_deep *e = &deep_up[j];
+            e->seq = fine[j * 32].seq;
+            uint64_t key = llama8b_custom_lcp_key(llama8b_custom_lcp_seq(d, e->seq) + dl, d->seq_len - dl);
+            e->key_hi = (uint32_t)(key >> 32);
+            e->key_lo = (uint32_t)key;
+            e->dlcp_shift = dl; /* no block scale at these levels */
+            e->dbase = 0;
+        }
+        fine = deep_up;
+        nf = c;
+        deep_up += c;
     }
-    uint64_t i = sa + 1;
-    for (; i < sc; i++) {
+}
+
+/* Walks entries (a, b] of one deep level (entry a sorts before q, with m
+ * its exact LCP with q): with m, entry i sorts before q too when it shares
+ * more than m tokens with entry i - 1 (dlcp > m), after q when it shares
+ * fewer, and on a tie its stored tokens decide, or its token data when
+ * those agree as well. Returns the first entry that does not sort before q
+ * (setting *lhi to its LCP with q), or b + 1 when all do; *m becomes the
+ * exact LCP of q with the entry before the result. */
+__host__ __device__ static inline uint64_t llama8b_custom_lcp_deep_walk(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_deep *e, const uint32_t *q, uint32_t plen, bool upper,
+                                    uint64_t a, uint64_t b, uint32_t *m, int64_t *lhi)
+{
+    for (uint64_t i = a + 1; i <= b && i < a + 64; i += 3) /* the walk's entries, a line at a time */
+        llama8b_custom_lcp_prefetch(e + i);
+    /* The entries whose tokens the walk may read (sharing at least m tokens
+     * with the one before, before the first sharing fewer, and with stored
+     * tokens all equal to the query's there), fetched together. */
+    for (uint64_t i = a + 1, np = 0; i <= b && i < a + 33 && np < 8; i++) {
         uint32_t dl = llama8b_custom_lcp_deep_dlcp(&e[i]);
-        if (dl < m) { /* S_i[dl] > S_(i-1)[dl] = q[dl] */
+        if (dl < *m)
+            break;
+        uint32_t lim = plen > dl ? (plen - dl < llama8b_custom_lcp_KEY_TOKENS ? plen - dl : llama8b_custom_lcp_KEY_TOKENS) : 0u, t = 0;
+        uint64_t ek = llama8b_custom_lcp_deep_key(&e[i]);
+        while (t < lim && llama8b_custom_lcp_key_token(ek, t) == q[dl + t])
+            t++;
+        if (t == lim && dl + lim < plen) {
+            llama8b_custom_lcp_prefetch(llama8b_custom_lcp_seq(d, e[i].seq) + dl + lim);
+            np++;
+        }
+    }
+    uint32_t mm = *m;
+    uint64_t i = a + 1;
+    for (; i <= b; i++) {
+        uint32_t dl = llama8b_custom_lcp_deep_dlcp(&e[i]);
+        if (dl < mm) { /* S_i[dl] > S_(i-1)[dl] = q[dl] */
             *lhi = dl;
             break;
         }
-        if (dl > m || m == plen) /* S_i agrees with S_(i-1) where q is decided */
+        if (dl > mm || mm == plen) /* S_i agrees with S_(i-1) where q is decided */
             continue;
-        uint32_t lim = plen - m < llama8b_custom_lcp_KEY_TOKENS ? plen - m : llama8b_custom_lcp_KEY_TOKENS, t = 0;
+        uint32_t lim = plen - mm < llama8b_custom_lcp_KEY_TOKENS ? plen - mm : llama8b_custom_lcp_KEY_TOKENS, t = 0;
         uint64_t ek = llama8b_custom_lcp_deep_key(&e[i]);
-        while (t < lim && llama8b_custom_lcp_key_token(ek, t) == q[m + t])
+        while (t < lim && llama8b_custom_lcp_key_token(ek, t) == q[mm + t])
             t++;
         uint32_t x;
         bool before;
         if (t < lim) {
-            x = m + t;
+            x = mm + t;
             before = llama8b_custom_lcp_key_token(ek, t) < q[x];
-        } else if (m + lim == plen) {
+        } else if (mm + lim == plen) {
             x = plen;
             before = upper;
         } else {
-            s = llama8b_custom_lcp_seq(d, e[i].seq);
-            x = llama8b_custom_lcp_lcp_from(q, s, m + lim, plen);
+            const uint32_t *s = llama8b_custom_lcp_seq(d, e[i].seq);
+            x = llama8b_custom_lcp_lcp_from(q, s, mm + lim, plen);
             before = x == plen ? upper : s[x] < q[x];
         }
         if (!before) {
             *lhi = x;
             break;
         }
-        m = x;
+        mm = x;
     }
-    *lo = (i - 1) * llama8b_custom_lcp_DIR_STEP + 1;
+    *m = mm;
+    return i;
+}
+
+/* Narrows [*lo, *hi) to the positions between two consecutive samples of
+ * [sa, sc) (all sharing q's key), walking the deep directory: the first
+ * sample's tokens are compared with q, then the walk goes on at the finest
+ * level up to the next sample of the coarser one, there at the coarser
+ * level, up to the coarsest needed (a run of at most 32 entries of a level
+ * walks that level), and back down between the two entries of each level
+ * that bracket q (llama8b_custom_lcp_deep_walk). Sets *llo and *lhi to the LCP of q with
+ * the samples at *lo - 1 and *hi where it finds them (they are left as
+ * they are otherwise). Returns false, narrowing nothing, when the run has
+ * more than DEEP_WALK entries at its coarsest level. */
+__host__ __device__ static inline bool llama8b_custom_lcp_deep_narrow(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                  uint64_t sa, uint64_t sc, uint64_t *lo, uint64_t *hi, int64_t *llo, int64_t *lhi)
+{
+    const llama8b_custom_lcp_deep *lv[llama8b_custom_lcp_DEEP_LEVELS];
+    uint64_t g[llama8b_custom_lcp_DEEP_LEVELS];
+    uint32_t levels = ix->deep_up ? llama8b_custom_lcp_DEEP_LEVELS : 1u;
+    lv[0] = ix->deep, g[0] = 1;
+    for (uint32_t L = 1; L < levels; L++) {
+        lv[L] = L == 1 ? ix->deep_up : lv[L - 1] + llama8b_custom_lcp_deep_up_count(ix->n_dir, L - 1);
+        g[L] = g[L - 1] * 32;
+    }
+    uint32_t top = 0;
+    while (top + 1 < levels && sc - sa > 32 * g[top])
+        top++;
+    if ((sc - sa) / g[top] > llama8b_custom_lcp_DEEP_WALK)
+        return false;
+    uint32_t kt = d->seq_len < llama8b_custom_lcp_KEY_TOKENS ? d->seq_len : llama8b_custom_lcp_KEY_TOKENS;
+    const uint32_t *s = llama8b_custom_lcp_seq(d, lv[0][sa].seq);
+    llama8b_custom_lcp_prefetch(s + kt);
+    for (uint64_t i = sa + 1; i < sc && i < sa + 32; i += 3) /* the first walk's entries, while the tokens come */
+        llama8b_custom_lcp_prefetch(lv[0] + i);
+    uint32_t m = llama8b_custom_lcp_lcp_from(q, s, kt, plen);
+    if (m == plen ? !upper : s[m] > q[m]) { /* sample sa does not sort before q */
+        *hi = sa * llama8b_custom_lcp_DIR_STEP;
+        *lhi = m;
+        return true;
+    }
+    /* Sample b sorts before q (LCP m); sample e does not, or e = sc. */
+    uint64_t b = sa, e = sc, last = sc - 1;
+    uint32_t L = 0;
+    bool found = false;
+    while (!found) {
+        uint64_t to = last;
+        if (L < top) { /* up to the next sample of the coarser level, then walk that one */
+            uint64_t next = (b / g[L + 1] + 1) * g[L + 1];
+            if (next <= last)
+                to = next;
+        }
+        uint64_t ia = b / g[L], ib = to / g[L];
+        uint64_t i = llama8b_custom_lcp_deep_walk(d, lv[L], q, plen, upper, ia, ib, &m, lhi);
+        if (i <= ib) {
+            b = (i - 1) * g[L];
+            e = i * g[L];
+            found = true;
+        } else if (to == last) {
+            b = ib * g[L];
+            found = true;
+        } else {
+            b = to;
+            L++;
+        }
+    }
+    while (L > 0) { /* down: between b and e at each finer level */
+        L--;
+        uint64_t ia = b / g[L], ib = (e - 1) / g[L];
+        uint64_t i = llama8b_custom_lcp_deep_walk(d, lv[L], q, plen, upper, ia, ib, &m, lhi);
+        if (i <= ib) {
+            b = (i - 1) * g[L];
+            e = i * g[L];
+        } else {
+            b = ib * g[L];
+        }
+    }
+    *lo = b * llama8b_custom_lcp_DIR_STEP + 1;
     *llo = m;
-    if (i < sc)
-        *hi = i * llama8b_custom_lcp_DIR_STEP;
+    if (e < sc)
+        *hi = e * llama8b_custom_lcp_DIR_STEP;
+    return true;
 }
 
 /* Sorted positions a search round looks at: it fetches them all at once,
@@ -585,6 +842,19 @@ __host__ __device__ static inline uint32_t llama8b_custom_lcp_shared(int64_t elo
 __host__ __device__ static inline uint64_t llama8b_custom_lcp_scan_block(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                      uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
 {
+    /* The positions whose tokens the walk may read (their LCP at least m,
+     * before the first below it, and their code equal to that of the
+     * query's token there), fetched together: near-duplicates of the query
+     * make a chain of them, each sharing more with it. */
+    for (uint64_t j = lo, np = 0; j < hi && np < 12; j++) {
+        uint32_t l = llama8b_custom_lcp_lcp_at(ix, j);
+        if (l < m)
+            break;
+        if (l < plen && llama8b_custom_lcp_dtok_at(ix->dtok, j) == llama8b_custom_lcp_dtok_code(&ix->deep[j / llama8b_custom_lcp_DIR_STEP], q[l])) {
+            llama8b_custom_lcp_prefetch(llama8b_custom_lcp_seq(d, llama8b_custom_lcp_perm_at(ix, j)) + l);
+            np++;
+        }
+    }
     uint64_t j = lo;
     for (; j < hi; j++) {
         uint32_t l = llama8b_custom_lcp_lcp_at(ix, j), x;
@@ -632,9 +902,8 @@ __host__ __device__ static inline uint64_t llama8b_custom_lcp_search_at(const ll
 {
     uint64_t lo = 0, hi = ix->n, sa, sc;
     *elo = *ehi = -1; /* exact LCP of q with perm[lo - 1] and with perm[hi], -1: not known */
-    if (llama8b_custom_lcp_dir_bracket(d, ix, q, plen, &lo, &hi, &sa, &sc, elo, ehi) && ix->deep && sc > sa &&
-        sc - sa <= llama8b_custom_lcp_DEEP_WALK)
-        llama8b_custom_lcp_deep_narrow(d, ix, q, plen, upper, sa, sc, &lo, &hi, elo, ehi);
+    if (llama8b_custom_lcp_dir_bracket(d, ix, q, plen, &lo, &hi, &sa, &sc, elo, ehi) && ix->deep && sc > sa)
+        (void)llama8b_custom_lcp_deep_narrow(d, ix, q, plen, upper, sa, sc, &lo, &hi, elo, ehi);
     if (ix->dtok && ix->deep && plen > 0 && hi - lo <= llama8b_custom_lcp_DIR_STEP && (lo == 0 || *elo >= 0)) {
         llama8b_custom_lcp_prefetch((const char *)ix->lcp + lo * ix->lcp_bytes);
         llama8b_custom_lcp_prefetch(ix->dtok + lo / 2);
@@ -762,18 +1031,30 @@ __host__ __device__ static inline uint32_t llama8b_custom_lcp_unit_min(const lla
     return r == 0 ? ix->idmin[u] : im[r - 1][u];
 }
 
-/* The need (at most PICK) whole blocks of [fa[s], fb[s]) (s = 0, 1) with the
- * smallest minima, ascending, into pick and pmin; returns how many. The
- * ranges are cut into the largest aligned units the up levels have; of
- * any set of units covering the blocks, the need smallest numbers lie in
- * the need units with the smallest minima (each such unit holds a number
- * below every other unit's minimum), so only those are split into their
- * 32 parts, level by level down to blocks. Without up levels, every
- * block's minimum is read. */
+/* The second smallest number of unit (rank r, index u), where known (0,
+ * which says nothing, where not). */
+__host__ __device__ static inline uint32_t llama8b_custom_lcp_unit_min2(const llama8b_custom_lcp_index *ix, const uint32_t *const *im2, uint32_t r, uint64_t u)
+{
+    return r == 0 ? (ix->idmin2 ? ix->idmin2[u] : 0u) : im2[r - 1][u];
+}
+
+/* The need (at most PICK) units of [fa[s], fb[s]) (s = 0, 1; whole blocks)
+ * with the smallest minima, ascending, into pick, pmin and prank (the
+ * unit's rank: 0 for a block); returns how many. The ranges are cut into
+ * the largest aligned units the up levels have; of any set of units
+ * covering the blocks, the need smallest numbers lie in the need units with
+ * the smallest minima (each such unit holds a number below every other
+ * unit's minimum), so only those are split into their 32 parts, level by
+ * level. With prune, a unit whose second smallest number is above the
+ * need-th smallest minimum kept holds no other of the need smallest
+ * numbers than its minimum, so it is not split: what is returned are
+ * blocks and such units. Without prune every unit is split down to
+ * blocks; without up levels every block's minimum is read. */
 __host__ __device__ static inline uint64_t llama8b_custom_lcp_pick_blocks(const llama8b_custom_lcp_index *ix, const llama8b_custom_lcp_up_view *up, const uint64_t *fa, const uint64_t *fb,
-                                      uint64_t need, uint64_t *pick, uint32_t *pmin)
+                                      uint64_t need, bool prune, uint64_t *pick, uint32_t *pmin, uint8_t *prank)
 {
     const uint32_t *const *im = up->im;
+    const uint32_t *const *im2 = up->im2;
     uint32_t levels = up->levels;
     uint64_t pu[2][llama8b_custom_lcp_PICK], np[2] = {0, 0};
     uint32_t pm[2][llama8b_custom_lcp_PICK];
@@ -789,17 +1070,26 @@ __host__ __device__ static inline uint64_t llama8b_custom_lcp_pick_blocks(const 
         }
     int cur = 0;
     for (uint32_t round = 0; round < levels; round++) {
+        uint32_t bound = np[cur] == need ? pm[cur][need - 1] : UINT32_MAX;
         bool split = false;
         for (uint64_t i = 0; i < np[cur] && !split; i++)
-            split = pr[cur][i] > 0;
+            split = pr[cur][i] > 0 && (!prune || llama8b_custom_lcp_unit_min2(ix, im2, pr[cur][i], pu[cur][i]) < bound);
         if (!split)
             break;
         int nx = 1 - cur;
         np[nx] = 0;
+        for (uint64_t i = 0; i < np[cur]; i++) { /* the children's lines, together */
+            uint32_t r = pr[cur][i];
+            if (r > 0 && (!prune || llama8b_custom_lcp_unit_min2(ix, im2, r, pu[cur][i]) < bound)) {
+                const uint32_t *c = r == 1 ? ix->idmin + pu[cur][i] * 32 : im[r - 2] + pu[cur][i] * 32;
+                llama8b_custom_lcp_prefetch(c);
+                llama8b_custom_lcp_prefetch(c + 16);
+            }
+        }
         for (uint64_t i = 0; i < np[cur]; i++) {
             uint32_t r = pr[cur][i];
-            if (r == 0) {
-                llama8b_custom_lcp_pick_keep(pu[nx], pm[nx], pr[nx], need, &np[nx], 0, pu[cur][i], pm[cur][i]);
+            if (r == 0 || (prune && llama8b_custom_lcp_unit_min2(ix, im2, r, pu[cur][i]) >= bound)) {
+                llama8b_custom_lcp_pick_keep(pu[nx], pm[nx], pr[nx], need, &np[nx], r, pu[cur][i], pm[cur][i]);
                 continue;
             }
             for (uint64_t c = pu[cur][i] * 32; c < pu[cur][i] * 32 + 32; c++)
@@ -810,6 +1100,7 @@ __host__ __device__ static inline uint64_t llama8b_custom_lcp_pick_blocks(const 
     for (uint64_t i = 0; i < np[cur]; i++) {
         pick[i] = pu[cur][i];
         pmin[i] = pm[cur][i];
+        prank[i] = pr[cur][i];
     }
     return np[cur];
 }
@@ -838,10 +1129,13 @@ __host__ __device__ static inline void llama8b_custom_lcp_take_smallest(const ll
             llama8b_custom_lcp_take_range(ix, ra[s], rb[s], UINT32_MAX, best, need, cnt);
         return;
     }
-    /* The need blocks with the smallest minima (no two blocks share one). */
+    /* The need units with the smallest minima (no two share one): blocks,
+     * and with idmin2 larger units that hold nothing else of the need
+     * smallest numbers. */
     uint64_t pick[llama8b_custom_lcp_PICK];
     uint32_t pmin[llama8b_custom_lcp_PICK];
-    uint64_t np = llama8b_custom_lcp_pick_blocks(ix, up, fa, fb, need, pick, pmin);
+    uint8_t prank[llama8b_custom_lcp_PICK];
+    uint64_t np = llama8b_custom_lcp_pick_blocks(ix, up, fa, fb, need, ix->idmin2 != 0, pick, pmin, prank);
     /* The partial blocks at the ends: [pa[i], pb[i]). */
     uint64_t pa[4], pb[4];
     for (int s = 0; s < 2; s++) {
@@ -876,7 +1170,7 @@ __host__ __device__ static inline void llama8b_custom_lcp_take_smallest(const ll
     }
     uint64_t nr = 0;
     for (uint64_t i = 0; i < np; i++)
-        if (ix->idmin2[pick[i]] < bound) {
+        if (prank[i] == 0 && ix->idmin2[pick[i]] < bound) {
             pick[nr] = pick[i];
             pmin[nr++] = pmin[i];
             llama8b_custom_lcp_prefetch_perm(ix, pick[i] * llama8b_custom_lcp_DIR_STEP, (pick[i] + 1) * llama8b_custom_lcp_DIR_STEP);

@@ -96,6 +96,11 @@ typedef struct llama8b_gpipe_lcp_index {
      * tied sequences is measured and its smallest numbers found a unit at a
      * time instead of a block at a time. */
     const uint32_t *up;
+    /* Optional (NULL; used with deep), from llama8b_gpipe_lcp_deep_up_fill: the deep
+     * directory's every 32nd and every 1,024th sample as entries of their
+     * own (llama8b_gpipe_lcp_deep_up_size(n_dir) of them), so a run of thousands of
+     * samples sharing the query's key is walked a level at a time. */
+    const llama8b_gpipe_lcp_deep *deep_up;
     /* Bits per packed permutation entry (1 to 32), or 0: perm is n plain
      * uint32 numbers. */
     uint32_t perm_bits;
@@ -141,13 +146,23 @@ void llama8b_gpipe_lcp_derive_deep(const llama8b_gpipe_lcp_data *d, const llama8
                             uint32_t *idmin2, uint8_t *dtok);
 
 /* A third set (from the first set's idmin and lcpmin, so after
- * llama8b_gpipe_lcp_derive): up takes llama8b_gpipe_lcp_derived_up_size(n) entries (about 0.008
- * bytes per sequence). Fills it; then point ix->up at it (optional: with it
+ * llama8b_gpipe_lcp_derive, and from the second set's idmin2 when it is there, so
+ * best after llama8b_gpipe_lcp_derive_deep): up takes llama8b_gpipe_lcp_derived_up_size(n)
+ * entries (about 0.012 bytes per sequence). Fills it; then point ix->up at it (optional: with it
  * a query whose best matches share only a token or two with it, in tie
  * groups of millions, measures and searches them a unit of up to 32,768
  * blocks at a time; without it, a block at a time). */
 uint64_t llama8b_gpipe_lcp_derived_up_size(uint64_t n);
 void llama8b_gpipe_lcp_derive_up(const llama8b_gpipe_lcp_index *ix, uint32_t *up);
+
+/* A fourth set (from the second set's deep entries, so after
+ * llama8b_gpipe_lcp_derive_deep): deep_up takes llama8b_gpipe_lcp_derived_deep_up_size(n)
+ * entries (about 0.02 bytes per sequence). Fills it; then point ix->deep_up at
+ * it (optional: with it a query whose first tokens thousands of sequences
+ * share walks the deep directory a level of 32 at a time). Reads one token
+ * per 32 samples. */
+uint64_t llama8b_gpipe_lcp_derived_deep_up_size(uint64_t n);
+void llama8b_gpipe_lcp_derive_deep_up(const llama8b_gpipe_lcp_data *d, const llama8b_gpipe_lcp_index *ix, llama8b_gpipe_lcp_deep *deep_up);
 
 /* The k sequences sharing the longest prefix with q (seq_len tokens), best
  * first, ties by smaller number; returns how many (min(k, N)). */

@@ -241,6 +241,9 @@ int main(int, char **argv) {
     uint32_t *up = (uint32_t *)malloc(llama8b_1f1b_lcp_up_size(n) * 4 + 4);
     llama8b_1f1b_lcp_up_fill(&x, up);
     x.up = up;
+    llama8b_1f1b_lcp_deep *deep_up = (llama8b_1f1b_lcp_deep *)malloc((llama8b_1f1b_lcp_deep_up_size(nd) + 1) * sizeof *deep_up);
+    llama8b_1f1b_lcp_deep_up_fill(&d, &x, deep_up);
+    x.deep_up = deep_up;
   }
   const llama8b_1f1b_lcp_token *q = (const llama8b_1f1b_lcp_token *)(qs + 1024);
   uint32_t s[8], l[8];

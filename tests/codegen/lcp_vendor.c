@@ -76,6 +76,9 @@ int main(int argc, char **argv)
     uint32_t *up = malloc(llama8b_1f1b_lcp_derived_up_size(n) * 4 + 4);
     llama8b_1f1b_lcp_derive_up(&ix, up);
     ix.up = up;
+    llama8b_1f1b_lcp_deep *deep_up = malloc((llama8b_1f1b_lcp_derived_deep_up_size(n) + 1) * sizeof *deep_up);
+    llama8b_1f1b_lcp_derive_deep_up(&d, &ix, deep_up);
+    ix.deep_up = deep_up;
     /* The answers printed come from the permutation packed as index files
      * hold it; the plain one (first_set) must agree. */
     uint32_t bits = llama8b_1f1b_lcp_perm_bits(n);

@@ -203,6 +203,13 @@ static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
     uint32_t *pwords = (uint32_t *)malloc(npw * 4);
     llama8b_1f1b_lcp_perm_pack(perm, n, pbits, pwords);
     hx.perm = pwords, hx.perm_bits = pbits;
+    /* And the units over the block minima and the deep directory's coarser levels. */
+    uint64_t nup = llama8b_1f1b_lcp_up_size(n) + 1, ndu = llama8b_1f1b_lcp_deep_up_size(nd) + 1;
+    uint32_t *up = (uint32_t *)malloc(nup * 4);
+    llama8b_1f1b_lcp_up_fill(&hx, up);
+    llama8b_1f1b_lcp_deep *deep_up = (llama8b_1f1b_lcp_deep *)malloc(ndu * sizeof *deep_up);
+    llama8b_1f1b_lcp_deep_up_fill(&hd, &hx, deep_up);
+    hx.up = up, hx.deep_up = deep_up;
 
     tok_t *qs = (tok_t *)malloc(nq * L * sizeof(tok_t));
     for (uint64_t q = 0; q < nq; q++) {
@@ -255,10 +262,12 @@ static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
     uint32_t *d_idmin2 = to_device(idmin2, nd);
     llama8b_1f1b_lcp_deep *d_deep = to_device(deep, nd);
     uint8_t *d_dtok = to_device(dtok, ndt);
+    uint32_t *d_up = to_device(up, nup);
+    llama8b_1f1b_lcp_deep *d_deep_up = to_device(deep_up, ndu);
     llama8b_1f1b_lcp_data dd = {L, L, 1, d_shards, d_first};
     llama8b_1f1b_lcp_index dx = hx;
     dx.perm = d_perm, dx.lcp = d_lcp, dx.dir = d_dir, dx.idmin = d_idmin, dx.lcpmin = d_lcpmin, dx.top = d_top;
-    dx.deep = d_deep, dx.idmin2 = d_idmin2, dx.dtok = d_dtok;
+    dx.deep = d_deep, dx.idmin2 = d_idmin2, dx.dtok = d_dtok, dx.up = d_up, dx.deep_up = d_deep_up;
     llama8b_1f1b_lcp_data *d_dd = to_device(&dd, 1);
     llama8b_1f1b_lcp_index *d_dx = to_device(&dx, 1);
     tok_t *d_q = to_device(qs, nq * L);

@@ -131,24 +131,32 @@ static void brute_prefix(const set *s, const uint32_t *p, uint32_t plen, uint64_
         uint32_t pb = lcp##W##_perm_bits_for(s->n);                                                                \
         uint32_t *words = malloc(lcp##W##_perm_words_for(s->n, pb) * 4);                                           \
         lcp##W##_perm_pack(s->perm, s->n, pb, words);                                                              \
-        lcp##W##_index full = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};\
+        lcp##W##_index full = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};\
         lcp##W##_dir_fill(&d, &full, dir, idmin, lcpmin, top);                                                     \
         full.dir = dir, full.n_dir = nd, full.idmin = idmin, full.lcpmin = lcpmin, full.top = top;                 \
         lcp##W##_index dironly = full;                                                                             \
         lcp##W##_deep_fill(&d, &full, 0, nd, deep, idmin2, dtok);                                                  \
         full.deep = deep, full.idmin2 = idmin2, full.dtok = dtok;                                                  \
-        lcp##W##_index bare = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};\
+        lcp##W##_index bare = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};\
         uint32_t *up = malloc(lcp##W##_up_size(s->n) * 4 + 4);                                                     \
         lcp##W##_up_fill(&full, up);                                                                               \
         lcp##W##_index dirup = dironly, fullup = full;                                                             \
-        dirup.up = up, fullup.up = up;                                                                             \
+        lcp##W##_deep *deep_up = malloc((lcp##W##_deep_up_size(nd) + 1) * sizeof *deep_up);                      \
+        lcp##W##_deep_up_fill(&d, &full, deep_up);                                                                 \
+        dirup.up = up, fullup.up = up, fullup.deep_up = deep_up;                                                   \
+        /* The units filled before the second minima were known: no pruning. */                                  \
+        uint32_t *up0 = malloc(lcp##W##_up_size(s->n) * 4 + 4);                                                    \
+        lcp##W##_up_fill(&dironly, up0);                                                                           \
+        lcp##W##_index fullup0 = full;                                                                             \
+        fullup0.up = up0;                                                                                          \
         lcp##W##_index bare_packed = bare, fullup_packed = fullup;                                                 \
         bare_packed.perm = words, bare_packed.perm_bits = pb;                                                      \
         fullup_packed.perm = words, fullup_packed.perm_bits = pb;                                                  \
         for (uint64_t j = 0; j < s->n; j++)                                                                        \
             if (lcp##W##_perm_at(&fullup_packed, j) != s->perm[j])                                                 \
                 report(s, "packed permutation", j, 6);                                                             \
-        const lcp##W##_index *variants[7] = {&bare, &dironly, &full, &dirup, &fullup, &bare_packed, &fullup_packed}; \
+        const lcp##W##_index *variants[8] = {&bare,        &dironly,       &full,    &dirup,                    \
+                                             &fullup,      &bare_packed,   &fullup_packed, &fullup0};          \
         static const uint64_t ks[] = {1, 10, 33, 100};                                                             \
         uint32_t ws[100], wl[100], gs[100], gl[100];                                                               \
         T *q = malloc(s->len * sizeof *q);                                                                         \
@@ -161,7 +169,7 @@ static void brute_prefix(const set *s, const uint32_t *p, uint32_t plen, uint64_
             uint32_t plen = (uint32_t)(rnd() % (s->len + 1));                                                      \
             uint64_t pf, pl;                                                                                       \
             brute_prefix(s, q32, plen, &pf, &pl);                                                                  \
-            for (int v = 0; v < 7; v++) {                                                                          \
+            for (int v = 0; v < 8; v++) {                                                                          \
                 uint64_t gn = lcp##W##_topk(&d, variants[v], q, k, gs, gl);                                        \
                 if (gn != wn || memcmp(gs, ws, wn * 4) || memcmp(gl, wl, wn * 4))                                  \
                     report(s, "top-k", qi, v);                                                                     \
@@ -173,7 +181,7 @@ static void brute_prefix(const set *s, const uint32_t *p, uint32_t plen, uint64_
             }                                                                                                      \
         }                                                                                                          \
         free(q), free(dir), free(top), free(idmin), free(lcpmin), free(idmin2), free(deep), free(dtok), free(up);  \
-        free(words);                                                                                               \
+        free(words), free(deep_up), free(up0);                                                                     \
     }
 DEFINE_RUN(16, uint16_t)
 DEFINE_RUN(32, uint32_t)
