@@ -242,7 +242,7 @@ static int query(const char *index, const char *shard, uint64_t nq, uint64_t k, 
      * it applies (one-byte LCPs, k it can hold); tfc and it alternate, pass
      * by pass, so both see the machine in the same state. */
     lcp_baseline base;
-    uint32_t *plain = ix.lcp_bytes == 1 && k <= LCP_BASELINE_MAX_K ? malloc(ix.n * 4 + 4) : NULL;
+    uint32_t *plain = ix.lcp_bytes == 1 && k <= LCP_BASELINE_MAX_K && !ix.docs ? malloc(ix.n * 4 + 4) : NULL;
     for (uint64_t j = 0; plain && j < ix.n; j++) /* the baseline's own plain uint32 permutation */
         plain[j] = lcp_index_perm(&ix, j);
     bool with_base = plain && lcp_baseline_init(&base, plain, ix.lcp, ix.n, tok, L) == 0;

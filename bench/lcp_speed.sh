@@ -15,7 +15,8 @@
 #  4. real English text: the man pages and /usr/share/doc of this machine as
 #     word tokens (bench/text_tokens.py: ids by frequency, 0 between
 #     documents), windows of 64; queries half perturbed sequences, half
-#     windows of the text starting between two sequences;
+#     windows of the text starting between two sequences; then the same text
+#     as documents (--doc-sep 0), timed by tfc index query --latency;
 #  5. the license texts as bytes, 1,000,000 x 64 (build time).
 # Targets: build <= 8 s (2 cores); p95 <= 5 us, p99 <= 8 us, and tfc's p99 at
 # most half the reference's; file + derived <= 6 bytes per sequence.
@@ -51,6 +52,10 @@ echo "== real text: man pages and /usr/share/doc as words, windows of 64"
 python3 bench/text_tokens.py "$work/t.bin" 0 "$work/tq.bin" 10000 64
 timed "$build/tfc" index build --tokens "$work/t.bin" --seq-len 64 -o "$work/t.idx"
 "$build/bench_lcp" query "$work/t.idx" "$work/t.bin" 10000 10 "$work/tq.bin"
+echo "== the same text as documents (--doc-sep 0: each document's first 64 words)"
+timed "$build/tfc" index build --tokens "$work/t.bin" --seq-len 64 --doc-sep 0 -o "$work/td.idx"
+"$build/tfc" index query "$work/td.idx" --tokens "$work/t.bin" --queries "$work/tq.bin" -k 10 --latency >/dev/null
+"$build/tfc" index dedup "$work/td.idx" --tokens "$work/t.bin" --min-lcp 64 | wc -l | sed 's/^/  documents whose first 64 words repeat an earlier one: /'
 
 echo "== license texts: 1,000,000 sequences of 64 byte tokens"
 "$build/bench_lcp" text "$work/l.bin" 1000000 64
