@@ -79,55 +79,35 @@ static bool starts(const lcp_shards *sh, uint32_t seq_len, uint32_t stride, uint
     return first[sh->n] < UINT32_MAX; /* numbers are uint32 */
 }
 
-/* Documents (docs/lcp-index.md, "Documents"): the non-empty runs of
- * tokens between separators, shard after shard, each its first L tokens
- * as uint32 and, past its end, pad_base + its number (pad_base = the
- * largest token + 1), so that two documents share a prefix only up to the
- * shorter one's end and equal ones sort by number. Packed into *out (n * L)
- * when out is not NULL; counts them (and finds pad_base) otherwise. */
+/* The documents of sh (lcp_build.inc's pack_docs on its shards' width):
+ * counted, or packed into out. */
 static tfc_status pack_docs(const lcp_shards *sh, uint32_t sep, uint32_t L, uint32_t *out, uint64_t *n,
                             uint32_t *pad_base, const char *where, diag_list *d)
 {
-    uint64_t count = 0;
-    uint32_t top = sep;
-    for (uint32_t i = 0; i < sh->n; i++) {
-        const lcp_shard *s = &sh->s[i];
-        const uint16_t *t16 = s->tokens;
-        const uint32_t *t32 = s->tokens;
-        uint64_t len = 0;
-        for (uint64_t j = 0; j <= s->n_tokens; j++) {
-            uint32_t t = j == s->n_tokens ? sep : sh->token_bytes == 2 ? t16[j] : t32[j];
-            if (t != sep) {
-                if (out && len < L)
-                    out[count * L + len] = t;
-                len++;
-                top = t > top ? t : top;
-                continue;
-            }
-            if (len == 0)
-                continue;
-            if (out)
-                for (uint64_t k = len; k < L; k++)
-                    out[count * L + k] = *pad_base + (uint32_t)count;
-            count++;
-            len = 0;
-            if (count >= UINT32_MAX) {
-                diag_error(d, where, 0, 0, "more than %u documents; split the data set", UINT32_MAX - 1);
-                return TFC_INVALID;
-            }
-        }
+    uint64_t *counts = malloc(((size_t)sh->n + 1) * sizeof *counts);
+    const void **toks = malloc(((size_t)sh->n + 1) * sizeof *toks);
+    if (!counts || !toks) {
+        free(counts);
+        free(toks);
+        return diag_nomem(d, "for the documents of %s", where);
     }
-    if (!out) {
-        if ((uint64_t)top + 1 + count >= UINT32_MAX) {
-            diag_error(d, where, 0, 0,
-                       "token values up to %u leave no room to mark the ends of %llu documents; documents need tokens "
-                       "below 2^32 - 1 - documents",
-                       top, (unsigned long long)count);
-            return TFC_INVALID;
-        }
-        *pad_base = top + 1;
+    for (uint32_t i = 0; i < sh->n; i++)
+        counts[i] = sh->s[i].n_tokens, toks[i] = sh->s[i].tokens;
+    int r = sh->token_bytes == 2 ? lcp16_pack_docs((const uint16_t *const *)toks, counts, sh->n, L, sep, out, n, pad_base)
+                                 : lcp32_pack_docs((const uint32_t *const *)toks, counts, sh->n, L, sep, out, n, pad_base);
+    free(counts);
+    free(toks);
+    if (r == 1) {
+        diag_error(d, where, 0, 0, "more than %u documents; split the data set", UINT32_MAX - 1);
+        return TFC_INVALID;
     }
-    *n = count;
+    if (r == 2) {
+        diag_error(d, where, 0, 0,
+                   "token values leave no room to mark the ends of %llu documents; documents need tokens below "
+                   "2^32 - 1 - documents",
+                   (unsigned long long)*n);
+        return TFC_INVALID;
+    }
     return TFC_OK;
 }
 
@@ -658,10 +638,10 @@ enum { DOC_QUERY_LOCAL = 512 };
 static uint32_t *doc_query(const lcp_index *ix, const void *q, uint32_t len, uint32_t *buf)
 {
     uint32_t *out = len <= DOC_QUERY_LOCAL ? buf : malloc((size_t)len * 4);
-    for (uint32_t i = 0; out && i < len; i++) {
-        uint32_t t = ix->token_bytes == 2 ? ((const uint16_t *)q)[i] : ((const uint32_t *)q)[i];
-        out[i] = t == ix->doc_sep || t >= ix->pad_base ? UINT32_MAX : t;
-    }
+    if (out && ix->token_bytes == 2)
+        lcp16_docs_map_query(q, len, ix->doc_sep, ix->pad_base, out);
+    else if (out)
+        lcp32_docs_map_query(q, len, ix->doc_sep, ix->pad_base, out);
     return out;
 }
 

@@ -6,15 +6,17 @@
 
 #include <stdlib.h>
 
-/* Renders one of the shared LCP templates with prefix NAME_lcp_. */
-static char *lcp_part(const emit_ctx *c, const char *name, bool cuda, diag_list *d)
+/* Renders one of the shared LCP templates with prefix NAME_lcp_ for the
+ * spec's tokens, or (docs) NAME_lcpd_ for the uint32 packed documents. */
+static char *lcp_part(const emit_ctx *c, const char *name, bool cuda, bool docs, diag_list *d)
 {
     char prefix[96], bits[8];
-    snprintf(prefix, sizeof prefix, "%s_lcp_", c->sp->name);
-    snprintf(bits, sizeof bits, "%u", 8 * c->sp->lcp_index.token_bytes);
+    uint32_t tb = docs ? 4 : c->sp->lcp_index.token_bytes;
+    snprintf(prefix, sizeof prefix, "%s_lcp%s_", c->sp->name, docs ? "d" : "");
+    snprintf(bits, sizeof bits, "%u", 8 * tb);
     emit_vars vs = {0};
     emit_var(&vs, "P", prefix);
-    emit_var(&vs, "TOKEN", c->sp->lcp_index.token_bytes == 2 ? "uint16_t" : "uint32_t");
+    emit_var(&vs, "TOKEN", tb == 2 ? "uint16_t" : "uint32_t");
     emit_var(&vs, "TOKEN_BITS", bits);
     emit_var(&vs, "QUAL", emit_qual(cuda));
     return emit_render_text(name, &vs, d);
@@ -28,11 +30,14 @@ bool emit_lcp_files(const emit_ctx *c, gen_folder *out, diag_list *d)
     snprintf(h, sizeof h, "%s_lcp_index.h", sp->name);
     snprintf(cf, sizeof cf, "%s_lcp_index.c", sp->name);
     snprintf(cu, sizeof cu, "%s_lcp_index.cu", sp->name);
-    char *types = lcp_part(c, "lcp_types.inc", false, d);
-    char *core = types ? lcp_part(c, "lcp_core.inc", false, d) : NULL;
-    char *build = core ? lcp_part(c, "lcp_build.inc", false, d) : NULL;
-    char *core_cu = build ? lcp_part(c, "lcp_core.inc", true, d) : NULL;
-    bool ok = core_cu != NULL;
+    char *types = lcp_part(c, "lcp_types.inc", false, false, d);
+    char *core = types ? lcp_part(c, "lcp_core.inc", false, false, d) : NULL;
+    char *build = core ? lcp_part(c, "lcp_build.inc", false, false, d) : NULL;
+    char *core_cu = build ? lcp_part(c, "lcp_core.inc", true, false, d) : NULL;
+    char *dtypes = core_cu ? lcp_part(c, "lcp_types.inc", false, true, d) : NULL;
+    char *dcore = dtypes ? lcp_part(c, "lcp_core.inc", false, true, d) : NULL;
+    char *dbuild = dcore ? lcp_part(c, "lcp_build.inc", false, true, d) : NULL;
+    bool ok = dbuild != NULL;
     if (ok) {
         emit_vars vs = {0};
         emit_common_vars(c, &vs);
@@ -43,13 +48,15 @@ bool emit_lcp_files(const emit_ctx *c, gen_folder *out, diag_list *d)
         emit_var(&vs, "TOKEN", sp->lcp_index.token_bytes == 2 ? "uint16_t" : "uint32_t");
         emit_var(&vs, "TYPES", types);
         emit_var(&vs, "CORE", core);
+        emit_var(&vs, "DTYPES", dtypes);
+        emit_var(&vs, "DCORE", dcore);
+        emit_var(&vs, "DBUILD", dbuild);
         emit_var(&vs, "BUILD", build);
         if (sp->targets.c)
             ok = emit_render(out, h, "lcp_index.h.in", &vs, d) &&
                  emit_render(out, cf, "lcp_index.c.in", &vs, d);
         if (ok && sp->targets.cuda) {
-            vs.n--; /* BUILD */
-            vs.n--; /* CORE: the device flavour instead */
+            vs.n -= 5; /* BUILD, the documents' three, CORE: the device flavour instead */
             emit_var(&vs, "CORE", core_cu);
             ok = emit_render(out, cu, "lcp_index.cu.in", &vs, d);
         }
@@ -58,5 +65,8 @@ bool emit_lcp_files(const emit_ctx *c, gen_folder *out, diag_list *d)
     free(core);
     free(build);
     free(core_cu);
+    free(dtypes);
+    free(dcore);
+    free(dbuild);
     return ok;
 }

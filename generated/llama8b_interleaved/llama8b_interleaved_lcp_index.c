@@ -1603,6 +1603,1725 @@ static inline bool llama8b_interleaved_lcp_build(const llama8b_interleaved_lcp_d
     return true;
 }
 
+/* Documents (docs/lcp-index.md, "Documents"): the non-empty runs of
+ * tokens between separators sep (a shard's ends bound runs too), shard
+ * after shard, each its first L tokens as uint32 and, past its end,
+ * pad_base + its number (pad_base = the largest token or sep, + 1), so that
+ * two documents share a prefix only up to the shorter one's end and equal
+ * ones sort by number. With out NULL, counts them into *n and sets
+ * *pad_base; with out, packs them there (*n * L entries) with the
+ * *pad_base the count set. Returns 0; 1 when there are 2^32 - 1 documents
+ * or more; 2 when the tokens leave no room for the ends' marks (pad_base
+ * + documents must stay below 2^32 - 1). */
+static inline int llama8b_interleaved_lcp_pack_docs(const uint32_t *const *shards, const uint64_t *n_tokens, uint32_t n_shards, uint32_t L,
+                               uint32_t sep, uint32_t *out, uint64_t *n, uint32_t *pad_base)
+{
+    uint64_t count = 0;
+    uint32_t top = sep;
+    for (uint32_t i = 0; i < n_shards; i++) {
+        uint64_t len = 0;
+        for (uint64_t j = 0; j <= n_tokens[i]; j++) {
+            uint32_t t = j == n_tokens[i] ? sep : (uint32_t)shards[i][j];
+            if (t != sep) {
+                if (out && len < L)
+                    out[count * L + len] = t;
+                len++;
+                top = t > top ? t : top;
+                continue;
+            }
+            if (len == 0)
+                continue;
+            if (out)
+                for (uint64_t k = len; k < L; k++)
+                    out[count * L + k] = *pad_base + (uint32_t)count;
+            count++;
+            len = 0;
+            if (count >= UINT32_MAX)
+                return 1;
+        }
+    }
+    *n = count;
+    if (!out) {
+        if ((uint64_t)top + 1 + count >= UINT32_MAX)
+            return 2;
+        *pad_base = top + 1;
+    }
+    return 0;
+}
+
+/* A query (or prefix) of len tokens as documents packed by llama8b_interleaved_lcp_pack_docs
+ * see it: the separator, and tokens at or above pad_base, as UINT32_MAX,
+ * which no packed document holds (they match nothing). */
+static inline void llama8b_interleaved_lcp_docs_map_query(const uint32_t *q, uint32_t len, uint32_t sep, uint32_t pad_base, uint32_t *out)
+{
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t t = (uint32_t)q[i];
+        out[i] = t == sep || t >= pad_base ? UINT32_MAX : t;
+    }
+}
+
+/* The same code for the packed documents (uint32); the documents API
+ * calls only part of it. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
+/* The LCP index over fixed-length token sequences (docs/lcp-index.md):
+ * sort, adjacent LCPs, and the queries. One text, filled for tfc's own
+ * `tfc index` (32-bit tokens) and for the generated
+ * NAME_lcp_index.c and .cu (static inline makes the functions __host__
+ * __device__ there), so all of them run the same code. The types are in
+ * lcp_types.inc; building the index is in lcp_build.inc. */
+
+
+/* The tokens of sequence i < N. */
+static inline const uint32_t *llama8b_interleaved_lcpd_seq(const llama8b_interleaved_lcpd_data *d, uint64_t i)
+{
+    uint32_t lo = 0, hi = d->n_shards; /* the shard s with first[s] <= i < first[s + 1] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (d->first[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return d->shard[lo] + (i - d->first[lo]) * d->stride;
+}
+
+/* Leading equal tokens of a and b from position `from` on. */
+static inline uint32_t llama8b_interleaved_lcpd_lcp_from(const uint32_t *a, const uint32_t *b, uint32_t from, uint32_t len)
+{
+    uint32_t i = from;
+    while (i < len && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* Entry j of the permutation: a plain uint32, or b = perm_bits bits from
+ * bit j b of the packed words (read as one 64-bit value from two words;
+ * the array has one word past the last entry's). */
+static inline uint32_t llama8b_interleaved_lcpd_perm_at(const llama8b_interleaved_lcpd_index *ix, uint64_t j)
+{
+    uint32_t b = ix->perm_bits;
+    if (b == 0)
+        return ix->perm[j];
+    uint64_t bit = j * b, w = bit >> 5;
+    uint64_t v = ((uint64_t)ix->perm[w + 1] << 32 | ix->perm[w]) >> (bit & 31u);
+    return (uint32_t)(v & (~0ull >> (64u - b)));
+}
+
+/* Words of a permutation of n entries packed at b bits (one past the last
+ * entry's included). */
+static inline uint64_t llama8b_interleaved_lcpd_perm_words_for(uint64_t n, uint32_t b) { return (n * b + 31u) / 32u + 1u; }
+
+/* Bits per entry for packing the numbers 0..n-1: at least 1. */
+static inline uint32_t llama8b_interleaved_lcpd_perm_bits_for(uint64_t n)
+{
+    uint32_t b = 1;
+    while (n > 1 && b < 32u && (n - 1) >> b)
+        b++;
+    return b;
+}
+
+/* Packs perm[0..n) at b bits into words (llama8b_interleaved_lcpd_perm_words_for(n, b) of them). */
+static inline void llama8b_interleaved_lcpd_perm_pack(const uint32_t *perm, uint64_t n, uint32_t b, uint32_t *words)
+{
+    uint64_t nw = llama8b_interleaved_lcpd_perm_words_for(n, b);
+    for (uint64_t w = 0; w < nw; w++)
+        words[w] = 0;
+    for (uint64_t j = 0; j < n; j++) {
+        uint64_t bit = j * b, w = bit >> 5;
+        uint64_t v = (uint64_t)perm[j] << (bit & 31u);
+        words[w] |= (uint32_t)v;
+        words[w + 1] |= (uint32_t)(v >> 32);
+    }
+}
+
+static inline uint32_t llama8b_interleaved_lcpd_lcp_at(const llama8b_interleaved_lcpd_index *ix, uint64_t j)
+{
+    switch (ix->lcp_bytes) {
+    case 1: return ((const uint8_t *)ix->lcp)[j];
+    case 2: return ((const uint16_t *)ix->lcp)[j];
+    default: return ((const uint32_t *)ix->lcp)[j];
+    }
+}
+
+
+/* Starts fetching the cache line at p (host builds with GCC or Clang;
+ * device code reads in turn). */
+static inline void llama8b_interleaved_lcpd_prefetch(const void *p)
+{
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+    __builtin_prefetch(p);
+#else
+    (void)p;
+#endif
+}
+
+/* The word of the permutation holding (the start of) entry j. */
+static inline const uint32_t *llama8b_interleaved_lcpd_perm_word(const llama8b_interleaved_lcpd_index *ix, uint64_t j)
+{
+    return ix->perm + (ix->perm_bits ? j * ix->perm_bits / 32u : j);
+}
+
+/* Starts fetching perm[a..b) (at most 8 cache lines of it). */
+static inline void llama8b_interleaved_lcpd_prefetch_perm(const llama8b_interleaved_lcpd_index *ix, uint64_t a, uint64_t b)
+{
+    for (uint64_t j = a, i = 0; j < b && i < 8; j += 16, i++)
+        llama8b_interleaved_lcpd_prefetch(llama8b_interleaved_lcpd_perm_word(ix, j));
+    if (a < b)
+        llama8b_interleaved_lcpd_prefetch(llama8b_interleaved_lcpd_perm_word(ix, b - 1) + 1);
+}
+
+/* The first KEY_TOKENS tokens of s (zeros past len), packed so that
+ * comparing keys as integers compares those tokens in order. */
+static inline uint64_t llama8b_interleaved_lcpd_key(const uint32_t *s, uint32_t len)
+{
+    uint64_t k = 0;
+    for (unsigned i = 0; i < llama8b_interleaved_lcpd_KEY_TOKENS; i++)
+        k = (llama8b_interleaved_lcpd_KEY_TOKENS > 1 ? k << (8u * sizeof(uint32_t)) : 0) | (i < len ? (uint64_t)s[i] : 0);
+    return k;
+}
+
+/* Token t (0 first) of a packed key. */
+static inline uint32_t llama8b_interleaved_lcpd_key_token(uint64_t key, uint32_t t)
+{
+    unsigned bits = 8u * (unsigned)sizeof(uint32_t);
+    return (uint32_t)((key >> (bits * (llama8b_interleaved_lcpd_KEY_TOKENS - 1u - t))) & (~0ull >> (64u - bits)));
+}
+
+/* Leading equal tokens of two packed keys. */
+static inline uint32_t llama8b_interleaved_lcpd_key_lcp(uint64_t x, uint64_t y)
+{
+    uint32_t t = 0;
+    while (t < llama8b_interleaved_lcpd_KEY_TOKENS && llama8b_interleaved_lcpd_key_token(x, t) == llama8b_interleaved_lcpd_key_token(y, t))
+        t++;
+    return t;
+}
+
+/* Directory entries for ix->n sorted positions: (n + STEP - 1) / STEP. */
+static inline uint64_t llama8b_interleaved_lcpd_dir_size(uint64_t n) { return (n + llama8b_interleaved_lcpd_DIR_STEP - 1) / llama8b_interleaved_lcpd_DIR_STEP; }
+
+/* Fills the directory and block minima (each llama8b_interleaved_lcpd_dir_size(n) entries) and
+ * the top level (llama8b_interleaved_lcpd_dir_size(llama8b_interleaved_lcpd_dir_size(n)) entries). */
+static inline void llama8b_interleaved_lcpd_dir_fill(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, uint64_t *dir, uint32_t *idmin, uint8_t *lcpmin,
+                               uint64_t *top)
+{
+    for (uint64_t i = 0; i * llama8b_interleaved_lcpd_DIR_STEP < ix->n; i++) {
+        uint64_t a = i * llama8b_interleaved_lcpd_DIR_STEP, b = a + llama8b_interleaved_lcpd_DIR_STEP < ix->n ? a + llama8b_interleaved_lcpd_DIR_STEP : ix->n;
+        dir[i] = llama8b_interleaved_lcpd_key(llama8b_interleaved_lcpd_seq(d, llama8b_interleaved_lcpd_perm_at(ix, a)), d->seq_len);
+        uint32_t im = UINT32_MAX, lm = UINT32_MAX;
+        for (uint64_t j = a; j < b; j++) {
+            uint32_t l = llama8b_interleaved_lcpd_lcp_at(ix, j), x = llama8b_interleaved_lcpd_perm_at(ix, j);
+            im = x < im ? x : im;
+            lm = l < lm ? l : lm;
+        }
+        idmin[i] = im;
+        lcpmin[i] = (uint8_t)(lm < 255u ? lm : 255u);
+        if (i % llama8b_interleaved_lcpd_DIR_STEP == 0)
+            top[i / llama8b_interleaved_lcpd_DIR_STEP] = dir[i];
+    }
+}
+
+/* Levels of units above the blocks (llama8b_interleaved_lcpd_index.up): level L's unit holds
+ * 32^(L+1) blocks. */
+#define llama8b_interleaved_lcpd_UP_LEVELS 3u
+
+/* Blocks in a unit of rank r: 1 for a block (r = 0), 32^r for up level r - 1. */
+static inline uint64_t llama8b_interleaved_lcpd_up_blocks(uint32_t r) { return (uint64_t)1 << (5u * r); }
+
+/* Units of up level L over n sorted positions. */
+static inline uint64_t llama8b_interleaved_lcpd_up_count(uint64_t n, uint32_t L)
+{
+    uint64_t u = llama8b_interleaved_lcpd_up_blocks(L + 1);
+    return (llama8b_interleaved_lcpd_dir_size(n) + u - 1) / u;
+}
+
+/* Entries of llama8b_interleaved_lcpd_index.up for n sorted positions. */
+static inline uint64_t llama8b_interleaved_lcpd_up_size(uint64_t n)
+{
+    uint64_t s = 0;
+    for (uint32_t L = 0; L < llama8b_interleaved_lcpd_UP_LEVELS; L++)
+        s += 3 * llama8b_interleaved_lcpd_up_count(n, L);
+    return s;
+}
+
+/* Fills up (llama8b_interleaved_lcpd_up_size(ix->n) entries) from ix's block minima: per level,
+ * the units' smallest LCPs, their smallest numbers, then their second
+ * smallest (from the blocks' idmin2 when ix has them; 0, which tells
+ * nothing, otherwise). */
+static inline void llama8b_interleaved_lcpd_up_fill(const llama8b_interleaved_lcpd_index *ix, uint32_t *up)
+{
+    const uint32_t *sl = 0, *si = ix->idmin, *si2 = ix->idmin2;
+    uint64_t below = llama8b_interleaved_lcpd_dir_size(ix->n);
+    for (uint32_t L = 0; L < llama8b_interleaved_lcpd_UP_LEVELS; L++) {
+        uint64_t c = llama8b_interleaved_lcpd_up_count(ix->n, L);
+        uint32_t *dl = up, *di = up + c, *di2 = up + 2 * c;
+        for (uint64_t u = 0; u < c; u++) {
+            uint32_t lm = UINT32_MAX, im = UINT32_MAX, im2 = UINT32_MAX;
+            for (uint64_t j = u * 32; j < below && j < u * 32 + 32; j++) {
+                uint32_t l = L == 0 ? ix->lcpmin[j] : sl[j], x = si[j], x2 = si2 ? si2[j] : 0u;
+                lm = l < lm ? l : lm;
+                if (x < im) {
+                    im2 = im < x2 ? im : x2;
+                    im = x;
+                } else {
+                    im2 = x < im2 ? x : im2;
+                }
+            }
+            dl[u] = lm;
+            di[u] = im;
+            di2[u] = im2;
+        }
+        sl = dl;
+        si = di;
+        si2 = di2;
+        below = c;
+        up += 3 * c;
+    }
+}
+
+/* The up levels of an index, located once per query: lm[L], im[L] and
+ * im2[L], the smallest LCP, the smallest and the second smallest number
+ * per unit of level L; levels is 0 without them. */
+typedef struct llama8b_interleaved_lcpd_up_view {
+    uint32_t levels;
+    const uint32_t *lm[llama8b_interleaved_lcpd_UP_LEVELS], *im[llama8b_interleaved_lcpd_UP_LEVELS], *im2[llama8b_interleaved_lcpd_UP_LEVELS];
+} llama8b_interleaved_lcpd_up_view;
+
+static inline llama8b_interleaved_lcpd_up_view llama8b_interleaved_lcpd_up_levels(const llama8b_interleaved_lcpd_index *ix)
+{
+    llama8b_interleaved_lcpd_up_view u;
+    u.levels = 0;
+    for (uint32_t L = 0; L < llama8b_interleaved_lcpd_UP_LEVELS; L++)
+        u.lm[L] = u.im[L] = u.im2[L] = 0;
+    if (!ix->up || !ix->idmin || !ix->lcpmin)
+        return u;
+    const uint32_t *p = ix->up;
+    for (uint32_t L = 0; L < llama8b_interleaved_lcpd_UP_LEVELS; L++) {
+        uint64_t c = llama8b_interleaved_lcpd_up_count(ix->n, L);
+        u.lm[L] = p;
+        u.im[L] = p + c;
+        u.im2[L] = p + 2 * c;
+        p += 3 * c;
+    }
+    u.levels = llama8b_interleaved_lcpd_UP_LEVELS;
+    return u;
+}
+
+/* A deep entry's packed key, and its LCP with the previous sample (bits
+ * 26-30 of dlcp_shift are the block's dtok shift, bit 31 its kind). */
+static inline uint64_t llama8b_interleaved_lcpd_deep_key(const llama8b_interleaved_lcpd_deep *e) { return (uint64_t)e->key_hi << 32 | e->key_lo; }
+static inline uint32_t llama8b_interleaved_lcpd_deep_dlcp(const llama8b_interleaved_lcpd_deep *e) { return e->dlcp_shift & (llama8b_interleaved_lcpd_DEEP_MAX_LCP - 1u); }
+
+/* Bits needed for v (0 for 0). */
+static inline uint32_t llama8b_interleaved_lcpd_bitlen(uint32_t v)
+{
+#if defined(__CUDA_ARCH__)
+    return 32u - (uint32_t)__clz((int)v);
+#elif defined(__GNUC__)
+    return v ? 32u - (uint32_t)__builtin_clz(v) : 0u;
+#else
+    uint32_t b = 0;
+    while (b < 32u && (v >> b))
+        b++;
+    return b;
+#endif
+}
+
+/* The 4-bit code of an offset v = (t - dbase) >> shift: 1 + v on a linear
+ * scale, or 1 + f(v) on a logarithmic one (f(v) = v below 2, else 2 (b - 1)
+ * plus the bit after the leading one, b the bits of v: two codes an
+ * octave); 15 past 13. */
+static inline uint32_t llama8b_interleaved_lcpd_dtok_scaled(uint32_t v, bool logscale)
+{
+    if (logscale && v >= 2u) {
+        uint32_t b = llama8b_interleaved_lcpd_bitlen(v);
+        v = 2u * (b - 1u) + ((v >> (b - 2u)) & 1u);
+    }
+    return v < 14u ? 1u + v : 15u;
+}
+
+/* The code of token t in the distinguishing-token array, on the scale of
+ * its block (llama8b_interleaved_lcpd_deep: dbase, and in dlcp_shift the shift and the kind): 0
+ * below dbase, else llama8b_interleaved_lcpd_dtok_scaled. Keeps the tokens' order, ties
+ * allowed. */
+static inline uint32_t llama8b_interleaved_lcpd_dtok_code(const llama8b_interleaved_lcpd_deep *e, uint32_t t)
+{
+    if (t < e->dbase)
+        return 0;
+    return llama8b_interleaved_lcpd_dtok_scaled((t - e->dbase) >> ((e->dlcp_shift >> 26) & 31u), (e->dlcp_shift >> 31) != 0);
+}
+
+/* The code of sorted position j in the distinguishing-token array. */
+static inline uint32_t llama8b_interleaved_lcpd_dtok_at(const uint8_t *dtok, uint64_t j) { return (dtok[j >> 1] >> ((j & 1u) * 4u)) & 15u; }
+
+/* Bytes of the distinguishing-token array for n sorted positions. */
+static inline uint64_t llama8b_interleaved_lcpd_dtok_size(uint64_t n) { return (n + 1) / 2; }
+
+/* Ties under a scale among a block's positions (distinguishing tokens t;
+ * prev[j], the position before j in its run, or -1): positions whose code
+ * equals their predecessor's, which a scan may have to settle by reading
+ * tokens. */
+static inline uint32_t llama8b_interleaved_lcpd_dtok_ties(const uint32_t *t, const int32_t *prev, uint32_t c, uint32_t base, uint32_t scale)
+{
+    uint32_t ties = 0, shift = scale & 31u;
+    bool logscale = (scale & 32u) != 0;
+    for (uint32_t j = 0; j < c; j++) {
+        if (prev[j] < 0)
+            continue;
+        uint32_t x = t[j], y = t[prev[j]];
+        uint32_t cx = x < base ? 0u : llama8b_interleaved_lcpd_dtok_scaled((x - base) >> shift, logscale);
+        uint32_t cy = y < base ? 0u : llama8b_interleaved_lcpd_dtok_scaled((y - base) >> shift, logscale);
+        ties += cx == cy;
+    }
+    return ties;
+}
+
+/* The scale (shift, kind in bit 5: 1 logarithmic) that fits [lo, hi]. */
+static inline uint32_t llama8b_interleaved_lcpd_dtok_fit(uint32_t lo, uint32_t hi, bool logscale)
+{
+    uint32_t shift = 0;
+    while (((hi - lo) >> shift) > (logscale ? 127u : 13u)) /* f(127) = 13 */
+        shift++;
+    return shift | (logscale ? 32u : 0u);
+}
+
+/* The scale of a block's codes (LCPs l, distinguishing tokens t; c
+ * positions, those with l >= L having none). A scan compares the query's
+ * token with a run's: the positions of one LCP v with no smaller LCP
+ * between them, whose tokens ascend. Of a linear scale fitted to all the
+ * tokens, and a linear and a logarithmic one fitted to each of the two
+ * longest runs, the one with the fewest ties (the first on equal counts).
+ * Returns the scale; sets *base. */
+static inline uint32_t llama8b_interleaved_lcpd_dtok_scale(const uint32_t *l, const uint32_t *t, uint32_t c, uint32_t L, uint32_t *base)
+{
+    int32_t prev[llama8b_interleaved_lcpd_DIR_STEP];
+    uint32_t len[llama8b_interleaved_lcpd_DIR_STEP], first[llama8b_interleaved_lcpd_DIR_STEP];
+    uint32_t lo = UINT32_MAX, hi = 0;
+    uint32_t run_lo[2] = {0, 0}, run_hi[2] = {0, 0}, run_len[2] = {0, 0};
+    for (uint32_t j = 0; j < c; j++) {
+        prev[j] = -1;
+        if (l[j] >= L)
+            continue;
+        lo = t[j] < lo ? t[j] : lo, hi = t[j] > hi ? t[j] : hi;
+        for (uint32_t p = j; p-- > 0;) {
+            if (l[p] < l[j])
+                break;
+            if (l[p] == l[j]) {
+                prev[j] = (int32_t)p;
+                break;
+            }
+        }
+        len[j] = prev[j] < 0 ? 1u : len[prev[j]] + 1u;
+        first[j] = prev[j] < 0 ? t[j] : first[prev[j]];
+    }
+    *base = 0;
+    if (lo > hi)
+        return 0;
+    for (uint32_t j = 0; j < c; j++) { /* the two longest runs, by their last positions */
+        if (l[j] >= L || len[j] < 2)
+            continue;
+        bool last = true;
+        for (uint32_t k = j + 1; k < c && last; k++)
+            last = prev[k] != (int32_t)j;
+        if (!last)
+            continue;
+        uint32_t r = len[j] > run_len[0] ? 0u : len[j] > run_len[1] ? 1u : 2u;
+        if (r == 0)
+            run_lo[1] = run_lo[0], run_hi[1] = run_hi[0], run_len[1] = run_len[0];
+        if (r < 2)
+            run_lo[r] = first[j], run_hi[r] = t[j], run_len[r] = len[j];
+    }
+    uint32_t cb[5] = {lo}, cs[5] = {llama8b_interleaved_lcpd_dtok_fit(lo, hi, false)}, nc = 1;
+    for (uint32_t r = 0; r < 2; r++)
+        for (uint32_t g = 0; g < 2 && run_len[r] > 0; g++) {
+            cb[nc] = run_lo[r];
+            cs[nc++] = llama8b_interleaved_lcpd_dtok_fit(run_lo[r], run_hi[r], g == 1);
+        }
+    uint32_t pick = 0, fewest = UINT32_MAX;
+    for (uint32_t k = 0; k < nc; k++) {
+        uint32_t n = llama8b_interleaved_lcpd_dtok_ties(t, prev, c, cb[k], cs[k]);
+        if (n < fewest)
+            fewest = n, pick = k;
+    }
+    *base = cb[pick];
+    return cs[pick];
+}
+
+/* Fills, for blocks [ba, bb) of STEP sorted positions (llama8b_interleaved_lcpd_dir_size(n)
+ * blocks in all), the deep directory entries, the second smallest numbers
+ * (idmin2) and the distinguishing-token codes (dtok, 4 bits a position):
+ * per sample, its number, its LCP with the previous sample (the smallest
+ * adjacent LCP between them), the key's worth of tokens from there on and
+ * the scale of its block's codes; per block, the second smallest sequence
+ * number (UINT32_MAX in a block of one); per position j, the code of the
+ * token at which perm[j] first differs from perm[j - 1] (0 when they are
+ * equal). Reads one token per position, a block ahead. */
+static inline void llama8b_interleaved_lcpd_deep_fill(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, uint64_t ba, uint64_t bb, llama8b_interleaved_lcpd_deep *deep,
+                                uint32_t *idmin2, uint8_t *dtok)
+{
+    for (uint64_t i = ba; i < bb; i++) {
+        uint64_t a = i * llama8b_interleaved_lcpd_DIR_STEP, b = a + llama8b_interleaved_lcpd_DIR_STEP < ix->n ? a + llama8b_interleaved_lcpd_DIR_STEP : ix->n;
+        for (uint64_t j = b; j < b + llama8b_interleaved_lcpd_DIR_STEP && j < ix->n && i + 1 < bb; j++)
+            llama8b_interleaved_lcpd_prefetch(llama8b_interleaved_lcpd_seq(d, llama8b_interleaved_lcpd_perm_at(ix, j)) + llama8b_interleaved_lcpd_lcp_at(ix, j) % d->seq_len);
+        uint32_t dl = i ? UINT32_MAX : 0, m1 = UINT32_MAX, m2 = UINT32_MAX;
+        uint32_t tok[llama8b_interleaved_lcpd_DIR_STEP], lv[llama8b_interleaved_lcpd_DIR_STEP];
+        for (uint64_t j = i ? a - llama8b_interleaved_lcpd_DIR_STEP + 1 : a + 1; j <= a; j++) { /* the smallest LCP since the last sample */
+            uint32_t l = llama8b_interleaved_lcpd_lcp_at(ix, j);
+            dl = l < dl ? l : dl;
+        }
+        for (uint64_t j = a; j < b; j++) {
+            uint32_t x = llama8b_interleaved_lcpd_perm_at(ix, j), l = llama8b_interleaved_lcpd_lcp_at(ix, j);
+            if (x < m1) {
+                m2 = m1;
+                m1 = x;
+            } else if (x < m2) {
+                m2 = x;
+            }
+            tok[j - a] = l < d->seq_len ? (uint32_t)llama8b_interleaved_lcpd_seq(d, x)[l] : 0;
+            lv[j - a] = l;
+        }
+        llama8b_interleaved_lcpd_deep *e = &deep[i];
+        e->seq = llama8b_interleaved_lcpd_perm_at(ix, a);
+        uint64_t key = llama8b_interleaved_lcpd_key(llama8b_interleaved_lcpd_seq(d, llama8b_interleaved_lcpd_perm_at(ix, a)) + dl, d->seq_len - dl);
+        e->key_hi = (uint32_t)(key >> 32);
+        e->key_lo = (uint32_t)key;
+        uint32_t scale = llama8b_interleaved_lcpd_dtok_scale(lv, tok, (uint32_t)(b - a), d->seq_len, &e->dbase);
+        e->dlcp_shift = dl | scale << 26;
+        idmin2[i] = m2;
+        for (uint64_t j = a; j < b; j += 2) { /* a is even: a block's codes fill whole bytes */
+            uint32_t c0 = llama8b_interleaved_lcpd_lcp_at(ix, j) < d->seq_len ? llama8b_interleaved_lcpd_dtok_code(e, tok[j - a]) : 0u;
+            uint32_t c1 = j + 1 < b && llama8b_interleaved_lcpd_lcp_at(ix, j + 1) < d->seq_len ? llama8b_interleaved_lcpd_dtok_code(e, tok[j + 1 - a]) : 0u;
+            dtok[j >> 1] = (uint8_t)(c0 | c1 << 4);
+        }
+    }
+}
+
+/* LCP of the query q (seq_len tokens) with sequence i, from `from` on. */
+static inline uint32_t llama8b_interleaved_lcpd_lcp_query(const llama8b_interleaved_lcpd_data *d, const uint32_t *q, uint64_t i, uint32_t from)
+{
+    return llama8b_interleaved_lcpd_lcp_from(q, llama8b_interleaved_lcpd_seq(d, i), from, d->seq_len);
+}
+
+/* Narrows [*lo, *hi) with the directory: a sampled key below q's means
+ * that sample sorts before q, one above means after (only when q has all
+ * the key's tokens). The samples with q's key are [*sa, *sc); returns
+ * false (nothing narrowed) when the directory cannot tell. */
+static inline bool llama8b_interleaved_lcpd_dir_bracket(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *q, uint32_t plen, uint64_t *lo,
+                                  uint64_t *hi, uint64_t *sa, uint64_t *sc, int64_t *elo, int64_t *ehi)
+{
+    uint32_t kt = d->seq_len < llama8b_interleaved_lcpd_KEY_TOKENS ? d->seq_len : llama8b_interleaved_lcpd_KEY_TOKENS;
+    if (!ix->n_dir || plen < kt)
+        return false;
+    uint64_t qk = llama8b_interleaved_lcpd_key(q, kt);
+    /* Every STEP-th directory key (top, kept hot in cache) narrows the
+     * directory range first; then the two searches stay within a few cache
+     * lines. */
+    uint64_t a = 0, b = ix->n_dir, c, e;
+    if (ix->top) {
+        uint64_t ta = 0, tb = llama8b_interleaved_lcpd_dir_size(ix->n_dir); /* first top key >= qk */
+        while (ta < tb) {
+            uint64_t m = ta + (tb - ta) / 2;
+            if (ix->top[m] < qk)
+                ta = m + 1;
+            else
+                tb = m;
+        }
+        uint64_t tc = ta, te = llama8b_interleaved_lcpd_dir_size(ix->n_dir); /* first top key > qk */
+        while (tc < te) {
+            uint64_t m = tc + (te - tc) / 2;
+            if (ix->top[m] <= qk)
+                tc = m + 1;
+            else
+                te = m;
+        }
+        a = ta == 0 ? 0 : (ta - 1) * llama8b_interleaved_lcpd_DIR_STEP;
+        b = tc * llama8b_interleaved_lcpd_DIR_STEP < ix->n_dir ? tc * llama8b_interleaved_lcpd_DIR_STEP : ix->n_dir;
+        for (uint64_t j = a; j < b && j < a + 8 * llama8b_interleaved_lcpd_DIR_STEP; j += 8) /* the searches' lines, together */
+            llama8b_interleaved_lcpd_prefetch(ix->dir + j);
+    }
+    uint64_t lim = b;
+    while (a < b) { /* first sample with key >= qk */
+        uint64_t m = a + (b - a) / 2;
+        if (ix->dir[m] < qk)
+            a = m + 1;
+        else
+            b = m;
+    }
+    c = a, e = lim;
+    while (c < e) { /* first sample with key > qk */
+        uint64_t m = c + (e - c) / 2;
+        if (ix->dir[m] <= qk)
+            c = m + 1;
+        else
+            e = m;
+    }
+    *lo = a == 0 ? 0 : (a - 1) * llama8b_interleaved_lcpd_DIR_STEP + 1;
+    *hi = c == ix->n_dir ? ix->n : c * llama8b_interleaved_lcpd_DIR_STEP;
+    *sa = a;
+    *sc = c;
+    /* The bounding samples' keys differ from q's: their LCPs with q are
+     * the keys' leading equal tokens. */
+    if (a > 0)
+        *elo = llama8b_interleaved_lcpd_key_lcp(ix->dir[a - 1], qk);
+    if (c < ix->n_dir)
+        *ehi = llama8b_interleaved_lcpd_key_lcp(ix->dir[c], qk);
+    return true;
+}
+
+
+/* Deep directory runs longer than this many entries of their coarsest
+ * level are searched by rounds over the token data instead. */
+#define llama8b_interleaved_lcpd_DEEP_WALK 256u
+
+/* Levels of the deep directory: level 0 is llama8b_interleaved_lcpd_index.deep (every sample),
+ * level L > 0 every 32^L-th sample (llama8b_interleaved_lcpd_index.deep_up). */
+#define llama8b_interleaved_lcpd_DEEP_LEVELS 3u
+
+/* Entries of deep level L (L >= 1) for n_dir samples. */
+static inline uint64_t llama8b_interleaved_lcpd_deep_up_count(uint64_t n_dir, uint32_t L) { return (n_dir + ((uint64_t)1 << (5u * L)) - 1) >> (5u * L); }
+
+/* Entries of llama8b_interleaved_lcpd_index.deep_up for n_dir samples: levels 1 and 2, in turn. */
+static inline uint64_t llama8b_interleaved_lcpd_deep_up_size(uint64_t n_dir)
+{
+    uint64_t s = 0;
+    for (uint32_t L = 1; L < llama8b_interleaved_lcpd_DEEP_LEVELS; L++)
+        s += llama8b_interleaved_lcpd_deep_up_count(n_dir, L);
+    return s;
+}
+
+/* Fills deep_up (llama8b_interleaved_lcpd_deep_up_size(ix->n_dir) entries) from ix's deep
+ * directory: level L's entry j is sample j 32^L, its LCP with the level's
+ * previous entry the smallest of the finer level's between them, its key
+ * the tokens from there on (one token read per entry). */
+static inline void llama8b_interleaved_lcpd_deep_up_fill(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, llama8b_interleaved_lcpd_deep *deep_up)
+{
+    const llama8b_interleaved_lcpd_deep *fine = ix->deep;
+    uint64_t nf = ix->n_dir;
+    for (uint32_t L = 1; L < llama8b_interleaved_lcpd_DEEP_LEVELS; L++) {
+        uint64_t c = llama8b_interleaved_lcpd_deep_up_count(ix->n_dir, L);
+        for (uint64_t j = 0; j < c; j++) {
+            uint32_t dl = j ? UINT32_MAX : 0;
+            for (uint64_t f = j ? (j - 1) * 32 + 1 : 1; j && f <= j * 32 && f < nf; f++) {
+                uint32_t x = llama8b_interleaved_lcpd_deep_dlcp(&fine[f]);
+                dl = x < dl ? x : dl;
+            }
+            llama8b_interleaved_lcpd_deep *e = &deep_up[j];
+            e->seq = fine[j * 32].seq;
+            uint64_t key = llama8b_interleaved_lcpd_key(llama8b_interleaved_lcpd_seq(d, e->seq) + dl, d->seq_len - dl);
+            e->key_hi = (uint32_t)(key >> 32);
+            e->key_lo = (uint32_t)key;
+            e->dlcp_shift = dl; /* no block scale at these levels */
+            e->dbase = 0;
+        }
+        fine = deep_up;
+        nf = c;
+        deep_up += c;
+    }
+}
+
+/* Walks entries (a, b] of one deep level (entry a sorts before q, with m
+ * its exact LCP with q): with m, entry i sorts before q too when it shares
+ * more than m tokens with entry i - 1 (dlcp > m), after q when it shares
+ * fewer, and on a tie its stored tokens decide, or its token data when
+ * those agree as well. Returns the first entry that does not sort before q
+ * (setting *lhi to its LCP with q), or b + 1 when all do; *m becomes the
+ * exact LCP of q with the entry before the result. */
+static inline uint64_t llama8b_interleaved_lcpd_deep_walk(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_deep *e, const uint32_t *q, uint32_t plen, bool upper,
+                                    uint64_t a, uint64_t b, uint32_t *m, int64_t *lhi)
+{
+    for (uint64_t i = a + 1; i <= b && i < a + 64; i += 3) /* the walk's entries, a line at a time */
+        llama8b_interleaved_lcpd_prefetch(e + i);
+    /* The entries whose tokens the walk may read (sharing at least m tokens
+     * with the one before, before the first sharing fewer, and with stored
+     * tokens all equal to the query's there), fetched together. */
+    for (uint64_t i = a + 1, np = 0; i <= b && i < a + 33 && np < 8; i++) {
+        uint32_t dl = llama8b_interleaved_lcpd_deep_dlcp(&e[i]);
+        if (dl < *m)
+            break;
+        uint32_t lim = plen > dl ? (plen - dl < llama8b_interleaved_lcpd_KEY_TOKENS ? plen - dl : llama8b_interleaved_lcpd_KEY_TOKENS) : 0u, t = 0;
+        uint64_t ek = llama8b_interleaved_lcpd_deep_key(&e[i]);
+        while (t < lim && llama8b_interleaved_lcpd_key_token(ek, t) == q[dl + t])
+            t++;
+        if (t == lim && dl + lim < plen) {
+            llama8b_interleaved_lcpd_prefetch(llama8b_interleaved_lcpd_seq(d, e[i].seq) + dl + lim);
+            np++;
+        }
+    }
+    uint32_t mm = *m;
+    uint64_t i = a + 1;
+    for (; i <= b; i++) {
+        uint32_t dl = llama8b_interleaved_lcpd_deep_dlcp(&e[i]);
+        if (dl < mm) { /* S_i[dl] > S_(i-1)[dl] = q[dl] */
+            *lhi = dl;
+            break;
+        }
+        if (dl > mm || mm == plen) /* S_i agrees with S_(i-1) where q is decided */
+            continue;
+        uint32_t lim = plen - mm < llama8b_interleaved_lcpd_KEY_TOKENS ? plen - mm : llama8b_interleaved_lcpd_KEY_TOKENS, t = 0;
+        uint64_t ek = llama8b_interleaved_lcpd_deep_key(&e[i]);
+        while (t < lim && llama8b_interleaved_lcpd_key_token(ek, t) == q[mm + t])
+            t++;
+        uint32_t x;
+        bool before;
+        if (t < lim) {
+            x = mm + t;
+            before = llama8b_interleaved_lcpd_key_token(ek, t) < q[x];
+        } else if (mm + lim == plen) {
+            x = plen;
+            before = upper;
+        } else {
+            const uint32_t *s = llama8b_interleaved_lcpd_seq(d, e[i].seq);
+            x = llama8b_interleaved_lcpd_lcp_from(q, s, mm + lim, plen);
+            before = x == plen ? upper : s[x] < q[x];
+        }
+        if (!before) {
+            *lhi = x;
+            break;
+        }
+        mm = x;
+    }
+    *m = mm;
+    return i;
+}
+
+/* Narrows [*lo, *hi) to the positions between two consecutive samples of
+ * [sa, sc) (all sharing q's key), walking the deep directory: the first
+ * sample's tokens are compared with q, then the walk goes on at the finest
+ * level up to the next sample of the coarser one, there at the coarser
+ * level, up to the coarsest needed (a run of at most 32 entries of a level
+ * walks that level), and back down between the two entries of each level
+ * that bracket q (llama8b_interleaved_lcpd_deep_walk). Sets *llo and *lhi to the LCP of q with
+ * the samples at *lo - 1 and *hi where it finds them (they are left as
+ * they are otherwise). Returns false, narrowing nothing, when the run has
+ * more than DEEP_WALK entries at its coarsest level. */
+static inline bool llama8b_interleaved_lcpd_deep_narrow(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                  uint64_t sa, uint64_t sc, uint64_t *lo, uint64_t *hi, int64_t *llo, int64_t *lhi)
+{
+    const llama8b_interleaved_lcpd_deep *lv[llama8b_interleaved_lcpd_DEEP_LEVELS];
+    uint64_t g[llama8b_interleaved_lcpd_DEEP_LEVELS];
+    uint32_t levels = ix->deep_up ? llama8b_interleaved_lcpd_DEEP_LEVELS : 1u;
+    lv[0] = ix->deep, g[0] = 1;
+    for (uint32_t L = 1; L < levels; L++) {
+        lv[L] = L == 1 ? ix->deep_up : lv[L - 1] + llama8b_interleaved_lcpd_deep_up_count(ix->n_dir, L - 1);
+        g[L] = g[L - 1] * 32;
+    }
+    uint32_t top = 0;
+    while (top + 1 < levels && sc - sa > 32 * g[top])
+        top++;
+    if ((sc - sa) / g[top] > llama8b_interleaved_lcpd_DEEP_WALK)
+        return false;
+    uint32_t kt = d->seq_len < llama8b_interleaved_lcpd_KEY_TOKENS ? d->seq_len : llama8b_interleaved_lcpd_KEY_TOKENS;
+    const uint32_t *s = llama8b_interleaved_lcpd_seq(d, lv[0][sa].seq);
+    llama8b_interleaved_lcpd_prefetch(s + kt);
+    for (uint64_t i = sa + 1; i < sc && i < sa + 32; i += 3) /* the first walk's entries, while the tokens come */
+        llama8b_interleaved_lcpd_prefetch(lv[0] + i);
+    uint32_t m = llama8b_interleaved_lcpd_lcp_from(q, s, kt, plen);
+    if (m == plen ? !upper : s[m] > q[m]) { /* sample sa does not sort before q */
+        *hi = sa * llama8b_interleaved_lcpd_DIR_STEP;
+        *lhi = m;
+        return true;
+    }
+    /* Sample b sorts before q (LCP m); sample e does not, or e = sc. */
+    uint64_t b = sa, e = sc, last = sc - 1;
+    uint32_t L = 0;
+    bool found = false;
+    while (!found) {
+        uint64_t to = last;
+        if (L < top) { /* up to the next sample of the coarser level, then walk that one */
+            uint64_t next = (b / g[L + 1] + 1) * g[L + 1];
+            if (next <= last)
+                to = next;
+        }
+        uint64_t ia = b / g[L], ib = to / g[L];
+        uint64_t i = llama8b_interleaved_lcpd_deep_walk(d, lv[L], q, plen, upper, ia, ib, &m, lhi);
+        if (i <= ib) {
+            b = (i - 1) * g[L];
+            e = i * g[L];
+            found = true;
+        } else if (to == last) {
+            b = ib * g[L];
+            found = true;
+        } else {
+            b = to;
+            L++;
+        }
+    }
+    while (L > 0) { /* down: between b and e at each finer level */
+        L--;
+        uint64_t ia = b / g[L], ib = (e - 1) / g[L];
+        uint64_t i = llama8b_interleaved_lcpd_deep_walk(d, lv[L], q, plen, upper, ia, ib, &m, lhi);
+        if (i <= ib) {
+            b = (i - 1) * g[L];
+            e = i * g[L];
+        } else {
+            b = ib * g[L];
+        }
+    }
+    *lo = b * llama8b_interleaved_lcpd_DIR_STEP + 1;
+    *llo = m;
+    if (e < sc)
+        *hi = e * llama8b_interleaved_lcpd_DIR_STEP;
+    return true;
+}
+
+/* Sorted positions a search round looks at: it fetches them all at once,
+ * so a round waits for memory about twice (the permutation, then the
+ * tokens), not once per halving. */
+#define llama8b_interleaved_lcpd_FAN 8u
+/* A range this short is searched in one round: all its positions. */
+#define llama8b_interleaved_lcpd_ALL 16u
+
+/* Tokens both bounds of a search range share with q, from their exact
+ * LCPs with it (-1: not known). */
+static inline uint32_t llama8b_interleaved_lcpd_shared(int64_t elo, int64_t ehi)
+{
+    return elo < 0 || ehi < 0 ? 0u : (uint32_t)(elo < ehi ? elo : ehi);
+}
+
+/* Within [lo, hi), at most ALL positions, the first position whose
+ * sequence does not sort before q, given m, the exact LCP of q and perm[lo -
+ * 1] (which sorts before q; 0 and none when lo is 0). Walks the positions
+ * with their LCPs: perm[j] sorts before q too when lcp[j] > m, after q when
+ * lcp[j] < m, and when lcp[j] = m the code of its distinguishing token
+ * (dtok) decides, or its token data when the codes are equal. Sets *elo
+ * and *ehi to the LCPs of q with the sequences before and at the result
+ * (*ehi is left as it is when the result is hi). */
+static inline uint64_t llama8b_interleaved_lcpd_scan_block(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                     uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
+{
+    /* The positions whose tokens the walk may read (their LCP at least m,
+     * before the first below it, and their code equal to that of the
+     * query's token there), fetched together: near-duplicates of the query
+     * make a chain of them, each sharing more with it. */
+    for (uint64_t j = lo, np = 0; j < hi && np < 12; j++) {
+        uint32_t l = llama8b_interleaved_lcpd_lcp_at(ix, j);
+        if (l < m)
+            break;
+        if (l < plen && llama8b_interleaved_lcpd_dtok_at(ix->dtok, j) == llama8b_interleaved_lcpd_dtok_code(&ix->deep[j / llama8b_interleaved_lcpd_DIR_STEP], q[l])) {
+            llama8b_interleaved_lcpd_prefetch(llama8b_interleaved_lcpd_seq(d, llama8b_interleaved_lcpd_perm_at(ix, j)) + l);
+            np++;
+        }
+    }
+    uint64_t j = lo;
+    for (; j < hi; j++) {
+        uint32_t l = llama8b_interleaved_lcpd_lcp_at(ix, j), x;
+        bool before;
+        if (m == plen) { /* perm[j - 1] equals q on plen tokens (an upper search) */
+            x = l < plen ? l : plen;
+            before = l >= plen;
+        } else if (l != m) {
+            x = l < m ? l : m;
+            before = l > m;
+        } else {
+            uint32_t qb = llama8b_interleaved_lcpd_dtok_code(&ix->deep[j / llama8b_interleaved_lcpd_DIR_STEP], q[m]), b = llama8b_interleaved_lcpd_dtok_at(ix->dtok, j);
+            if (b != qb) {
+                x = m;
+                before = b < qb;
+            } else {
+                const uint32_t *s = llama8b_interleaved_lcpd_seq(d, llama8b_interleaved_lcpd_perm_at(ix, j));
+                x = llama8b_interleaved_lcpd_lcp_from(q, s, m, plen);
+                before = x == plen ? upper : s[x] < q[x];
+            }
+        }
+        if (!before) {
+            *ehi = x;
+            break;
+        }
+        m = x;
+    }
+    *elo = j > 0 ? (int64_t)m : -1;
+    return j;
+}
+
+/* The first sorted position whose sequence is not less than q (plen
+ * tokens of q compared; plen <= seq_len); with upper, the first whose
+ * first plen tokens exceed q's. Sets *elo and *ehi to the LCPs of q with
+ * the sequences before and at that position where they came out of the
+ * search, -1 where not. The directories narrow the range to the positions
+ * between two samples; those are walked with their LCPs (scan_block).
+ * Without the derived arrays, or where they cannot narrow, an FAN-ary
+ * search: each round takes FAN - 1 evenly spaced positions of [lo, hi)
+ * (all of them once at most ALL remain), starts fetching their tokens
+ * together, then binary-searches among them; comparisons skip the tokens
+ * both bounds are known to share with q. */
+static inline uint64_t llama8b_interleaved_lcpd_search_at(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                    int64_t *elo, int64_t *ehi)
+{
+    uint64_t lo = 0, hi = ix->n, sa, sc;
+    *elo = *ehi = -1; /* exact LCP of q with perm[lo - 1] and with perm[hi], -1: not known */
+    if (llama8b_interleaved_lcpd_dir_bracket(d, ix, q, plen, &lo, &hi, &sa, &sc, elo, ehi) && ix->deep && sc > sa)
+        (void)llama8b_interleaved_lcpd_deep_narrow(d, ix, q, plen, upper, sa, sc, &lo, &hi, elo, ehi);
+    if (ix->dtok && ix->deep && plen > 0 && hi - lo <= llama8b_interleaved_lcpd_DIR_STEP && (lo == 0 || *elo >= 0)) {
+        llama8b_interleaved_lcpd_prefetch((const char *)ix->lcp + lo * ix->lcp_bytes);
+        llama8b_interleaved_lcpd_prefetch(ix->dtok + lo / 2);
+        llama8b_interleaved_lcpd_prefetch(ix->deep + lo / llama8b_interleaved_lcpd_DIR_STEP);
+        llama8b_interleaved_lcpd_prefetch_perm(ix, lo, hi);
+        return llama8b_interleaved_lcpd_scan_block(d, ix, q, plen, upper, lo, hi, lo ? (uint32_t)*elo : 0u, elo, ehi);
+    }
+    while (lo < hi) {
+        uint64_t span = hi - lo, pos[llama8b_interleaved_lcpd_ALL];
+        const uint32_t *sp[llama8b_interleaved_lcpd_ALL];
+        unsigned np = 0;
+        if (span <= llama8b_interleaved_lcpd_ALL)
+            for (uint64_t j = lo; j < hi; j++)
+                pos[np++] = j;
+        else
+            for (unsigned i = 1; i < llama8b_interleaved_lcpd_FAN; i++)
+                pos[np++] = lo + span * i / llama8b_interleaved_lcpd_FAN;
+        uint32_t from = llama8b_interleaved_lcpd_shared(*elo, *ehi);
+        uint32_t pf = from < plen ? from : 0;
+        for (unsigned i = 0; i < np; i++) {
+            sp[i] = llama8b_interleaved_lcpd_seq(d, llama8b_interleaved_lcpd_perm_at(ix, pos[i]));
+            llama8b_interleaved_lcpd_prefetch(sp[i] + pf);
+            if (pf + 64 / sizeof(uint32_t) < plen) /* the next line, within the sequence */
+                llama8b_interleaved_lcpd_prefetch(sp[i] + pf + 64 / sizeof(uint32_t));
+        }
+        unsigned a = 0, b = np;
+        while (a < b) {
+            unsigned m = (a + b) / 2;
+            uint32_t l = llama8b_interleaved_lcpd_lcp_from(q, sp[m], from, plen);
+            if (upper ? (l == plen || sp[m][l] < q[l]) : (l < plen && sp[m][l] < q[l])) {
+                a = m + 1;
+                lo = pos[m] + 1;
+                *elo = l;
+            } else {
+                b = m;
+                hi = pos[m];
+                *ehi = l;
+            }
+            from = llama8b_interleaved_lcpd_shared(*elo, *ehi);
+        }
+        if (span <= llama8b_interleaved_lcpd_ALL)
+            break;
+    }
+    return lo;
+}
+
+static inline uint64_t llama8b_interleaved_lcpd_search(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *q, uint32_t plen, bool upper)
+{
+    int64_t elo, ehi;
+    return llama8b_interleaved_lcpd_search_at(d, ix, q, plen, upper, &elo, &ehi);
+}
+
+/* Sequences that start with the plen tokens of prefix: sorted positions
+ * [*first, *last). */
+static inline void llama8b_interleaved_lcpd_prefix_range(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *prefix, uint32_t plen,
+                                   uint64_t *first, uint64_t *last)
+{
+    *first = llama8b_interleaved_lcpd_search(d, ix, prefix, plen, false);
+    *last = llama8b_interleaved_lcpd_search(d, ix, prefix, plen, true);
+}
+
+/* Puts x into best[0..*cnt) (ascending, at most need entries) if it is
+ * among the need smallest so far. */
+static inline void llama8b_interleaved_lcpd_keep(uint32_t *best, uint64_t need, uint64_t *cnt, uint32_t x)
+{
+    uint64_t at;
+    if (*cnt < need)
+        at = (*cnt)++;
+    else if (x < best[need - 1])
+        at = need - 1;
+    else
+        return;
+    while (at > 0 && best[at - 1] > x) {
+        best[at] = best[at - 1];
+        at--;
+    }
+    best[at] = x;
+}
+
+/* Merges perm[a..b), except the number skip, into best[0..*cnt)
+ * (ascending, at most need entries): keeps the smallest numbers; blocks
+ * whose smallest number cannot improve a full list are skipped whole. */
+static inline void llama8b_interleaved_lcpd_take_range(const llama8b_interleaved_lcpd_index *ix, uint64_t a, uint64_t b, uint32_t skip, uint32_t *best, uint64_t need,
+                                 uint64_t *cnt)
+{
+    uint32_t lim = *cnt == need ? best[need - 1] : UINT32_MAX; /* what a number must be below to be kept */
+    for (uint64_t j = a; j < b;) {
+        if (ix->idmin && j % llama8b_interleaved_lcpd_DIR_STEP == 0 && j + llama8b_interleaved_lcpd_DIR_STEP <= b && ix->idmin[j / llama8b_interleaved_lcpd_DIR_STEP] >= lim) {
+            j += llama8b_interleaved_lcpd_DIR_STEP;
+            continue;
+        }
+        uint32_t x = llama8b_interleaved_lcpd_perm_at(ix, j++);
+        if (x < lim && x != skip) {
+            llama8b_interleaved_lcpd_keep(best, need, cnt, x);
+            lim = *cnt == need ? best[need - 1] : UINT32_MAX;
+        }
+    }
+}
+
+/* Lists up to this many blocks in take_smallest; a larger need scans. */
+#define llama8b_interleaved_lcpd_PICK 32u
+
+/* Puts unit (rank r, index u) with minimum m into the list of the need
+ * units with the smallest minima (ascending; *np of them). */
+static inline void llama8b_interleaved_lcpd_pick_keep(uint64_t *pu, uint32_t *pm, uint8_t *pr, uint64_t need, uint64_t *np, uint32_t r, uint64_t u,
+                                uint32_t m)
+{
+    if (*np == need && m >= pm[need - 1])
+        return;
+    uint64_t at = *np < need ? (*np)++ : need - 1;
+    while (at > 0 && pm[at - 1] > m) {
+        pm[at] = pm[at - 1];
+        pu[at] = pu[at - 1];
+        pr[at] = pr[at - 1];
+        at--;
+    }
+    pm[at] = m;
+    pu[at] = u;
+    pr[at] = (uint8_t)r;
+}
+
+/* The minimum of unit (rank r, index u): a block's (r = 0) or an up level's. */
+static inline uint32_t llama8b_interleaved_lcpd_unit_min(const llama8b_interleaved_lcpd_index *ix, const uint32_t *const *im, uint32_t r, uint64_t u)
+{
+    return r == 0 ? ix->idmin[u] : im[r - 1][u];
+}
+
+/* The second smallest number of unit (rank r, index u), where known (0,
+ * which says nothing, where not). */
+static inline uint32_t llama8b_interleaved_lcpd_unit_min2(const llama8b_interleaved_lcpd_index *ix, const uint32_t *const *im2, uint32_t r, uint64_t u)
+{
+    return r == 0 ? (ix->idmin2 ? ix->idmin2[u] : 0u) : im2[r - 1][u];
+}
+
+/* The need (at most PICK) units of [fa[s], fb[s]) (s = 0, 1; whole blocks)
+ * with the smallest minima, ascending, into pick, pmin and prank (the
+ * unit's rank: 0 for a block); returns how many. The ranges are cut into
+ * the largest aligned units the up levels have; of any set of units
+ * covering the blocks, the need smallest numbers lie in the need units with
+ * the smallest minima (each such unit holds a number below every other
+ * unit's minimum), so only those are split into their 32 parts, level by
+ * level. With prune, a unit whose second smallest number is above the
+ * need-th smallest minimum kept holds no other of the need smallest
+ * numbers than its minimum, so it is not split: what is returned are
+ * blocks and such units. Without prune every unit is split down to
+ * blocks; without up levels every block's minimum is read. */
+static inline uint64_t llama8b_interleaved_lcpd_pick_blocks(const llama8b_interleaved_lcpd_index *ix, const llama8b_interleaved_lcpd_up_view *up, const uint64_t *fa, const uint64_t *fb,
+                                      uint64_t need, bool prune, uint64_t *pick, uint32_t *pmin, uint8_t *prank)
+{
+    const uint32_t *const *im = up->im;
+    const uint32_t *const *im2 = up->im2;
+    uint32_t levels = up->levels;
+    uint64_t pu[2][llama8b_interleaved_lcpd_PICK], np[2] = {0, 0};
+    uint32_t pm[2][llama8b_interleaved_lcpd_PICK];
+    uint8_t pr[2][llama8b_interleaved_lcpd_PICK];
+    for (int s = 0; s < 2; s++)
+        for (uint64_t b = fa[s]; b < fb[s];) {
+            uint32_t r = levels;
+            while (r > 0 && (b % llama8b_interleaved_lcpd_up_blocks(r) != 0 || b + llama8b_interleaved_lcpd_up_blocks(r) > fb[s]))
+                r--;
+            uint64_t u = b / llama8b_interleaved_lcpd_up_blocks(r);
+            llama8b_interleaved_lcpd_pick_keep(pu[0], pm[0], pr[0], need, &np[0], r, u, llama8b_interleaved_lcpd_unit_min(ix, im, r, u));
+            b += llama8b_interleaved_lcpd_up_blocks(r);
+        }
+    int cur = 0;
+    for (uint32_t round = 0; round < levels; round++) {
+        uint32_t bound = np[cur] == need ? pm[cur][need - 1] : UINT32_MAX;
+        bool split = false;
+        for (uint64_t i = 0; i < np[cur] && !split; i++)
+            split = pr[cur][i] > 0 && (!prune || llama8b_interleaved_lcpd_unit_min2(ix, im2, pr[cur][i], pu[cur][i]) < bound);
+        if (!split)
+            break;
+        int nx = 1 - cur;
+        np[nx] = 0;
+        for (uint64_t i = 0; i < np[cur]; i++) { /* the children's lines, together */
+            uint32_t r = pr[cur][i];
+            if (r > 0 && (!prune || llama8b_interleaved_lcpd_unit_min2(ix, im2, r, pu[cur][i]) < bound)) {
+                const uint32_t *c = r == 1 ? ix->idmin + pu[cur][i] * 32 : im[r - 2] + pu[cur][i] * 32;
+                llama8b_interleaved_lcpd_prefetch(c);
+                llama8b_interleaved_lcpd_prefetch(c + 16);
+            }
+        }
+        for (uint64_t i = 0; i < np[cur]; i++) {
+            uint32_t r = pr[cur][i];
+            if (r == 0 || (prune && llama8b_interleaved_lcpd_unit_min2(ix, im2, r, pu[cur][i]) >= bound)) {
+                llama8b_interleaved_lcpd_pick_keep(pu[nx], pm[nx], pr[nx], need, &np[nx], r, pu[cur][i], pm[cur][i]);
+                continue;
+            }
+            for (uint64_t c = pu[cur][i] * 32; c < pu[cur][i] * 32 + 32; c++)
+                llama8b_interleaved_lcpd_pick_keep(pu[nx], pm[nx], pr[nx], need, &np[nx], r - 1, c, llama8b_interleaved_lcpd_unit_min(ix, im, r - 1, c));
+        }
+        cur = nx;
+    }
+    for (uint64_t i = 0; i < np[cur]; i++) {
+        pick[i] = pu[cur][i];
+        pmin[i] = pm[cur][i];
+        prank[i] = pr[cur][i];
+    }
+    return np[cur];
+}
+
+/* Keeps in best[0..*cnt) (ascending, at most need) the smallest numbers
+ * seen so far and among perm[a1..b1) and perm[a2..b2). Of the whole blocks
+ * inside the two ranges, only those with the need smallest block minima
+ * can hold one of the need smallest numbers (every block with a smaller
+ * minimum holds a smaller number), so only those are read; they and the
+ * partial blocks at the ranges' ends are fetched together first. */
+static inline void llama8b_interleaved_lcpd_take_smallest(const llama8b_interleaved_lcpd_index *ix, const llama8b_interleaved_lcpd_up_view *up, uint64_t a1, uint64_t b1, uint64_t a2, uint64_t b2, uint32_t *best,
+                                    uint64_t need, uint64_t *cnt)
+{
+    uint64_t ra[2] = {a1, a2}, rb[2] = {b1, b2}, fa[2], fb[2], whole = 0;
+    for (int s = 0; s < 2; s++) { /* whole blocks fa..fb-1 */
+        fa[s] = (ra[s] + llama8b_interleaved_lcpd_DIR_STEP - 1) / llama8b_interleaved_lcpd_DIR_STEP;
+        fb[s] = rb[s] / llama8b_interleaved_lcpd_DIR_STEP;
+        if (ra[s] >= rb[s] || fa[s] >= fb[s])
+            fa[s] = fb[s] = ra[s] < rb[s] ? rb[s] / llama8b_interleaved_lcpd_DIR_STEP : 0;
+        whole += fb[s] - fa[s];
+    }
+    if (!ix->idmin || need > llama8b_interleaved_lcpd_PICK || (whole <= need && !ix->idmin2)) {
+        for (int s = 0; s < 2; s++)
+            llama8b_interleaved_lcpd_prefetch_perm(ix, ra[s], rb[s]);
+        for (int s = 0; s < 2; s++)
+            llama8b_interleaved_lcpd_take_range(ix, ra[s], rb[s], UINT32_MAX, best, need, cnt);
+        return;
+    }
+    /* The need units with the smallest minima (no two share one): blocks,
+     * and with idmin2 larger units that hold nothing else of the need
+     * smallest numbers. */
+    uint64_t pick[llama8b_interleaved_lcpd_PICK];
+    uint32_t pmin[llama8b_interleaved_lcpd_PICK];
+    uint8_t prank[llama8b_interleaved_lcpd_PICK];
+    uint64_t np = llama8b_interleaved_lcpd_pick_blocks(ix, up, fa, fb, need, ix->idmin2 != 0, pick, pmin, prank);
+    /* The partial blocks at the ends: [pa[i], pb[i]). */
+    uint64_t pa[4], pb[4];
+    for (int s = 0; s < 2; s++) {
+        pa[2 * s] = ra[s];
+        pb[2 * s] = pa[2 * s + 1] = fa[s] * llama8b_interleaved_lcpd_DIR_STEP > ra[s] ? fa[s] * llama8b_interleaved_lcpd_DIR_STEP : ra[s];
+        pa[2 * s + 1] = fb[s] * llama8b_interleaved_lcpd_DIR_STEP > ra[s] ? fb[s] * llama8b_interleaved_lcpd_DIR_STEP : ra[s];
+        pb[2 * s + 1] = rb[s];
+    }
+    if (!ix->idmin2) {
+        for (uint64_t i = 0; i < np; i++)
+            llama8b_interleaved_lcpd_prefetch_perm(ix, pick[i] * llama8b_interleaved_lcpd_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcpd_DIR_STEP);
+        for (int i = 0; i < 4; i++)
+            llama8b_interleaved_lcpd_take_range(ix, pa[i], pb[i], UINT32_MAX, best, need, cnt);
+        for (uint64_t i = 0; i < np; i++)
+            llama8b_interleaved_lcpd_take_range(ix, pick[i] * llama8b_interleaved_lcpd_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcpd_DIR_STEP, UINT32_MAX, best, need, cnt);
+        return;
+    }
+    /* With each block's second smallest number too: the picked blocks'
+     * minima are candidates as they are. Once there are need of them, a
+     * partial block is read only when its block's minimum, and the rest of
+     * a picked block only when its second smallest number, is below the
+     * need-th candidate: nothing above it can be among the need smallest.
+     * What is to be read is fetched together. */
+    uint32_t bound = np == need ? pmin[need - 1] : UINT32_MAX;
+    for (uint64_t i = 0; i < np; i++)
+        llama8b_interleaved_lcpd_keep(best, need, cnt, pmin[i]);
+    bool part[4];
+    for (int i = 0; i < 4; i++) {
+        part[i] = pa[i] < pb[i] && ix->idmin[pa[i] / llama8b_interleaved_lcpd_DIR_STEP] < bound;
+        if (part[i])
+            llama8b_interleaved_lcpd_prefetch_perm(ix, pa[i], pb[i]);
+    }
+    uint64_t nr = 0;
+    for (uint64_t i = 0; i < np; i++)
+        if (prank[i] == 0 && ix->idmin2[pick[i]] < bound) {
+            pick[nr] = pick[i];
+            pmin[nr++] = pmin[i];
+            llama8b_interleaved_lcpd_prefetch_perm(ix, pick[i] * llama8b_interleaved_lcpd_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcpd_DIR_STEP);
+        }
+    for (int i = 0; i < 4; i++)
+        if (part[i])
+            llama8b_interleaved_lcpd_take_range(ix, pa[i], pb[i], UINT32_MAX, best, need, cnt);
+    for (uint64_t i = 0; i < nr; i++)
+        llama8b_interleaved_lcpd_take_range(ix, pick[i] * llama8b_interleaved_lcpd_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcpd_DIR_STEP, pmin[i], best, need, cnt);
+}
+
+/* The run of positions sharing at least v tokens with the query grows left
+ * from x: perm[x - 1] joins while lcp_at(x) >= v, a whole block at a time
+ * where the block's smallest LCP allows. Returns the run's first position;
+ * with coarse, stops instead at the end of the first whole block that
+ * fails, leaving its positions to a second call. */
+static inline uint64_t llama8b_interleaved_lcpd_grow_left(const llama8b_interleaved_lcpd_index *ix, const llama8b_interleaved_lcpd_up_view *up, uint64_t x, uint32_t v, bool coarse)
+{
+    const uint32_t *const *lm = up->lm;
+    uint32_t levels = up->levels;
+    while (x > 0) {
+        if (ix->lcpmin && x % llama8b_interleaved_lcpd_DIR_STEP == llama8b_interleaved_lcpd_DIR_STEP - 1) {
+            bool jumped = false; /* a whole unit joins (unit 0 never does: lcp[0] is 0 < v) */
+            for (uint32_t L = levels; L-- > 0 && !jumped;) {
+                uint64_t span = llama8b_interleaved_lcpd_up_blocks(L + 1) * llama8b_interleaved_lcpd_DIR_STEP;
+                if (x % span == span - 1 && lm[L][x / span] >= v) {
+                    x -= span;
+                    jumped = true;
+                }
+            }
+            if (jumped)
+                continue;
+            if (ix->lcpmin[x / llama8b_interleaved_lcpd_DIR_STEP] >= v) {
+                x -= llama8b_interleaved_lcpd_DIR_STEP;
+                continue;
+            }
+            if (coarse)
+                return x;
+        }
+        if (llama8b_interleaved_lcpd_lcp_at(ix, x) < v)
+            break;
+        x--;
+    }
+    return x;
+}
+
+/* The same to the right: perm[x] joins while lcp_at(x) >= v; returns the
+ * position after the run (coarse: the start of the first failing block). */
+static inline uint64_t llama8b_interleaved_lcpd_grow_right(const llama8b_interleaved_lcpd_index *ix, const llama8b_interleaved_lcpd_up_view *up, uint64_t x, uint32_t v, bool coarse)
+{
+    const uint32_t *const *lm = up->lm;
+    uint32_t levels = up->levels;
+    while (x < ix->n) {
+        if (ix->lcpmin && x % llama8b_interleaved_lcpd_DIR_STEP == 0 && x + llama8b_interleaved_lcpd_DIR_STEP <= ix->n) {
+            bool jumped = false;
+            for (uint32_t L = levels; L-- > 0 && !jumped;) {
+                uint64_t span = llama8b_interleaved_lcpd_up_blocks(L + 1) * llama8b_interleaved_lcpd_DIR_STEP;
+                if (x % span == 0 && x + span <= ix->n && lm[L][x / span] >= v) {
+                    x += span;
+                    jumped = true;
+                }
+            }
+            if (jumped)
+                continue;
+            if (ix->lcpmin[x / llama8b_interleaved_lcpd_DIR_STEP] >= v) {
+                x += llama8b_interleaved_lcpd_DIR_STEP;
+                continue;
+            }
+            if (coarse)
+                return x;
+        }
+        if (llama8b_interleaved_lcpd_lcp_at(ix, x) < v)
+            break;
+        x++;
+    }
+    return x;
+}
+
+/* Starts fetching block b's minima (LCP, number, second number). */
+static inline void llama8b_interleaved_lcpd_prefetch_minima(const llama8b_interleaved_lcpd_index *ix, uint64_t b)
+{
+    if (ix->lcpmin)
+        llama8b_interleaved_lcpd_prefetch(ix->lcpmin + b);
+    if (ix->idmin)
+        llama8b_interleaved_lcpd_prefetch(ix->idmin + b);
+    if (ix->idmin2)
+        llama8b_interleaved_lcpd_prefetch(ix->idmin2 + b);
+}
+
+/* Starts fetching what grow_* and take_smallest read next around position
+ * x: its LCP entry, its block's permutation entries. */
+static inline void llama8b_interleaved_lcpd_prefetch_block(const llama8b_interleaved_lcpd_index *ix, uint64_t x)
+{
+    uint64_t b = x / llama8b_interleaved_lcpd_DIR_STEP * llama8b_interleaved_lcpd_DIR_STEP, e = b + llama8b_interleaved_lcpd_DIR_STEP < ix->n ? b + llama8b_interleaved_lcpd_DIR_STEP : ix->n;
+    llama8b_interleaved_lcpd_prefetch((const char *)ix->lcp + x * ix->lcp_bytes);
+    llama8b_interleaved_lcpd_prefetch_perm(ix, b, e);
+}
+
+/* The k sequences with the longest common prefix with q (seq_len tokens),
+ * best first: LCP descending, ties by smaller number. Writes up to k
+ * numbers and LCPs; returns how many (min(k, N)). Sequences sharing at
+ * least v tokens with q are one contiguous run of sorted positions around
+ * q's place, so each LCP level v adds the run's two new ends; when a level
+ * has more sequences than places left, its smallest numbers win. */
+static inline uint64_t llama8b_interleaved_lcpd_topk(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *q, uint64_t k, uint32_t *out_seq,
+                               uint32_t *out_lcp)
+{
+    uint64_t n = ix->n, count = 0;
+    if (k > n)
+        k = n;
+    if (k == 0)
+        return 0;
+    int64_t lq, rq;
+    uint64_t l = llama8b_interleaved_lcpd_search_at(d, ix, q, d->seq_len, false, &lq, &rq), r = l;
+    /* The LCP entry the first level reads next (each level fetches its minima). */
+    llama8b_interleaved_lcpd_prefetch((const char *)ix->lcp + (l < n ? l : n - 1) * ix->lcp_bytes);
+    if (l > 0 && lq < 0)
+        lq = (int64_t)llama8b_interleaved_lcpd_lcp_query(d, q, llama8b_interleaved_lcpd_perm_at(ix, l - 1), 0);
+    if (r < n && rq < 0)
+        rq = (int64_t)llama8b_interleaved_lcpd_lcp_query(d, q, llama8b_interleaved_lcpd_perm_at(ix, r), 0);
+    lq = l > 0 ? lq : -1;
+    rq = r < n ? rq : -1;
+    const llama8b_interleaved_lcpd_up_view up = llama8b_interleaved_lcpd_up_levels(ix);
+    while (count < k && (lq > 0 || rq > 0)) {
+        int64_t v = lq > rq ? lq : rq;
+        if (ix->lcpmin) /* the block arrays both runs may read, together */
+            for (int64_t o = -32; o <= 32; o += 16) {
+                uint64_t b = (o < 0 ? l : r) / llama8b_interleaved_lcpd_DIR_STEP;
+                b = o < 0 ? (b >= (uint64_t)-o ? b + o : 0) : b + (uint64_t)o;
+                if (b * llama8b_interleaved_lcpd_DIR_STEP < n)
+                    llama8b_interleaved_lcpd_prefetch_minima(ix, b);
+            }
+        /* The level's run: first a block at a time on both sides, then,
+         * with what the rest reads on its way, position by position. */
+        uint64_t l2 = lq == v ? llama8b_interleaved_lcpd_grow_left(ix, &up, l - 1, (uint32_t)v, true) : l;
+        uint64_t r2 = rq == v ? llama8b_interleaved_lcpd_grow_right(ix, &up, r + 1, (uint32_t)v, true) : r;
+        if (lq == v)
+            llama8b_interleaved_lcpd_prefetch_block(ix, l2);
+        if (rq == v)
+            llama8b_interleaved_lcpd_prefetch_block(ix, r2 < n ? r2 : n - 1);
+        if (ix->lcpmin) /* the minima between the runs' ends */
+            for (uint64_t b = l2 / llama8b_interleaved_lcpd_DIR_STEP, i = 0; b <= (r2 < n ? r2 : n - 1) / llama8b_interleaved_lcpd_DIR_STEP && i < 8; b += 16, i++)
+                llama8b_interleaved_lcpd_prefetch_minima(ix, b);
+        if (lq == v)
+            l2 = llama8b_interleaved_lcpd_grow_left(ix, &up, l2, (uint32_t)v, false);
+        if (rq == v)
+            r2 = llama8b_interleaved_lcpd_grow_right(ix, &up, r2, (uint32_t)v, false);
+        uint64_t need = k - count, got = 0;
+        llama8b_interleaved_lcpd_take_smallest(ix, &up, l2, l, r, r2, out_seq + count, need, &got);
+        for (uint64_t i = 0; i < got; i++)
+            out_lcp[count + i] = (uint32_t)v;
+        count += got;
+        if (lq == v)
+            lq = l2 > 0 ? (int64_t)llama8b_interleaved_lcpd_lcp_at(ix, l2) : -1;
+        if (rq == v)
+            rq = r2 < n ? (int64_t)llama8b_interleaved_lcpd_lcp_at(ix, r2) : -1;
+        l = l2;
+        r = r2;
+    }
+    /* The rest share nothing with q: smallest numbers not yet taken. */
+    for (uint64_t x = 0; count < k && x < n; x++) {
+        bool taken = false;
+        for (uint64_t i = 0; i < count && !taken; i++)
+            taken = out_seq[i] == x;
+        if (!taken) {
+            out_seq[count] = (uint32_t)x;
+            out_lcp[count++] = 0;
+        }
+    }
+    return count;
+}
+
+/* Marks dup[i] = 1 for every sequence i whose LCP with some smaller-numbered
+ * sequence is at least min_lcp (>= 1), 0 otherwise; returns how many. Such
+ * sequences share their first min_lcp tokens, so each run of sorted
+ * positions with adjacent LCPs >= min_lcp keeps only its smallest number. */
+static inline uint64_t llama8b_interleaved_lcpd_dedup(const llama8b_interleaved_lcpd_index *ix, uint32_t min_lcp, uint8_t *dup)
+{
+    uint64_t n = ix->n, total = 0;
+    for (uint64_t j = 0; j < n; j++)
+        dup[llama8b_interleaved_lcpd_perm_at(ix, j)] = 0;
+    for (uint64_t a = 0; a < n;) {
+        uint64_t b = a + 1;
+        uint32_t keep = llama8b_interleaved_lcpd_perm_at(ix, a);
+        while (b < n && llama8b_interleaved_lcpd_lcp_at(ix, b) >= min_lcp) {
+            uint32_t x = llama8b_interleaved_lcpd_perm_at(ix, b);
+            keep = x < keep ? x : keep;
+            b++;
+        }
+        for (uint64_t j = a; j < b; j++) {
+            uint32_t x = llama8b_interleaved_lcpd_perm_at(ix, j);
+            if (x != keep) {
+                dup[x] = 1;
+                total++;
+            }
+        }
+        a = b;
+    }
+    return total;
+}
+
+
+/* Building the LCP index (docs/lcp-index.md): host code, two threads.
+ * Filled with lcp_types.inc and lcp_core.inc for tfc's own `tfc index` and
+ * for the generated NAME_lcp_index.c. */
+
+/* -1, 0, 1: sequences x and y (numbers) compared from token `depth`, ties by number. */
+static inline int llama8b_interleaved_lcpd_cmp_from(const llama8b_interleaved_lcpd_data *d, uint32_t x, uint32_t y, uint32_t depth)
+{
+    const uint32_t *a = llama8b_interleaved_lcpd_seq(d, x), *b = llama8b_interleaved_lcpd_seq(d, y);
+    uint32_t i = llama8b_interleaved_lcpd_lcp_from(a, b, depth, d->seq_len);
+    if (i < d->seq_len)
+        return a[i] < b[i] ? -1 : 1;
+    return x < y ? -1 : (x > y);
+}
+
+static inline void llama8b_interleaved_lcpd_insertion(const llama8b_interleaved_lcpd_data *d, uint32_t *v, uint64_t n, uint32_t depth)
+{
+    for (uint64_t i = 1; i < n; i++) {
+        uint32_t x = v[i];
+        uint64_t j = i;
+        while (j > 0 && llama8b_interleaved_lcpd_cmp_from(d, x, v[j - 1], depth) < 0) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* Sorts numbers v[0..n) ascending in O(n log n) (heapsort): the order of
+ * a run of identical sequences. */
+static inline void llama8b_interleaved_lcpd_sort_ids(uint32_t *v, uint64_t n)
+{
+    for (uint64_t end = n; end > 1;) {
+        if (end == n) /* build the max-heap once */
+            for (uint64_t i = n / 2; i-- > 0;)
+                for (uint64_t c = i;;) {
+                    uint64_t l = 2 * c + 1, r = l + 1, m = c;
+                    if (l < n && v[l] > v[m])
+                        m = l;
+                    if (r < n && v[r] > v[m])
+                        m = r;
+                    if (m == c)
+                        break;
+                    uint32_t t = v[c];
+                    v[c] = v[m];
+                    v[m] = t;
+                    c = m;
+                }
+        end--;
+        uint32_t t = v[0];
+        v[0] = v[end];
+        v[end] = t;
+        for (uint64_t c = 0;;) {
+            uint64_t l = 2 * c + 1, r = l + 1, m = c;
+            if (l < end && v[l] > v[m])
+                m = l;
+            if (r < end && v[r] > v[m])
+                m = r;
+            if (m == c)
+                break;
+            uint32_t u = v[c];
+            v[c] = v[m];
+            v[m] = u;
+            c = m;
+        }
+    }
+}
+
+typedef struct llama8b_interleaved_lcpd_task {
+    uint64_t lo, n;
+    uint32_t depth;
+    uint32_t keyed; /* the keys of [lo, lo + n) at depth are in the pool's keys already */
+} llama8b_interleaved_lcpd_task;
+
+/* A short run: insertion sort, then the adjacent LCPs inside it, computed
+ * from `depth` on (the run shares its first depth tokens; it is hot in the
+ * cache). */
+static inline void llama8b_interleaved_lcpd_finish_small(const llama8b_interleaved_lcpd_data *d, uint32_t *v, uint32_t *lc, uint64_t n, uint32_t depth)
+{
+    llama8b_interleaved_lcpd_insertion(d, v, n, depth);
+    for (uint64_t i = 1; i < n; i++)
+        lc[i] = llama8b_interleaved_lcpd_lcp_from(llama8b_interleaved_lcpd_seq(d, v[i - 1]), llama8b_interleaved_lcpd_seq(d, v[i]), depth, d->seq_len);
+}
+
+/* The KEY_TOKENS tokens of sequence x from token depth on, packed (llama8b_interleaved_lcpd_key). */
+static inline uint64_t llama8b_interleaved_lcpd_key_at(const llama8b_interleaved_lcpd_data *d, uint32_t x, uint32_t depth)
+{
+    return llama8b_interleaved_lcpd_key(llama8b_interleaved_lcpd_seq(d, x) + depth, d->seq_len - depth);
+}
+
+/* Multikey quicksort of v[0..n) (sequence numbers whose first `depth`
+ * tokens are equal) on KEY_TOKENS tokens at a time (their packed key),
+ * writing the adjacent LCPs inside it to lc[1..n) as it goes: two
+ * neighbours that a partition at depth separates share depth tokens plus
+ * the leading equal tokens of their keys, and the keys at a part's edges
+ * are known (the pivot's, and the largest below it and the smallest above
+ * it, tracked while partitioning), so no pass over the sorted data is
+ * needed afterwards (lc[0] is the caller's). A group sharing a long prefix
+ * (templates, duplicates) is read once per KEY_TOKENS tokens of it, not
+ * once per token. An explicit stack: depth grows only on the equal side,
+ * so the stack stays small whatever seq_len is; the smaller sides are
+ * taken first, so 200 tasks are plenty. */
+/* Sorting tasks the two threads share: whole buckets at first, the
+ * biggest on top, then any part of at least llama8b_interleaved_lcpd_SHARE sequences that a
+ * partition makes, so that a bucket holding a large share of the data
+ * (a common first token, a popular template) is sorted on both threads. */
+#define llama8b_interleaved_lcpd_SHARE 65536u
+
+typedef struct llama8b_interleaved_lcpd_pool {
+    const llama8b_interleaved_lcpd_data *d;
+    uint32_t *perm, *lcp;
+    uint64_t *keys; /* per sorted position, its sequence's key at its task's depth */
+    llama8b_interleaved_lcpd_task *tasks; /* a stack */
+    uint64_t n_tasks;
+    unsigned active; /* threads sorting a task */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} llama8b_interleaved_lcpd_pool;
+
+static inline void llama8b_interleaved_lcpd_pool_push(llama8b_interleaved_lcpd_pool *p, llama8b_interleaved_lcpd_task t)
+{
+    pthread_mutex_lock(&p->mu);
+    p->tasks[p->n_tasks++] = t;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static inline void llama8b_interleaved_lcpd_mkqs(llama8b_interleaved_lcpd_pool *pool, llama8b_interleaved_lcpd_task first)
+{
+    const llama8b_interleaved_lcpd_data *d = pool->d;
+    llama8b_interleaved_lcpd_task stack[200];
+    int top = 0;
+    stack[top++] = first;
+    while (top > 0) {
+        llama8b_interleaved_lcpd_task t = stack[--top];
+        uint32_t *a = pool->perm + t.lo, *l = pool->lcp + t.lo;
+        uint64_t *k = pool->keys + t.lo;
+        if (t.n < 16) {
+            llama8b_interleaved_lcpd_finish_small(d, a, l, t.n, t.depth);
+            continue;
+        }
+        if (t.depth >= d->seq_len) { /* identical sequences: by number */
+            llama8b_interleaved_lcpd_sort_ids(a, t.n);
+            for (uint64_t i = 1; i < t.n; i++)
+                l[i] = d->seq_len;
+            continue;
+        }
+        /* The keys at this depth, read from the token data once: the
+         * parts below and above the pivot keep them (same depth), so only
+         * the equal part, one key further on, reads tokens again. */
+        if (!t.keyed) {
+            for (uint64_t j = 0; j < t.n && j < 16; j++)
+                llama8b_interleaved_lcpd_prefetch(llama8b_interleaved_lcpd_seq(d, a[j]) + t.depth);
+            for (uint64_t j = 0; j < t.n; j++) {
+                if (j + 16 < t.n)
+                    llama8b_interleaved_lcpd_prefetch(llama8b_interleaved_lcpd_seq(d, a[j + 16]) + t.depth);
+                k[j] = llama8b_interleaved_lcpd_key_at(d, a[j], t.depth);
+            }
+        }
+        /* Pivot: median of three keys. */
+        uint64_t x0 = k[0], x1 = k[t.n / 2], x2 = k[t.n - 1];
+        uint64_t pv = x0 < x1 ? (x1 < x2 ? x1 : (x0 < x2 ? x2 : x0)) : (x0 < x2 ? x0 : (x1 < x2 ? x2 : x1));
+        /* Dutch flag partition: [0, lt) < pv, [lt, gt) == pv, [gt, n) > pv;
+         * below, the largest key under pv; above, the smallest over it. */
+        uint64_t lt = 0, i = 0, gt = t.n, below = 0, above = ~0ull;
+        while (i < gt) {
+            uint64_t c = k[i];
+            if (c < pv) {
+                below = c > below ? c : below;
+                uint32_t tmp = a[lt];
+                a[lt] = a[i];
+                a[i] = tmp;
+                k[i] = k[lt];
+                k[lt++] = c;
+                i++;
+            } else if (c > pv) {
+                above = c < above ? c : above;
+                --gt;
+                uint32_t tmp = a[gt];
+                a[gt] = a[i];
+                a[i] = tmp;
+                k[i] = k[gt];
+                k[gt] = c;
+            } else {
+                i++;
+            }
+        }
+        /* Neighbours across a part boundary: the last below and the first
+         * of the equal part (whose key is pv), the last equal and the first
+         * above; their keys differ, inside the sequence's tokens. */
+        if (lt > 0 && lt < t.n)
+            l[lt] = t.depth + llama8b_interleaved_lcpd_key_lcp(below, pv);
+        if (gt > 0 && gt < t.n)
+            l[gt] = t.depth + llama8b_interleaved_lcpd_key_lcp(pv, above);
+        /* The equal part keeps ascending numbers only if it is re-sorted at
+         * the next depth, which it is. Large parts go to the shared tasks;
+         * of the rest, the larger sides are pushed first. */
+        uint32_t next = t.depth + llama8b_interleaved_lcpd_KEY_TOKENS < d->seq_len ? t.depth + llama8b_interleaved_lcpd_KEY_TOKENS : d->seq_len;
+        llama8b_interleaved_lcpd_task parts[3] = {{t.lo, lt, t.depth, 1}, {t.lo + lt, gt - lt, next, 0}, {t.lo + gt, t.n - gt, t.depth, 1}};
+        for (int p = 0; p < 3; p++)
+            for (int q = p + 1; q < 3; q++)
+                if (parts[q].n > parts[p].n) {
+                    llama8b_interleaved_lcpd_task tmp = parts[p];
+                    parts[p] = parts[q];
+                    parts[q] = tmp;
+                }
+        for (int p = 0; p < 3; p++)
+            if (parts[p].n >= llama8b_interleaved_lcpd_SHARE && p < 2) /* the largest part stays here */
+                llama8b_interleaved_lcpd_pool_push(pool, parts[p]);
+            else if (parts[p].n > 1 && top < 200)
+                stack[top++] = parts[p];
+            else if (parts[p].n > 1) /* cannot happen with smaller-first order; stay correct anyway */
+                llama8b_interleaved_lcpd_finish_small(d, pool->perm + parts[p].lo, pool->lcp + parts[p].lo, parts[p].n, parts[p].depth);
+    }
+}
+
+/* One sorting thread: takes shared tasks until none is left and no thread
+ * is sorting (which could make more). */
+static inline void *llama8b_interleaved_lcpd_pool_run(void *arg)
+{
+    llama8b_interleaved_lcpd_pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->n_tasks == 0 && p->active > 0)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->n_tasks == 0)
+            break;
+        llama8b_interleaved_lcpd_task t = p->tasks[--p->n_tasks];
+        p->active++;
+        pthread_mutex_unlock(&p->mu);
+        llama8b_interleaved_lcpd_mkqs(p, t);
+        pthread_mutex_lock(&p->mu);
+        p->active--;
+        if (p->active == 0 && p->n_tasks == 0)
+            pthread_cond_broadcast(&p->cv);
+    }
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+typedef struct llama8b_interleaved_lcpd_job {
+    const llama8b_interleaved_lcpd_data *d;
+    uint32_t *perm;
+    uint64_t j0, j1; /* sequences [j0, j1) to count and place */
+    uint64_t *cnt;   /* 65536: this job's bucket counts, then its next free position per bucket */
+} llama8b_interleaved_lcpd_job;
+
+static inline void *llama8b_interleaved_lcpd_count_job(void *arg)
+{
+    llama8b_interleaved_lcpd_job *jb = arg;
+    const unsigned shift = 8 * sizeof(uint32_t) - 16;
+    for (uint64_t i = jb->j0; i < jb->j1; i++)
+        jb->cnt[llama8b_interleaved_lcpd_seq(jb->d, i)[0] >> shift]++;
+    return NULL;
+}
+
+static inline void *llama8b_interleaved_lcpd_place_job(void *arg)
+{
+    llama8b_interleaved_lcpd_job *jb = arg;
+    const unsigned shift = 8 * sizeof(uint32_t) - 16;
+    for (uint64_t i = jb->j0; i < jb->j1; i++) /* ascending numbers: ties stay ordered */
+        jb->perm[jb->cnt[llama8b_interleaved_lcpd_seq(jb->d, i)[0] >> shift]++] = (uint32_t)i;
+    return NULL;
+}
+
+/* Runs f on both jobs, the second on a new thread (on this one if none). */
+static inline void llama8b_interleaved_lcpd_both(void *(*f)(void *), llama8b_interleaved_lcpd_job jobs[2])
+{
+    pthread_t th;
+    bool threaded = pthread_create(&th, NULL, f, &jobs[1]) == 0;
+    f(&jobs[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        f(&jobs[1]);
+}
+
+/* Orders bucket tasks by size, ascending (the biggest is taken first). */
+static inline int llama8b_interleaved_lcpd_task_cmp(const void *x, const void *y)
+{
+    uint64_t a = ((const llama8b_interleaved_lcpd_task *)x)->n, b = ((const llama8b_interleaved_lcpd_task *)y)->n;
+    return a < b ? -1 : a > b;
+}
+
+/* Sorts all N = first[n_shards] sequences into perm and writes adjacent
+ * LCPs to lcp (N entries each), on two threads: a counting pass on the top
+ * 16 bits of the first token, then multikey quicksort within each bucket,
+ * the buckets and the large parts they split into shared between the
+ * threads. Returns false when memory or a thread is not available (nothing
+ * useful in perm then). N < 2^32. */
+static inline bool llama8b_interleaved_lcpd_build(const llama8b_interleaved_lcpd_data *d, uint32_t *perm, uint32_t *lcp)
+{
+    uint64_t n = d->first[d->n_shards];
+    uint64_t *bucket = calloc(65537, sizeof *bucket);
+    uint64_t *cnt = calloc(2 * 65536, sizeof *cnt);
+    /* Pending tasks: the buckets, and at most one shared part per SHARE
+     * sequences (they are disjoint) besides. */
+    llama8b_interleaved_lcpd_task *tasks = malloc((65536 + n / llama8b_interleaved_lcpd_SHARE + 4) * sizeof *tasks);
+    uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!bucket || !cnt || !tasks || !keys) {
+        free(bucket);
+        free(cnt);
+        free(tasks);
+        free(keys);
+        return false;
+    }
+    /* Counting pass on two threads (each its half of the sequences), then
+     * each thread places its half: thread 0's sequences first in every
+     * bucket, so ties keep ascending numbers. */
+    llama8b_interleaved_lcpd_job jobs[2] = {{d, perm, 0, n / 2, cnt}, {d, perm, n / 2, n, cnt + 65536}};
+    llama8b_interleaved_lcpd_both(llama8b_interleaved_lcpd_count_job, jobs);
+    for (uint32_t b = 0; b < 65536; b++) {
+        bucket[b + 1] = bucket[b] + cnt[b] + cnt[65536 + b];
+        uint64_t c0 = cnt[b];
+        cnt[b] = bucket[b];
+        cnt[65536 + b] = bucket[b] + c0;
+    }
+    llama8b_interleaved_lcpd_both(llama8b_interleaved_lcpd_place_job, jobs);
+    free(cnt);
+    const unsigned shift = 8 * sizeof(uint32_t) - 16;
+    llama8b_interleaved_lcpd_pool pool = {d, perm, lcp, keys, tasks, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    for (uint32_t b = 0; b < 65536; b++) {
+        uint64_t lo = bucket[b], hi = bucket[b + 1];
+        if (hi > lo)
+            lcp[lo] = 0; /* the first tokens (their top 16 bits) differ */
+        if (hi - lo > 1)
+            tasks[pool.n_tasks++] = (llama8b_interleaved_lcpd_task){lo, hi - lo, shift ? 0u : 1u, 0};
+    }
+    free(bucket);
+    qsort(tasks, (size_t)pool.n_tasks, sizeof *tasks, llama8b_interleaved_lcpd_task_cmp);
+    pthread_t th;
+    bool threaded = pthread_create(&th, NULL, llama8b_interleaved_lcpd_pool_run, &pool) == 0;
+    llama8b_interleaved_lcpd_pool_run(&pool);
+    if (threaded)
+        pthread_join(th, NULL);
+    free(tasks);
+    free(keys);
+    return true;
+}
+
+/* Documents (docs/lcp-index.md, "Documents"): the non-empty runs of
+ * tokens between separators sep (a shard's ends bound runs too), shard
+ * after shard, each its first L tokens as uint32 and, past its end,
+ * pad_base + its number (pad_base = the largest token or sep, + 1), so that
+ * two documents share a prefix only up to the shorter one's end and equal
+ * ones sort by number. With out NULL, counts them into *n and sets
+ * *pad_base; with out, packs them there (*n * L entries) with the
+ * *pad_base the count set. Returns 0; 1 when there are 2^32 - 1 documents
+ * or more; 2 when the tokens leave no room for the ends' marks (pad_base
+ * + documents must stay below 2^32 - 1). */
+static inline int llama8b_interleaved_lcpd_pack_docs(const uint32_t *const *shards, const uint64_t *n_tokens, uint32_t n_shards, uint32_t L,
+                               uint32_t sep, uint32_t *out, uint64_t *n, uint32_t *pad_base)
+{
+    uint64_t count = 0;
+    uint32_t top = sep;
+    for (uint32_t i = 0; i < n_shards; i++) {
+        uint64_t len = 0;
+        for (uint64_t j = 0; j <= n_tokens[i]; j++) {
+            uint32_t t = j == n_tokens[i] ? sep : (uint32_t)shards[i][j];
+            if (t != sep) {
+                if (out && len < L)
+                    out[count * L + len] = t;
+                len++;
+                top = t > top ? t : top;
+                continue;
+            }
+            if (len == 0)
+                continue;
+            if (out)
+                for (uint64_t k = len; k < L; k++)
+                    out[count * L + k] = *pad_base + (uint32_t)count;
+            count++;
+            len = 0;
+            if (count >= UINT32_MAX)
+                return 1;
+        }
+    }
+    *n = count;
+    if (!out) {
+        if ((uint64_t)top + 1 + count >= UINT32_MAX)
+            return 2;
+        *pad_base = top + 1;
+    }
+    return 0;
+}
+
+/* A query (or prefix) of len tokens as documents packed by llama8b_interleaved_lcpd_pack_docs
+ * see it: the separator, and tokens at or above pad_base, as UINT32_MAX,
+ * which no packed document holds (they match nothing). */
+static inline void llama8b_interleaved_lcpd_docs_map_query(const uint32_t *q, uint32_t len, uint32_t sep, uint32_t pad_base, uint32_t *out)
+{
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t t = (uint32_t)q[i];
+        out[i] = t == sep || t >= pad_base ? UINT32_MAX : t;
+    }
+}
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 void llama8b_interleaved_lcp_count(const uint64_t *n_tokens, uint32_t n_shards, uint32_t seq_len, uint32_t stride, uint64_t *first)
 {
     first[0] = 0;
@@ -1666,4 +3385,52 @@ void llama8b_interleaved_lcp_find_prefix(const llama8b_interleaved_lcp_data *d, 
                             uint32_t plen, uint64_t *first, uint64_t *last)
 {
     llama8b_interleaved_lcp_prefix_range(d, ix, prefix, plen, first, last);
+}
+
+bool llama8b_interleaved_lcp_docs_pack(const llama8b_interleaved_lcp_token *const *shards, const uint64_t *n_tokens, uint32_t n_shards,
+                          uint32_t seq_len, uint32_t sep, uint32_t *docs, uint64_t *n_docs, uint32_t *pad_base)
+{
+    return llama8b_interleaved_lcp_pack_docs(shards, n_tokens, n_shards, seq_len, sep, docs, n_docs, pad_base) == 0;
+}
+
+void llama8b_interleaved_lcp_docs_query_tokens(const llama8b_interleaved_lcp_token *q, uint32_t len, uint32_t sep, uint32_t pad_base,
+                                  uint32_t *out)
+{
+    llama8b_interleaved_lcp_docs_map_query(q, len, sep, pad_base, out);
+}
+
+bool llama8b_interleaved_lcp_docs_build_index(const llama8b_interleaved_lcpd_data *d, uint32_t *perm, uint32_t *lcp)
+{
+    return llama8b_interleaved_lcpd_build(d, perm, lcp);
+}
+
+void llama8b_interleaved_lcp_docs_derive(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, uint64_t *dir, uint32_t *idmin,
+                            uint8_t *lcpmin, uint64_t *top)
+{
+    llama8b_interleaved_lcpd_dir_fill(d, ix, dir, idmin, lcpmin, top);
+}
+
+void llama8b_interleaved_lcp_docs_derive_deep(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, llama8b_interleaved_lcpd_deep *deep,
+                                 uint32_t *idmin2, uint8_t *dtok)
+{
+    llama8b_interleaved_lcpd_deep_fill(d, ix, 0, llama8b_interleaved_lcpd_dir_size(ix->n), deep, idmin2, dtok);
+}
+
+void llama8b_interleaved_lcp_docs_derive_up(const llama8b_interleaved_lcpd_index *ix, uint32_t *up) { llama8b_interleaved_lcpd_up_fill(ix, up); }
+
+void llama8b_interleaved_lcp_docs_derive_deep_up(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix,
+                                    llama8b_interleaved_lcpd_deep *deep_up)
+{
+    llama8b_interleaved_lcpd_deep_up_fill(d, ix, deep_up);
+}
+
+uint64_t llama8b_interleaved_lcp_docs_query(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *q, uint64_t k,
+                               uint32_t *seq, uint32_t *lcp)
+{
+    return llama8b_interleaved_lcpd_topk(d, ix, q, k, seq, lcp);
+}
+
+uint64_t llama8b_interleaved_lcp_docs_find_duplicates(const llama8b_interleaved_lcpd_index *ix, uint32_t min_lcp, uint8_t *dup)
+{
+    return llama8b_interleaved_lcpd_dedup(ix, min_lcp, dup);
 }

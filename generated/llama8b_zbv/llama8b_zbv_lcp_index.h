@@ -175,6 +175,131 @@ uint64_t llama8b_zbv_lcp_find_duplicates(const llama8b_zbv_lcp_index *ix, uint32
 void llama8b_zbv_lcp_find_prefix(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const llama8b_zbv_lcp_token *prefix,
                             uint32_t plen, uint64_t *first, uint64_t *last);
 
+/* Documents (docs/lcp-index.md, "Documents"): sequence i is the i-th
+ * non-empty run of tokens between separators (a shard's ends bound runs
+ * too), its first seq_len tokens; a shorter one shares a prefix only up
+ * to its own end. llama8b_zbv_lcp_docs_pack packs them as uint32 (past its end
+ * a document holds pad_base + its number), and the llama8b_zbv_lcpd_ types
+ * index them with the same code as windows, one shard: data {seq_len,
+ * seq_len, 1, &docs, {0, n_docs}}. The sizes of the derived arrays are
+ * the functions above. What `tfc index build --doc-sep` writes maps onto
+ * llama8b_zbv_lcpd_index the same way. */
+/* Types of the LCP index (docs/lcp-index.md), shared by tfc's own `tfc
+ * index` and the generated NAME_lcp_index.h: the functions working on them
+ * are in lcp_core.inc.
+ *
+ * Sequence i is the i-th window of seq_len tokens, stride apart, taken from
+ * the shards in order (a window never spans two shards). The index is the
+ * permutation of sequence numbers in lexicographic token order (ties by
+ * smaller number) and lcp[j] = LCP(sequence perm[j - 1], sequence perm[j]),
+ * lcp[0] = 0. The permutation is either plain uint32 numbers (perm_bits 0)
+ * or, as index files store it, bit-packed: entry j is bits [j b, j b + b)
+ * of the little-endian stream of 32-bit words (b = perm_bits), with one
+ * word past the last entry's (llama8b_zbv_lcpd_perm_at). */
+
+typedef struct llama8b_zbv_lcpd_data {
+    uint32_t seq_len, stride;
+    uint32_t n_shards;
+    const uint32_t *const *shard; /* n_shards token arrays */
+    const uint64_t *first;       /* n_shards + 1: number of the first sequence of each shard; first[n_shards] = N */
+} llama8b_zbv_lcpd_data;
+
+/* A deep directory entry (see llama8b_zbv_lcpd_index.deep), one per sample, 20 bytes. */
+typedef struct llama8b_zbv_lcpd_deep {
+    uint32_t key_hi, key_lo; /* KEY_TOKENS tokens of the sample from position dlcp on, packed as llama8b_zbv_lcpd_key does */
+    uint32_t seq;            /* the sample's sequence number */
+    uint32_t dlcp_shift;     /* bits 0-25: its LCP with the previous sample (0 for the first); 26-31: dshift */
+    uint32_t dbase;          /* with dshift, the scale of dtok in the block the sample starts (llama8b_zbv_lcpd_dtok_code) */
+} llama8b_zbv_lcpd_deep;
+
+/* The deep directory holds LCPs below this (llama8b_zbv_lcpd_deep.dlcp_shift): it is
+ * derived only for seq_len below it. */
+#define llama8b_zbv_lcpd_DEEP_MAX_LCP (1u << 26)
+
+/* The index: what the file stores, and what a loader derives from it. */
+typedef struct llama8b_zbv_lcpd_index {
+    const uint32_t *perm; /* n sequence numbers in sorted order (packed when perm_bits > 0) */
+    const void *lcp;      /* n adjacent LCPs, lcp_bytes each (1, 2 or 4) */
+    uint32_t lcp_bytes;
+    uint64_t n;
+    /* Optional (NULL when n_dir is 0), derived at load time by llama8b_zbv_lcpd_dir_fill:
+     * the packed first tokens (llama8b_zbv_lcpd_key) of sorted positions 0, STEP, 2 STEP,
+     * ... (STEP = llama8b_zbv_lcpd_DIR_STEP): a small array the first search steps stay
+     * in instead of touching token data all over memory. */
+    const uint64_t *dir;
+    uint64_t n_dir;
+    /* Optional (NULL), also from llama8b_zbv_lcpd_dir_fill: per block of STEP sorted
+     * positions, the smallest sequence number and the smallest adjacent
+     * LCP (as a byte: 255 stands for 255 or more), so that tie groups are
+     * measured and searched a block at a time. */
+    const uint32_t *idmin;
+    const uint8_t *lcpmin;
+    /* Optional (NULL): every STEP-th directory key, llama8b_zbv_lcpd_dir_size(n_dir) of them. */
+    const uint64_t *top;
+    /* Optional (NULL), from llama8b_zbv_lcpd_deep_fill: per directory sample, its number,
+     * its LCP with the previous sample and the tokens after that, so a run
+     * of samples sharing more than a key's tokens with the query is
+     * searched in this array (n_dir entries), reading tokens at most once
+     * or twice, instead of by rounds over the token data. */
+    const llama8b_zbv_lcpd_deep *deep;
+    /* Optional (NULL; used with idmin), also from llama8b_zbv_lcpd_deep_fill: per block,
+     * the second smallest sequence number, so a block whose minimum is
+     * among the smallest of a tie group is read only when more of its
+     * numbers can be. */
+    const uint32_t *idmin2;
+    /* Optional (NULL; used with deep), also from llama8b_zbv_lcpd_deep_fill: per sorted
+     * position j, the token at which perm[j] first differs from perm[j -
+     * 1], as 4 bits on its block's scale that keep the tokens' order (byte
+     * j / 2, low half for even j), so the positions between two samples
+     * are searched with their LCPs and these bits, reading token data only
+     * where they equal the query's. */
+    const uint8_t *dtok;
+    /* Optional (NULL; used with idmin and lcpmin), from llama8b_zbv_lcpd_up_fill: the
+     * block minima summarised over units of 32, 1,024 and 32,768 blocks
+     * (llama8b_zbv_lcpd_UP_LEVELS levels; per unit its smallest LCP, then its smallest
+     * number; llama8b_zbv_lcpd_up_size(n) entries in all), so that a level of millions of
+     * tied sequences is measured and its smallest numbers found a unit at a
+     * time instead of a block at a time. */
+    const uint32_t *up;
+    /* Optional (NULL; used with deep), from llama8b_zbv_lcpd_deep_up_fill: the deep
+     * directory's every 32nd and every 1,024th sample as entries of their
+     * own (llama8b_zbv_lcpd_deep_up_size(n_dir) of them), so a run of thousands of
+     * samples sharing the query's key is walked a level at a time. */
+    const llama8b_zbv_lcpd_deep *deep_up;
+    /* Bits per packed permutation entry (1 to 32), or 0: perm is n plain
+     * uint32 numbers. */
+    uint32_t perm_bits;
+} llama8b_zbv_lcpd_index;
+
+#define llama8b_zbv_lcpd_DIR_STEP 32u
+/* Tokens that fit in a 64-bit key. */
+#define llama8b_zbv_lcpd_KEY_TOKENS (64u / (8u * (unsigned)sizeof(uint32_t)))
+
+/* Counts the documents (docs NULL) and sets *pad_base, or packs them into
+ * docs (n_docs * seq_len entries, with the *pad_base the count set).
+ * False when there are 2^32 - 1 documents or more, or when the tokens
+ * leave no room to mark their ends (pad_base + n_docs must stay below
+ * 2^32 - 1). */
+bool llama8b_zbv_lcp_docs_pack(const llama8b_zbv_lcp_token *const *shards, const uint64_t *n_tokens, uint32_t n_shards,
+                          uint32_t seq_len, uint32_t sep, uint32_t *docs, uint64_t *n_docs, uint32_t *pad_base);
+/* A query or prefix of len tokens as the packed documents see it (len
+ * entries in out): the separator and tokens at or above pad_base match
+ * nothing. */
+void llama8b_zbv_lcp_docs_query_tokens(const llama8b_zbv_lcp_token *q, uint32_t len, uint32_t sep, uint32_t pad_base,
+                                  uint32_t *out);
+bool llama8b_zbv_lcp_docs_build_index(const llama8b_zbv_lcpd_data *d, uint32_t *perm, uint32_t *lcp);
+void llama8b_zbv_lcp_docs_derive(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix, uint64_t *dir, uint32_t *idmin,
+                            uint8_t *lcpmin, uint64_t *top);
+void llama8b_zbv_lcp_docs_derive_deep(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix, llama8b_zbv_lcpd_deep *deep,
+                                 uint32_t *idmin2, uint8_t *dtok);
+void llama8b_zbv_lcp_docs_derive_up(const llama8b_zbv_lcpd_index *ix, uint32_t *up);
+void llama8b_zbv_lcp_docs_derive_deep_up(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix,
+                                    llama8b_zbv_lcpd_deep *deep_up);
+/* q: seq_len tokens from llama8b_zbv_lcp_docs_query_tokens. */
+uint64_t llama8b_zbv_lcp_docs_query(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix, const uint32_t *q, uint64_t k,
+                               uint32_t *seq, uint32_t *lcp);
+uint64_t llama8b_zbv_lcp_docs_find_duplicates(const llama8b_zbv_lcpd_index *ix, uint32_t min_lcp, uint8_t *dup);
+
 #ifdef __cplusplus
 }
 #endif

@@ -152,6 +152,8 @@ motifs = [[100000 + rng.randrange(300) for _ in range(1100)] for _ in range(6)]
 toks = []
 while len(toks) < 150000:
     toks += rng.choice(motifs)[: rng.randrange(1, 1100)] + [rng.randrange(300) for _ in range(rng.randrange(1, 200))]
+    if rng.randrange(3) == 0:  # a document boundary (token 7: --doc-sep 7 in the documents check)
+        toks.append(7)
 def shard(path, t):  # llm.c's uint32 format: the default spec's token_bytes is 4
     open(path, "wb").write(struct.pack("<256i", 20240801, 7, len(t), *([0] * 253)) + struct.pack("<%dI" % len(t), *t))
 shard(sys.argv[1], toks)
@@ -159,7 +161,8 @@ shard(sys.argv[2], toks[5000:5000 + 1024 * 6] + [rng.randrange(300) for _ in ran
 PY
 gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -pthread -I"$gen" -o "$work/lcp_vendor" \
   "$src/tests/codegen/lcp_vendor.c" "$gen/llama8b_1f1b_lcp_index.c"
-"$work/lcp_vendor" "$work/lcp.bin" "$work/lcpq.bin" 64 8 "$work/order_gen.bin" >"$work/answers_gen.txt"
+"$work/lcp_vendor" "$work/lcp.bin" "$work/lcpq.bin" 64 8 "$work/order_gen.bin" 7 "$work/docs_gen.txt" \
+  >"$work/answers_gen.txt"
 "$tfc" index build --tokens "$work/lcp.bin" --seq-len 1024 --stride 64 -o "$work/lcp.idx" -q
 "$tfc" index order "$work/lcp.idx" --tokens "$work/lcp.bin" -o "$work/order_tfc.bin"
 "$tfc" index query "$work/lcp.idx" --tokens "$work/lcp.bin" --queries "$work/lcpq.bin" -k 8 >"$work/answers_tfc.txt"
@@ -168,6 +171,45 @@ cmp -s "$work/answers_gen.txt" "$work/answers_tfc.txt" || fail "generated LCP qu
 longest=$(tr ' ' '\n' <"$work/answers_tfc.txt" | cut -d: -f2 | sort -n | tail -1)
 [ "$longest" -ge 100 ] || fail "the LCP comparison data has no long shared prefixes (longest $longest)"
 echo "codegen check: generated LCP index and tfc index agree ($(wc -l <"$work/answers_tfc.txt") queries, $(($(stat -c %s "$work/order_tfc.bin") / 4)) sequences, longest LCP $longest)"
+# Documents between token 7 (the generated documents API against --doc-sep).
+"$tfc" index build --tokens "$work/lcp.bin" --seq-len 1024 --doc-sep 7 -o "$work/docs.idx" -q
+{
+  "$tfc" index query "$work/docs.idx" --tokens "$work/lcp.bin" --queries "$work/lcpq.bin" -k 8
+  "$tfc" index dedup "$work/docs.idx" --tokens "$work/lcp.bin" --min-lcp 64
+} >"$work/docs_tfc.txt"
+cmp -s "$work/docs_gen.txt" "$work/docs_tfc.txt" || fail "generated LCP documents and tfc index --doc-sep differ"
+ndup=$(awk 'NF == 1' "$work/docs_tfc.txt" | wc -l)
+[ "$ndup" -ge 5 ] || fail "the documents comparison has too few duplicates ($ndup)"
+echo "codegen check: generated LCP documents and tfc index --doc-sep agree ($ndup duplicate documents)"
+# The same with 16-bit tokens: the windows' code is then the 16-bit core,
+# the documents' the 32-bit one.
+sed 's/lcp_index: {token_bytes: 4,/lcp_index: {token_bytes: 2,/' "$src/specs/llama8b_1f1b.yaml" >"$work/spec16.yaml"
+gen16="$work/out16"
+"$tfc" compile "$work/spec16.yaml" -o "$gen16" -q
+grep -q 'typedef uint16_t llama8b_1f1b_lcp_token' "$gen16/llama8b_1f1b_lcp_index.h" || fail "the 16-bit spec's folder"
+python3 - "$work/lcp.bin" "$work/lcpq.bin" "$work/lcp16.bin" "$work/lcpq16.bin" <<'PY'
+import struct, sys
+for src, dst in ((sys.argv[1], sys.argv[3]), (sys.argv[2], sys.argv[4])):
+    b = open(src, "rb").read()
+    n = struct.unpack_from("<i", b, 8)[0]
+    t = [x - 99000 if x >= 100000 else x for x in struct.unpack_from("<%dI" % n, b, 1024)]  # under 65,536
+    open(dst, "wb").write(struct.pack("<256i", 20240520, 1, n, *([0] * 253)) + struct.pack("<%dH" % n, *t))
+PY
+gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -pthread -I"$gen16" -o "$work/lcp_vendor16" \
+  "$src/tests/codegen/lcp_vendor.c" "$gen16/llama8b_1f1b_lcp_index.c"
+"$work/lcp_vendor16" "$work/lcp16.bin" "$work/lcpq16.bin" 64 8 "$work/order16_gen.bin" 7 "$work/docs16_gen.txt" \
+  >"$work/answers16_gen.txt"
+"$tfc" index build --tokens "$work/lcp16.bin" --seq-len 1024 --stride 64 -o "$work/lcp16.idx" -q
+"$tfc" index query "$work/lcp16.idx" --tokens "$work/lcp16.bin" --queries "$work/lcpq16.bin" -k 8 >"$work/answers16_tfc.txt"
+"$tfc" index build --tokens "$work/lcp16.bin" --seq-len 1024 --doc-sep 7 -o "$work/docs16.idx" -q
+{
+  "$tfc" index query "$work/docs16.idx" --tokens "$work/lcp16.bin" --queries "$work/lcpq16.bin" -k 8
+  "$tfc" index dedup "$work/docs16.idx" --tokens "$work/lcp16.bin" --min-lcp 64
+} >"$work/docs16_tfc.txt"
+cmp -s "$work/answers16_gen.txt" "$work/answers16_tfc.txt" || fail "16-bit: generated LCP queries and tfc index query differ"
+cmp -s "$work/docs16_gen.txt" "$work/docs16_tfc.txt" || fail "16-bit: generated LCP documents and tfc index --doc-sep differ"
+cmp -s "$work/docs16_tfc.txt" "$work/docs_tfc.txt" || fail "the documents' answers depend on the token width"
+echo "codegen check: the same with 16-bit tokens (windows and documents)"
 
 # 4. CUDA host-side parity
 nvcc=$(command -v nvcc || true)

@@ -4,7 +4,12 @@
  * Also checks find_prefix on every query window's prefixes of several
  * lengths, by brute force: each sorted position in the range starts with
  * the prefix, and the positions just outside it do not.
- *   lcp_vendor SHARD QUERIES STRIDE K ORDER_OUT   (answers on stdout) */
+ * With SEP and DOCS_OUT, also the documents between SEP tokens
+ * (NAME_lcp_docs_*): their top-k answers to the same queries, then the
+ * documents whose first min-lcp 64 tokens repeat an earlier one's, as
+ * `tfc index query` and `tfc index dedup` print them for an index built
+ * with --doc-sep.
+ *   lcp_vendor SHARD QUERIES STRIDE K ORDER_OUT [SEP DOCS_OUT]   (answers on stdout) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,9 +43,68 @@ static llama8b_1f1b_lcp_token *read_shard(const char *path, uint64_t *n)
     return t;
 }
 
+/* The documents of the shard, indexed with the generated documents API
+ * and every derived set; answers and duplicates written to path. */
+static int documents(const llama8b_1f1b_lcp_token *tok, uint64_t nt, const llama8b_1f1b_lcp_token *qs, uint64_t nq,
+                     uint32_t sep, uint32_t k, const char *path)
+{
+    const uint32_t L = LLAMA8B_1F1B_LCP_SEQ_LEN;
+    const llama8b_1f1b_lcp_token *shards[1] = {tok};
+    uint64_t n = 0;
+    uint32_t pad = 0;
+    if (!llama8b_1f1b_lcp_docs_pack(shards, &nt, 1, L, sep, NULL, &n, &pad))
+        return 1;
+    uint32_t *docs = malloc(n * L * 4 + 4), *perm = malloc(n * 4 + 4), *lcp = malloc(n * 4 + 4);
+    uint64_t again = 0;
+    if (!docs || !perm || !lcp || !llama8b_1f1b_lcp_docs_pack(shards, &nt, 1, L, sep, docs, &again, &pad) ||
+        again != n)
+        return 1;
+    const uint32_t *dshards[1] = {docs};
+    uint64_t first[2] = {0, n};
+    llama8b_1f1b_lcpd_data d = {L, L, 1, dshards, first};
+    if (!llama8b_1f1b_lcp_docs_build_index(&d, perm, lcp))
+        return 1;
+    uint16_t *lcp16 = malloc(n * 2 + 2); /* as the file stores them for seq_len 1024 */
+    for (uint64_t i = 0; i < n; i++)
+        lcp16[i] = (uint16_t)lcp[i];
+    llama8b_1f1b_lcpd_index ix = {.perm = perm, .lcp = lcp16, .lcp_bytes = 2, .n = n};
+    uint64_t nd = llama8b_1f1b_lcp_derived_size(n);
+    uint64_t *dir = malloc(nd * 8 + 8), *top = malloc((llama8b_1f1b_lcp_derived_size(nd) + 1) * 8);
+    uint32_t *idmin = malloc(nd * 4 + 4), *idmin2 = malloc(nd * 4 + 4);
+    uint8_t *lcpmin = malloc(nd + 1), *dtok = malloc(llama8b_1f1b_lcp_dtok_bytes(n) + 1);
+    llama8b_1f1b_lcpd_deep *deep = malloc((nd + 1) * sizeof *deep);
+    llama8b_1f1b_lcpd_deep *deep_up = malloc((llama8b_1f1b_lcp_derived_deep_up_size(n) + 1) * sizeof *deep_up);
+    uint32_t *up = malloc(llama8b_1f1b_lcp_derived_up_size(n) * 4 + 4);
+    llama8b_1f1b_lcp_docs_derive(&d, &ix, dir, idmin, lcpmin, top);
+    ix.dir = dir, ix.n_dir = nd, ix.idmin = idmin, ix.lcpmin = lcpmin, ix.top = top;
+    llama8b_1f1b_lcp_docs_derive_deep(&d, &ix, deep, idmin2, dtok);
+    ix.deep = deep, ix.idmin2 = idmin2, ix.dtok = dtok;
+    llama8b_1f1b_lcp_docs_derive_up(&ix, up);
+    llama8b_1f1b_lcp_docs_derive_deep_up(&d, &ix, deep_up);
+    ix.up = up, ix.deep_up = deep_up;
+    FILE *f = fopen(path, "w");
+    uint32_t *q = malloc(L * 4), *rs = malloc(k * 4), *rl = malloc(k * 4);
+    uint8_t *dup = malloc(n + 1);
+    if (!f || !q || !rs || !rl || !dup)
+        return 1;
+    for (uint64_t at = 0; at + L <= nq; at += L) {
+        llama8b_1f1b_lcp_docs_query_tokens(qs + at, L, sep, pad, q);
+        uint64_t got = llama8b_1f1b_lcp_docs_query(&d, &ix, q, k, rs, rl);
+        for (uint64_t i = 0; i < got; i++)
+            fprintf(f, "%s%u:%u", i ? " " : "", rs[i], rl[i]);
+        fputc('\n', f);
+    }
+    llama8b_1f1b_lcp_docs_find_duplicates(&ix, 64, dup);
+    for (uint64_t i = 0; i < n; i++)
+        if (dup[i])
+            fprintf(f, "%llu\n", (unsigned long long)i);
+    fprintf(stderr, "lcp_vendor: %llu documents\n", (unsigned long long)n);
+    return fclose(f) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 6)
+    if (argc != 6 && argc != 8)
         return 2;
     uint64_t nt, nq;
     llama8b_1f1b_lcp_token *tok = read_shard(argv[1], &nt), *qs = read_shard(argv[2], &nq);
@@ -128,5 +192,5 @@ int main(int argc, char **argv)
     FILE *o = fopen(argv[5], "wb");
     if (!o || fwrite(perm, 4, n, o) != n || fclose(o) != 0)
         return 1;
-    return 0;
+    return argc == 8 ? documents(tok, nt, qs, nq, (uint32_t)strtoul(argv[6], NULL, 10), k, argv[7]) : 0;
 }
