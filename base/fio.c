@@ -4,11 +4,100 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+const char *fio_kind(unsigned mode)
+{
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISREG(mode)  ? "a regular file"
+                            : "not a regular file";
+}
+
+int fio_open_regular(const char *path, const char *what, diag_list *d)
+{
+    /* Non-blocking, so that a FIFO at path cannot stop the open itself. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        diag_error(d, path, 0, 0, "cannot open the %s: %s", what, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        diag_error(d, path, 0, 0, "cannot stat the %s: %s", what, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        diag_error(d, path, 0, 0, "is %s, not a regular file (the %s is memory-mapped)", fio_kind(st.st_mode), what);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Opens path for fio_read_all: without blocking on a FIFO, and refusing
+ * what is not a file or a pipe. A pipe or FIFO with no writer (nobody has
+ * it open to write, and it holds nothing) is refused at once; one with a
+ * writer is read to its end, blocking as a pipe does. *first holds what a
+ * FIFO's first read gave (up to cap bytes; *nfirst of them). */
+static int open_input(const char *path, struct stat *st, char *first, size_t cap, size_t *nfirst, diag_list *d)
+{
+    *nfirst = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        diag_error(d, path, 0, 0, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, st) != 0) {
+        diag_error(d, path, 0, 0, "cannot stat: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st->st_mode) && !S_ISFIFO(st->st_mode)) {
+        diag_error(d, path, 0, 0, "is %s, not a file", fio_kind(st->st_mode));
+        close(fd);
+        return -1;
+    }
+    if (S_ISFIFO(st->st_mode)) {
+        /* Non-blocking, a read says which: data, EAGAIN (a writer that has
+         * not written yet) or 0 (no writer yet). A writer gets a second to
+         * open it (a producer started just before tfc), then it is refused:
+         * waiting for one could be for ever. */
+        ssize_t r;
+        for (int waited_ms = 0;; waited_ms += 10) {
+            do
+                r = read(fd, first, cap);
+            while (r < 0 && errno == EINTR);
+            if (r != 0 || waited_ms >= 1000)
+                break;
+            (void)poll(NULL, 0, 10);
+        }
+        if (r == 0) {
+            diag_error(d, path, 0, 0, "is a FIFO or pipe with no writer: nothing to read");
+            close(fd);
+            return -1;
+        }
+        if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            diag_error(d, path, 0, 0, "read error: %s", strerror(errno));
+            close(fd);
+            return -1;
+        }
+        *nfirst = r > 0 ? (size_t)r : 0;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
 
 tfc_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len, diag_list *d)
 {
@@ -17,19 +106,21 @@ tfc_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
     bool is_stdin = strcmp(path, "-") == 0;
     const char *label = is_stdin ? "<stdin>" : path;
     tfc_status bad = TFC_IO;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        diag_error(d, label, 0, 0, "cannot open: %s", strerror(errno));
-        return TFC_IO;
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        diag_error(d, label, 0, 0, "cannot stat: %s", strerror(errno));
-        goto fail;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        diag_error(d, label, 0, 0, "is a directory, not a file");
-        goto fail;
+    char first[4096];
+    size_t nfirst = 0;
+    int fd = STDIN_FILENO;
+    if (is_stdin) {
+        if (fstat(fd, &st) != 0) {
+            diag_error(d, label, 0, 0, "cannot stat: %s", strerror(errno));
+            return TFC_IO;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            diag_error(d, label, 0, 0, "is a directory, not a file");
+            return TFC_IO;
+        }
+    } else if ((fd = open_input(path, &st, first, sizeof first, &nfirst, d)) < 0) {
+        return TFC_IO;
     }
     if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > limit) {
         diag_error(d, label, 1, 1, "file is %lld bytes, larger than the limit of %zu bytes",
@@ -43,12 +134,15 @@ tfc_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
     size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
     if (cap > limit + 1)
         cap = limit + 1;
+    if (cap < nfirst)
+        cap = nfirst;
     char *b = malloc(cap + 1);
     if (!b) {
         bad = diag_nomem(d, "reading %zu bytes", cap);
         goto fail;
     }
-    size_t n = 0;
+    memcpy(b, first, nfirst);
+    size_t n = nfirst;
     for (;;) {
         if (n == cap) {
             if (cap == limit + 1)
@@ -90,6 +184,27 @@ fail:
     if (!is_stdin)
         close(fd);
     return bad;
+}
+
+FILE *fio_open_output(const char *path, diag_list *d)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0666);
+    if (fd < 0) {
+        if (errno == ENXIO)
+            diag_error(d, path, 0, 0, "cannot write: a FIFO with no reader");
+        else
+            diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+        close(fd);
+    }
+    return f;
 }
 
 tfc_status fio_write_atomic(const char *path, const void *data, size_t len, diag_list *d)

@@ -5,16 +5,35 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "diag.h"
 
 /* Reads the whole of path ("-" = standard input) into a malloc'd buffer with
- * a NUL after the last byte. Refuses directories and anything over limit
- * bytes without reading more than limit + 1 bytes. On success the caller
- * frees *buf. TFC_INVALID: more than limit bytes (an input error, reported
- * at 1:1); TFC_IO: could not open or read (missing, a directory, permission,
- * ...); TFC_NOMEM. */
+ * a NUL after the last byte. path may be a regular file or a pipe or FIFO
+ * with a writer (process substitution); a FIFO with no writer is refused
+ * at once instead of waiting, and so are directories, devices and sockets.
+ * Refuses anything over limit bytes without reading more than limit + 1
+ * bytes. On success the caller frees *buf. TFC_INVALID: more than limit
+ * bytes (an input error, reported at 1:1); TFC_IO: could not open or read
+ * (missing, not a file, no writer, permission, ...); TFC_NOMEM. */
 tfc_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len, diag_list *d);
+
+/* What a file's st_mode says it is, for messages: "a directory", "a FIFO",
+ * "a character device", ... */
+const char *fio_kind(unsigned mode);
+
+/* Opens path for reading when it is a regular file (what is memory-mapped:
+ * shards, index files), without blocking on a FIFO; otherwise files the
+ * reason under path ("is a FIFO, not a regular file ...", naming what) and
+ * returns -1. */
+int fio_open_regular(const char *path, const char *what, diag_list *d);
+
+/* Opens path for writing (O_TRUNC, created 0666) without blocking on a
+ * FIFO with no reader (refused: "no reader"); a FIFO with a reader, a
+ * device (/dev/null) or a regular file are fine. NULL, with the reason
+ * filed under path, otherwise. */
+FILE *fio_open_output(const char *path, diag_list *d);
 
 /* Writes len bytes to path through a temporary file in the same folder,
  * flushed and renamed into place: path is either untouched or complete.

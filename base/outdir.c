@@ -118,13 +118,16 @@ static bool replaceable(const char *dir)
     char *m;
     if (asprintf(&m, "%s/MANIFEST", dir) < 0)
         return false;
-    FILE *f = fopen(m, "rb");
+    /* Non-blocking and a regular file only: a FIFO named MANIFEST must not
+     * stop the compile. */
+    int fd = open(m, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     free(m);
-    if (!f)
+    if (fd < 0)
         return false;
+    struct stat st;
     char head[16] = {0};
-    size_t got = fread(head, 1, 14, f);
-    fclose(f);
+    ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, 14) : -1;
+    close(fd);
     return got == 14 && memcmp(head, "# tfc MANIFEST", 14) == 0;
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fio.h"
 
 
 /* The shared core, filled at build time (tools/render.c) for each width. */
@@ -456,15 +457,13 @@ static int derive(lcp_index *ix)
 tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d)
 {
     memset(ix, 0, sizeof *ix);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        diag_error(d, path, 0, 0, "cannot open the index: %s", strerror(errno));
+    int fd = fio_open_regular(path, "index", d);
+    if (fd < 0)
         return TFC_IO;
-    }
     struct stat stt;
-    if (fstat(fd, &stt) != 0 || !S_ISREG(stt.st_mode)) {
+    if (fstat(fd, &stt) != 0) {
         close(fd);
-        diag_error(d, path, 0, 0, "not a regular file");
+        diag_error(d, path, 0, 0, "cannot stat the index: %s", strerror(errno));
         return TFC_IO;
     }
     uint64_t size = (uint64_t)stt.st_size;

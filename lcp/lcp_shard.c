@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fio.h"
 #include "sha256.h"
 
 static uint32_t le32(const unsigned char *p)
@@ -57,14 +58,12 @@ static tfc_status open_one(const char *path, bool raw, uint32_t *token_bytes, lc
 {
     memset(s, 0, sizeof *s);
     s->path = path;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        diag_error(d, path, 0, 0, "cannot open the shard: %s", strerror(errno));
+    int fd = fio_open_regular(path, "shard", d);
+    if (fd < 0)
         return TFC_IO;
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_error(d, path, 0, 0, "not a regular file");
+    if (fstat(fd, &st) != 0) {
+        diag_error(d, path, 0, 0, "cannot stat the shard: %s", strerror(errno));
         close(fd);
         return TFC_IO;
     }

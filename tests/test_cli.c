@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -355,10 +357,10 @@ static size_t read_table(hostile_row *rows, size_t max)
         trim(cells[0]);
         snprintf(r->file, sizeof r->file, "%s", cells[0]);
         r->exit_code = atoi(cells[2]);
-        /* "LINE:COL", "-", or "OTHER.csv:LINE:COL" */
+        /* "LINE:COL", "-", "OTHER.ext:LINE:COL" or "OTHER.ext:-" */
         trim(cells[3]);
         char *colon = strchr(cells[3], ':');
-        if (colon && strstr(cells[3], ".csv:")) {
+        if (colon && memchr(cells[3], '.', (size_t)(colon - cells[3]))) {
             snprintf(r->err_file, sizeof r->err_file, "%.*s", (int)(colon - cells[3]), cells[3]);
             sscanf(colon + 1, "%u:%u", &r->line, &r->col);
         } else {
@@ -423,6 +425,51 @@ static void generate(const char *name, const char *dir, char *path, size_t cap)
     } else if (strcmp(name, "unreadable") == 0) {
         /* Readable by permission even for root, but read() fails with EIO. */
         snprintf(path, cap, "/proc/self/mem");
+    } else if (strcmp(name, "fifo_no_writer") == 0) {
+        cr_assert_eq(mkfifo(path, 0600), 0);
+    } else if (strcmp(name, "device") == 0) {
+        snprintf(path, cap, "/dev/zero");
+    } else if (strcmp(name, "socket") == 0) {
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        cr_assert_lt(strlen(path), sizeof sa.sun_path);
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        cr_assert(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
+        close(fd); /* the socket file stays */
+    } else if (strcmp(name, "order_fifo") == 0 || strcmp(name, "order_dir") == 0) {
+        FILE *f = fopen(path, "w");
+        fputs("tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: a, numel: 10}]\n"
+              "    - params: [{name: b, numel: 20}]\n"
+              "pipeline: {schedule: custom, ranks: 2, microbatches: 2, order: order.csv}\n"
+              "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n",
+              f);
+        fclose(f);
+        char other[1100];
+        snprintf(other, sizeof other, "%s/order.csv", dir);
+        cr_assert_eq(strcmp(name, "order_fifo") == 0 ? mkfifo(other, 0600) : mkdir(other, 0700), 0);
+    } else if (strcmp(name, "timing_fifo") == 0 || strcmp(name, "frozen_device") == 0) {
+        FILE *f = fopen(path, "w");
+        fprintf(f, "tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: a, numel: 10}]\n"
+                   "    - params: [{name: b, numel: 20}]\n"
+                   "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 2}\n"
+                   "timing: {source: measured, file: t.csv, frozen_file: f.csv}\n");
+        fclose(f);
+        char other[1100], frozen[1100];
+        snprintf(other, sizeof other, "%s/t.csv", dir);
+        snprintf(frozen, sizeof frozen, "%s/f.csv", dir);
+        if (strcmp(name, "timing_fifo") == 0) {
+            cr_assert_eq(mkfifo(other, 0600), 0);
+        } else {
+            /* A complete sample file, so that the frozen one (a link to a
+             * device) is what fails. */
+            FILE *t = fopen(other, "w");
+            fputs("rank,stage,microbatch,type,duration_ms\n", t);
+            for (int st = 0; st < 2; st++)
+                for (int mb = 0; mb < 2; mb++)
+                    fprintf(t, "%d,%d,%d,F,1\n%d,%d,%d,B,2\n", st, st, mb, st, st, mb);
+            fclose(t);
+            cr_assert_eq(symlink("/dev/zero", frozen), 0);
+        }
     } else {
         cr_assert_fail("no generator for gen:%s", name);
     }
@@ -449,7 +496,9 @@ ParameterizedTest(hostile_row *row, hostile, input_is_refused_as_the_table_says,
     cr_assert_eq(r.exit_code, row->exit_code, "%s: exit %d, want %d\n%s", row->file, r.exit_code, row->exit_code,
                  r.err);
     char err_path[1200];
-    if (row->err_file[0])
+    if (row->err_file[0] && generated)
+        snprintf(err_path, sizeof err_path, "%s/%s", dir, row->err_file);
+    else if (row->err_file[0])
         snprintf(err_path, sizeof err_path, "%s/tests/hostile/%s", TFC_SOURCE_DIR, row->err_file);
     else
         snprintf(err_path, sizeof err_path, "%s", path);
@@ -458,8 +507,15 @@ ParameterizedTest(hostile_row *row, hostile, input_is_refused_as_the_table_says,
     cr_assert_eq(r.out_len, 0, "%s wrote to stdout", row->file);
     proc_result_free(&r);
 
-    if (generated && strcmp(path, dir) != 0 && strncmp(path, "/proc", 5) != 0)
+    if (generated && strcmp(path, dir) != 0 && strncmp(path, "/proc", 5) != 0 && strncmp(path, "/dev", 4) != 0)
         unlink(path);
+    static const char *const others[] = {"order.csv", "t.csv", "f.csv"};
+    for (size_t i = 0; generated && i < sizeof others / sizeof *others; i++) {
+        char o[1100];
+        snprintf(o, sizeof o, "%s/%s", dir, others[i]);
+        if (unlink(o) != 0)
+            rmdir(o);
+    }
     rmdir(dir);
 }
 

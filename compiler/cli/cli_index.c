@@ -13,6 +13,7 @@
 #include "cli_exit.h"
 #include "diag.h"
 #include "lcp_index.h"
+#include "fio.h"
 #include "lcp_shard.h"
 
 const char cli_index_help[] =
@@ -321,9 +322,8 @@ static int run_query_like(const index_args *a, diag_list *d)
         if (!dup) {
             st = diag_nomem(d, "answering the index command");
         } else {
-            FILE *f = a->out ? fopen(a->out, "w") : stdout;
+            FILE *f = a->out ? fio_open_output(a->out, d) : stdout;
             if (!f) {
-                diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
                 st = TFC_IO;
             } else {
                 lcp_index_dedup(&ix, (uint32_t)a->min_lcp, dup);
@@ -338,7 +338,7 @@ static int run_query_like(const index_args *a, diag_list *d)
             free(dup);
         }
     } else { /* order */
-        FILE *f = fopen(a->out, "wb");
+        FILE *f = fio_open_output(a->out, d);
         bool ok = f != NULL;
         uint32_t buf[4096]; /* uint32 numbers, one per sorted position, as before the permutation was packed */
         for (uint64_t j = 0; ok && j < ix.n; j += 4096) {
@@ -349,7 +349,9 @@ static int run_query_like(const index_args *a, diag_list *d)
         }
         if (f && fclose(f) != 0)
             ok = false;
-        if (!ok) {
+        if (!f) {
+            st = TFC_IO;
+        } else if (!ok) {
             diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
             st = TFC_IO;
         }

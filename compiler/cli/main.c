@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "emit.h"
+#include "fio.h"
 #include "outdir.h"
 #include "sweep.h"
 #include "cli_index.h"
@@ -433,12 +434,16 @@ static int run_plan(int argc, char **argv)
         plan_options none = {.policy = POLICY_NONE};
         st = load_plan(path, &none, &a, &p);
         if (st == TFC_OK) {
-            FILE *f = strcmp(dump, "-") == 0 ? stdout : fopen(dump, "w");
+            diag_list d;
+            diag_init(&d, DIAG_DEFAULT_MAX);
+            FILE *f = strcmp(dump, "-") == 0 ? stdout : fio_open_output(dump, &d);
             lp_problem pb = plan_lp_problem(p);
             bool ok = f && lp_freeze_dump(&pb, f);
             if (f && f != stdout)
                 ok = (fclose(f) == 0) && ok;
-            if (!ok) {
+            if (!f) {
+                st = cli_report(&d, TFC_IO);
+            } else if (!ok) {
                 fprintf(stderr, "%s: error: cannot write the LP: %s\n", dump, strerror(errno));
                 st = TFC_IO;
             }
