@@ -73,8 +73,12 @@ static bool mkdir_p(char *path)
 }
 
 /* Removes temporary siblings ".BASE.tfc-PID-XXXXXX" (and "-old-") left by
- * a tfc that was killed: those whose PID is no longer running. */
-static void remove_stale(const char *parent, const char *base)
+ * a tfc that was killed: those whose PID is no longer running. An "-old-"
+ * one is the previous folder, moved aside by the two-rename fallback of a
+ * tfc killed before the second rename: when the folder is missing it is
+ * put back instead (the new folder, its sibling, is then removed as
+ * stale). */
+static void remove_stale(const char *parent, const char *base, const char *dir)
 {
     DIR *dp = opendir(parent);
     if (!dp)
@@ -86,19 +90,44 @@ static void remove_stale(const char *parent, const char *base)
         if (nm[0] != '.' || strncmp(nm + 1, base, bl) != 0 || strncmp(nm + 1 + bl, ".tfc-", 5) != 0)
             continue;
         const char *p = nm + 1 + bl + 5;
-        if (strncmp(p, "old-", 4) == 0)
+        bool old = strncmp(p, "old-", 4) == 0;
+        if (old)
             p += 4;
         char *end;
         long pid = strtol(p, &end, 10);
         if (end == p || *end != '-' || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
             char *path;
             if (end != p && *end == '-' && pid > 0 && asprintf(&path, "%s/%s", parent, nm) >= 0) {
-                (void)remove_tree(path, 0);
+                struct stat st;
+                if (!(old && lstat(dir, &st) != 0 && errno == ENOENT && rename(path, dir) == 0))
+                    (void)remove_tree(path, 0);
                 free(path);
             }
         }
     }
     closedir(dp);
+}
+
+static bool replaceable(const char *dir);
+
+/* Whether dir (lstat st, when it exists) may be replaced: a real folder,
+ * empty or written by tfc; the reason filed otherwise. */
+static bool check_target(const char *dir, const char *dir_arg, bool exists, const struct stat *st, diag_list *d)
+{
+    if (exists && S_ISLNK(st->st_mode)) {
+        diag_error(d, dir_arg, 0, 0, "is a symbolic link; tfc replaces output folders whole: give the real folder");
+        return false;
+    }
+    if (exists && !S_ISDIR(st->st_mode)) {
+        diag_error(d, dir_arg, 0, 0, "exists and is not a folder; refusing to replace it");
+        return false;
+    }
+    if (exists && !replaceable(dir)) {
+        diag_error(d, dir_arg, 0, 0,
+                   "exists and is not a tfc output folder (no MANIFEST written by tfc); refusing to replace it");
+        return false;
+    }
+    return true;
 }
 
 /* Empty, or holding a MANIFEST tfc wrote. */
@@ -189,22 +218,16 @@ tfc_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
         diag_error(d, dir_arg, 0, 0, "cannot create the parent folder %s: %s", parent, strerror(errno));
         goto out;
     }
-    remove_stale(parent, base);
+    remove_stale(parent, base, dir);
+    /* Test hooks (tests/codegen/crash.sh): take the two-rename fallback as
+     * if the file system had no RENAME_EXCHANGE, and stop between its
+     * renames so that a test can kill tfc there. */
+    bool no_exchange = getenv("TFC_TEST_OUTDIR_NO_EXCHANGE") != NULL;
+    bool stop_between = getenv("TFC_TEST_OUTDIR_STOP_BETWEEN") != NULL;
     struct stat st;
     bool exists = lstat(dir, &st) == 0;
-    if (exists && S_ISLNK(st.st_mode)) {
-        diag_error(d, dir_arg, 0, 0, "is a symbolic link; tfc replaces output folders whole: give the real folder");
+    if (!check_target(dir, dir_arg, exists, &st, d))
         goto out;
-    }
-    if (exists && !S_ISDIR(st.st_mode)) {
-        diag_error(d, dir_arg, 0, 0, "exists and is not a folder; refusing to replace it");
-        goto out;
-    }
-    if (exists && !replaceable(dir)) {
-        diag_error(d, dir_arg, 0, 0,
-                   "exists and is not a tfc output folder (no MANIFEST written by tfc); refusing to replace it");
-        goto out;
-    }
     if (!mkdtemp(tmp)) {
         diag_error(d, dir_arg, 0, 0, "cannot create a temporary folder in %s: %s", parent, strerror(errno));
         free(tmp);
@@ -226,9 +249,25 @@ tfc_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
         diag_error(d, dir_arg, 0, 0, "cannot flush the new folder to disk: %s", strerror(errno));
         goto out;
     }
-    if (exists) {
-        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0) {
-            if (errno != EINVAL && errno != ENOSYS) {
+    /* Another tfc may create or replace the folder meanwhile (parallel
+     * builds): a new folder that appeared is replaced like an old one. */
+    for (int attempt = 0; !exists; attempt++) {
+        if (rename(tmp, dir) == 0) {
+            free(tmp);
+            tmp = NULL;
+            break;
+        }
+        if ((errno != ENOTEMPTY && errno != EEXIST) || attempt == 8) {
+            diag_error(d, dir_arg, 0, 0, "cannot create the folder: %s", strerror(errno));
+            goto out;
+        }
+        exists = lstat(dir, &st) == 0;
+        if (exists && !check_target(dir, dir_arg, exists, &st, d))
+            goto out;
+    }
+    if (tmp) {
+        if (no_exchange || renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0) {
+            if (!no_exchange && errno != EINVAL && errno != ENOSYS) {
                 diag_error(d, dir_arg, 0, 0, "cannot replace the folder: %s", strerror(errno));
                 goto out;
             }
@@ -244,6 +283,8 @@ tfc_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
                 free(old);
                 goto out;
             }
+            if (stop_between)
+                (void)raise(SIGSTOP);
             if (rename(tmp, dir) != 0) {
                 int e = errno;
                 (void)rename(old, dir);
@@ -255,12 +296,6 @@ tfc_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
             tmp = old;
         }
         /* tmp now holds the old folder. */
-    } else if (rename(tmp, dir) != 0) {
-        diag_error(d, dir_arg, 0, 0, "cannot create the folder: %s", strerror(errno));
-        goto out;
-    } else {
-        free(tmp);
-        tmp = NULL;
     }
     (void)fsync_path(parent);
     result = TFC_OK;
