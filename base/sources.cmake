@@ -6,6 +6,7 @@ set(TFC_BASE_SOURCES
   base/fio.c
   base/gen.c
   base/json.c
+  base/json_read.c
   base/outdir.c
   base/sha256.c
   base/text.c

@@ -116,7 +116,8 @@ static tfc_status write_depfile(const char *depfile, const char *spec_path, cons
     return st;
 }
 
-tfc_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep)
+tfc_status compile_in_memory(const char *path, const compile_options *o, arena *a, diag_list *d, gen_folder *g,
+                             compile_report *rep)
 {
     memset(rep, 0, sizeof *rep);
     double t0 = clock_now_s();
@@ -133,18 +134,30 @@ tfc_status compile_spec(const char *path, const compile_options *o, arena *a, di
     char label[256];
     emit_spec_label(path, label, sizeof label);
     emit_input in = {p, label, sp->sha256};
-    gen_folder g = {0};
     t0 = clock_now_s();
-    if (!emit_folder(&in, &g, d)) {
-        gen_folder_free(&g);
+    if (!emit_folder(&in, g, d)) {
+        gen_folder_free(g);
         return diag_status(d, TFC_IO);
     }
     rep->emit_s = clock_now_s() - t0;
     t0 = clock_now_s();
-    st = check_cuda(sp, &g, o, a, d, rep);
+    st = check_cuda(sp, g, o, a, d, rep);
     rep->nvrtc_s = clock_now_s() - t0;
-    if (st == TFC_OK && !emit_manifest(&in, &g))
+    if (st == TFC_OK && !emit_manifest(&in, g))
         st = diag_nomem(d, "writing the MANIFEST");
+    if (st != TFC_OK)
+        gen_folder_free(g);
+    return st;
+}
+
+tfc_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep)
+{
+    gen_folder g = {0};
+    tfc_status st = compile_in_memory(path, o, a, d, &g, rep);
+    if (st != TFC_OK)
+        return st;
+    const spec *sp = rep->p->sp;
+    double t0;
     if (st == TFC_OK) {
         const char *dir = o->out_dir;
         if (!dir) {

@@ -9,6 +9,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "gen.h"
 #include "plan.h"
 #include "spec.h"
 
@@ -38,5 +39,10 @@ typedef struct compile_report {
  * (pipeline.order, timing.file, timing.frozen_file), for Make, Ninja and
  * CMake's DEPFILE. */
 tfc_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep);
+
+/* The same up to the MANIFEST, the folder's files left in g (the caller
+ * frees them; nothing is written; g is empty on failure). */
+tfc_status compile_in_memory(const char *path, const compile_options *o, arena *a, diag_list *d, gen_folder *g,
+                             compile_report *rep);
 
 #endif

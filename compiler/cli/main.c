@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "emit.h"
+#include "cli_verify.h"
 #include "fio.h"
 #include "outdir.h"
 #include "sweep.h"
@@ -57,6 +58,8 @@ static const char usage_text[] =
     "  check SPEC [-q]          validate a spec; print a one-line summary\n"
     "  plan SPEC [--json]       print the plan: makespans, speed-up, freeze ratios\n"
     "  index build|query ...    build or query an LCP index\n"
+    "  verify DIR [SPEC]        a generated folder against its MANIFEST (and SPEC)\n"
+    "  diff PLAN_A PLAN_B       what changed between two plan.json (exit as diff(1))\n"
     "\n"
     "  help TOPIC               a reference page: spec, schedules, freeze-lp,\n"
     "                           plan-json, codegen, lcp-index\n"
@@ -469,6 +472,8 @@ static const verb verbs[] = {
     {"check", check_help, run_check},
     {"plan", plan_help, run_plan},
     {"index", cli_index_help, run_index},
+    {"verify", cli_verify_help, cli_verify},
+    {"diff", cli_diff_help, cli_diff},
 };
 
 int main(int argc, char **argv)
@@ -516,7 +521,7 @@ int main(int argc, char **argv)
         if (strcmp(verbs[i].name, cmd) == 0)
             return verbs[i].run(argc - 2, argv + 2);
 
-    static const char *const names[] = {"compile", "check", "plan", "index", NULL};
+    static const char *const names[] = {"compile", "check", "plan", "index", "verify", "diff", NULL};
     const char *near = text_nearest(cmd, strlen(cmd), names);
     char q[TEXT_QUOTE_CAP];
     text_quote(q, sizeof q, cmd, strlen(cmd));

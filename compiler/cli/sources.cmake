@@ -3,5 +3,6 @@
 set(TFC_CLI_SOURCES
   compiler/cli/cli_index.c
   compiler/cli/cli_progress.c
+  compiler/cli/cli_verify.c
   compiler/cli/compile.c
 )

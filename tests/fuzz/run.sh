@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 out=build-fuzz
 CC=clang cmake -S . -B "$out" -DTFC_FUZZ=ON -DTFC_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$out" -j "$(nproc)" --target tfc fuzz_spec fuzz_csv fuzz_shard fuzz_index fuzz_timing >/dev/null
+cmake --build "$out" -j "$(nproc)" --target tfc fuzz_spec fuzz_csv fuzz_shard fuzz_index fuzz_timing fuzz_plan >/dev/null
 
 seed() { # harness -> seed folder
   local dir="$out/corpus-$1"
@@ -22,6 +22,9 @@ seed() { # harness -> seed folder
       printf 'rank,stage,microbatch,type,duration_ms\n0,0,0,F,1\n0,0,1,F,1.5\n1,1,0,F,2\n1,1,1,F,2\n1,1,0,B,4\n1,1,1,B,4\n0,0,0,B,3\n0,0,1,B,3\n' >"$dir/ok.csv"
       printf '0,0,0,F,1\n0,0,0,B,0\n1,1,1,X,2\n2,0,0,F,1\n0,0,0,F\n' >"$dir/bad.csv"
       printf '{"traceEvents": [{"name": "PP:0F0", "ph": "X", "ts": 0, "dur": 1000, "args": {"a": [1, true, null]}},\n {"name": "PP:1B1", "ph": "X", "dur": 2.5e3}], "x": "\\u00e9"}\n' >"$dir/trace.json" ;;
+    fuzz_plan) cp generated/llama8b_1f1b/plan.json "$dir/p2.json"
+               cp generated/llama8b_zbv/plan.json "$dir/zbv.json"
+               printf '{"format": "tfc-plan-1", "stages": 1, "stages": [{"mean_freeze_ratio": 0.5}], "a": [1, {"b": "\\ud83d\\ude00"}]}' >"$dir/p1.json" ;;
     fuzz_shard|fuzz_index)
       # A small llm.c shard, a raw one, and the index of the first (the
       # shard fuzz_index pairs its inputs with: 600 tokens, seq_len 4).
@@ -39,7 +42,7 @@ PY
 }
 
 status=0
-for h in fuzz_spec fuzz_csv fuzz_shard fuzz_index fuzz_timing; do
+for h in fuzz_spec fuzz_csv fuzz_shard fuzz_index fuzz_timing fuzz_plan; do
   corpus=$(seed "$h")
   log="$out/$h.log"
   if ! (cd "$out" && "./$h" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \

@@ -1,0 +1,451 @@
+/* cli_verify: tfc verify (a vendored folder against its MANIFEST, and
+ * against what this tfc would write) and tfc diff (two plan.json). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_verify.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "arena.h"
+#include "cli_exit.h"
+#include "compile.h"
+#include "fio.h"
+#include "plan_diff.h"
+#include "sha256.h"
+#include "spec.h"
+#include "version.h"
+
+const char cli_verify_help[] =
+    "usage: tfc verify DIR [SPEC] [--policy timely|uniform|none] [-q]\n"
+    "\n"
+    "Checks a generated folder (one that is vendored and pinned, say) against\n"
+    "its MANIFEST: every file listed is there with its sha256, and nothing\n"
+    "else is; each missing, changed or extra file is named. With SPEC, also\n"
+    "compiles SPEC in memory (writing nothing; --policy as compile had it) and\n"
+    "says whether this tfc would write the same bytes, which files differ if\n"
+    "not, and whether the differences are only the version stamp, or the plan\n"
+    "itself (schedule, makespans, ratios: tfc diff on the two plan.json\n"
+    "shows how) or the code (the masks included).\n"
+    "\n"
+    "Exit codes: 0 the folder matches its MANIFEST (and, with SPEC, this tfc\n"
+    "writes the same bytes); 1 it does not; 2 usage; 4 the folder or SPEC\n"
+    "cannot be read; 3 and 6 as for compile.\n";
+
+const char cli_diff_help[] =
+    "usage: tfc diff PLAN_A PLAN_B [--json] [--tolerance T]\n"
+    "\n"
+    "Compares two plan.json files (formats tfc-plan-1 and -2; '-' reads\n"
+    "standard input): baseline and optimised makespans, speed-up, each\n"
+    "stage's mean freeze ratio, and every action, matched by (stage,\n"
+    "microbatch, type), whose freeze ratio or start moved by more than T\n"
+    "(default 1e-6; ratios, and milliseconds for starts and makespans) or\n"
+    "that only one plan has. Text for people, --json for programs.\n"
+    "\n"
+    "Exit codes as diff(1): 0 the same, 1 different, 2 trouble (usage, a file\n"
+    "that cannot be read or is not a plan).\n";
+
+static int usage(const char *verb, const char *msg, const char *arg)
+{
+    fprintf(stderr, "tfc %s: %s%s%s\n(tfc %s --help for usage)\n", verb, msg, arg ? " " : "", arg ? arg : "", verb);
+    return EXIT_USAGE;
+}
+
+/* ---- tfc diff ---- */
+
+int cli_diff(int argc, char **argv)
+{
+    const char *paths[2] = {NULL, NULL};
+    bool json = false;
+    double tol = 1e-6;
+    int np = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i];
+        if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+            fputs(cli_diff_help, stdout);
+            return EXIT_OK;
+        } else if (strcmp(o, "--json") == 0) {
+            json = true;
+        } else if (strcmp(o, "--tolerance") == 0) {
+            if (i + 1 >= argc)
+                return usage("diff", "--tolerance needs a value", NULL);
+            char *end;
+            tol = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || !(tol >= 0 && tol <= 1e9))
+                return usage("diff", "--tolerance must be a number from 0 to 1e9, got", argv[i]);
+        } else if (o[0] == '-' && o[1]) {
+            return usage("diff", "unknown option", o);
+        } else if (np < 2) {
+            paths[np++] = o;
+        } else {
+            return usage("diff", "takes two plans; extra argument", o);
+        }
+    }
+    if (np < 2)
+        return usage("diff", "needs two plan.json files: tfc diff PLAN_A PLAN_B", NULL);
+    if (strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0)
+        return usage("diff", "only one of the plans can be standard input", NULL);
+    arena a;
+    arena_init(&a, 0);
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    plan_doc pa, pb;
+    tfc_status st = plan_doc_load(paths[0], &a, &d, &pa);
+    if (st == TFC_OK)
+        st = plan_doc_load(paths[1], &a, &d, &pb);
+    int r = 2;
+    if (st == TFC_OK) {
+        r = plan_diff_print(&pa, &pb, tol, json, stdout);
+        if (r < 0) {
+            diag_nomem(&d, "comparing the plans");
+            r = 2;
+        }
+    }
+    cli_report(&d, st);
+    arena_free(&a);
+    if (fflush(stdout) != 0)
+        return 2;
+    return r;
+}
+
+/* ---- tfc verify ---- */
+
+/* One MANIFEST entry. */
+typedef struct entry {
+    char name[256];
+    char sha[65];
+} entry;
+
+typedef struct manifest {
+    char version[64];   /* "# tfc VERSION" */
+    char spec[256];     /* the spec's file name in "# spec SHA  NAME" */
+    entry *e;
+    size_t n;
+} manifest;
+
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* dir/name in the arena: diagnostics keep the file name they are given. */
+static const char *ajoin(arena *a, const char *dir, const char *name)
+{
+    char *p = join(dir, name);
+    const char *q = p ? arena_strndup(a, p, strlen(p)) : NULL;
+    free(p);
+    return q ? q : dir;
+}
+
+/* Parses DIR/MANIFEST; TFC_INVALID (with the line) when it is not one. */
+static tfc_status read_manifest(const char *dir, manifest *m, arena *a, diag_list *d)
+{
+    memset(m, 0, sizeof *m);
+    const char *path = ajoin(a, dir, "MANIFEST");
+    struct stat sd, sm;
+    if (stat(dir, &sd) != 0 || !S_ISDIR(sd.st_mode)) {
+        diag_error(d, dir, 0, 0, "%s", stat(dir, &sd) != 0 ? strerror(errno) : "not a folder");
+        return TFC_IO;
+    }
+    if (lstat(path, &sm) != 0 && errno == ENOENT) {
+        diag_error(d, dir, 0, 0, "has no MANIFEST: not a folder tfc wrote");
+        return TFC_INVALID;
+    }
+    char *buf;
+    size_t len;
+    tfc_status st = fio_read_all(path, (size_t)16 << 20, &buf, &len, d);
+    if (st != TFC_OK)
+        return st;
+    size_t cap = 64;
+    m->e = malloc(cap * sizeof *m->e);
+    unsigned line = 0;
+    char *save = NULL;
+    st = m->e ? TFC_OK : diag_nomem(d, "verifying %s", dir);
+    for (char *l = strtok_r(buf, "\n", &save); l && st == TFC_OK; l = strtok_r(NULL, "\n", &save)) {
+        line++;
+        if (line == 1) {
+            if (strncmp(l, "# tfc MANIFEST", 14) != 0) {
+                diag_error(d, path, 1, 1, "not a tfc MANIFEST (it starts \"# tfc MANIFEST\")");
+                st = TFC_INVALID;
+            }
+            continue;
+        }
+        if (l[0] == '#') {
+            if (sscanf(l, "# tfc %63s", m->version) == 1 && strchr(m->version, '.'))
+                continue;
+            char sha[65];
+            if (sscanf(l, "# spec %64s %255s", sha, m->spec) == 2)
+                continue;
+            continue;
+        }
+        if (m->n == cap) {
+            entry *ne = realloc(m->e, 2 * cap * sizeof *ne);
+            if (!ne) {
+                st = diag_nomem(d, "verifying %s", dir);
+                break;
+            }
+            m->e = ne;
+            cap *= 2;
+        }
+        entry *e = &m->e[m->n];
+        size_t hl = strspn(l, "0123456789abcdef");
+        if (hl != 64 || strncmp(l + 64, "  ", 2) != 0 || !l[66] || strlen(l + 66) >= sizeof e->name ||
+            strchr(l + 66, '/')) {
+            diag_error(d, path, line, 1, "not a MANIFEST line (64 hex digits, two spaces, a file name)");
+            st = TFC_INVALID;
+            break;
+        }
+        memcpy(e->sha, l, 64);
+        e->sha[64] = '\0';
+        snprintf(e->name, sizeof e->name, "%s", l + 66);
+        m->n++;
+    }
+    free(buf);
+    return st;
+}
+
+static tfc_status read_file(const char *dir, const char *name, char **buf, size_t *len, arena *a, diag_list *d)
+{
+    return fio_read_all(ajoin(a, dir, name), (size_t)1 << 30, buf, len, d);
+}
+
+/* The folder against its MANIFEST; problems counted into *bad. */
+static tfc_status check_manifest(const char *dir, const manifest *m, size_t *bad, arena *a, diag_list *d)
+{
+    *bad = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        char *path = join(dir, m->e[i].name);
+        struct stat st;
+        if (!path)
+            return diag_nomem(d, "verifying %s", dir);
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            diag_error(d, ajoin(a, dir, m->e[i].name), 0, 0, "missing (the MANIFEST lists it)");
+            (*bad)++;
+            free(path);
+            continue;
+        }
+        free(path);
+        char *buf;
+        size_t len;
+        tfc_status s = read_file(dir, m->e[i].name, &buf, &len, a, d);
+        if (s == TFC_NOMEM)
+            return s;
+        if (s != TFC_OK) {
+            (*bad)++;
+            continue;
+        }
+        char hex[65];
+        sha256_hex(buf, len, hex);
+        free(buf);
+        if (strcmp(hex, m->e[i].sha) != 0) {
+            diag_error(d, ajoin(a, dir, m->e[i].name), 0, 0,
+                       "changed since tfc wrote it (sha256 %.12s..., the MANIFEST says %.12s...)", hex, m->e[i].sha);
+            (*bad)++;
+        }
+    }
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        diag_error(d, dir, 0, 0, "cannot list the folder: %s", strerror(errno));
+        return TFC_IO;
+    }
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || strcmp(de->d_name, "MANIFEST") == 0)
+            continue;
+        bool listed = false;
+        for (size_t i = 0; i < m->n && !listed; i++)
+            listed = strcmp(m->e[i].name, de->d_name) == 0;
+        if (!listed) {
+            diag_error(d, ajoin(a, dir, de->d_name), 0, 0, "not in the MANIFEST (added after tfc wrote the folder)");
+            (*bad)++;
+        }
+    }
+    closedir(dp);
+    return TFC_OK;
+}
+
+/* old with every occurrence of from replaced by to (malloc'd; NULL: out of memory). */
+static char *replace_all(const char *old, size_t len, const char *from, const char *to, size_t *out_len)
+{
+    size_t fl = strlen(from), tl = strlen(to), count = 0;
+    for (size_t i = 0; fl && i + fl <= len; i++)
+        if (memcmp(old + i, from, fl) == 0)
+            count++, i += fl - 1;
+    size_t n = len + count * tl - count * fl;
+    char *o = malloc(n + 1);
+    if (!o)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < len;) {
+        if (fl && i + fl <= len && memcmp(old + i, from, fl) == 0) {
+            memcpy(o + k, to, tl);
+            k += tl;
+            i += fl;
+        } else {
+            o[k++] = old[i++];
+        }
+    }
+    o[k] = '\0';
+    *out_len = k;
+    return o;
+}
+
+int cli_verify(int argc, char **argv)
+{
+    const char *dir = NULL, *spec_path = NULL, *policy = "timely";
+    bool quiet = false;
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i];
+        if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+            fputs(cli_verify_help, stdout);
+            return EXIT_OK;
+        } else if (strcmp(o, "-q") == 0 || strcmp(o, "--quiet") == 0) {
+            quiet = true;
+        } else if (strcmp(o, "--policy") == 0) {
+            if (i + 1 >= argc)
+                return usage("verify", "--policy needs a value", NULL);
+            policy = argv[++i];
+        } else if (o[0] == '-' && o[1]) {
+            return usage("verify", "unknown option", o);
+        } else if (!dir) {
+            dir = o;
+        } else if (!spec_path) {
+            spec_path = o;
+        } else {
+            return usage("verify", "takes a folder and at most one spec; extra argument", o);
+        }
+    }
+    if (!dir)
+        return usage("verify", "needs a generated folder: tfc verify DIR [SPEC]", NULL);
+    compile_options co = {.skip_cuda_check = true};
+    co.plan = plan_default_options();
+    if (strcmp(policy, "timely") == 0)
+        co.plan.policy = POLICY_TIMELY;
+    else if (strcmp(policy, "uniform") == 0)
+        co.plan.policy = POLICY_UNIFORM;
+    else if (strcmp(policy, "none") == 0)
+        co.plan.policy = POLICY_NONE;
+    else
+        return usage("verify", "--policy must be timely, uniform or none, got", policy);
+
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    arena a;
+    arena_init(&a, 0);
+    manifest m;
+    size_t bad = 0;
+    tfc_status st = read_manifest(dir, &m, &a, &d);
+    if (st == TFC_OK)
+        st = check_manifest(dir, &m, &bad, &a, &d);
+    if (st == TFC_OK && !quiet)
+        printf("%s: %s its MANIFEST: %zu file%s listed (tfc %s, spec %s)%s\n", dir, bad ? "does not match" : "matches",
+               m.n, m.n == 1 ? "" : "s", m.version[0] ? m.version : "?", m.spec[0] ? m.spec : "?",
+               bad ? "; each difference is on stderr" : "");
+    bool differs = bad > 0;
+    gen_folder g = {0};
+    if (st == TFC_OK && spec_path) {
+        compile_report rep;
+        st = compile_in_memory(spec_path, &co, &a, &d, &g, &rep);
+    }
+    if (st == TFC_OK && spec_path) {
+        size_t same = 0, stamp = 0, other = 0, missing = 0, len_unused = 0;
+        char other_names[512] = "";
+        bool plan_same = true, plan_known = false;
+        bool manifest_same = true;
+        for (size_t i = 0; i < g.n; i++) {
+            const gen_file *f = &g.files[i];
+            char *buf = NULL;
+            if (strcmp(f->name, "MANIFEST") == 0) { /* follows from the others' bytes */
+                if (read_file(dir, f->name, &buf, &len_unused, &a, &d) != TFC_OK || len_unused != f->len ||
+                    memcmp(buf, f->data, f->len) != 0)
+                    manifest_same = false;
+                free(buf);
+                continue;
+            }
+            size_t len = 0;
+            char *path = join(dir, f->name);
+            struct stat sb;
+            bool present = path && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+            free(path);
+            if (!present) {
+                missing++;
+                other++;
+                continue;
+            }
+            tfc_status s = read_file(dir, f->name, &buf, &len, &a, &d);
+            if (s != TFC_OK) {
+                st = s == TFC_NOMEM ? s : st;
+                other++;
+                continue;
+            }
+            if (len == f->len && memcmp(buf, f->data, len) == 0) {
+                same++;
+            } else {
+                /* The same once the folder's version stamp reads as this tfc's? */
+                size_t nl = 0;
+                char *norm = m.version[0] ? replace_all(buf, len, m.version, version_string(), &nl) : NULL;
+                if (norm && nl == f->len && memcmp(norm, f->data, nl) == 0) {
+                    stamp++;
+                } else {
+                    other++;
+                    if (strcmp(f->name, "MANIFEST") != 0 && strlen(other_names) + strlen(f->name) + 3 < sizeof other_names)
+                        snprintf(other_names + strlen(other_names), sizeof other_names - strlen(other_names), "%s%s",
+                                 other_names[0] ? ", " : "", f->name);
+                }
+                free(norm);
+            }
+            if (strcmp(f->name, "plan.json") == 0) {
+                /* The plan itself, whatever the stamp: both plan.json read back. */
+                char *np = join(dir, "plan.json");
+                plan_doc pa, pb;
+                if (np && plan_doc_parse(np, buf, len, &a, &d, &pa) == TFC_OK &&
+                    plan_doc_parse("plan.json (this tfc's)", f->data, f->len, &a, &d, &pb) == TFC_OK) {
+                    plan_known = true;
+                    plan_same = plan_diff_same(&pa, &pb, 1e-9) == 1;
+                }
+                free(np);
+            }
+            free(buf);
+        }
+        for (size_t i = 0; i < m.n; i++)
+            if (!gen_find(&g, m.e[i].name) && strcmp(m.e[i].name, "MANIFEST") != 0)
+                other++, missing++;
+        bool identical = same + 1 == g.n && manifest_same && !missing;
+        differs = differs || !identical;
+        if (!quiet) {
+            if (identical) {
+                printf("%s: this tfc (%s) writes the same bytes from %s (%zu files, the MANIFEST included)\n", dir,
+                       version_string(), spec_path, g.n);
+            } else {
+                printf("%s: this tfc (%s) would write different bytes from %s: of %zu files besides the MANIFEST, %zu "
+                       "the same, %zu differ only in the version stamp (%s -> %s), %zu otherwise%s\n",
+                       dir, version_string(), spec_path, g.n - 1, same, stamp, m.version[0] ? m.version : "?", version_string(),
+                       other, missing ? " (some missing on one side)" : "");
+                if (other_names[0])
+                    printf("%s: differing beyond the stamp: %s\n", dir, other_names);
+                if (plan_known)
+                    printf("%s: the plan itself (schedule, makespans, every action's ratio and start) is %s%s\n", dir,
+                           plan_same ? "the same" : "different",
+                           plan_same ? "" : ": tfc diff DIR/plan.json on a fresh compile shows how");
+                if (!other)
+                    printf("%s: only the version stamp differs: the plan, the masks and the code are the same\n", dir);
+            }
+        }
+    }
+    gen_folder_free(&g);
+    free(m.e);
+    arena_free(&a);
+    st = cli_report(&d, st);
+    if (fflush(stdout) != 0 && st == TFC_OK)
+        st = TFC_IO;
+    if (st != TFC_OK)
+        return cli_exit_code(st);
+    return differs ? EXIT_INVALID : EXIT_OK;
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# tfc verify and tfc diff (ctest verify). verify: a folder as compile wrote
+# it passes; a changed, a missing and an added file are each named; against
+# the spec it says the same bytes, or, for a folder made to look like an
+# older release's (its version stamp changed and its MANIFEST rewritten to
+# match, as that release would have written it), that only the stamp
+# differs and the plan is the same; for a folder from another plan, that the
+# plan differs. diff: same plans exit 0, different ones 1 with the changes
+# (checked against a comparison of the two plan.json written here), bad
+# input 2; --json parses and agrees; a format-1 plan (the "stages" key
+# twice) is read; the tolerance is honoured.
+#   check.sh TFC SOURCE_DIR
+set -uo pipefail
+tfc=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "verify check: $*"; failures=$((failures + 1)); }
+# run WANT_RC COMMAND...: output in $work/out and $work/err
+run() {
+  local want=$1
+  shift
+  timeout 60 "$@" >"$work/out" 2>"$work/err"
+  local rc=$?
+  [ "$rc" -eq "$want" ] || fail "'$*' exited $rc, want $want: $(head -c 400 "$work/err")"
+}
+
+spec=$src/specs/llama8b_1f1b.yaml
+"$tfc" compile "$spec" -o "$work/a" -q --skip-cuda-check || { echo "verify check: compile failed"; exit 1; }
+
+run 0 "$tfc" verify "$work/a"
+grep -q "matches its MANIFEST" "$work/out" || fail "verify of an intact folder: $(cat "$work/out")"
+run 0 "$tfc" verify "$work/a" "$spec"
+grep -q "writes the same bytes" "$work/out" || fail "verify against its spec: $(cat "$work/out")"
+
+# Changed, missing and added files, each named.
+cp -r "$work/a" "$work/b"
+echo "// edited" >>"$work/b/llama8b_1f1b.c"
+rm "$work/b/timeline.svg"
+echo extra >"$work/b/notes.txt"
+run 1 "$tfc" verify "$work/b"
+grep -q "$work/b/llama8b_1f1b.c: error: changed since tfc wrote it" "$work/err" || fail "changed file not named"
+grep -q "$work/b/timeline.svg: error: missing" "$work/err" || fail "missing file not named"
+grep -q "$work/b/notes.txt: error: not in the MANIFEST" "$work/err" || fail "added file not named"
+run 1 "$tfc" verify "$work/b" "$spec"
+grep -q "differing beyond the stamp: .*llama8b_1f1b.c" "$work/out" || fail "verify with the spec does not name the edited file: $(cat "$work/out")"
+
+# A folder as an older release wrote it: every file's version stamp is
+# 0.0.9, and its MANIFEST matches those files.
+cp -r "$work/a" "$work/old"
+ver=$("$tfc" --version | head -1 | awk '{print $2}')
+python3 - "$work/old" "$ver" <<'PY'
+import hashlib, os, sys
+d, ver = sys.argv[1], sys.argv[2]
+names = [n for n in sorted(os.listdir(d)) if n != "MANIFEST"]
+for n in names:
+    p = os.path.join(d, n)
+    b = open(p, "rb").read().replace(ver.encode(), b"0.0.9")
+    open(p, "wb").write(b)
+lines = open(os.path.join(d, "MANIFEST")).read().splitlines()
+head = [l.replace("# tfc " + ver, "# tfc 0.0.9") for l in lines if l.startswith("#")]
+listed = [l.split("  ", 1)[1] for l in lines if not l.startswith("#")]
+body = [hashlib.sha256(open(os.path.join(d, n), "rb").read()).hexdigest() + "  " + n for n in listed]
+open(os.path.join(d, "MANIFEST"), "w").write("\n".join(head + body) + "\n")
+PY
+run 0 "$tfc" verify "$work/old"
+run 1 "$tfc" verify "$work/old" "$spec"
+grep -q "would write different bytes" "$work/out" || fail "old release: no difference reported: $(cat "$work/out")"
+grep -q "only the version stamp differs" "$work/out" || fail "old release: not recognised as a stamp-only difference: $(cat "$work/out")"
+grep -q "the plan itself .* is the same" "$work/out" || fail "old release: the plan should be the same: $(cat "$work/out")"
+
+# Another plan under the same name: the plan differs.
+sed 's/max_ratio: 0.9/max_ratio: 0.5/' "$spec" >"$work/llama8b_1f1b.yaml"
+run 1 "$tfc" verify "$work/a" "$work/llama8b_1f1b.yaml"
+grep -q "the plan itself .* is different" "$work/out" || fail "another plan: not reported: $(cat "$work/out")"
+run 4 "$tfc" verify "$work/missing"
+run 1 "$tfc" verify "$src/specs"
+run 2 "$tfc" verify
+run 2 "$tfc" verify "$work/a" "$spec" extra
+
+# tfc diff.
+"$tfc" compile "$work/llama8b_1f1b.yaml" -o "$work/c" -q --skip-cuda-check
+run 0 "$tfc" diff "$work/a/plan.json" "$work/a/plan.json"
+grep -q "same plan" "$work/out" || fail "diff of a plan with itself: $(cat "$work/out")"
+run 1 "$tfc" diff "$work/a/plan.json" "$work/c/plan.json"
+run 1 "$tfc" diff "$work/a/plan.json" "$work/c/plan.json" --json
+python3 - "$work/a/plan.json" "$work/c/plan.json" "$work/out" <<'PY' || fail "diff --json disagrees with a comparison written here"
+import json, sys
+a, b, got = (json.load(open(p)) for p in sys.argv[1:4])
+key = lambda x: (x["stage"], x["microbatch"], x["type"])
+A = {key(x): x for x in a["actions"]}
+B = {key(x): x for x in b["actions"]}
+tol = 1e-6
+want = sorted(k for k in A if k in B and (A[k]["rank"] != B[k]["rank"] or abs(A[k]["freeze_ratio"] - B[k]["freeze_ratio"]) > tol
+                                        or abs(A[k]["start_ms"] - B[k]["start_ms"]) > tol))
+have = sorted((x["stage"], x["microbatch"], x["type"]) for x in got["actions"] if x["a"] and x["b"])
+assert got["same"] is False and got["format"] == "tfc-diff-1"
+assert have == want, (len(have), len(want))
+assert got["actions_changed"] == len(want)
+assert abs(got["a"]["makespan_ms"] - a["makespan_ms"]) < 1e-12 and abs(got["b"]["makespan_ms"] - b["makespan_ms"]) < 1e-12
+for s in range(a["stage_count"]):
+    assert abs(got["b"]["mean_freeze_ratio"][s] - b["stages"][s]["mean_freeze_ratio"]) < 1e-12
+PY
+# A tolerance above every change makes them the same; format 1 is read.
+run 0 "$tfc" diff "$work/a/plan.json" "$work/c/plan.json" --tolerance 1e6
+python3 - "$work/a/plan.json" "$work/v1.json" <<'PY'
+import sys
+t = open(sys.argv[1]).read().replace('"format": "tfc-plan-2"', '"format": "tfc-plan-1"', 1)
+t = t.replace('"stage_count":', '"stages":', 1)  # format 1: the count under "stages", then the array too
+open(sys.argv[2], "w").write(t)
+PY
+run 0 "$tfc" diff "$work/v1.json" "$work/a/plan.json"
+# Trouble: exit 2.
+printf '{"format": "tfc-plan-2", "format": 1}' >"$work/dup.json"
+run 2 "$tfc" diff "$work/dup.json" "$work/a/plan.json"
+grep -q "dup.json:1:.*: error:" "$work/err" || fail "a key twice in format 2 is not reported at its position: $(cat "$work/err")"
+printf '{"format": "tfc-plan-2",\n "name": [1, 2\n' >"$work/cut.json"
+run 2 "$tfc" diff "$work/cut.json" "$work/a/plan.json"
+grep -q "cut.json:3:1: error:" "$work/err" || fail "truncated JSON not reported at 3:1: $(cat "$work/err")"
+run 2 "$tfc" diff "$work/a/plan.json"
+run 2 "$tfc" diff "$work/a/plan.json" "$work/nothing.json"
+run 2 "$tfc" diff "$spec" "$work/a/plan.json"
+run 2 "$tfc" diff "$work/a/plan.json" "$work/c/plan.json" --tolerance -1
+# Standard input as one side.
+timeout 60 "$tfc" diff - "$work/a/plan.json" <"$work/a/plan.json" >/dev/null 2>&1 || fail "diff - PLAN from stdin"
+
+[ "$failures" -eq 0 ] && echo "verify check: verify (intact, changed/missing/added, same bytes, stamp only, other plan) and diff (same, different against an independent comparison, tolerance, format 1, bad input) as documented"
+[ "$failures" -eq 0 ]
