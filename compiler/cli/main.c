@@ -122,8 +122,11 @@ static const char plan_help[] =
     "  --sweep DIR       makespan against freeze.max_ratio 0, 0.1, ..., 1 for the\n"
     "                    timely and uniform policies: DIR/pareto.csv (also printed),\n"
     "                    DIR/pareto.svg and a MANIFEST, written like compile's folder\n"
-    "  --lp-timeout S    give up (exit 3) when an LP phase takes longer than S\n"
-    "                    seconds (default 300; 0 = no limit)\n"
+    "  --lp-timeout S    a wall-clock limit per LP phase, S seconds (default: none,\n"
+    "                    only work is limited, so the plan is the same on every\n"
+    "                    machine). Phases 1-2 past it: no plan (exit 3); phase 3\n"
+    "                    past it: phase 2's plan, said on stderr and marked in\n"
+    "                    plan.json (\"balance_complete\": false)\n"
     "  --lp-method M     decompose (default): lp_solve on a small master LP with\n"
     "                    the timing rows solved as a flow; direct: lp_solve on the\n"
     "                    whole LP (slow past a few thousand actions; same optimum)\n"
@@ -318,6 +321,19 @@ static tfc_status run_sweep(const char *path, const plan_options *opt, const cha
     return cli_report(&d, st);
 }
 
+/* When phase 3 ran past --lp-timeout, says so on stderr (the plan is
+ * phase 2's, and plan.json has "balance_complete": false). */
+static void incomplete_note(const char *path, const plan *p, double timeout_s)
+{
+    if (p && p->lp_used && p->lp.balance_incomplete)
+        fprintf(stderr,
+                "%s: note: phase 3 of the freeze LP (freeze.balance) ran past --lp-timeout %g s: the plan is phase "
+                "2's, with the optimal makespan and least total freezing but not balanced across actions "
+                "(plan.json: \"balance_complete\": false); without --lp-timeout only work is limited and the plan "
+                "is the same on every machine\n",
+                path, timeout_s);
+}
+
 /* --policy, --lp-timeout and --lp-method, shared by plan and compile; -1 to go on. */
 static int parse_plan_options(const char *verb_name, const char *policy_name, const char *timeout, const char *method,
                               plan_options *opt)
@@ -391,6 +407,8 @@ static int run_compile(int argc, char **argv)
     tfc_status st = compile_spec(path, &o, &a, &d, &rep);
     unwatch(&o.plan);
     st = cli_report(&d, st);
+    if (st == TFC_OK)
+        incomplete_note(path, rep.p, o.plan.lp_timeout_s);
     if (st == TFC_OK && !quiet) {
         printf("%s: wrote %s/ (%zu files): plan %.3f s, code %.3f s, write %.3f s\n", path, rep.out_dir, rep.files,
                rep.plan_s, rep.emit_s, rep.write_s);
@@ -454,6 +472,7 @@ static int run_plan(int argc, char **argv)
     } else {
         st = load_plan(path, &opt, &a, &p);
         if (st == TFC_OK) {
+            incomplete_note(path, p, opt.lp_timeout_s);
             if (json)
                 plan_print_json(p, stdout);
             else

@@ -227,6 +227,10 @@ static tfc_status phase3(lprec *lp, const lp_direct_lp *w, arena *a, bool leximi
     int ret = solve_robust(lp, d, &nomem);
     st->seconds[2] = clock_now_s() - t0;
     st->iterations[2] = (long long)get_total_iter(lp);
+    if (ret == TIMEOUT && !nomem) { /* --lp-timeout: the caller keeps phase 2's plan */
+        st->balance_incomplete = true;
+        return TFC_OK;
+    }
     if (ret != OPTIMAL)
         return phase_failed(ret, nomem, LP_PHASE_BALANCE, file, d);
     st->max_ratio = get_objective(lp);
@@ -259,6 +263,10 @@ static tfc_status phase3(lprec *lp, const lp_direct_lp *w, arena *a, bool leximi
         ret = solve_robust(lp, d, &nomem);
         st->seconds[2] += clock_now_s() - t0;
         st->iterations[2] += (long long)get_total_iter(lp);
+        if (ret == TIMEOUT && !nomem) {
+            st->balance_incomplete = true;
+            return TFC_OK;
+        }
         if (ret != OPTIMAL) {
             if (nomem || ret == NOMEMORY)
                 return phase_failed(ret, nomem, LP_PHASE_BALANCE, file, d);
@@ -343,7 +351,7 @@ static lprec *make_model(const lp_problem *pb, const lp_direct_lp *w, const char
  * 1, to say whether it costs time), then phase 2 (T bounded, min the total)
  * and phase 3 on the model. */
 static tfc_status solve_phases(const lp_problem *pb, const lp_direct_lp *w, lprec *lp, arena *a, const char *file,
-                               diag_list *d, lp_stats *st)
+                               diag_list *d, lp_stats *st, REAL **phase2)
 {
     size_t n = w->n;
     bool nomem = false;
@@ -399,6 +407,14 @@ static tfc_status solve_phases(const lp_problem *pb, const lp_direct_lp *w, lpre
         return phase_failed(ret, nomem, LP_PHASE_FREEZE, file, d);
     st->total_freeze = get_objective(lp);
     if (pb->balance) {
+        /* Phase 2's solution, kept in case phase 3 runs past --lp-timeout. */
+        REAL *vars;
+        int nc = get_Ncolumns(lp);
+        *phase2 = arena_alloc_array(a, (size_t)nc + 1, sizeof **phase2);
+        if (!*phase2)
+            return diag_nomem(d, "in phase 3 of the freeze LP");
+        if (get_ptr_variables(lp, &vars))
+            memcpy(*phase2, vars, (size_t)nc * sizeof **phase2);
         lp_report(pb, LP_PHASE_BALANCE, 0, NAN, NAN);
         return phase3(lp, w, a, pb->leximin, file, d, st);
     }
@@ -421,10 +437,13 @@ tfc_status lp_direct_solve(const lp_problem *pb, arena *a, const char *file, dia
     lprec *lp = make_model(pb, &w, file, d, &result);
     if (!lp)
         return result;
-    result = solve_phases(pb, &w, lp, a, file, d, st);
+    REAL *phase2 = NULL;
+    result = solve_phases(pb, &w, lp, a, file, d, st, &phase2);
     if (result == TFC_OK) {
         REAL *vars;
-        if (!get_ptr_variables(lp, &vars)) {
+        if (st->balance_incomplete && phase2) {
+            vars = phase2;
+        } else if (!get_ptr_variables(lp, &vars)) {
             diag_error(d, file, 0, 0, "lp_solve returned no solution");
             result = TFC_INFEASIBLE;
         } else {

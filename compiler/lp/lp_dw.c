@@ -326,7 +326,7 @@ static bool in_pool(dw *w, double T)
 
 /* RUN_NUMERIC: lp_solve failed on the master every way it was tried (no
  * diagnostic written; phase 3's checks treat it as "not shown feasible"). */
-typedef enum { RUN_OPTIMAL, RUN_BELOW, RUN_ABOVE, RUN_NUMERIC, RUN_ERROR } run_result;
+typedef enum { RUN_OPTIMAL, RUN_BELOW, RUN_ABOVE, RUN_NUMERIC, RUN_TIMEOUT, RUN_ERROR } run_result;
 
 typedef enum { MASTER_SOLVED, MASTER_UNSOLVED, MASTER_ERROR } master_result;
 
@@ -501,6 +501,10 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
                        lp_phase_name(phase), DW_MAX_ROUNDS);
             break;
         }
+        if (deadline > 0.0 && clock_now_s() > deadline && phase == LP_PHASE_BALANCE) {
+            res = RUN_TIMEOUT; /* phase 3: the caller keeps phase 2's plan */
+            break;
+        }
         if (deadline > 0.0 && clock_now_s() > deadline) {
             diag_error(w->d, w->file, 0, 0,
                        "no plan: %s failed: it ran past the time limit (raise it with --lp-timeout, or compare "
@@ -657,7 +661,7 @@ static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
     }
 }
 
-typedef enum { CHECK_FEASIBLE, CHECK_INFEASIBLE, CHECK_ERROR } check_result;
+typedef enum { CHECK_FEASIBLE, CHECK_INFEASIBLE, CHECK_TIMEOUT, CHECK_ERROR } check_result;
 
 /* Whether a plan within pr's current caps reaches T <= t_lim and a total
  * <= total_lim (with the budgets); a fresh pool, since columns under
@@ -672,7 +676,9 @@ static check_result check_caps(dw *w, double t_lim, double total_lim, double dea
     if (!start_pool(w) || !master_make(w, &m, LP_PHASE_MAKESPAN, 0.0))
         goto out;
     run_result r = run_phase(w, &m, LP_PHASE_BALANCE, t_lim, t_lim, deadline, rounds);
-    if (r == RUN_ERROR)
+    if (r == RUN_TIMEOUT)
+        res = CHECK_TIMEOUT;
+    if (r == RUN_ERROR || r == RUN_TIMEOUT)
         goto out;
     if (r == RUN_ABOVE || r == RUN_NUMERIC || (r == RUN_OPTIMAL && get_objective(m.lp) > t_lim)) {
         res = CHECK_INFEASIBLE;
@@ -684,7 +690,9 @@ static check_result check_caps(dw *w, double t_lim, double total_lim, double dea
     if (!master_make(w, &m, LP_PHASE_FREEZE, t_lim))
         goto out;
     r = run_phase(w, &m, LP_PHASE_BALANCE, total_lim, total_lim, deadline, rounds);
-    if (r == RUN_ERROR)
+    if (r == RUN_TIMEOUT)
+        res = CHECK_TIMEOUT;
+    if (r == RUN_ERROR || r == RUN_TIMEOUT)
         goto out;
     if (r == RUN_ABOVE || r == RUN_NUMERIC || (r == RUN_OPTIMAL && get_objective(m.lp) > total_lim)) {
         res = CHECK_INFEASIBLE;
@@ -704,8 +712,10 @@ static bool balance(dw *w, double t_lim, double total_lim, double deadline, doub
     double hi = pb->action_cap < 1.0 ? pb->action_cap : 1.0;
     /* Per freezable index: leximin's cap once fixed, else NAN. */
     double *fixed_cap = arena_alloc_array(w->a, w->K ? w->K : 1, sizeof *fixed_cap);
-    if (!fixed_cap)
+    double *phase2 = arena_alloc_array(w->a, w->K ? w->K : 1, sizeof *phase2);
+    if (!fixed_cap || !phase2)
         return oom(w);
+    memcpy(phase2, best, w->K * sizeof *best);
     for (size_t q = 0; q < w->K; q++)
         fixed_cap[q] = NAN;
     bool ok = true;
@@ -739,6 +749,14 @@ static bool balance(dw *w, double t_lim, double total_lim, double deadline, doub
                 lp_price_set_cap(w->pr, w->act[q], !isnan(fixed_cap[q]) ? fixed_cap[q] : fmin(z, hi));
             lp_report(pb, LP_PHASE_BALANCE, st->iterations[2], z_bad, z_ok);
             check_result r = check_caps(w, t_lim, total_lim, deadline, &st->iterations[2]);
+            if (r == CHECK_TIMEOUT) { /* --lp-timeout: phase 2's plan, whole, not a part-balanced one */
+                memcpy(best, phase2, w->K * sizeof *best);
+                st->balance_incomplete = true;
+                st->max_ratio = 0.0;
+                for (size_t q = 0; q < w->K; q++)
+                    st->max_ratio = best[q] > st->max_ratio ? best[q] : st->max_ratio;
+                return true;
+            }
             if (r == CHECK_ERROR)
                 ok = false;
             else if (r == CHECK_INFEASIBLE)

@@ -32,8 +32,13 @@
  * decomposition would take far longer than any time limit
  * (docs/freeze-lp.md, "Speed"). */
 #define LP_MAX_ACTIONS 100000u
-/* Default limit on each phase's solve, seconds (tfc plan --lp-timeout). */
-#define LP_TIMEOUT_S 300.0
+/* Default wall-clock limit on each phase's solve, seconds (tfc plan
+ * --lp-timeout): none. Plans must not depend on the machine, so by
+ * default only work is limited (the decomposition's rounds, the
+ * bisection's steps); a user who wants a time limit sets one, and a phase 3
+ * that runs past it leaves phase 2's plan, said so (docs/freeze-lp.md,
+ * "Limits"). */
+#define LP_TIMEOUT_S 0.0
 
 /* The phases, in the order they run (docs/freeze-lp.md, "The program"). */
 typedef enum {
@@ -96,6 +101,7 @@ typedef struct lp_stats {
     int budget_rounds;       /* decomposition: times phases 1 and 2 ran again because budget rows joined */
     int budget_rows;         /* decomposition: budget rows in the master at the end (of the stages with freezable actions) */
     double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
+    bool balance_incomplete; /* phase 3 ran past --lp-timeout: the plan is phase 2's (optimal T* and total), not balanced */
 } lp_stats;
 
 /* The size of the whole LP (lp_direct.h spells out its rows and columns). */

@@ -20,6 +20,9 @@ void plan_print_text(const plan *p, FILE *f)
     if (p->lp_used && p->lp.t_star > p->lp.t_star_uncapped * (1 + 1e-9) + 1e-9)
         fprintf(f, "note: freeze.max_action_ratio %g lengthens the step: %.3f ms instead of %.3f ms\n",
                 sp->freeze.max_action_ratio, p->lp.t_star, p->lp.t_star_uncapped);
+    if (p->lp_used && p->lp.balance_incomplete)
+        fprintf(f, "note: phase 3 (freeze.balance) ran past --lp-timeout: this is phase 2's plan (the same makespan and "
+                   "total freezing), not balanced\n");
     fprintf(f, "stage  freezable  mean freeze   max     min     fully frozen  partly frozen\n");
     for (uint32_t st = 0; st < s->n_stages; st++)
         fprintf(f, "%5u  %9zu  %11.4f  %6.4f  %6.4f  %12zu  %13zu\n", st, p->stage_freezable[st], p->stage_mean[st],
@@ -106,7 +109,7 @@ void plan_print_json(const plan *p, FILE *f)
         json_string(f, p->sp->freeze.balance == BALANCE_MINMAX    ? "minmax"
                        : p->sp->freeze.balance == BALANCE_LEXIMIN ? "leximin"
                                                                   : "none");
-        fputc('}', f);
+        fprintf(f, ", \"balance_complete\": %s}", p->lp.balance_incomplete ? "false" : "true");
     }
     fputs(",\n  \"stages\": [", f);
     for (uint32_t st = 0; st < s->n_stages; st++) {

@@ -14,6 +14,10 @@ py=${TFC_TORCH_PYTHON:-$src/.venv-torch/bin/python}
 need='import numpy, torch'
 [ "$what" = torchtitan ] && need='import numpy, torch, torchtitan.models.llama3'
 if ! "$py" -c "$need" 2>/dev/null; then
+  if [ -n "${CI:-}" ]; then
+    echo "check.sh: '$need' fails with $py: in CI every part but the GPU run is required (TFC_SKIP_TORCH does not apply)"
+    exit 1
+  fi
   if [ "${TFC_SKIP_TORCH:-}" = 1 ] || { [ "$what" = torchtitan ] && [ "${TFC_SKIP_TORCHTITAN:-}" = 1 ]; }; then
     echo "check.sh: skipped: '$need' fails with $py (TFC_SKIP_TORCH or TFC_SKIP_TORCHTITAN set)"
     exit 77
