@@ -73,4 +73,18 @@ if [ "$large" = --large ]; then
   echo "== ZBV ranks=32 stages_per_rank=2 microbatches=512 (target: under 60 s, under 1 GB)"
   /usr/bin/time -f "  wall %e s, peak memory %M KB" timeout $((limit + 30)) "$build/bench_lp" "$spec" "$limit" ||
     echo "  tfc: did not finish within ${limit} s per phase"
+  # What a user waits for: the default tfc plan (freeze.balance: minmax,
+  # phases 1-3) and the same with balance: none (phases 1-2), T* and the
+  # phase-2 total compared (they must be equal). Target: the default plan
+  # under 30 s and 1 GB on 2 cores (ambition 10 s).
+  echo "== the default tfc plan on it (balance: minmax), and with balance: none"
+  /usr/bin/time -f "  default plan: wall %e s, peak memory %M KB" "$build/tfc" plan "$spec" --json -q >"$work/minmax.json"
+  sed 's/freeze: {max_ratio: 0.9}/freeze: {max_ratio: 0.9, balance: none}/' "$spec" >"$work/none.yaml"
+  /usr/bin/time -f "  balance none: wall %e s, peak memory %M KB" "$build/tfc" plan "$work/none.yaml" --json -q >"$work/none.json"
+  /usr/bin/python3 - "$work/minmax.json" "$work/none.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["lp"] for p in sys.argv[1:3])
+print(f"  T* {a['t_star_ms']:.6f} vs {b['t_star_ms']:.6f} ms, phase-2 total {a['total_freeze']:.6f} vs {b['total_freeze']:.6f}"
+      f"{'' if abs(a['t_star_ms'] - b['t_star_ms']) <= 1e-6 * b['t_star_ms'] and abs(a['total_freeze'] - b['total_freeze']) <= 1e-6 * max(1, b['total_freeze']) else '  DIFFERENT'}")
+PY
 fi

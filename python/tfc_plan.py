@@ -153,9 +153,10 @@ class Plan:
         self.weights = [[p.get("weight", 65536) for p in stage] for stage in data["stage_params"]]
         self.microbatches = data["microbatches"]
         self.stage_count = data.get("stage_count", len(self.params))
-        split = any(a["type"] == "W" for a in data["actions"])
-        kind = "W" if split else "B"
-        self.ratio = {(a["stage"], a["microbatch"]): a["freeze_ratio"] for a in data["actions"] if a["type"] == kind}
+        # Each (stage, microbatch) has one freezable backward: its W when the
+        # backward is split, else its B (DualPipeV has both kinds).
+        self.ratio = {(a["stage"], a["microbatch"]): a["freeze_ratio"] for a in data["actions"] if a["type"] == "B"}
+        self.ratio.update({(a["stage"], a["microbatch"]): a["freeze_ratio"] for a in data["actions"] if a["type"] == "W"})
 
     @classmethod
     def load(cls, path):

@@ -251,6 +251,47 @@ Test(csv, a_deadlocking_order_is_refused_with_its_cycle)
     loaded_free(&c.l);
 }
 
+/* An overlapped pair (DualPipeV's): timed by hand from the rules in dag.h.
+ * Rank 0: 0F0, (0F1;0B0) as a pair, 0B1; rank 1: 1F0, 1B0, 1F1, 1B1; F 1
+ * ms, B 2 ms, no latency. 0F0 0-1, 1F0 1-2, 1B0 2-4; the pair waits for
+ * 0B0's input (1B0, at 4), not only for 0F0: 0F1 4-5, 0B0 5-7; 1F1 waits
+ * for the pair's end: 7-8; 1B1 8-10; 0B1 10-12. Without the pair's rules
+ * 0F1 would start at 1 and the step end at 9. */
+Test(csv, an_overlapped_pair_starts_with_both_inputs_and_sends_at_its_end)
+{
+    csv_case c;
+    parse_csv(&c, "0F0, (0F1 ; 0B0)OVERLAP_F_B ,0B1\n1F0,1B0,1F1,1B1\n");
+    cr_assert(c.ok, "%s", c.l.d.n ? c.l.d.items[0].msg : "");
+    cr_assert_eq(c.s->n_actions, 8);
+    cr_assert_eq(c.s->actions[1].pair, SCHED_PAIR_FIRST);
+    cr_assert_eq(c.s->actions[2].pair, SCHED_PAIR_SECOND);
+    cr_assert_eq(c.s->src[1].col, 6);
+    dag *g;
+    cr_assert(dag_build(c.s, "t.yaml", (spec_pos){7, 11}, &c.l.a, &c.l.d, &g));
+    double dur[8], start[8];
+    cr_assert(sim_durations(c.l.s, c.s, dur, &c.l.d));
+    double makespan = sim_longest_path(c.s, g, dur, 0.0, start);
+    static const double want[8] = {0, 4, 5, 10, 1, 2, 7, 8}; /* 0F0 0F1 0B0 0B1 1F0 1B0 1F1 1B1 */
+    for (int i = 0; i < 8; i++)
+        cr_assert_float_eq(start[i], want[i], 1e-12, "action %d starts at %g, want %g", i, start[i], want[i]);
+    cr_assert_float_eq(makespan, 12.0, 1e-12);
+    loaded_free(&c.l);
+}
+
+Test(csv, malformed_overlapped_pairs_name_their_line_and_column)
+{
+    csv_case c;
+    parse_csv(&c, "0F0,(0F1;0F0)OVERLAP_F_B,0B0,0B1\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 5, "an overlapped pair is a forward then a backward");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,0B1\n1F0,(1F1;1B0)OVERLAP,1B1\n");
+    CSV_ERROR(&c, 2, 5, "not an overlapped pair");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,0B1\n1F0,(1F1;1X0)OVERLAP_F_B,1B1\n");
+    CSV_ERROR(&c, 2, 5, "not a compute action");
+    loaded_free(&c.l);
+}
+
 Test(csv, a_cross_rank_deadlock_lists_every_action_of_the_cycle)
 {
     /* Rank 0 wants 0B0 (needs 1B0) before 0F1; rank 1 wants 1F1 (needs 0F1)

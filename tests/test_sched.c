@@ -11,24 +11,34 @@
 
 static spec_schedule kind_of(const char *name)
 {
-    static const spec_schedule all[] = {SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED_1F1B, SCHED_ZBH1, SCHED_ZBV};
-    for (size_t i = 0; i < 5; i++)
+    static const spec_schedule all[] = {SCHED_GPIPE, SCHED_1F1B,       SCHED_INTERLEAVED_1F1B, SCHED_ZBH1,
+                                        SCHED_ZBV,   SCHED_LOOPED_BFS, SCHED_DUALPIPEV};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         if (strcmp(spec_schedule_name(all[i]), name) == 0)
             return all[i];
     cr_assert_fail("unknown schedule %s", name);
     return SCHED_CUSTOM;
 }
 
-/* Rank r's program as "0F0,0F1,..." */
+/* Rank r's program as "0F0,0F1,...", an overlapped pair as PyTorch writes
+ * one, "(0F3;3B1)OVERLAP_F_B" (formatted here, not by sched_write_rank). */
 static char *rank_text(const sched *s, uint32_t r)
 {
     size_t n = s->rank_start[r + 1] - s->rank_start[r];
-    char *out = malloc(n * 24 + 1);
+    char *out = malloc(n * 40 + 1);
     size_t o = 0;
     out[0] = '\0';
     for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
-        char name[24];
-        o += (size_t)sprintf(out + o, "%s%s", i > s->rank_start[r] ? "," : "", sched_action_name(s, i, name, sizeof name));
+        char name[24], next[24];
+        const char *sep = i > s->rank_start[r] ? "," : "";
+        if (s->actions[i].pair == SCHED_PAIR_FIRST) {
+            cr_assert(i + 1 < s->rank_start[r + 1] && s->actions[i + 1].pair == SCHED_PAIR_SECOND);
+            o += (size_t)sprintf(out + o, "%s(%s;%s)OVERLAP_F_B", sep, sched_action_name(s, i, name, sizeof name),
+                                 sched_action_name(s, i + 1, next, sizeof next));
+            i++;
+        } else {
+            o += (size_t)sprintf(out + o, "%s%s", sep, sched_action_name(s, i, name, sizeof name));
+        }
     }
     return out;
 }

@@ -383,7 +383,8 @@ Test(spec_invalid, schedule_typo_lists_the_choices_and_suggests_one)
 {
     loaded l;
     load_with(&l, 7, "pipeline: {schedule: 1f1b, ranks: 2, microbatches: 4}");
-    EXPECT_ERROR(&l, 7, 22, "must be one of GPipe, 1F1B, Interleaved1F1B, ZBH1, ZBV, custom, got \"1f1b\"; did you mean '1F1B'?");
+    EXPECT_ERROR(&l, 7, 22, "must be one of GPipe, 1F1B, Interleaved1F1B, ZBH1, ZBV, LoopedBFS, DualPipeV, custom, got \"1f1b\"; "
+                           "did you mean '1F1B'?");
     loaded_free(&l);
 }
 

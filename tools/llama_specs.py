@@ -121,6 +121,13 @@ def main():
                                   "ZBH1", 4, 1, 8, True, ", one per rank"),
         "llama8b_zbv.yaml": spec("llama8b_zbv", "Zero bubble V (ZBV): 4 ranks x 2 stages, 8 microbatches.", "ZBV", 4,
                                  2, 8, True, ";\n# rank r holds stages r and 7 - r (a V)"),
+        "llama8b_loopedbfs.yaml": spec("llama8b_loopedbfs", "Looped BFS: 4 ranks x 2 stages, 8 microbatches.",
+                                       "LoopedBFS", 4, 2, 8, False, ";\n# rank r holds stages r and r + 4"),
+        "llama8b_dualpipev.yaml": spec("llama8b_dualpipev",
+                                       "DualPipeV: 4 ranks x 2 stages, 8 microbatches, overlapped forward-backward pairs.",
+                                       "DualPipeV", 4, 2, 8, True, ";\n# rank r holds stages r and 7 - r (a V)",
+                                       extra_note="# Its full backwards B (in the overlapped pairs) take I + W; "
+                                                  "freezing shortens B and W."),
         "llama8b_custom.yaml": spec("llama8b_custom", "Custom schedule from a CSV: two GPipe waves of 4 microbatches.",
                                     "custom", 4, 1, 8, False, ", one per rank", order="llama8b_custom.csv",
                                     extra_note="# The order (llama8b_custom.csv) runs microbatches 0-3 forward and "

@@ -12,8 +12,10 @@ How the orders are read:
   is run against a recording stage, so the order is what actually executes
   (their _get_pipeline_order IR differs from the runtime for the last rank).
 - ScheduleInterleaved1F1B / ScheduleInterleavedZeroBubble /
-  ScheduleZBVZeroBubble: the runtime executes pipeline_order rank by rank;
-  idle slots (None) are dropped.
+  ScheduleZBVZeroBubble / ScheduleLoopedBFS / ScheduleDualPipeV: the runtime
+  executes pipeline_order rank by rank; idle slots (None) are dropped.
+  DualPipeV's overlapped pairs are written in torch's own notation,
+  "(0F3;7B1)OVERLAP_F_B" (the runtime runs the forward, then the backward).
 
     tools/pytorch_orders.py > tests/golden/pytorch_orders.txt
 """
@@ -68,7 +70,7 @@ def orders(kind, p, v, m):
             sch._step_microbatches([()] * m, [{}] * m, None, None, return_outputs=False)
             rows.append(log)
         return rows
-    if kind == "ZBV":
+    if kind in ("ZBV", "DualPipeV"):
         stage_sets = [[Stage(r, n, p, r), Stage(n - 1 - r, n, p, r)] for r in range(p)]
     else:
         stage_sets = [[Stage(r + i * p, n, p, r) for i in range(v)] for r in range(p)]
@@ -76,12 +78,14 @@ def orders(kind, p, v, m):
         "Interleaved1F1B": S.ScheduleInterleaved1F1B,
         "ZBH1": S.ScheduleInterleavedZeroBubble,
         "ZBV": S.ScheduleZBVZeroBubble,
+        "LoopedBFS": S.ScheduleLoopedBFS,
+        "DualPipeV": S.ScheduleDualPipeV,
     }[kind]
     rows = []
     for r in range(p):
         sch = cls(stage_sets[r], m)
         acts = [a for a in sch.pipeline_order[r] if a is not None]
-        rows.append([str(a) for a in acts if str(a)[len(str(a.stage_index))] in COMPUTE])
+        rows.append([str(a) for a in acts if a.sub_actions is not None or str(a)[len(str(a.stage_index))] in COMPUTE])
     return rows
 
 
@@ -89,7 +93,7 @@ def grid():
     ps = [1, 2, 3, 4, 6]
     ms = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16]
     for kind, vs in [("GPipe", [1]), ("1F1B", [1]), ("Interleaved1F1B", [2, 3, 4]),
-                     ("ZBH1", [1, 2, 3]), ("ZBV", [2])]:
+                     ("ZBH1", [1, 2, 3]), ("ZBV", [2]), ("LoopedBFS", [1, 2, 3, 4]), ("DualPipeV", [2])]:
         for p in ps:
             for v in vs:
                 for m in ms:

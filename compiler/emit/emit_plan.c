@@ -28,10 +28,7 @@ static bool schedule_csv(const emit_ctx *c, gen_folder *out)
     if (!gen_open(&w))
         return false;
     for (uint32_t r = 0; r < s->ranks; r++) {
-        for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
-            char name[32];
-            fprintf(w.f, "%s%s", i > s->rank_start[r] ? "," : "", sched_action_name(s, i, name, sizeof name));
-        }
+        sched_write_rank(s, r, w.f);
         fputc('\n', w.f);
     }
     return gen_close(out, "schedule.csv", &w);

@@ -25,7 +25,7 @@ bool emit_ctx_init(emit_ctx *c, const emit_input *in)
         c->uname[i] = (char)toupper((unsigned char)c->sp->name[i]);
     c->uname[i] = '\0';
     bool split = spec_schedule_is_split(c->sp->schedule);
-    strcpy(c->freezable, split ? "W" : "B");
+    strcpy(c->freezable, c->sp->schedule == SCHED_DUALPIPEV ? "B or W" : split ? "W" : "B");
     const sched *s = c->p->s;
     c->S = s->n_stages;
     c->M = s->microbatches;
@@ -38,7 +38,9 @@ bool emit_ctx_init(emit_ctx *c, const emit_input *in)
     }
     for (uint32_t st = 0; st < c->S; st++)
         for (uint32_t m = 0; m < c->M; m++) {
-            uint32_t u = sched_find(s, split ? ACT_W : ACT_B, st, m);
+            uint32_t u = sched_find(s, ACT_W, st, m); /* W, or B (DualPipeV has both kinds) */
+            if (u == SCHED_NONE)
+                u = sched_find(s, ACT_B, st, m);
             double r = u == SCHED_NONE ? 0.0 : c->p->x[u];
             if (!(r > 0.0)) /* also NaN */
                 r = 0.0;

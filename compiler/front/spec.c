@@ -35,7 +35,8 @@ static const ydoc_limits yaml_limits = {
 
 static const char *const schedule_names[] = {
     [SCHED_GPIPE] = "GPipe", [SCHED_1F1B] = "1F1B", [SCHED_INTERLEAVED_1F1B] = "Interleaved1F1B",
-    [SCHED_ZBH1] = "ZBH1",   [SCHED_ZBV] = "ZBV",   [SCHED_CUSTOM] = "custom",
+    [SCHED_ZBH1] = "ZBH1",   [SCHED_ZBV] = "ZBV",   [SCHED_LOOPED_BFS] = "LoopedBFS", [SCHED_DUALPIPEV] = "DualPipeV",
+    [SCHED_CUSTOM] = "custom",
     NULL,
 };
 
@@ -154,7 +155,7 @@ size_t spec_inputs(const spec *sp, arena *a, const char **out)
     return n;
 }
 
-bool spec_schedule_is_split(spec_schedule s) { return s == SCHED_ZBH1 || s == SCHED_ZBV; }
+bool spec_schedule_is_split(spec_schedule s) { return s == SCHED_ZBH1 || s == SCHED_ZBV || s == SCHED_DUALPIPEV; }
 
 /* ---- reporting ---- */
 
@@ -594,6 +595,7 @@ static bool read_pipeline(ctx *c, const ydoc_node *p)
             rule = "interleaves several stages per rank: stages_per_rank must be at least 2";
         break;
     case SCHED_ZBV:
+    case SCHED_DUALPIPEV:
         if (s->stages_per_rank != 2)
             rule = "places two stages per rank in a V: stages_per_rank must be 2";
         break;

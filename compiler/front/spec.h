@@ -42,12 +42,16 @@ typedef enum {
     SCHED_INTERLEAVED_1F1B,
     SCHED_ZBH1,
     SCHED_ZBV,
+    SCHED_LOOPED_BFS,
+    SCHED_DUALPIPEV,
     SCHED_CUSTOM,
 } spec_schedule;
 
 /* The spelling used in specs ("GPipe", "1F1B", ...). */
 const char *spec_schedule_name(spec_schedule s);
-/* Schedules whose backward is split into input-grad I and weight-grad W. */
+/* Schedules whose backward is split into input-grad I and weight-grad W
+ * (DualPipeV splits some and runs the others whole: its B is I + W unless
+ * the spec times it). */
 bool spec_schedule_is_split(spec_schedule s);
 
 typedef struct spec_pos {

@@ -22,8 +22,12 @@ static void action_bounds(plan *p)
     for (size_t i = 0; i < p->s->n_actions; i++) {
         const sched_action *x = &p->s->actions[i];
         p->freezable[i] = act_type_freezable(x->type);
-        if (x->type == ACT_B)
+        if (x->type == ACT_B && t->backward_frozen_ms)
             p->w_min[i] = t->backward_frozen_ms[x->stage];
+        else if (x->type == ACT_B) /* timed as I + W (sim_durations): I + the frozen W */
+            p->w_min[i] = t->backward_input_ms[x->stage] +
+                          (t->backward_weight_frozen_ms ? t->backward_weight_frozen_ms[x->stage]
+                                                        : SPEC_W_FLOOR_SHARE * t->backward_weight_ms[x->stage]);
         else if (x->type == ACT_W)
             p->w_min[i] = t->backward_weight_frozen_ms ? t->backward_weight_frozen_ms[x->stage]
                                                         : SPEC_W_FLOOR_SHARE * t->backward_weight_ms[x->stage];

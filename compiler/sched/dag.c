@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The successors of action i (at most 3), by the rules in dag.h. */
-static unsigned successors(const sched *s, uint32_t i, uint32_t out[3])
+/* At most this many successors per action (dag.h's rules, pairs included). */
+enum { DAG_MAX_SUCC = 8 };
+
+/* The successors of action i by the plain rules (at most 3). */
+static unsigned plain_successors(const sched *s, uint32_t i, uint32_t out[3])
 {
     const sched_action *x = &s->actions[i];
     unsigned n = 0;
@@ -32,6 +35,26 @@ static unsigned successors(const sched *s, uint32_t i, uint32_t out[3])
         break;
     case ACT_W:
         break;
+    }
+    return n;
+}
+
+/* The successors of action i with the pairs' rules (at most DAG_MAX_SUCC). */
+static unsigned successors(const sched *s, uint32_t i, uint32_t out[DAG_MAX_SUCC])
+{
+    unsigned n = plain_successors(s, i, out);
+    /* A successor that is a pair's backward: the pair's forward waits for i too. */
+    for (unsigned k = 0, m = n; k < m; k++) {
+        uint32_t v = out[k];
+        if (s->actions[v].pair == SCHED_PAIR_SECOND && v > 0 && v - 1 != i)
+            out[n++] = v - 1;
+    }
+    /* A pair's backward: the forward's successor on the next stage waits for it. */
+    if (s->actions[i].pair == SCHED_PAIR_SECOND && i > 0) {
+        const sched_action *f = &s->actions[i - 1];
+        uint32_t v;
+        if (f->stage + 1 < s->n_stages && (v = sched_find(s, ACT_F, f->stage + 1, f->mb)) != SCHED_NONE)
+            out[n++] = v;
     }
     return n;
 }
@@ -139,7 +162,7 @@ bool dag_build(const sched *s, const char *file, spec_pos at, arena *a, diag_lis
         diag_nomem(d, "building the DAG of %zu actions", n);
         return false;
     }
-    uint32_t tmp[3];
+    uint32_t tmp[DAG_MAX_SUCC];
     for (size_t i = 0; i < n; i++)
         succ_start[i + 1] = succ_start[i] + successors(s, (uint32_t)i, tmp);
     uint32_t *succ = arena_alloc_array(a, succ_start[n] ? succ_start[n] : 1, sizeof *succ);

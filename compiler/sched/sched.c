@@ -15,6 +15,22 @@ const char *sched_action_name(const sched *s, size_t i, char *buf, size_t cap)
     return buf;
 }
 
+void sched_write_rank(const sched *s, uint32_t r, FILE *f)
+{
+    char a[32], b[32];
+    for (size_t i = s->rank_start[r]; i < s->rank_start[r + 1]; i++) {
+        if (i > s->rank_start[r])
+            fputc(',', f);
+        if (s->actions[i].pair == SCHED_PAIR_FIRST && i + 1 < s->rank_start[r + 1]) {
+            fprintf(f, "(%s;%s)OVERLAP_F_B", sched_action_name(s, i, a, sizeof a),
+                    sched_action_name(s, i + 1, b, sizeof b));
+            i++;
+        } else {
+            fputs(sched_action_name(s, i, a, sizeof a), f);
+        }
+    }
+}
+
 /* Where to report a problem with action i: its CSV cell, or the file. */
 static void report(diag_list *d, const sched *s, const char *file, size_t i, const char *msg, const char *name)
 {
@@ -54,6 +70,11 @@ bool sched_index(sched *s, arena *a, diag_list *d, const char *file)
             const sched_action *act = &s->actions[i];
             s->rank_of[i] = r;
             sched_action_name(s, i, name, sizeof name);
+            bool first_ok = act->pair != SCHED_PAIR_FIRST ||
+                            (i + 1 < s->rank_start[r + 1] && s->actions[i + 1].pair == SCHED_PAIR_SECOND);
+            bool second_ok = act->pair != SCHED_PAIR_SECOND || (i > s->rank_start[r] && s->actions[i - 1].pair == SCHED_PAIR_FIRST);
+            if (!first_ok || !second_ok)
+                report(d, s, file, i, "action %s is half of an overlapped pair without the other half next to it", name);
             if (s->stage_rank[act->stage] != r) {
                 snprintf(msg, sizeof msg, "action %%s runs stage %u on rank %u, but stage %u runs on rank %u",
                          act->stage, r, act->stage, s->stage_rank[act->stage]);

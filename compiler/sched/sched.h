@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "arena.h"
 #include "diag.h"
@@ -30,7 +31,14 @@ typedef struct sched_action {
     uint32_t stage;
     uint32_t mb;
     uint8_t type; /* act_type */
+    uint8_t pair; /* SCHED_PAIR_*: DualPipeV's overlapped forward and backward */
 } sched_action;
+
+/* An overlapped pair (torch's "(xFm;yBn)OVERLAP_F_B"): a forward
+ * (SCHED_PAIR_FIRST) and the backward right after it in its rank's program
+ * (SCHED_PAIR_SECOND), run as one: the pair starts once both halves' inputs
+ * are there, and what either half sends leaves when the pair ends (dag.c). */
+enum { SCHED_PAIR_NONE = 0, SCHED_PAIR_FIRST = 1, SCHED_PAIR_SECOND = 2 };
 
 typedef struct sched {
     uint32_t ranks;
@@ -63,5 +71,9 @@ bool sched_index(sched *s, arena *a, diag_list *d, const char *file);
 
 /* Writes action i as "2F0" into buf (>= 24 bytes). */
 const char *sched_action_name(const sched *s, size_t i, char *buf, size_t cap);
+
+/* Rank r's program as a row of PyTorch's compute-only CSV (no newline):
+ * "0F0,0F1,(0F3;7B1)OVERLAP_F_B,...", pairs in PyTorch's notation. */
+void sched_write_rank(const sched *s, uint32_t r, FILE *f);
 
 #endif

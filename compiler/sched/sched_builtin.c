@@ -32,7 +32,7 @@ static void emit(prog *p, uint32_t stage, act_type type, uint32_t mb)
         p->v = v;
         p->cap = cap;
     }
-    p->v[p->n++] = (sched_action){stage, mb, (uint8_t)type};
+    p->v[p->n++] = (sched_action){stage, mb, (uint8_t)type, SCHED_PAIR_NONE};
 }
 
 /* GPipe: every forward, then every backward, in microbatch order. */
@@ -180,6 +180,115 @@ static void gen_zbv(prog *out, uint32_t r, uint32_t p, uint32_t m)
         emit_below(out, c0, ACT_W, w0++, m);
 }
 
+/* Looped BFS: rank r's forwards stage by stage upwards, every microbatch of
+ * a stage in order before the next stage; then its backwards stage by stage
+ * downwards, the microbatches last to first. */
+static void gen_looped_bfs(prog *out, uint32_t r, uint32_t p, uint32_t v, uint32_t m)
+{
+    for (uint32_t k = 0; k < v; k++)
+        for (uint32_t i = 0; i < m; i++)
+            emit(out, r + k * p, ACT_F, i);
+    for (uint32_t k = v; k-- > 0;)
+        for (uint32_t i = m; i-- > 0;)
+            emit(out, r + k * p, ACT_B, i);
+}
+
+/* DualPipeV (DeepSeek's DualPipe in a V): rank r holds stages c0 = r and
+ * c1 = 2p - 1 - r. Counters per (stage, kind) give each action its
+ * microbatch; a full backward or an input backward advances its stage's
+ * backward counter, and an input backward queues its weight half, which
+ * runs where the schedule asks for a pending one (the oldest first). The
+ * eight steps are those of PyTorch's ScheduleDualPipeV: F0 x 2(p - r - 1);
+ * (F0 F1) x (r + 1); (I1 W? F1) x (p - r - 1); the main step, (F0|B1)
+ * (F1|B0) overlapped pairs x (m - 2p + r + 1), the last rank's first F0 B1
+ * not overlapped; (B1 (F1|B0)) x (p - r - 1); (B1 B0) x (r + 1), the second
+ * half as I (from the middle on: B1 first on even ranks, B0 first on odd);
+ * (W? B0|I0) x (p - r - 1); W? x (r + 1). */
+typedef struct dpv {
+    prog *out;
+    uint32_t fwd[2], bwd[2]; /* next microbatch per local stage (0: c0, 1: c1) */
+    uint32_t stage[2];
+    uint32_t *q_stage, *q_mb; /* the pending weight halves: 2m places each (two stages' microbatches) */
+    size_t q_head, q_tail;
+} dpv;
+
+static void dpv_action(dpv *d, int k, act_type t)
+{
+    if (t == ACT_F) {
+        emit(d->out, d->stage[k], ACT_F, d->fwd[k]++);
+        return;
+    }
+    uint32_t mb = d->bwd[k]++;
+    emit(d->out, d->stage[k], t, mb);
+    if (t == ACT_I) {
+        d->q_stage[d->q_tail] = d->stage[k];
+        d->q_mb[d->q_tail++] = mb;
+    }
+}
+
+static void dpv_pair(dpv *d, int kf, int kb)
+{
+    dpv_action(d, kf, ACT_F);
+    if (!d->out->oom)
+        d->out->v[d->out->n - 1].pair = SCHED_PAIR_FIRST;
+    dpv_action(d, kb, ACT_B);
+    if (!d->out->oom)
+        d->out->v[d->out->n - 1].pair = SCHED_PAIR_SECOND;
+}
+
+static void dpv_weight(dpv *d)
+{
+    if (d->q_head < d->q_tail) {
+        emit(d->out, d->q_stage[d->q_head], ACT_W, d->q_mb[d->q_head]);
+        d->q_head++;
+    }
+}
+
+static void gen_dualpipev(prog *out, uint32_t r, uint32_t p, uint32_t m, uint32_t *queue)
+{
+    dpv d = {.out = out, .stage = {r, 2 * p - 1 - r}, .q_stage = queue, .q_mb = queue + 2 * (size_t)m};
+    for (uint32_t k = 0; k < 2 * (p - r - 1); k++)
+        dpv_action(&d, 0, ACT_F);
+    for (uint32_t k = 0; k < r + 1; k++) {
+        dpv_action(&d, 0, ACT_F);
+        dpv_action(&d, 1, ACT_F);
+    }
+    for (uint32_t k = 0; k < p - r - 1; k++) {
+        dpv_action(&d, 1, ACT_I);
+        dpv_weight(&d);
+        dpv_action(&d, 1, ACT_F);
+    }
+    for (uint32_t i = 0; i < m - 2 * p + r + 1; i++) {
+        if (i == 0 && r == p - 1) {
+            dpv_action(&d, 0, ACT_F);
+            dpv_action(&d, 1, ACT_B);
+        } else {
+            dpv_pair(&d, 0, 1);
+        }
+        dpv_pair(&d, 1, 0);
+    }
+    for (uint32_t k = 0; k < p - r - 1; k++) {
+        dpv_action(&d, 1, ACT_B);
+        dpv_pair(&d, 1, 0);
+    }
+    bool zb = false;
+    uint32_t steps6 = r + 1;
+    for (uint32_t i = 0; i < steps6; i++) {
+        if (i == steps6 / 2 && r % 2 == 1)
+            zb = true;
+        dpv_action(&d, 1, zb ? ACT_I : ACT_B);
+        if (i == steps6 / 2 && r % 2 == 0)
+            zb = true;
+        dpv_action(&d, 0, zb ? ACT_I : ACT_B);
+    }
+    for (uint32_t k = 0; k < p - r - 1; k++) {
+        dpv_weight(&d);
+        dpv_action(&d, 0, zb ? ACT_I : ACT_B);
+    }
+    for (uint32_t k = 0; k < r + 1; k++)
+        dpv_weight(&d);
+}
+
 /* The configurations each schedule takes, as PyTorch's constructors do. */
 static bool accepts(spec_schedule kind, uint32_t p, uint32_t v, uint32_t m, diag_list *d, const char *file, spec_pos at)
 {
@@ -218,6 +327,19 @@ static bool accepts(spec_schedule kind, uint32_t p, uint32_t v, uint32_t m, diag
             return false;
         }
         return true;
+    case SCHED_LOOPED_BFS:
+        return true;
+    case SCHED_DUALPIPEV:
+        if (v != 2) {
+            diag_error(d, file, at.line, at.col, "DualPipeV needs exactly 2 stages per rank (stages_per_rank is %u)", v);
+            return false;
+        }
+        if (m < 2 * p) {
+            diag_error(d, file, at.line, at.col,
+                       "DualPipeV needs at least as many microbatches as stages: %u microbatches, %u stages", m, 2 * p);
+            return false;
+        }
+        return true;
     case SCHED_CUSTOM:
         break;
     }
@@ -246,7 +368,9 @@ tfc_status sched_builtin(spec_schedule kind, uint32_t ranks, uint32_t stages_per
         it.bwd_ops = calloc((size_t)v * m, sizeof *it.bwd_ops);
     }
     prog pr = {0};
-    bool ok = s && stage_rank && rank_start && (!interleaved || (it.fwd_mb && it.bwd_mb && it.w_mb && it.bwd_ops));
+    uint32_t *queue = kind == SCHED_DUALPIPEV ? calloc(4 * (size_t)m + 1, sizeof *queue) : NULL;
+    bool ok = s && stage_rank && rank_start && (!interleaved || (it.fwd_mb && it.bwd_mb && it.w_mb && it.bwd_ops)) &&
+              (kind != SCHED_DUALPIPEV || queue);
     for (uint32_t r = 0; ok && r < p; r++) {
         rank_start[r] = pr.n;
         switch (kind) {
@@ -267,6 +391,12 @@ tfc_status sched_builtin(spec_schedule kind, uint32_t ranks, uint32_t stages_per
         case SCHED_ZBV:
             gen_zbv(&pr, r, p, m);
             break;
+        case SCHED_LOOPED_BFS:
+            gen_looped_bfs(&pr, r, p, v, m);
+            break;
+        case SCHED_DUALPIPEV:
+            gen_dualpipev(&pr, r, p, m, queue);
+            break;
         case SCHED_CUSTOM:
             break;
         }
@@ -275,7 +405,7 @@ tfc_status sched_builtin(spec_schedule kind, uint32_t ranks, uint32_t stages_per
     if (ok) {
         rank_start[p] = pr.n;
         for (uint32_t st = 0; st < n; st++)
-            stage_rank[st] = kind == SCHED_ZBV && st >= p ? 2 * p - 1 - st : st % p;
+            stage_rank[st] = (kind == SCHED_ZBV || kind == SCHED_DUALPIPEV) && st >= p ? 2 * p - 1 - st : st % p;
         s->actions = arena_alloc_array(a, pr.n ? pr.n : 1, sizeof *s->actions);
         ok = s->actions != NULL;
     }
@@ -293,6 +423,7 @@ tfc_status sched_builtin(spec_schedule kind, uint32_t ranks, uint32_t stages_per
     free(it.bwd_mb);
     free(it.w_mb);
     free(it.bwd_ops);
+    free(queue);
     if (!ok)
         return diag_nomem(d, "building the %s schedule", spec_schedule_name(kind));
     /* The generators are meant to be complete by construction; say so loudly if not. */

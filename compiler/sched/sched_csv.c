@@ -1,7 +1,9 @@
 /* sched_csv: reading a compute-only pipeline CSV into a schedule. Row r is
- * rank r's program; a cell is "<stage><F|B|I|W><microbatch>" or empty (an
- * idle slot, which carries no meaning here). Spaces around cells are
- * ignored. Anything else is an error at its line and column. */
+ * rank r's program; a cell is "<stage><F|B|I|W><microbatch>", an
+ * overlapped pair "(<forward>;<backward>)OVERLAP_F_B" (PyTorch's notation,
+ * DualPipeV's), or empty (an idle slot, which carries no meaning here).
+ * Spaces around cells are ignored. Anything else is an error at its line
+ * and column. */
 #include "sched_csv.h"
 
 #include <stdio.h>
@@ -91,7 +93,44 @@ static bool parse_action(const char *s, size_t len, const spec *sp, sched_action
                  sp->microbatches - 1);
         return false;
     }
-    *out = (sched_action){stage, mb, (uint8_t)(t - types)};
+    *out = (sched_action){stage, mb, (uint8_t)(t - types), SCHED_PAIR_NONE};
+    return true;
+}
+
+/* "(<F action>;<B or I action>)OVERLAP_F_B" into two actions marked as a pair. */
+static bool parse_pair(const char *s, size_t len, const spec *sp, sched_action out[2], char *why, size_t cap)
+{
+    static const char tail[] = ")OVERLAP_F_B";
+    size_t tl = sizeof tail - 1;
+    const char *semi = memchr(s, ';', len);
+    char q[TEXT_QUOTE_CAP];
+    text_quote(q, sizeof q, s, len);
+    if (len < tl + 2 || memcmp(s + len - tl, tail, tl) != 0 || !semi) {
+        snprintf(why, cap, "%s is not an overlapped pair; write (<forward>;<backward>)OVERLAP_F_B, e.g. (0F3;7B1)OVERLAP_F_B",
+                 q);
+        return false;
+    }
+    const char *a = s + 1, *b = semi + 1;
+    size_t al = (size_t)(semi - a), bl = (size_t)(s + len - tl - b);
+    while (al && (*a == ' ' || *a == '\t'))
+        a++, al--;
+    while (al && (a[al - 1] == ' ' || a[al - 1] == '\t'))
+        al--;
+    while (bl && (*b == ' ' || *b == '\t'))
+        b++, bl--;
+    while (bl && (b[bl - 1] == ' ' || b[bl - 1] == '\t'))
+        bl--;
+    if (!al || !bl || !parse_action(a, al, sp, &out[0], why, cap) || !parse_action(b, bl, sp, &out[1], why, cap)) {
+        if (!al || !bl)
+            snprintf(why, cap, "%s: an overlapped pair holds two actions", q);
+        return false;
+    }
+    if (out[0].type != ACT_F || (out[1].type != ACT_B && out[1].type != ACT_I)) {
+        snprintf(why, cap, "%s: an overlapped pair is a forward then a backward (B or I)", q);
+        return false;
+    }
+    out[0].pair = SCHED_PAIR_FIRST;
+    out[1].pair = SCHED_PAIR_SECOND;
     return true;
 }
 
@@ -148,14 +187,16 @@ static bool scan(const spec *sp, const char *file, const char *buf, size_t len, 
                 b--;
             if (b > a) {
                 char why[TEXT_QUOTE_CAP + 160];
-                sched_action act;
+                sched_action act[2];
                 spec_pos at = {line, column(buf, pos, a)};
-                if (!parse_action(buf + a, b - a, sp, &act, why, sizeof why)) {
+                bool pair = buf[a] == '(';
+                if (!(pair ? parse_pair(buf + a, b - a, sp, act, why, sizeof why)
+                           : parse_action(buf + a, b - a, sp, &act[0], why, sizeof why))) {
                     diag_error(d, file, at.line, at.col, "%s", why);
-                } else if (out->n >= (size_t)ACT_TYPES * sp->n_stages * sp->microbatches) {
+                } else if (out->n + (pair ? 2u : 1u) > (size_t)ACT_TYPES * sp->n_stages * sp->microbatches) {
                     diag_error(d, file, at.line, at.col, "more actions than a schedule can hold; some repeat");
                     return false;
-                } else if (!push(out, (cell){act, row, at})) {
+                } else if (!push(out, (cell){act[0], row, at}) || (pair && !push(out, (cell){act[1], row, at}))) {
                     diag_nomem(d, "reading the schedule");
                     return false;
                 }

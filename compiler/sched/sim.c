@@ -14,6 +14,11 @@ bool sim_durations(const spec *sp, const sched *s, double *dur, diag_list *d)
     for (size_t i = 0; i < s->n_actions; i++) {
         const sched_action *x = &s->actions[i];
         const double *t = table[x->type];
+        if (!t && x->type == ACT_B && sp->timing.backward_input_ms && sp->timing.backward_weight_ms) {
+            /* A full backward where only the split halves are timed (DualPipeV): both halves. */
+            dur[i] = sp->timing.backward_input_ms[x->stage] + sp->timing.backward_weight_ms[x->stage];
+            continue;
+        }
         if (!t) {
             if (!reported[x->type])
                 diag_error(d, sp->path, sp->pos_timing.line, sp->pos_timing.col,

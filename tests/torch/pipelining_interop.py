@@ -108,7 +108,7 @@ def run_rank(rank, world, port, csv_path, n_stages, n_mb, out_dir):
     dist.init_process_group("gloo", rank=rank, world_size=world, timeout=datetime.timedelta(seconds=120))
     try:
         with open(csv_path, newline="") as f:
-            rows = [r for r in csv.reader(f)]
+            rows = [expand(r) for r in csv.reader(f)]
         mine = sorted({_stage_of(a) for a in rows[rank]})
         log = []
         stages = []
@@ -134,6 +134,19 @@ def run_rank(rank, world, port, csv_path, n_stages, n_mb, out_dir):
             json.dump(result, f)
     finally:
         dist.destroy_process_group()
+
+
+def expand(row):
+    """A CSV row's compute actions, an overlapped pair "(0F3;7B1)OVERLAP_F_B"
+    (DualPipeV) as its two halves in order: what the runtime calls."""
+    out = []
+    for cell in row:
+        if cell.startswith("("):
+            assert cell.endswith(")OVERLAP_F_B"), cell
+            out += [a.strip() for a in cell[1:-len(")OVERLAP_F_B")].split(";")]
+        else:
+            out.append(cell)
+    return out
 
 
 def _stage_of(action):
@@ -183,7 +196,9 @@ def check_spec(tfc, spec, tmp):
     plan = json.load(open(os.path.join(out, "plan.json")))
     ranks, n_mb, n_stages = plan["ranks"], plan["microbatches"], len(plan["stage_params"])
     with open(csv_path, newline="") as f:
-        rows = [r for r in csv.reader(f)]
+        cells = [r for r in csv.reader(f)]
+    rows = [expand(r) for r in cells]
+    pairs = sum(c.startswith("(") for r in cells for c in r)
     errors = []
     if len(rows) != ranks:
         errors.append(f"schedule.csv has {len(rows)} rows for {ranks} ranks")
@@ -221,7 +236,8 @@ def check_spec(tfc, spec, tmp):
         errors.append(f"loss {got_loss} != unpipelined {want_loss}")
     n_actions = sum(len(r) for r in rows)
     print(f"{name}: {plan['schedule']}, {ranks} ranks, {n_stages} stages, {n_mb} microbatches, "
-          f"{n_actions} actions: {'ok' if not errors else 'FAILED'}")
+          f"{n_actions} actions{f' ({pairs} overlapped pairs, loaded as OVERLAP_F_B)' if pairs else ''}: "
+          f"{'ok' if not errors else 'FAILED'}")
     for e in errors:
         print("  " + e)
     return not errors
