@@ -60,7 +60,7 @@ static const char *const c_keywords[] = {
  * paths, and a test holds docs/spec.md to the same list. */
 static const char *const pipeline_keys[] = {"schedule", "ranks", "stages_per_rank", "microbatches", "order", NULL};
 static const char *const param_keys[] = {"name", "numel", "freeze_weight", NULL};
-static const char *const stage_keys[] = {"name", "params", NULL};
+static const char *const stage_keys[] = {"name", "params", "activation_bytes", NULL};
 static const char *const model_keys[] = {"stages", NULL};
 static const char *const timing_keys[] = {"source",             "forward_ms",         "backward_ms",
                                           "backward_frozen_ms", "backward_input_ms",  "backward_weight_ms",
@@ -661,6 +661,11 @@ static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
         st->name = arena_strndup(c->a, def, strlen(def));
         if (!st->name)
             out_of_memory(c, n);
+    }
+    if ((v = ydoc_get(n, "activation_bytes"))) {
+        path_key(sub, path, "activation_bytes");
+        get_uint(c, v, sub, 0, SPEC_MAX_ACTIVATION_BYTES, &st->activation_bytes);
+        st->has_activation_bytes = true;
     }
     path_key(sub, path, "params");
     const ydoc_node *params = require(c, n, path, "params", stage_keys);

@@ -72,8 +72,13 @@ typedef struct spec_stage {
     spec_param *params;
     size_t n_params;
     uint64_t numel; /* sum over params */
+    uint64_t activation_bytes; /* per microbatch, held from its F to its last backward; 0: not given */
+    bool has_activation_bytes;
     spec_pos pos;
 } spec_stage;
+
+/* model.stages[i].activation_bytes at most this (2^50: a PiB per microbatch). */
+#define SPEC_MAX_ACTIVATION_BYTES (1ull << 50)
 
 /* W with every parameter frozen, as a share of W, when the spec gives no
  * backward_weight_frozen_ms: launch and bookkeeping that remain with every

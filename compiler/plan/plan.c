@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "actmem.h"
 #include "sched_build.h"
 #include "timing_csv.h"
 
@@ -146,9 +147,13 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
     p->stage_min = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_min);
     p->stage_full = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_full);
     p->stage_partial = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_partial);
+    p->act_peak_sets = arena_alloc_array(a, p->s->ranks, sizeof *p->act_peak_sets);
+    p->act_peak_bytes = arena_alloc_array(a, p->s->ranks, sizeof *p->act_peak_bytes);
     if (!p->dur || !p->w_min || !p->freezable || !p->x || !p->opt_dur || !p->stage_freezable || !p->stage_mean ||
-        !p->stage_max || !p->stage_min || !p->stage_full || !p->stage_partial)
+        !p->stage_max || !p->stage_min || !p->stage_full || !p->stage_partial || !p->act_peak_sets ||
+        !p->act_peak_bytes)
         return diag_nomem(d, "planning");
+    p->act_bytes_known = actmem_peaks(p->s, sp, p->act_peak_sets, p->act_peak_bytes);
     if (sp->timing.source == TIMING_MEASURED || sp->timing.source == TIMING_TRACE) {
         st = timing_csv_load(sp, p->s, a, p->dur, p->w_min, d);
         if (st != TFC_OK)

@@ -61,6 +61,11 @@ typedef struct plan {
     size_t *stage_full, *stage_partial;
     bool lp_used;
     lp_stats lp;
+    /* Per rank: the most activation sets held at once, and bytes (actmem.h);
+     * act_bytes_known when every stage gives model.stages[i].activation_bytes. */
+    uint32_t *act_peak_sets;
+    uint64_t *act_peak_bytes;
+    bool act_bytes_known;
 } plan;
 
 /* Builds the schedule, checks it cannot deadlock, simulates the baseline,

@@ -27,9 +27,14 @@ void plan_print_text(const plan *p, FILE *f)
     for (uint32_t st = 0; st < s->n_stages; st++)
         fprintf(f, "%5u  %9zu  %11.4f  %6.4f  %6.4f  %12zu  %13zu\n", st, p->stage_freezable[st], p->stage_mean[st],
                 p->stage_max[st], p->stage_min[st], p->stage_full[st], p->stage_partial[st]);
-    fprintf(f, "rank  baseline bubble  optimised bubble\n");
-    for (uint32_t r = 0; r < s->ranks; r++)
-        fprintf(f, "%4u  %14.1f%%  %15.1f%%\n", r, 100.0 * p->base.bubble[r], 100.0 * p->opt.bubble[r]);
+    fprintf(f, "rank  baseline bubble  optimised bubble  activations held at peak\n");
+    for (uint32_t r = 0; r < s->ranks; r++) {
+        fprintf(f, "%4u  %14.1f%%  %15.1f%%  %8u sets", r, 100.0 * p->base.bubble[r], 100.0 * p->opt.bubble[r],
+                p->act_peak_sets[r]);
+        if (p->act_bytes_known)
+            fprintf(f, ", %.3f GiB", (double)p->act_peak_bytes[r] / (double)(1ull << 30));
+        fputc('\n', f);
+    }
 }
 
 static void rank_stats(FILE *f, const char *key, const plan *p, const sim_result *r)
@@ -126,6 +131,15 @@ void plan_print_json(const plan *p, FILE *f)
     fputs("\n  ]", f);
     rank_stats(f, "rank_stats", p, &p->base);
     rank_stats(f, "optimised_rank_stats", p, &p->opt);
+    fputs(",\n  \"activation_memory\": [", f);
+    for (uint32_t r = 0; r < s->ranks; r++) {
+        fprintf(f, "%s\n    {\"rank\": %u, \"peak_sets\": %u, \"peak_bytes\": ", r ? "," : "", r, p->act_peak_sets[r]);
+        if (p->act_bytes_known)
+            fprintf(f, "%llu}", (unsigned long long)p->act_peak_bytes[r]);
+        else
+            fputs("null}", f);
+    }
+    fputs("\n  ]", f);
     fputs(",\n  \"actions\": [", f);
     for (size_t i = 0; i < s->n_actions; i++) {
         const sched_action *x = &s->actions[i];

@@ -1,6 +1,7 @@
 # compiler/sched/: schedules: built-in and CSV orders, measured timings, the DAG, the simulator.
 # Sources, relative to the project root (docs/architecture.md is the map).
 set(TFC_SCHED_SOURCES
+  compiler/sched/actmem.c
   compiler/sched/dag.c
   compiler/sched/sched.c
   compiler/sched/sched_build.c

@@ -7,6 +7,9 @@
   - python/tfc_plan.py reads format 1 (the count under the duplicated key
     "stages", rebuilt here from a format-2 file) with the same masks;
   - python/tfc_plan.py --help, summary and mask from the shell.
+  - each rank's activation_memory peak_sets equals a count made here by
+    walking its actions (F takes a set, its W, or B without a W, frees it);
+    with every stage's activation_bytes, peak_bytes likewise.
 Usage: plan_json_check.py TFC SOURCE_DIR
 """
 import glob
@@ -40,6 +43,24 @@ def check(doc, where):
     if not (isinstance(n, int) and n == len(doc["stages"]) == len(doc["stage_params"]) == used):
         bad.append(f"{where}: stage_count {n!r}, {len(doc['stages'])} stages, "
                    f"{len(doc['stage_params'])} stage_params, actions use {used}")
+    # Activation memory, counted here by walking each rank's actions in
+    # program order: a (stage, microbatch) set is held from its F through
+    # its W, or its B when it has no W.
+    has_w = {(a["stage"], a["microbatch"]) for a in doc["actions"] if a["type"] == "W"}
+    for r in range(doc["ranks"]):
+        held = peak = 0
+        for a in (x for x in doc["actions"] if x["rank"] == r):
+            key = (a["stage"], a["microbatch"])
+            if a["type"] == "F":
+                held += 1
+                peak = max(peak, held)
+            elif a["type"] == "W" or (a["type"] == "B" and key not in has_w):
+                held -= 1
+        if held != 0:
+            bad.append(f"{where}: rank {r} ends its step holding {held} activation sets")
+        got = doc["activation_memory"][r]
+        if got["rank"] != r or got["peak_sets"] != peak:
+            bad.append(f"{where}: rank {r}: activation_memory says {got}, the walk {peak} sets")
 
 
 texts = {}
@@ -53,6 +74,39 @@ for spec in sorted(glob.glob(os.path.join(src, "specs", "*.yaml"))):
 for path in sorted(glob.glob(os.path.join(src, "generated", "*", "plan.json"))):
     text = open(path, encoding="utf-8").read()
     check(strict(text, path), path)
+
+# Bytes: each spec again with model.stages[i].activation_bytes = 1000 i + 7.
+import re  # noqa: E402
+import tempfile  # noqa: E402
+with tempfile.TemporaryDirectory() as tmp:
+    for spec in sorted(glob.glob(os.path.join(src, "specs", "*.yaml"))):
+        lines, k = [], 0
+        for line in open(spec).read().splitlines():
+            lines.append(line)
+            if re.match(r"    - name: stage\d+$", line):
+                lines.append(f"      activation_bytes: {1000 * k + 7}")
+                k += 1
+        for f in glob.glob(os.path.join(os.path.dirname(spec), "*.csv")):
+            open(os.path.join(tmp, os.path.basename(f)), "w").write(open(f).read())
+        path = os.path.join(tmp, os.path.basename(spec))
+        open(path, "w").write("\n".join(lines) + "\n")
+        r = subprocess.run([tfc, "plan", path, "--json"], capture_output=True, text=True)
+        if r.returncode != 0:
+            bad.append(f"{path}: exit {r.returncode}: {r.stderr[:200]}")
+            continue
+        doc = json.loads(r.stdout)
+        has_w = {(a["stage"], a["microbatch"]) for a in doc["actions"] if a["type"] == "W"}
+        for rk in range(doc["ranks"]):
+            held = peak = 0
+            for a in (x for x in doc["actions"] if x["rank"] == rk):
+                b = 1000 * a["stage"] + 7
+                if a["type"] == "F":
+                    held += b
+                    peak = max(peak, held)
+                elif a["type"] == "W" or (a["type"] == "B" and (a["stage"], a["microbatch"]) not in has_w):
+                    held -= b
+            if doc["activation_memory"][rk]["peak_bytes"] != peak:
+                bad.append(f"{os.path.basename(spec)} with bytes: rank {rk}: {doc['activation_memory'][rk]}, the walk {peak}")
 
 # Format 1, as earlier builds wrote it: the count under "stages", before the array.
 for spec, text in list(texts.items())[:3]:
