@@ -123,6 +123,22 @@ void diag_note_in(diag_list *d, const char *file, unsigned line, unsigned col, c
     va_end(ap);
 }
 
+void diag_move(diag_list *to, diag_list *from)
+{
+    for (size_t i = 0; i < from->n; i++) {
+        const diag *x = &from->items[i];
+        diag_error(to, x->file, x->line, x->col, "%s", x->msg);
+        if (x->note)
+            diag_note_in(to, x->note_file ? x->note_file : x->file, x->note_line, x->note_col, "%s", x->note);
+    }
+    to->n_dropped += from->n_dropped;
+    if (from->nomem && !from->nomem_shown)
+        diag_nomem(to, "%s", "");
+    else if (from->nomem)
+        to->nomem = to->nomem_shown = true;
+    diag_free(from);
+}
+
 size_t diag_count(const diag_list *d) { return d->n + d->n_dropped; }
 
 bool diag_full(const diag_list *d) { return d->n >= d->max_errors; }

@@ -57,6 +57,10 @@ tfc_status diag_nomem(diag_list *d, const char *fmt, ...) DIAG_PRINTF(2, 3);
  * apply before turning a status into an exit code). */
 tfc_status diag_status(const diag_list *d, tfc_status st);
 
+/* Appends from's errors and notes to to (which keeps its own cap), and
+ * frees from. */
+void diag_move(diag_list *to, diag_list *from);
+
 size_t diag_count(const diag_list *d); /* errors reported, including dropped ones */
 bool diag_full(const diag_list *d);     /* cap reached: callers may stop early */
 

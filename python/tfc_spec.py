@@ -44,7 +44,9 @@ DEFAULTS = {
     "schedule": "1F1B", "ranks": 4, "microbatches": 8, "split": "layers", "seq_len": 4096,
     "microbatch_size": 1, "device": "h100", "mfu": 0.4, "link_gbps": 50.0, "max_ratio": 0.5,
 }
-SCHEDULES = ("GPipe", "1F1B", "Interleaved1F1B", "ZBH1", "ZBV")
+SCHEDULES = ("GPipe", "1F1B", "Interleaved1F1B", "ZBH1", "ZBV", "LoopedBFS", "DualPipeV")
+# Schedules that place several stages on a rank (two by default).
+MULTI_STAGE = ("Interleaved1F1B", "ZBV", "LoopedBFS", "DualPipeV")
 HF_TYPES = ("llama", "mistral", "qwen2", "qwen3")
 NAME_CHARS = re.compile(r"^[A-Za-z0-9_.\-:/\[\]@+]{1,512}$")
 PLAIN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-/]*$")
@@ -244,10 +246,28 @@ def _yname(s):
     return s if PLAIN_NAME.match(s) else '"' + s + '"'
 
 
-def _stage_lines(stages):
+def activation_bytes(shape, layers, last, tokens):
+    """One microbatch's activations a stage keeps from its forward to its
+    backward, in bytes: bf16, attention that keeps no score matrix
+    (FlashAttention-style), no recomputation. Per token and layer: the two
+    norms' inputs and outputs (4 h), Q and the attention output (2 h), K and
+    V (2 kv each), the MLP's gate, up and their product (3 ffn), 2 bytes
+    each; the last stage adds the final norm (2 h) and the logits in fp32
+    for the loss (4 vocab)."""
+    h, f, kv = shape["hidden"], shape["ffn"], shape["hidden"] * shape["kv_heads"] // shape["heads"]
+    per_token = layers * 2 * (6 * h + 2 * kv + 3 * f)
+    if last:
+        per_token += 2 * 2 * h + 4 * shape["vocab"]
+    return per_token * tokens
+
+
+def _stage_lines(stages, act=None):
     out = ["model:", "  stages:"]
-    for sname, tensors in stages:
-        out += [f"    - name: {_yname(sname)}", "      params:"]
+    for k, (sname, tensors) in enumerate(stages):
+        out += [f"    - name: {_yname(sname)}"]
+        if act is not None:
+            out.append(f"      activation_bytes: {act[k]}")
+        out.append("      params:")
         seen = set()
         for tname, numel in tensors:
             if tname in seen:
@@ -266,7 +286,7 @@ def resolve(opts):
     if o["schedule"] not in SCHEDULES:
         raise SpecError(f"--schedule must be one of {', '.join(SCHEDULES)}, got {o['schedule']!r}")
     if o.get("stages_per_rank") is None:
-        o["stages_per_rank"] = 2 if o["schedule"] in ("Interleaved1F1B", "ZBV") else 1
+        o["stages_per_rank"] = 2 if o["schedule"] in MULTI_STAGE else 1
     if o["device"] not in DEVICES:
         raise SpecError(f"--device must be one of {', '.join(DEVICES)}, got {o['device']!r}")
     peak, arch = DEVICES[o["device"]]
@@ -329,7 +349,11 @@ def spec_text(model, **opts):
         head.append(f"# {model.tied_copy[0]} on the last stage is the tied copy of {model.tied_copy[1]} "
                     "(counted once above).")
     head.append("# Written by python/tfc_spec.py.")
-    lines = head + ["tfc: 1", f"name: {name}"] + _stage_lines(stages) + _pipeline(o)
+    tokens = o["seq_len"] * o["microbatch_size"]
+    act = [activation_bytes(sh, c, s == n - 1, tokens) for s, c in enumerate(counts)]
+    head.append("# activation_bytes: bf16, attention keeping no score matrix, no recomputation; the last "
+                "stage's logits in fp32.")
+    lines = head + ["tfc: 1", f"name: {name}"] + _stage_lines(stages, act) + _pipeline(o)
     lines += ["timing:", "  source: model", "  transformer:"]
     lines += [f"    {k}: {sh[k]}" for k in ("layers", "hidden", "ffn", "heads", "kv_heads", "vocab")]
     lines += [f"    seq_len: {o['seq_len']}", f"    microbatch_size: {o['microbatch_size']}",
@@ -354,7 +378,7 @@ def spec_from_modules(stages, *, name, schedule=None, ranks=None, stages_per_ran
     (B = 2 F, B frozen = F, I = W = F). `vocab` sets the data loader's
     token width; `hidden` the default comm_ms."""
     import torch
-    spr = stages_per_rank or (2 if schedule in ("Interleaved1F1B", "ZBV") else 1)
+    spr = stages_per_rank or (2 if schedule in MULTI_STAGE else 1)
     o = resolve({"schedule": schedule, "ranks": ranks or max(1, len(stages) // spr), "stages_per_rank": spr,
                  "microbatches": microbatches, "seq_len": seq_len, "microbatch_size": microbatch_size,
                  "device": device, "peak_tflops": peak_tflops, "mfu": mfu, "comm_ms": comm_ms,
@@ -409,7 +433,7 @@ def main(argv=None):
     g.add_argument("--name", help="spec name (a C identifier); default from the config's folder or the flavour")
     g.add_argument("--schedule", choices=SCHEDULES, help=f"default {DEFAULTS['schedule']}")
     g.add_argument("--ranks", type=int, help=f"default {DEFAULTS['ranks']}")
-    g.add_argument("--stages-per-rank", type=int, help="default 2 for Interleaved1F1B and ZBV, else 1")
+    g.add_argument("--stages-per-rank", type=int, help="default 2 for Interleaved1F1B, ZBV, LoopedBFS and DualPipeV, else 1")
     g.add_argument("--microbatches", type=int, help=f"default {DEFAULTS['microbatches']}")
     g.add_argument("--split", choices=("layers", "params"),
                    help="layers over stages: evenly by count, or balancing parameters; default layers")

@@ -72,6 +72,31 @@ for x, y in zip(got["actions"], plan["actions"]):
         bad += 1
         break
 
+# tfc plan --compare on the measured spec: the other schedules timed by the
+# per-stage means of the measured actions, which equal the tables here, so
+# every row equals the table spec's, marked measured_means.
+def compare(path, out):
+    r = subprocess.run([TFC, "plan", path, "--compare", os.path.join(W, out), "--json", "-q"], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        print(f"--compare {path}: exit {r.returncode}: {r.stderr[:300]}", file=sys.stderr)
+        return None
+    return json.loads(r.stdout)["schedules"]
+
+
+cm, ct = compare(spec, "cm"), compare(os.path.join(SRC, "specs", "llama8b_1f1b.yaml"), "ct")
+if cm is None or ct is None or len(cm) != len(ct):
+    bad += 1
+else:
+    for x, y in zip(cm, ct):
+        same = x["schedule"] == y["schedule"] and x["applicable"] == y["applicable"] and all(
+            abs(x[k] - y[k]) <= 1e-9 * max(1.0, y[k]) for k in ("baseline_makespan_ms", "makespan_ms")
+            if y["applicable"])
+        marked = x["spec_schedule"] or "measured_means" in x["derivation"]
+        if not same or not marked or set(x["derivation"]) - {"measured_means"} != set(y["derivation"]):
+            print(f"--compare measured vs tables: {x} vs {y}", file=sys.stderr)
+            bad += 1
+
 # Bad files: (what, file rows, frozen rows, exit, where, message fragment).
 first = rows[0].split(",")
 cases = [

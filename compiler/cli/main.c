@@ -15,6 +15,7 @@
 #include "cli_verify.h"
 #include "fio.h"
 #include "outdir.h"
+#include "compare.h"
 #include "sweep.h"
 #include "cli_index.h"
 #include "compile.h"
@@ -106,7 +107,8 @@ static const char compile_help[] =
 
 static const char plan_help[] =
     "usage: tfc plan SPEC [--json] [--policy timely|uniform|none] [--dump-lp FILE]\n"
-    "                [--lp-timeout SECONDS] [--lp-method decompose|direct] [--sweep DIR] [-q]\n"
+    "                [--lp-timeout SECONDS] [--lp-method decompose|direct] [--sweep DIR]\n"
+    "                [--compare DIR] [-q]\n"
     "\n"
     "Builds SPEC's schedule and its dependency DAG, simulates one training step\n"
     "with nothing frozen (the baseline) and under a freezing policy, and prints\n"
@@ -122,6 +124,13 @@ static const char plan_help[] =
     "  --sweep DIR       makespan against freeze.max_ratio 0, 0.1, ..., 1 for the\n"
     "                    timely and uniform policies: DIR/pareto.csv (also printed),\n"
     "                    DIR/pareto.svg and a MANIFEST, written like compile's folder\n"
+    "  --compare DIR     every built-in schedule on SPEC's model, timings, ranks and\n"
+    "                    microbatches: baseline and optimised makespan, freezing\n"
+    "                    spent, peak activation memory a rank, sorted by optimised\n"
+    "                    makespan, the fastest within pipeline.memory_limit_bytes\n"
+    "                    recommended; rows whose stages or timings tfc re-derived\n"
+    "                    say so (docs/schedules.md). The table on stdout (--json:\n"
+    "                    as JSON), DIR/compare.csv, DIR/compare.svg and a MANIFEST\n"
     "  --lp-timeout S    a wall-clock limit per LP phase, S seconds (default: none,\n"
     "                    only work is limited, so the plan is the same on every\n"
     "                    machine). Phases 1-2 past it: no plan (exit 3); phase 3\n"
@@ -321,6 +330,40 @@ static tfc_status run_sweep(const char *path, const plan_options *opt, const cha
     return cli_report(&d, st);
 }
 
+/* tfc plan --compare DIR: compare.csv and compare.svg in DIR (with a
+ * MANIFEST, whole or not at all), the table (or JSON) on stdout. */
+static tfc_status run_compare(const char *path, const plan_options *opt, const char *dir, bool json, arena *a)
+{
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    const spec *s;
+    compare_result r;
+    tfc_status st = spec_load_file(path, a, &d, &s);
+    if (st == TFC_OK)
+        st = compare_run(s, opt, a, &d, &r);
+    unwatch(opt);
+    gen_folder g = {0};
+    char label[256];
+    emit_spec_label(path, label, sizeof label);
+    if (st == TFC_OK) {
+        emit_input in = {NULL, label, s->sha256};
+        if (!compare_folder(s, label, &r, &g, &d))
+            st = TFC_IO;
+        else if (!emit_manifest(&in, &g))
+            st = diag_nomem(&d, "writing the MANIFEST");
+        else
+            st = outdir_write(dir, &g, &d);
+    }
+    if (st == TFC_OK) {
+        if (json)
+            compare_print_json(s, label, &r, stdout);
+        else
+            compare_print_text(s, label, &r, stdout);
+    }
+    gen_folder_free(&g);
+    return cli_report(&d, st);
+}
+
 /* When phase 3 ran past --lp-timeout, says so on stderr (the plan is
  * phase 2's, and plan.json has "balance_complete": false). */
 static void incomplete_note(const char *path, const plan *p, double timeout_s)
@@ -426,8 +469,10 @@ static int run_plan(int argc, char **argv)
 {
     bool json = false, quiet = false;
     const char *policy_name = "timely", *dump = NULL, *timeout = NULL, *sweep_dir = NULL, *method = NULL;
+    const char *compare_dir = NULL;
     const flag flags[] = {{NULL, "--json", &json, NULL},
                           {NULL, "--sweep", NULL, &sweep_dir},
+                          {NULL, "--compare", NULL, &compare_dir},
                           {NULL, "--policy", NULL, &policy_name},
                           {NULL, "--dump-lp", NULL, &dump},
                           {NULL, "--lp-timeout", NULL, &timeout},
@@ -438,6 +483,12 @@ static int run_plan(int argc, char **argv)
     int r = parse_spec_args("plan", plan_help, argc, argv, flags, &path);
     if (r >= 0)
         return r;
+    if (sweep_dir && compare_dir)
+        return usage_error("plan: --sweep and --compare write different folders; give one", NULL);
+    if ((sweep_dir || compare_dir) && dump)
+        return usage_error("plan: --dump-lp solves nothing; it does not go with --sweep or --compare", NULL);
+    if (sweep_dir && json)
+        return usage_error("plan: --sweep prints CSV; --json does not go with it", NULL);
     plan_options opt;
     if ((r = parse_plan_options("plan", policy_name, timeout, method, &opt)) >= 0)
         return r;
@@ -448,7 +499,9 @@ static int run_plan(int argc, char **argv)
     arena_init(&a, 0);
     const plan *p;
     tfc_status st;
-    if (sweep_dir) {
+    if (compare_dir) {
+        st = run_compare(path, &opt, compare_dir, json, &a);
+    } else if (sweep_dir) {
         st = run_sweep(path, &opt, sweep_dir, &a);
     } else if (dump) {
         /* The LP only: no need to solve it. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart.h"
 #include "json.h"
 #include "embedded.h"
 #include "tmpl.h"
@@ -63,12 +64,6 @@ void sweep_write_csv(const sweep_result *r, FILE *f)
         }
 }
 
-static double nice_step(double span)
-{
-    double raw = span / 6.0, p = pow(10.0, floor(log10(raw > 0 ? raw : 1)));
-    return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
-}
-
 bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result *r, FILE *f)
 {
     const char *text = tmpl_get("pareto.svg.in");
@@ -81,7 +76,7 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
             lo = fmin(lo, r->pt[i].makespan[k]);
             hi = fmax(hi, r->pt[i].makespan[k]);
         }
-    double step = nice_step(hi - lo > 0 ? hi - lo : hi * 0.1 + 1);
+    double step = chart_nice_step(hi - lo > 0 ? hi - lo : hi * 0.1 + 1);
     lo = floor(lo / step) * step;
     hi = ceil(hi / step) * step;
     if (hi <= lo)
@@ -147,7 +142,9 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
     snprintf(title, sizeof title, "%s: %s, %u ranks, %u microbatches", sp->name, spec_schedule_name(sp->schedule),
              sp->ranks, sp->microbatches);
     snprintf(base, sizeof base, "%.3f", r->baseline_ms);
-    tmpl_var vars[] = {{"SPEC_FILE", spec_label}, {"NAME", sp->name},   {"VERSION", version_string()},
+    char safe[256];
+    chart_comment_text(spec_label, safe, sizeof safe);
+    tmpl_var vars[] = {{"SPEC_FILE", safe}, {"NAME", sp->name},   {"VERSION", version_string()},
                        {"TITLE", title},          {"BASE_MS", base},     {"BODY", body ? body : ""}};
     diag_list d;
     diag_init(&d, DIAG_DEFAULT_MAX);

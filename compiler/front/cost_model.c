@@ -30,3 +30,10 @@ double cost_model_forward_ms(const cost_model *m, size_t n, size_t stage)
         flops += cost_model_head_flops(m);
     return flops / (m->peak_tflops * 1e12 * m->mfu) * 1e3;
 }
+
+cost_stage_ms cost_model_stage_ms(const cost_model *m, size_t n, size_t stage, double w_floor_share)
+{
+    double fwd = cost_model_forward_ms(m, n, stage);
+    double bi = COST_MODEL_INPUT_GRAD_FORWARDS * fwd, bw = COST_MODEL_WEIGHT_GRAD_FORWARDS * fwd;
+    return (cost_stage_ms){fwd, bi + bw, bi, bi, bw, w_floor_share * bw};
+}

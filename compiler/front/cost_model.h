@@ -27,4 +27,11 @@ uint64_t cost_model_stage_layers(const cost_model *m, size_t n, size_t stage);
 /* Forward time of stage `stage` of n, ms. */
 double cost_model_forward_ms(const cost_model *m, size_t n, size_t stage);
 
+/* The six timing tables' entries for one stage, ms: B = I + W, B frozen =
+ * I, W frozen = SPEC_W_FLOOR_SHARE of W (the spec's default). */
+typedef struct cost_stage_ms {
+    double forward, backward, backward_frozen, input, weight, weight_frozen;
+} cost_stage_ms;
+cost_stage_ms cost_model_stage_ms(const cost_model *m, size_t n, size_t stage, double w_floor_share);
+
 #endif

@@ -58,7 +58,8 @@ static const char *const c_keywords[] = {
 
 /* The schema's keys, per mapping. spec_schema_key() lists them with their
  * paths, and a test holds docs/spec.md to the same list. */
-static const char *const pipeline_keys[] = {"schedule", "ranks", "stages_per_rank", "microbatches", "order", NULL};
+static const char *const pipeline_keys[] = {"schedule",          "ranks", "stages_per_rank", "microbatches", "order",
+                                            "memory_limit_bytes", NULL};
 static const char *const param_keys[] = {"name", "numel", "freeze_weight", NULL};
 static const char *const stage_keys[] = {"name", "params", "activation_bytes", NULL};
 static const char *const model_keys[] = {"stages", NULL};
@@ -561,6 +562,13 @@ static bool read_pipeline(ctx *c, const ydoc_node *p)
         mb_ok = get_u32(c, mb, "pipeline.microbatches", 1, SPEC_MAX_MICROBATCHES, &s->microbatches);
     }
 
+    const ydoc_node *lim = ydoc_get(p, "memory_limit_bytes");
+    if (lim) {
+        s->pos_memory_limit = (spec_pos){lim->line, lim->col};
+        s->has_memory_limit =
+            get_uint(c, lim, "pipeline.memory_limit_bytes", 1, SPEC_MAX_MEMORY_LIMIT, &s->memory_limit_bytes);
+    }
+
     const ydoc_node *order = ydoc_get(p, "order");
     if (sched == SCHED_CUSTOM) {
         if ((n = require(c, p, "pipeline", "order", pipeline_keys))) {
@@ -918,19 +926,21 @@ static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
             return;
         }
     for (size_t st = 0; st < n; st++) {
-        double fwd = cost_model_forward_ms(&m, n, st);
-        if (!(fwd > 0) || fwd > SPEC_MAX_MS) {
-            ERR(c, t, "the cost model gives stage %zu a forward of %g ms, outside (0, %g]", st, fwd, SPEC_MAX_MS);
+        cost_stage_ms ms = cost_model_stage_ms(&m, n, st, SPEC_W_FLOOR_SHARE);
+        if (!(ms.forward > 0) || ms.forward > SPEC_MAX_MS) {
+            ERR(c, t, "the cost model gives stage %zu a forward of %g ms, outside (0, %g]", st, ms.forward,
+                SPEC_MAX_MS);
             return;
         }
-        tm->forward_ms[st] = fwd;
-        const double bi = COST_MODEL_INPUT_GRAD_FORWARDS * fwd, bw = COST_MODEL_WEIGHT_GRAD_FORWARDS * fwd;
-        tm->backward_ms[st] = bi + bw;
-        tm->backward_frozen_ms[st] = bi;
-        tm->backward_input_ms[st] = bi;
-        tm->backward_weight_ms[st] = bw;
-        tm->backward_weight_frozen_ms[st] = SPEC_W_FLOOR_SHARE * bw;
+        tm->forward_ms[st] = ms.forward;
+        tm->backward_ms[st] = ms.backward;
+        tm->backward_frozen_ms[st] = ms.backward_frozen;
+        tm->backward_input_ms[st] = ms.input;
+        tm->backward_weight_ms[st] = ms.weight;
+        tm->backward_weight_frozen_ms[st] = ms.weight_frozen;
     }
+    tm->model = m;
+    tm->has_model = true;
 }
 
 /* timing.source: measured: two CSV files of samples, read with the
@@ -1091,6 +1101,23 @@ static void read_freeze(ctx *c, const ydoc_node *f)
     }
 }
 
+/* pipeline.memory_limit_bytes is compared with activation bytes, so every
+ * stage must give its model.stages[i].activation_bytes. */
+static void check_memory_limit(ctx *c)
+{
+    const spec *s = c->s;
+    if (!s->has_memory_limit || !s->stages)
+        return;
+    for (size_t i = 0; i < s->n_stages; i++)
+        if (!s->stages[i].has_activation_bytes) {
+            diag_error(c->d, c->file, s->pos_memory_limit.line, s->pos_memory_limit.col,
+                       "pipeline.memory_limit_bytes is compared with activation memory: every stage needs "
+                       "model.stages[i].activation_bytes, and stage %zu (%s) has none",
+                       i, s->stages[i].name ? s->stages[i].name : "?");
+            return;
+        }
+}
+
 /* freeze_weight means something only to the weights rule: anywhere else it
  * would be silently ignored, so it is an error. */
 static void check_freeze_weights(ctx *c)
@@ -1226,6 +1253,7 @@ static void read_root(ctx *c, const ydoc_node *root)
     if ((v = opt(root, "freeze")))
         read_freeze(c, v);
     check_freeze_weights(c);
+    check_memory_limit(c);
     if ((v = opt(root, "targets")))
         read_targets(c, v);
     if ((v = opt(root, "data")))

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "cost_model.h"
 #include "diag.h"
 #include "status.h"
 
@@ -79,6 +80,8 @@ typedef struct spec_stage {
 
 /* model.stages[i].activation_bytes at most this (2^50: a PiB per microbatch). */
 #define SPEC_MAX_ACTIVATION_BYTES (1ull << 50)
+/* pipeline.memory_limit_bytes at most this (2^60). */
+#define SPEC_MAX_MEMORY_LIMIT (1ull << 60)
 
 /* W with every parameter frozen, as a share of W, when the spec gives no
  * backward_weight_frozen_ms: launch and bookkeeping that remain with every
@@ -108,6 +111,8 @@ typedef struct spec_timing {
     double *backward_weight_frozen_ms; /* W with everything frozen; default 5% of W */
     double comm_ms;
     uint64_t vocab; /* timing.transformer.vocab with source: model, else 0 (not given) */
+    cost_model model; /* source: model: the shape and device read (stage_layers NULL: even) */
+    bool has_model;
 } spec_timing;
 
 typedef enum {
@@ -173,6 +178,9 @@ typedef struct spec {
     uint32_t stages_per_rank;
     uint32_t microbatches;
     const char *order; /* custom schedules: CSV path as written in the spec */
+    uint64_t memory_limit_bytes; /* pipeline.memory_limit_bytes: activation bytes a rank may hold */
+    bool has_memory_limit;
+    spec_pos pos_memory_limit;
     /* Where later stages point their messages: pipeline.schedule,
      * pipeline.microbatches, pipeline.order and the timing mapping. */
     spec_pos pos_schedule, pos_microbatches, pos_order, pos_timing;

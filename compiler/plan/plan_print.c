@@ -33,6 +33,8 @@ void plan_print_text(const plan *p, FILE *f)
                 p->act_peak_sets[r]);
         if (p->act_bytes_known)
             fprintf(f, ", %.3f GiB", (double)p->act_peak_bytes[r] / (double)(1ull << 30));
+        if (p->act_bytes_known && p->sp->has_memory_limit && p->act_peak_bytes[r] > p->sp->memory_limit_bytes)
+            fputs("  over pipeline.memory_limit_bytes", f);
         fputc('\n', f);
     }
 }

@@ -1,0 +1,641 @@
+/* compare: one plan per built-in schedule, then the table, CSV and chart. */
+#define _POSIX_C_SOURCE 200809L
+#include "compare.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart.h"
+#include "embedded.h"
+#include "json.h"
+#include "spec_variant.h"
+#include "tmpl.h"
+#include "version.h"
+
+/* The built-in schedules in the order rows tie-break in. */
+static const spec_schedule candidates[] = {SCHED_GPIPE, SCHED_1F1B,        SCHED_INTERLEAVED_1F1B, SCHED_ZBH1,
+                                           SCHED_ZBV,   SCHED_LOOPED_BFS, SCHED_DUALPIPEV};
+enum { N_CANDIDATES = sizeof candidates / sizeof *candidates };
+
+/* Stages per rank for kind: the spec's own for its schedule; two for the
+ * V schedules; the spec's (at least two) for the looped ones; else one. */
+static uint32_t candidate_v(const spec *sp, spec_schedule kind)
+{
+    if (kind == sp->schedule)
+        return sp->stages_per_rank;
+    switch (kind) {
+    case SCHED_ZBV:
+    case SCHED_DUALPIPEV: return 2;
+    case SCHED_INTERLEAVED_1F1B:
+    case SCHED_LOOPED_BFS: return sp->stages_per_rank >= 2 ? sp->stages_per_rank : 2;
+    default: return 1;
+    }
+}
+
+/* Per-stage means of the spec's own plan's durations (source measured or
+ * trace: the timings are per action, not tables). */
+static bool means_from_plan(const plan *p, arena *a, spec_times **out)
+{
+    size_t n = p->s->n_stages;
+    spec_times *t = arena_alloc_array(a, n, sizeof *t);
+    double *cnt = arena_alloc_array(a, n * 4, sizeof *cnt);
+    if (!t || !cnt)
+        return false;
+    for (size_t i = 0; i < p->s->n_actions; i++) {
+        const sched_action *x = &p->s->actions[i];
+        spec_times *s = &t[x->stage];
+        cnt[x->stage * 4 + x->type] += 1.0;
+        switch ((act_type)x->type) {
+        case ACT_F: s->f += p->dur[i]; break;
+        case ACT_B: s->b += p->dur[i], s->bf += p->w_min[i]; break;
+        case ACT_I: s->i += p->dur[i]; break;
+        case ACT_W: s->w += p->dur[i], s->wf += p->w_min[i]; break;
+        }
+    }
+    for (size_t st = 0; st < n; st++) {
+        spec_times *s = &t[st];
+        const double *c = &cnt[st * 4];
+        s->f = c[ACT_F] ? s->f / c[ACT_F] : -1;
+        s->b = c[ACT_B] ? s->b / c[ACT_B] : -1, s->bf = c[ACT_B] ? s->bf / c[ACT_B] : -1;
+        s->i = c[ACT_I] ? s->i / c[ACT_I] : -1;
+        s->w = c[ACT_W] ? s->w / c[ACT_W] : -1, s->wf = c[ACT_W] ? s->wf / c[ACT_W] : -1;
+    }
+    *out = t;
+    return true;
+}
+
+/* The row's numbers from its plan. */
+static void fill_row(compare_row *r, const plan *p, const spec *sp)
+{
+    r->applicable = true;
+    r->actions = p->s->n_actions;
+    r->baseline_ms = p->base.makespan;
+    r->optimised_ms = p->opt.makespan;
+    double sum = 0;
+    size_t cnt = 0;
+    for (size_t u = 0; u < p->s->n_actions; u++)
+        if (p->freezable[u]) {
+            sum += p->x[u];
+            cnt++;
+        }
+    r->mean_ratio = cnt ? sum / (double)cnt : 0.0;
+    r->bytes_known = p->act_bytes_known;
+    for (uint32_t k = 0; k < p->s->ranks; k++) {
+        if (p->act_peak_sets[k] > r->peak_sets)
+            r->peak_sets = p->act_peak_sets[k];
+        if (p->act_peak_bytes[k] > r->peak_bytes)
+            r->peak_bytes = p->act_peak_bytes[k];
+    }
+    r->fits = !sp->has_memory_limit || (r->bytes_known && r->peak_bytes <= sp->memory_limit_bytes);
+}
+
+/* One plan to make: the spec's own (var == NULL until taken: sp), or a
+ * variant; run by the pool, each in its own arena and message list. */
+typedef struct compare_job {
+    compare_row *row;
+    const spec *sp;
+    const spec_times *base;
+    unsigned base_how;
+    plan_options opt;
+    diag_list mine;
+    tfc_status st;
+} compare_job;
+
+typedef struct compare_pool {
+    compare_job *job;
+    size_t n, next;
+    pthread_mutex_t lock;
+} compare_pool;
+
+/* A rough order of a job's solve time: its actions, DualPipeV's a little more. */
+static double job_cost(const spec *sp, const compare_job *j)
+{
+    const compare_row *r = j->row;
+    double actions = (double)sp->ranks * r->stages_per_rank * sp->microbatches * (spec_schedule_is_split(r->kind) ? 3 : 2);
+    return actions * (r->kind == SCHED_DUALPIPEV ? 1.1 : 1.0);
+}
+
+static void run_job(compare_job *j)
+{
+    compare_row *r = j->row;
+    arena tmp;
+    arena_init(&tmp, 0);
+    diag_init(&j->mine, 4);
+    const spec *var = j->sp;
+    j->st = TFC_OK;
+    if (!r->is_spec) {
+        var = spec_variant(j->sp, j->base, j->base_how, r->kind, r->stages_per_rank, &tmp, r->reason,
+                           sizeof r->reason, &r->how);
+        if (!var && strcmp(r->reason, "out of memory") == 0)
+            j->st = diag_nomem(&j->mine, "comparing schedules");
+    }
+    plan *p;
+    if (var && (j->st = plan_build(var, &j->opt, &tmp, &j->mine, &p)) == TFC_OK)
+        fill_row(r, p, j->sp);
+    arena_free(&tmp);
+}
+
+static void *pool_run(void *arg)
+{
+    compare_pool *pl = arg;
+    for (;;) {
+        pthread_mutex_lock(&pl->lock);
+        size_t k = pl->next < pl->n ? pl->next++ : pl->n;
+        pthread_mutex_unlock(&pl->lock);
+        if (k == pl->n)
+            return NULL;
+        run_job(&pl->job[k]);
+    }
+}
+
+/* Runs the jobs on up to one thread per job and processor (the plans are
+ * independent, and each the same whatever thread runs it). */
+static void run_pool(compare_job *job, size_t n)
+{
+    compare_pool pl = {job, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t want = cpus > 1 ? (size_t)cpus : 1;
+    if (want > n)
+        want = n;
+    pthread_t th[N_CANDIDATES + 1];
+    size_t started = 0;
+    for (size_t t = 1; t < want; t++)
+        if (pthread_create(&th[started], NULL, pool_run, &pl) == 0)
+            started++;
+    pool_run(&pl); /* this thread too; with no threads, all of them */
+    for (size_t t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&pl.lock);
+}
+
+tfc_status compare_run(const spec *sp, const plan_options *opt, arena *a, diag_list *d, compare_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->recommended = out->spec_row = -1;
+    size_t cap = N_CANDIDATES + 1;
+    compare_row *rows = arena_alloc_array(a, cap, sizeof *rows);
+    compare_job *job = arena_alloc_array(a, cap, sizeof *job);
+    spec_times *base = arena_alloc_array(a, sp->n_stages, sizeof *base);
+    if (!rows || !job || !base)
+        return diag_nomem(d, "comparing schedules");
+    size_t n;
+    rows[0] = (compare_row){.kind = sp->schedule, .stages_per_rank = sp->stages_per_rank, .is_spec = true};
+    job[0] = (compare_job){.row = &rows[0], .sp = sp, .opt = *opt};
+    n = 1;
+    unsigned base_how = 0;
+    if (!spec_times_from_tables(sp, base, &base_how)) {
+        /* Measured timings are per action: the spec's own plan first, and
+         * the others timed by its per-stage means. */
+        arena own;
+        arena_init(&own, 0);
+        plan *p;
+        tfc_status st = plan_build(sp, opt, &own, d, &p);
+        spec_times *m = NULL;
+        if (st == TFC_OK && !means_from_plan(p, &own, &m))
+            st = diag_nomem(d, "comparing schedules");
+        if (st != TFC_OK) {
+            arena_free(&own);
+            return st;
+        }
+        fill_row(&rows[0], p, sp);
+        base_how = VARIANT_MEASURED;
+        for (size_t i = 0; i < sp->n_stages; i++) {
+            base[i] = m[i];
+            base_how |= spec_times_complete(&base[i]);
+        }
+        arena_free(&own);
+        n = 0; /* the spec's row is done: no job for it */
+    }
+    size_t jobs = n;
+    /* Rows 1.. are the other schedules, in candidate order. */
+    size_t nrows = 1;
+    for (size_t c = 0; c < N_CANDIDATES; c++) {
+        spec_schedule kind = candidates[c];
+        uint32_t v = candidate_v(sp, kind);
+        if (kind == sp->schedule && v == sp->stages_per_rank)
+            continue;
+        rows[nrows] = (compare_row){.kind = kind, .stages_per_rank = v};
+        job[jobs++] = (compare_job){.row = &rows[nrows], .sp = sp, .base = base, .base_how = base_how, .opt = *opt};
+        nrows++;
+    }
+    for (size_t j = 0; j < jobs; j++) /* one progress line cannot show several solves at once */
+        job[j].opt.progress = NULL, job[j].opt.progress_ctx = NULL;
+    /* The longest solves first, so that no thread is left with one at the
+     * end: more stages first, split backwards (more actions) first, the
+     * overlapped pairs of DualPipeV first among those. Only the order the
+     * pool takes them in; the rows keep theirs. */
+    for (size_t i = 1; i < jobs; i++) {
+        compare_job key = job[i];
+        size_t j = i;
+        while (j > 0 && job_cost(sp, &job[j - 1]) < job_cost(sp, &key)) {
+            job[j] = job[j - 1];
+            j--;
+        }
+        job[j] = key;
+    }
+    run_pool(job, jobs);
+    tfc_status st = TFC_OK;
+    for (size_t j = 0; j < jobs; j++) {
+        compare_job *x = &job[j];
+        if (x->st == TFC_OK) {
+            diag_free(&x->mine);
+        } else if (x->row->is_spec || x->st == TFC_NOMEM || x->mine.nomem || x->st == TFC_IO) {
+            /* The spec's own plan failing is the spec's error, as for tfc plan. */
+            if (st == TFC_OK)
+                st = x->st;
+            diag_move(d, &x->mine);
+        } else {
+            x->row->applicable = false;
+            if (x->mine.n || !x->row->reason[0])
+                snprintf(x->row->reason, sizeof x->row->reason, "%s",
+                         x->mine.n ? x->mine.items[0].msg
+                         : x->st == TFC_INFEASIBLE ? "the freeze LP has no plan" : "not planned");
+            diag_free(&x->mine);
+        }
+    }
+    if (st != TFC_OK)
+        return diag_status(d, st);
+    n = nrows;
+    /* By optimised makespan, then baseline, then candidate order (stable);
+     * rows that could not be planned last. */
+    for (size_t i = 1; i < n; i++) {
+        compare_row key = rows[i];
+        size_t j = i;
+        while (j > 0) {
+            const compare_row *q = &rows[j - 1];
+            bool after = !q->applicable && key.applicable;
+            if (q->applicable && key.applicable)
+                after = key.optimised_ms < q->optimised_ms ||
+                        (key.optimised_ms == q->optimised_ms && key.baseline_ms < q->baseline_ms);
+            if (!after)
+                break;
+            rows[j] = rows[j - 1];
+            j--;
+        }
+        rows[j] = key;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].is_spec)
+            out->spec_row = (long)i;
+        if (out->recommended < 0 && rows[i].applicable && rows[i].fits)
+            out->recommended = (long)i;
+    }
+    out->row = rows;
+    out->n = n;
+    return TFC_OK;
+}
+
+/* The derivation bits as words: JSON names or prose. */
+static const struct {
+    unsigned bit;
+    const char *json, *text;
+} how_names[] = {
+    {VARIANT_MEASURED, "measured_means", "per-stage means of the measured actions"},
+    {VARIANT_RESPLIT, "resplit", "tensors re-split, timings by parameter share"},
+    {VARIANT_MODEL, "cost_model", "the cost model at this stage count"},
+    {VARIANT_SPLIT_FROM_B, "split_from_b", "I and W from B"},
+    {VARIANT_B_FROM_SPLIT, "b_from_split", "B = I + W"},
+};
+enum { N_HOW = sizeof how_names / sizeof *how_names };
+
+static const char *row_name(const compare_row *r, char *buf, size_t cap)
+{
+    if (r->kind == SCHED_INTERLEAVED_1F1B || r->kind == SCHED_LOOPED_BFS ||
+        (r->stages_per_rank > 1 && r->kind != SCHED_ZBV && r->kind != SCHED_DUALPIPEV))
+        snprintf(buf, cap, "%s(v=%u)", spec_schedule_name(r->kind), r->stages_per_rank);
+    else
+        snprintf(buf, cap, "%s", spec_schedule_name(r->kind));
+    return buf;
+}
+
+static void print_bytes(FILE *f, uint64_t b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024.0 && u < 6)
+        v /= 1024.0, u++;
+    if (u == 0)
+        fprintf(f, "%llu B", (unsigned long long)b);
+    else
+        fprintf(f, "%.2f %s", v, unit[u]);
+}
+
+void compare_print_text(const spec *sp, const char *label, const compare_result *r, FILE *f)
+{
+    fprintf(f, "%s: %s: every built-in schedule on %u ranks, %u microbatches, freeze.max_ratio %g", label, sp->name,
+            sp->ranks, sp->microbatches, sp->freeze.max_ratio);
+    if (sp->has_memory_limit) {
+        fputs(", memory limit ", f);
+        print_bytes(f, sp->memory_limit_bytes);
+        fputs(" a rank", f);
+    }
+    fputs("\n\n", f);
+    fprintf(f, "  %-22s %6s %12s %13s %9s %12s %9s %12s  %s\n", "schedule", "stages", "baseline ms", "optimised ms",
+            "speed-up", "mean freeze", "peak sets", "peak bytes", "timings");
+    unsigned used = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const compare_row *w = &r->row[i];
+        char name[48];
+        row_name(w, name, sizeof name);
+        const char *mark = (long)i == r->recommended ? "*" : " ";
+        if (!w->applicable) {
+            fprintf(f, "%s %-22s %6u  does not fit: %s\n", mark, name, sp->ranks * w->stages_per_rank, w->reason);
+            continue;
+        }
+        fprintf(f, "%s %-22s %6u %12.3f %13.3f %8.4fx %12.4f %9u ", mark, name, sp->ranks * w->stages_per_rank,
+                w->baseline_ms, w->optimised_ms, w->optimised_ms > 0 ? w->baseline_ms / w->optimised_ms : 1.0,
+                w->mean_ratio, w->peak_sets);
+        if (w->bytes_known) {
+            char b[32];
+            FILE *m = fmemopen(b, sizeof b, "w");
+            if (m) {
+                print_bytes(m, w->peak_bytes);
+                fputc('\0', m);
+                fclose(m);
+            } else {
+                snprintf(b, sizeof b, "%llu", (unsigned long long)w->peak_bytes);
+            }
+            fprintf(f, "%12s", b);
+        } else {
+            fprintf(f, "%12s", "-");
+        }
+        if (w->is_spec)
+            fputs("  the spec's", f);
+        else if (!w->how)
+            fputs("  the spec's tables", f);
+        else {
+            fputs("  re-derived:", f);
+            const char *sep = " ";
+            for (size_t k = 0; k < N_HOW; k++)
+                if (w->how & how_names[k].bit) {
+                    fprintf(f, "%s%s", sep, how_names[k].json);
+                    sep = ", ";
+                    used |= how_names[k].bit;
+                }
+        }
+        if (!w->fits)
+            fputs("  (over the memory limit)", f);
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+    if (r->recommended >= 0) {
+        const compare_row *w = &r->row[r->recommended];
+        char name[48];
+        fprintf(f, "recommended (*): %s, %.3f ms with freezing", row_name(w, name, sizeof name), w->optimised_ms);
+        if (r->spec_row >= 0 && r->spec_row != r->recommended && r->row[r->spec_row].applicable)
+            fprintf(f, ", %.4fx the spec's %s (%.3f ms)",
+                    w->optimised_ms > 0 ? r->row[r->spec_row].optimised_ms / w->optimised_ms : 1.0,
+                    row_name(&r->row[r->spec_row], name, sizeof name), r->row[r->spec_row].optimised_ms);
+        else if (r->spec_row == r->recommended)
+            fputs(", the spec's own schedule", f);
+        fputs(sp->has_memory_limit ? ": the fastest within the memory limit\n" : ": the fastest\n", f);
+    } else {
+        fputs(sp->has_memory_limit ? "recommended: none: no schedule fits the memory limit\n"
+                                   : "recommended: none: no schedule could be planned\n",
+              f);
+    }
+    if (used)
+        for (size_t k = 0; k < N_HOW; k++)
+            if (used & how_names[k].bit)
+                fprintf(f, "  %s: %s\n", how_names[k].json, how_names[k].text);
+    if (used)
+        fputs("  (docs/schedules.md, \"Comparing schedules\")\n", f);
+}
+
+void compare_print_json(const spec *sp, const char *label, const compare_result *r, FILE *f)
+{
+    fputs("{\n  \"format\": \"tfc-compare-1\",\n  \"tfc_version\": ", f);
+    json_string(f, version_string());
+    fputs(",\n  \"spec\": ", f);
+    json_string(f, label);
+    fputs(",\n  \"name\": ", f);
+    json_string(f, sp->name);
+    fputs(",\n  \"spec_sha256\": ", f);
+    json_string(f, sp->sha256);
+    fprintf(f, ",\n  \"ranks\": %u,\n  \"microbatches\": %u,\n  \"max_ratio\": ", sp->ranks, sp->microbatches);
+    json_number(f, sp->freeze.max_ratio);
+    fputs(",\n  \"memory_limit_bytes\": ", f);
+    if (sp->has_memory_limit)
+        fprintf(f, "%llu", (unsigned long long)sp->memory_limit_bytes);
+    else
+        fputs("null", f);
+    fputs(",\n  \"recommended\": ", f);
+    if (r->recommended >= 0)
+        json_string(f, spec_schedule_name(r->row[r->recommended].kind));
+    else
+        fputs("null", f);
+    fputs(",\n  \"schedules\": [", f);
+    for (size_t i = 0; i < r->n; i++) {
+        const compare_row *w = &r->row[i];
+        fputs(i ? ",\n    {\"schedule\": " : "\n    {\"schedule\": ", f);
+        json_string(f, spec_schedule_name(w->kind));
+        fprintf(f, ", \"stages_per_rank\": %u, \"stage_count\": %u, \"spec_schedule\": %s, \"applicable\": %s",
+                w->stages_per_rank, sp->ranks * w->stages_per_rank, w->is_spec ? "true" : "false",
+                w->applicable ? "true" : "false");
+        if (!w->applicable) {
+            fputs(", \"reason\": ", f);
+            json_string(f, w->reason);
+            fputc('}', f);
+            continue;
+        }
+        fprintf(f, ", \"actions\": %zu, \"baseline_makespan_ms\": ", w->actions);
+        json_number(f, w->baseline_ms);
+        fputs(", \"makespan_ms\": ", f);
+        json_number(f, w->optimised_ms);
+        fputs(", \"speedup\": ", f);
+        json_number(f, w->optimised_ms > 0 ? w->baseline_ms / w->optimised_ms : 1.0);
+        fputs(", \"mean_freeze_ratio\": ", f);
+        json_number(f, w->mean_ratio);
+        fprintf(f, ", \"peak_activation_sets\": %u, \"peak_activation_bytes\": ", w->peak_sets);
+        if (w->bytes_known)
+            fprintf(f, "%llu", (unsigned long long)w->peak_bytes);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"within_memory_limit\": %s, \"rederived\": %s, \"derivation\": [", w->fits ? "true" : "false",
+                w->how ? "true" : "false");
+        const char *sep = "";
+        for (size_t k = 0; k < N_HOW; k++)
+            if (w->how & how_names[k].bit) {
+                fprintf(f, "%s\"%s\"", sep, how_names[k].json);
+                sep = ", ";
+            }
+        fputs("]}", f);
+    }
+    fputs("\n  ]\n}\n", f);
+}
+
+void compare_write_csv(const compare_result *r, FILE *f)
+{
+    fputs("schedule,stages_per_rank,applicable,baseline_ms,optimised_ms,speedup,mean_freeze_ratio,"
+          "peak_activation_sets,peak_activation_bytes,within_memory_limit,spec_schedule,derivation,recommended\n",
+          f);
+    for (size_t i = 0; i < r->n; i++) {
+        const compare_row *w = &r->row[i];
+        fprintf(f, "%s,%u,%s,", spec_schedule_name(w->kind), w->stages_per_rank, w->applicable ? "yes" : "no");
+        if (w->applicable) {
+            json_number(f, w->baseline_ms);
+            fputc(',', f);
+            json_number(f, w->optimised_ms);
+            fputc(',', f);
+            json_number(f, w->optimised_ms > 0 ? w->baseline_ms / w->optimised_ms : 1.0);
+            fputc(',', f);
+            json_number(f, w->mean_ratio);
+            fprintf(f, ",%u,", w->peak_sets);
+            if (w->bytes_known)
+                fprintf(f, "%llu", (unsigned long long)w->peak_bytes);
+            fprintf(f, ",%s,", w->fits ? "yes" : "no");
+        } else {
+            fputs(",,,,,,,", f);
+        }
+        fprintf(f, "%s,", w->is_spec ? "yes" : "no");
+        const char *sep = "";
+        for (size_t k = 0; k < N_HOW; k++)
+            if (w->how & how_names[k].bit) {
+                fprintf(f, "%s%s", sep, how_names[k].json);
+                sep = "+";
+            }
+        fprintf(f, ",%s\n", (long)i == r->recommended ? "yes" : "no");
+    }
+}
+
+/* x of a row: its peak bytes in GiB when every row has bytes, else sets. */
+static double row_x(const compare_row *w, bool bytes) { return bytes ? (double)w->peak_bytes / 1073741824.0 : w->peak_sets; }
+
+bool compare_write_svg(const spec *sp, const char *label, const compare_result *r, FILE *f)
+{
+    const char *text = tmpl_get("compare.svg.in");
+    if (!text)
+        return false;
+    const double x0 = 90, y0 = 80, w = 560, h = 340;
+    bool bytes = true, any = false;
+    double lo = INFINITY, hi = -INFINITY, xmax = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->row[i].applicable) {
+            any = true;
+            bytes = bytes && r->row[i].bytes_known;
+            lo = fmin(lo, r->row[i].optimised_ms);
+            hi = fmax(hi, r->row[i].baseline_ms);
+        }
+    if (!any)
+        lo = 0, hi = 1;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->row[i].applicable)
+            xmax = fmax(xmax, row_x(&r->row[i], bytes));
+    double limit = sp->has_memory_limit && bytes ? (double)sp->memory_limit_bytes / 1073741824.0 : -1;
+    xmax = fmax(xmax, limit);
+    double ystep = chart_nice_step(hi - lo > 0 ? hi - lo : hi * 0.1 + 1);
+    lo = floor(lo / ystep) * ystep;
+    hi = ceil(hi / ystep) * ystep;
+    if (hi <= lo)
+        hi = lo + ystep;
+    double xstep = chart_nice_step(xmax > 0 ? xmax : 1);
+    double xhi = ceil(xmax * 1.05 / xstep) * xstep;
+    if (xhi <= 0)
+        xhi = xstep;
+    char *body = NULL;
+    size_t len = 0;
+    FILE *b = open_memstream(&body, &len);
+    if (!b)
+        return false;
+#define PX(v_) (x0 + (v_) / xhi * w)
+#define PY(ms_) (y0 + h - ((ms_) - lo) / (hi - lo) * h)
+    fprintf(b, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#999999\"/>\n", x0, y0,
+            w, h);
+    for (double v = lo; v <= hi + ystep * 1e-9; v += ystep)
+        fprintf(b, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+                x0, PY(v), x0 + w, PY(v), x0 - 6, PY(v) + 4, v);
+    for (double v = 0; v <= xhi + xstep * 1e-9; v += xstep)
+        fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", PX(v), y0 + h + 18, v);
+    fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">peak activation memory of a rank (%s)</text>\n",
+            x0 + w / 2, y0 + h + 38, bytes ? "GiB" : "activation sets held at once");
+    fprintf(b, "  <text x=\"18\" y=\"%.1f\" transform=\"rotate(-90 18 %.1f)\" text-anchor=\"middle\">makespan "
+               "(ms)</text>\n",
+            y0 + h / 2, y0 + h / 2);
+    if (limit > 0)
+        fprintf(b, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7f7f7f\" stroke-width=\"1.5\" "
+                   "stroke-dasharray=\"5 4\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#555555\">memory limit</text>\n",
+                PX(limit), y0, PX(limit), y0 + h, PX(limit) + 4, y0 + 14);
+    /* Each point numbered by its row; the rows listed on the right. */
+    const double lx = x0 + w + 30;
+    fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">schedule, with freezing (none)</text>\n", lx, y0 + 4);
+    for (size_t i = 0; i < r->n; i++) {
+        const compare_row *q = &r->row[i];
+        char name[48];
+        row_name(q, name, sizeof name);
+        double ly = y0 + 24 + 30.0 * (double)i;
+        if (!q->applicable) {
+            fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" fill=\"#999999\">%s: does not fit</text>\n", lx, ly, name);
+            continue;
+        }
+        double x = PX(row_x(q, bytes)), yb = PY(q->baseline_ms), yo = PY(q->optimised_ms);
+        const char *col = (long)i == r->recommended ? "#2ca02c" : q->fits ? "#d62728" : "#bbbbbb";
+        fprintf(b, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", x,
+                yb, x, yo, col);
+        fprintf(b, "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#ffffff\" stroke=\"#1f77b4\" stroke-width=\"2\">"
+                   "<title>%s, none: %.3f ms</title></circle>\n",
+                x, yb, name, q->baseline_ms);
+        fprintf(b, "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"><title>%s, timely: %.3f ms, speed-up "
+                   "%.4fx</title></circle>\n",
+                x, yo, col, name, q->optimised_ms, q->optimised_ms > 0 ? q->baseline_ms / q->optimised_ms : 1.0);
+        /* The number beside the point, left and right by turns so that
+         * neighbours in the same column stay apart. */
+        fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\"%s>%zu</text>\n",
+                i % 2 ? x - 7 : x + 7, yo + 4, col, i % 2 ? " text-anchor=\"end\"" : "", i + 1);
+        fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\"%s><tspan fill=\"%s\">%zu</tspan> %s%s%s</text>\n", lx, ly,
+                (long)i == r->recommended ? " font-weight=\"bold\"" : "", col, i + 1, name,
+                q->how ? " (re-derived)" : "", (long)i == r->recommended ? " *" : "");
+        fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#555555\">%.1f ms (%.1f ms), ", lx + 12,
+                ly + 13, q->optimised_ms, q->baseline_ms);
+        if (bytes)
+            fprintf(b, "%.2f GiB%s</text>\n", row_x(q, true), q->fits ? "" : ", over the limit");
+        else
+            fprintf(b, "%u sets</text>\n", q->peak_sets);
+    }
+#undef PX
+#undef PY
+    bool ok = !ferror(b);
+    ok = (fclose(b) == 0) && ok;
+    char title[160];
+    snprintf(title, sizeof title, "%s: schedules on %u ranks, %u microbatches", sp->name, sp->ranks, sp->microbatches);
+    char safe[256];
+    chart_comment_text(label, safe, sizeof safe);
+    tmpl_var vars[] = {{"SPEC_FILE", safe}, {"NAME", sp->name}, {"VERSION", version_string()},
+                       {"TITLE", title},     {"BODY", body ? body : ""}};
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    ok = ok && tmpl_render(f, text, vars, sizeof vars / sizeof *vars, &d);
+    diag_free(&d); /* the template is tfc's own: a failure here is out of memory or a bug */
+    free(body);
+    return ok && !ferror(f);
+}
+
+bool compare_folder(const spec *sp, const char *label, const compare_result *r, gen_folder *out, diag_list *d)
+{
+    gen_writer w;
+    if (!gen_open(&w)) {
+        diag_nomem(d, "writing compare.csv");
+        return false;
+    }
+    compare_write_csv(r, w.f);
+    if (!gen_close(out, "compare.csv", &w)) {
+        diag_nomem(d, "writing compare.csv");
+        return false;
+    }
+    if (!gen_open(&w)) {
+        diag_nomem(d, "writing compare.svg");
+        return false;
+    }
+    bool ok = compare_write_svg(sp, label, r, w.f);
+    if (!gen_close(out, "compare.svg", &w)) {
+        diag_nomem(d, "writing compare.svg");
+        return false;
+    }
+    if (!ok)
+        diag_error(d, NULL, 0, 0, "internal error: the template compare.svg.in is missing from this build");
+    return ok;
+}

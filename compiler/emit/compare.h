@@ -1,0 +1,50 @@
+/* compare: every built-in schedule for the spec's model, timings, ranks and
+ * microbatches (tfc plan --compare): baseline and optimised makespan, the
+ * freezing spent and peak activation memory per rank, sorted by optimised
+ * makespan, with the fastest that fits pipeline.memory_limit_bytes
+ * recommended; written as a table, JSON, CSV and an SVG chart. */
+#ifndef TFC_COMPARE_H
+#define TFC_COMPARE_H
+
+#include <stdio.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "gen.h"
+#include "plan.h"
+#include "spec.h"
+
+typedef struct compare_row {
+    spec_schedule kind;
+    uint32_t stages_per_rank;
+    bool applicable; /* planned; otherwise reason says why not */
+    char reason[200];
+    bool is_spec;  /* the spec's own schedule and timings */
+    unsigned how;  /* VARIANT_* (spec_variant.h): how its timings were found; 0 = the spec's */
+    size_t actions;
+    double baseline_ms, optimised_ms;
+    double mean_ratio; /* over the freezable actions */
+    uint32_t peak_sets;  /* most activation sets any rank holds at once */
+    uint64_t peak_bytes; /* the same in bytes, when bytes_known */
+    bool bytes_known;
+    bool fits; /* within pipeline.memory_limit_bytes (true without one) */
+} compare_row;
+
+typedef struct compare_result {
+    compare_row *row; /* applicable rows by optimised makespan, then the others */
+    size_t n;
+    long recommended; /* the fastest row that fits, or -1 */
+    long spec_row;    /* the spec's own schedule, or -1 */
+} compare_result;
+
+/* Plans each schedule under opt (per-schedule memory freed as it goes). */
+tfc_status compare_run(const spec *sp, const plan_options *opt, arena *a, diag_list *d, compare_result *out);
+void compare_print_text(const spec *sp, const char *label, const compare_result *r, FILE *f);
+void compare_print_json(const spec *sp, const char *label, const compare_result *r, FILE *f);
+void compare_write_csv(const compare_result *r, FILE *f);
+/* False when the template is missing (a build bug). */
+bool compare_write_svg(const spec *sp, const char *label, const compare_result *r, FILE *f);
+/* compare.csv and compare.svg appended to out; false with the reason in d. */
+bool compare_folder(const spec *sp, const char *label, const compare_result *r, gen_folder *out, diag_list *d);
+
+#endif
