@@ -162,13 +162,13 @@ static int solve_robust(lprec *lp, diag_list *d, bool *nomem)
         *nomem = true;
         return NOMEMORY;
     }
-    int ret = solve(lp);
+    int ret = lp_problem_solve(lp);
     if (ret != NUMFAILURE && ret != ACCURACYERROR && ret != DEGENERATE && ret != SUBOPTIMAL)
         return ret;
     int mode = get_anti_degen(lp);
     set_anti_degen(lp, ANTIDEGEN_DEFAULT);
     default_basis(lp);
-    ret = solve(lp);
+    ret = lp_problem_solve(lp);
     set_anti_degen(lp, mode);
     return ret;
 }

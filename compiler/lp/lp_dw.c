@@ -340,10 +340,10 @@ static master_result master_resolve(dw *w, master *m, int *ret)
 {
     if (!headroom(w, (size_t)w->S + 1, w->ncol))
         return MASTER_ERROR;
-    *ret = solve(m->lp);
+    *ret = lp_problem_solve(m->lp);
     if (*ret != OPTIMAL) {
         default_basis(m->lp);
-        *ret = solve(m->lp);
+        *ret = lp_problem_solve(m->lp);
         if (*ret != OPTIMAL) {
             lp_phase ph = m->phase;
             double lim = m->t_lim;
@@ -352,7 +352,7 @@ static master_result master_resolve(dw *w, master *m, int *ret)
                 return MASTER_ERROR;
             set_scaling(m->lp, SCALE_NONE);
             set_simplextype(m->lp, SIMPLEX_PRIMAL_PRIMAL);
-            *ret = solve(m->lp);
+            *ret = lp_problem_solve(m->lp);
         }
     }
     return *ret == OPTIMAL ? MASTER_SOLVED : MASTER_UNSOLVED;

@@ -3,6 +3,9 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "lp_problem.h"
 
+#include <lpsolve/lp_lib.h>
+#include <pthread.h>
+
 #include <sys/mman.h>
 
 const char *lp_phase_name(lp_phase phase)
@@ -100,4 +103,14 @@ tfc_status lp_problem_headroom(size_t rows, size_t cols, size_t nonzeros, diag_l
         return diag_nomem(d, "%s", what);
     munmap(probe, bytes);
     return TFC_OK;
+}
+
+static pthread_mutex_t solve_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int lp_problem_solve(lprec *lp)
+{
+    pthread_mutex_lock(&solve_lock);
+    int ret = solve(lp);
+    pthread_mutex_unlock(&solve_lock);
+    return ret;
 }

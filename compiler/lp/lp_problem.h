@@ -134,4 +134,11 @@ bool lp_kept_edge(const sched *s, uint32_t u, uint32_t v, bool *program_done);
  * ulimit -v sweeps (docs/freeze-lp.md, "Out of memory"). */
 tfc_status lp_problem_headroom(size_t rows, size_t cols, size_t nonzeros, diag_list *d, const char *what);
 
+/* lp_solve's solve() under one lock for the whole process: its LU
+ * factorisation (LUSOL) keeps working variables in statics, so solves on
+ * two threads at once (tfc plan --compare plans schedules on threads) must
+ * not overlap. Everything else tfc does between solves runs in parallel. */
+struct _lprec;
+int lp_problem_solve(struct _lprec *lp);
+
 #endif

@@ -333,6 +333,24 @@ if len(texts) != 1:
 if "recommended (*)" not in r.stdout or "re-derived" not in r.stdout:
     bad.append("the default spec's table has no recommendation or no re-derived row:\n" + r.stdout)
 
+# Threads: a larger spec (8 ranks, 32 microbatches, solves that overlap)
+# gives the same bytes on one thread and on seven.
+big = random_spec(random.Random(7), 1)
+big.update(ranks=8, m=32, schedule="1F1B", v=1, limit=None)
+big["stages"] = [{"name": f"s{s}", "params": [(f"t{s}_{j}", 1000 + 7 * s + j) for j in range(3)], "act": 10**6}
+                 for s in range(8)]
+big["times"] = [{"f": 1.0 + 0.1 * (s % 3), "b": 2.0 + 0.3 * (s % 2), "bf": 1.1} for s in range(8)]
+open(os.path.join(W, "big.yaml"), "w").write(yaml_spec(big))
+outs = []
+for threads in ("1", "7"):
+    env = dict(os.environ, TFC_TEST_COMPARE_THREADS=threads)
+    r = subprocess.run([TFC, "plan", os.path.join(W, "big.yaml"), "--compare", os.path.join(W, "big" + threads),
+                        "--json", "-q"], capture_output=True, text=True, env=env)
+    outs.append((r.returncode, r.stdout, open(os.path.join(W, "big" + threads, "compare.csv")).read()
+                 if r.returncode == 0 else ""))
+if outs[0] != outs[1] or outs[0][0] != 0:
+    bad.append("--compare on one thread and on seven differ (or failed)")
+
 # A file name with "--" (not allowed inside an XML comment) still gives XML.
 dash = os.path.join(W, "a--b.yaml")
 open(dash, "w").write(open(default).read())
