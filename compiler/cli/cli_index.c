@@ -97,8 +97,10 @@ static int parse(int argc, char **argv, index_args *a)
     if (strcmp(a->verb, "build") && strcmp(a->verb, "query") && strcmp(a->verb, "dedup") && strcmp(a->verb, "order"))
         return usage("unknown command (build, query, dedup, order):", a->verb);
     a->tokens = calloc((size_t)argc, sizeof *a->tokens);
-    if (!a->tokens)
-        return usage("out of memory", NULL);
+    if (!a->tokens) { /* not a usage error: exit 6 like every other out of memory */
+        fputs("tfc: error: out of memory reading the command line\n", stderr);
+        return EXIT_NOMEM;
+    }
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
