@@ -441,8 +441,8 @@ int cli_verify(int argc, char **argv)
     }
     gen_folder_free(&g);
     free(m.e);
+    st = cli_report(&d, st); /* before the arena goes: the diagnostics name files kept in it */
     arena_free(&a);
-    st = cli_report(&d, st);
     if (fflush(stdout) != 0 && st == TFC_OK)
         st = TFC_IO;
     if (st != TFC_OK)
