@@ -740,7 +740,9 @@ static bool balance(dw *w, double t_lim, double total_lim, double deadline, doub
         if (z_bad < 0.0)
             z_bad = 0.0;
         bool first = true;
-        while (ok && z_ok - z_bad > DW_Z_TOL) {
+        /* The bracket is closed at DW_Z_TOL, with room for the rounding of
+         * z_ok - DW_Z_TOL: the first check's bracket is DW_Z_TOL exactly. */
+        while (ok && z_ok - z_bad > DW_Z_TOL * (1.0 + 1e-6)) {
             /* First just under the feasible end: usually infeasible, and
              * then the bisection is over at once. */
             double z = first ? z_ok - DW_Z_TOL : 0.5 * (z_ok + z_bad);
