@@ -928,6 +928,20 @@ static inline uint32_t llama8b_interleaved_lcp_unit_min2(const llama8b_interleav
     return r == 0 ? (ix->idmin2 ? ix->idmin2[u] : 0u) : im2[r - 1][u];
 }
 
+/* Puts units [u0, u1) of rank r into the list of the need units with the
+ * smallest minima (as llama8b_interleaved_lcp_pick_keep), reading their minima in turn. */
+static inline void llama8b_interleaved_lcp_pick_run(const llama8b_interleaved_lcp_index *ix, const uint32_t *const *im, uint32_t r, uint64_t u0, uint64_t u1,
+                               uint64_t need, uint64_t *pu, uint32_t *pm, uint8_t *pr, uint64_t *np)
+{
+    const uint32_t *a = r == 0 ? ix->idmin : im[r - 1];
+    uint32_t bound = *np == need ? pm[need - 1] : UINT32_MAX;
+    for (uint64_t u = u0; u < u1; u++)
+        if (a[u] < bound) {
+            llama8b_interleaved_lcp_pick_keep(pu, pm, pr, need, np, r, u, a[u]);
+            bound = *np == need ? pm[need - 1] : UINT32_MAX;
+        }
+}
+
 /* The need (at most PICK) units of [fa[s], fb[s]) (s = 0, 1; whole blocks)
  * with the smallest minima, ascending, into pick, pmin and prank (the
  * unit's rank: 0 for a block); returns how many. The ranges are cut into
@@ -949,15 +963,27 @@ static inline uint64_t llama8b_interleaved_lcp_pick_blocks(const llama8b_interle
     uint64_t pu[2][llama8b_interleaved_lcp_PICK], np[2] = {0, 0};
     uint32_t pm[2][llama8b_interleaved_lcp_PICK];
     uint8_t pr[2][llama8b_interleaved_lcp_PICK];
-    for (int s = 0; s < 2; s++)
-        for (uint64_t b = fa[s]; b < fb[s];) {
-            uint32_t r = levels;
-            while (r > 0 && (b % llama8b_interleaved_lcp_up_blocks(r) != 0 || b + llama8b_interleaved_lcp_up_blocks(r) > fb[s]))
-                r--;
-            uint64_t u = b / llama8b_interleaved_lcp_up_blocks(r);
-            llama8b_interleaved_lcp_pick_keep(pu[0], pm[0], pr[0], need, &np[0], r, u, llama8b_interleaved_lcp_unit_min(ix, im, r, u));
-            b += llama8b_interleaved_lcp_up_blocks(r);
+    for (int s = 0; s < 2; s++) {
+        /* The largest aligned units: rising ranks up to the first boundary
+         * of the next rank, the top rank while it fits, falling ranks to
+         * the end; each rank's units are one stretch of its array. */
+        uint64_t b = fa[s], e = fb[s];
+        uint32_t r = 0;
+        for (; r < levels; r++) {
+            uint64_t next = (b + llama8b_interleaved_lcp_up_blocks(r + 1) - 1) / llama8b_interleaved_lcp_up_blocks(r + 1) * llama8b_interleaved_lcp_up_blocks(r + 1);
+            if (next + llama8b_interleaved_lcp_up_blocks(r + 1) > e) /* no unit of rank r + 1 fits */
+                break;
+            llama8b_interleaved_lcp_pick_run(ix, im, r, b >> (5u * r), next >> (5u * r), need, pu[0], pm[0], pr[0], &np[0]);
+            b = next;
         }
+        for (;; r--) {
+            uint64_t end = b + (e - b) / llama8b_interleaved_lcp_up_blocks(r) * llama8b_interleaved_lcp_up_blocks(r);
+            llama8b_interleaved_lcp_pick_run(ix, im, r, b >> (5u * r), end >> (5u * r), need, pu[0], pm[0], pr[0], &np[0]);
+            b = end;
+            if (r == 0)
+                break;
+        }
+    }
     int cur = 0;
     for (uint32_t round = 0; round < levels; round++) {
         uint32_t bound = np[cur] == need ? pm[cur][need - 1] : UINT32_MAX;
@@ -1072,33 +1098,90 @@ static inline void llama8b_interleaved_lcp_take_smallest(const llama8b_interleav
         llama8b_interleaved_lcp_take_range(ix, pick[i] * llama8b_interleaved_lcp_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcp_DIR_STEP, pmin[i], best, need, cnt);
 }
 
-/* The run of positions sharing at least v tokens with the query grows left
- * from x: perm[x - 1] joins while lcp_at(x) >= v, a whole block at a time
- * where the block's smallest LCP allows. Returns the run's first position;
- * with coarse, stops instead at the end of the first whole block that
- * fails, leaving its positions to a second call. */
-static inline uint64_t llama8b_interleaved_lcp_grow_left(const llama8b_interleaved_lcp_index *ix, const llama8b_interleaved_lcp_up_view *up, uint64_t x, uint32_t v, bool coarse)
+/* The minimum of entry i of rank r over the blocks: a block's smallest
+ * LCP (r = 0) or an up level's unit's. */
+static inline uint32_t llama8b_interleaved_lcp_rank_lcp(const llama8b_interleaved_lcp_index *ix, const uint32_t *const *lm, uint32_t r, uint64_t i)
+{
+    return r == 0 ? ix->lcpmin[i] : lm[r - 1][i];
+}
+
+/* The last block b <= B whose smallest LCP is below v (v >= 1: block 0
+ * holds lcp[0] = 0, so there is one). Each rank's stretch, up to the
+ * start of its unit of the next rank, is read in turn, backwards: the
+ * blocks from B, then the units of rank 1, 2, ... left of the one holding
+ * B; from the first unit found, its last part below v, rank by rank down
+ * to a block. */
+static inline uint64_t llama8b_interleaved_lcp_left_stop(const llama8b_interleaved_lcp_index *ix, const llama8b_interleaved_lcp_up_view *up, uint64_t B, uint32_t v)
 {
     const uint32_t *const *lm = up->lm;
-    uint32_t levels = up->levels;
+    uint32_t levels = up->levels, r = 0;
+    uint64_t i = B, u = 0;
+    bool found = false;
+    for (uint64_t k = i + 1, lo = levels ? i & ~31ull : 0; !found && k-- > lo;)
+        if (ix->lcpmin[k] < v)
+            u = k, found = true;
+    while (!found && r < levels) {
+        r++;
+        i >>= 5;
+        for (uint64_t k = i, lo = r < levels ? i & ~31ull : 0; !found && k-- > lo;)
+            if (lm[r - 1][k] < v)
+                u = k, found = true;
+    }
+    if (!found)
+        return 0;
+    for (; r > 0; r--) { /* a unit below v has a part below v */
+        uint64_t c = u * 32 + 32;
+        while (c-- > u * 32 + 1 && llama8b_interleaved_lcp_rank_lcp(ix, lm, r - 1, c) >= v)
+            ;
+        u = c;
+    }
+    return u;
+}
+
+/* The first block b >= B (B < n / STEP, the whole blocks) whose smallest
+ * LCP is below v, or that is not whole (b = n / STEP): left_stop's
+ * mirror, where a unit that is not whole counts as one to stop in. */
+static inline uint64_t llama8b_interleaved_lcp_right_stop(const llama8b_interleaved_lcp_index *ix, const llama8b_interleaved_lcp_up_view *up, uint64_t B, uint32_t v)
+{
+    const uint32_t *const *lm = up->lm;
+    uint32_t levels = up->levels, r = 0;
+    uint64_t nb = ix->n / llama8b_interleaved_lcp_DIR_STEP, i = B, u = 0;
+    bool found = false;
+    for (uint64_t k = i, hi = levels ? i | 31u : UINT64_MAX; !found && k <= hi; k++)
+        if (k >= nb || ix->lcpmin[k] < v)
+            u = k, found = true;
+    while (!found && r < levels) {
+        r++;
+        i >>= 5;
+        uint64_t whole = nb >> (5u * r);
+        for (uint64_t k = i + 1, hi = r < levels ? i | 31u : UINT64_MAX; !found && k <= hi; k++)
+            if (k >= whole || lm[r - 1][k] < v)
+                u = k, found = true;
+    }
+    for (; r > 0; r--) { /* a unit below v, or not whole, has a part that is */
+        uint64_t whole = nb >> (5u * (r - 1)), c = u * 32;
+        while (c < u * 32 + 31 && c < whole && llama8b_interleaved_lcp_rank_lcp(ix, lm, r - 1, c) >= v)
+            c++;
+        u = c;
+    }
+    return u;
+}
+
+/* The run of positions sharing at least v tokens with the query grows left
+ * from x: perm[x - 1] joins while lcp_at(x) >= v, whole blocks and units
+ * at once where their smallest LCP allows (left_stop). Returns the run's
+ * first position; with coarse, stops instead at the end of the first
+ * whole block that fails, leaving its positions to a second call. */
+static inline uint64_t llama8b_interleaved_lcp_grow_left(const llama8b_interleaved_lcp_index *ix, const llama8b_interleaved_lcp_up_view *up, uint64_t x, uint32_t v, bool coarse)
+{
     while (x > 0) {
         if (ix->lcpmin && x % llama8b_interleaved_lcp_DIR_STEP == llama8b_interleaved_lcp_DIR_STEP - 1) {
-            bool jumped = false; /* a whole unit joins (unit 0 never does: lcp[0] is 0 < v) */
-            for (uint32_t L = levels; L-- > 0 && !jumped;) {
-                uint64_t span = llama8b_interleaved_lcp_up_blocks(L + 1) * llama8b_interleaved_lcp_DIR_STEP;
-                if (x % span == span - 1 && lm[L][x / span] >= v) {
-                    x -= span;
-                    jumped = true;
-                }
-            }
-            if (jumped)
-                continue;
-            if (ix->lcpmin[x / llama8b_interleaved_lcp_DIR_STEP] >= v) {
-                x -= llama8b_interleaved_lcp_DIR_STEP;
-                continue;
-            }
+            x = llama8b_interleaved_lcp_left_stop(ix, up, x / llama8b_interleaved_lcp_DIR_STEP, v) * llama8b_interleaved_lcp_DIR_STEP + llama8b_interleaved_lcp_DIR_STEP - 1;
             if (coarse)
                 return x;
+            while (x > 0 && llama8b_interleaved_lcp_lcp_at(ix, x) >= v) /* within the block: it has a position below v */
+                x--;
+            return x;
         }
         if (llama8b_interleaved_lcp_lcp_at(ix, x) < v)
             break;
@@ -1108,29 +1191,18 @@ static inline uint64_t llama8b_interleaved_lcp_grow_left(const llama8b_interleav
 }
 
 /* The same to the right: perm[x] joins while lcp_at(x) >= v; returns the
- * position after the run (coarse: the start of the first failing block). */
+ * position after the run (coarse: the start of the first failing block,
+ * or of the last, partial one). */
 static inline uint64_t llama8b_interleaved_lcp_grow_right(const llama8b_interleaved_lcp_index *ix, const llama8b_interleaved_lcp_up_view *up, uint64_t x, uint32_t v, bool coarse)
 {
-    const uint32_t *const *lm = up->lm;
-    uint32_t levels = up->levels;
     while (x < ix->n) {
         if (ix->lcpmin && x % llama8b_interleaved_lcp_DIR_STEP == 0 && x + llama8b_interleaved_lcp_DIR_STEP <= ix->n) {
-            bool jumped = false;
-            for (uint32_t L = levels; L-- > 0 && !jumped;) {
-                uint64_t span = llama8b_interleaved_lcp_up_blocks(L + 1) * llama8b_interleaved_lcp_DIR_STEP;
-                if (x % span == 0 && x + span <= ix->n && lm[L][x / span] >= v) {
-                    x += span;
-                    jumped = true;
-                }
-            }
-            if (jumped)
-                continue;
-            if (ix->lcpmin[x / llama8b_interleaved_lcp_DIR_STEP] >= v) {
-                x += llama8b_interleaved_lcp_DIR_STEP;
-                continue;
-            }
+            x = llama8b_interleaved_lcp_right_stop(ix, up, x / llama8b_interleaved_lcp_DIR_STEP, v) * llama8b_interleaved_lcp_DIR_STEP;
             if (coarse)
                 return x;
+            while (x < ix->n && llama8b_interleaved_lcp_lcp_at(ix, x) >= v)
+                x++;
+            return x;
         }
         if (llama8b_interleaved_lcp_lcp_at(ix, x) < v)
             break;
@@ -2587,6 +2659,20 @@ static inline uint32_t llama8b_interleaved_lcpd_unit_min2(const llama8b_interlea
     return r == 0 ? (ix->idmin2 ? ix->idmin2[u] : 0u) : im2[r - 1][u];
 }
 
+/* Puts units [u0, u1) of rank r into the list of the need units with the
+ * smallest minima (as llama8b_interleaved_lcpd_pick_keep), reading their minima in turn. */
+static inline void llama8b_interleaved_lcpd_pick_run(const llama8b_interleaved_lcpd_index *ix, const uint32_t *const *im, uint32_t r, uint64_t u0, uint64_t u1,
+                               uint64_t need, uint64_t *pu, uint32_t *pm, uint8_t *pr, uint64_t *np)
+{
+    const uint32_t *a = r == 0 ? ix->idmin : im[r - 1];
+    uint32_t bound = *np == need ? pm[need - 1] : UINT32_MAX;
+    for (uint64_t u = u0; u < u1; u++)
+        if (a[u] < bound) {
+            llama8b_interleaved_lcpd_pick_keep(pu, pm, pr, need, np, r, u, a[u]);
+            bound = *np == need ? pm[need - 1] : UINT32_MAX;
+        }
+}
+
 /* The need (at most PICK) units of [fa[s], fb[s]) (s = 0, 1; whole blocks)
  * with the smallest minima, ascending, into pick, pmin and prank (the
  * unit's rank: 0 for a block); returns how many. The ranges are cut into
@@ -2608,15 +2694,27 @@ static inline uint64_t llama8b_interleaved_lcpd_pick_blocks(const llama8b_interl
     uint64_t pu[2][llama8b_interleaved_lcpd_PICK], np[2] = {0, 0};
     uint32_t pm[2][llama8b_interleaved_lcpd_PICK];
     uint8_t pr[2][llama8b_interleaved_lcpd_PICK];
-    for (int s = 0; s < 2; s++)
-        for (uint64_t b = fa[s]; b < fb[s];) {
-            uint32_t r = levels;
-            while (r > 0 && (b % llama8b_interleaved_lcpd_up_blocks(r) != 0 || b + llama8b_interleaved_lcpd_up_blocks(r) > fb[s]))
-                r--;
-            uint64_t u = b / llama8b_interleaved_lcpd_up_blocks(r);
-            llama8b_interleaved_lcpd_pick_keep(pu[0], pm[0], pr[0], need, &np[0], r, u, llama8b_interleaved_lcpd_unit_min(ix, im, r, u));
-            b += llama8b_interleaved_lcpd_up_blocks(r);
+    for (int s = 0; s < 2; s++) {
+        /* The largest aligned units: rising ranks up to the first boundary
+         * of the next rank, the top rank while it fits, falling ranks to
+         * the end; each rank's units are one stretch of its array. */
+        uint64_t b = fa[s], e = fb[s];
+        uint32_t r = 0;
+        for (; r < levels; r++) {
+            uint64_t next = (b + llama8b_interleaved_lcpd_up_blocks(r + 1) - 1) / llama8b_interleaved_lcpd_up_blocks(r + 1) * llama8b_interleaved_lcpd_up_blocks(r + 1);
+            if (next + llama8b_interleaved_lcpd_up_blocks(r + 1) > e) /* no unit of rank r + 1 fits */
+                break;
+            llama8b_interleaved_lcpd_pick_run(ix, im, r, b >> (5u * r), next >> (5u * r), need, pu[0], pm[0], pr[0], &np[0]);
+            b = next;
         }
+        for (;; r--) {
+            uint64_t end = b + (e - b) / llama8b_interleaved_lcpd_up_blocks(r) * llama8b_interleaved_lcpd_up_blocks(r);
+            llama8b_interleaved_lcpd_pick_run(ix, im, r, b >> (5u * r), end >> (5u * r), need, pu[0], pm[0], pr[0], &np[0]);
+            b = end;
+            if (r == 0)
+                break;
+        }
+    }
     int cur = 0;
     for (uint32_t round = 0; round < levels; round++) {
         uint32_t bound = np[cur] == need ? pm[cur][need - 1] : UINT32_MAX;
@@ -2731,33 +2829,90 @@ static inline void llama8b_interleaved_lcpd_take_smallest(const llama8b_interlea
         llama8b_interleaved_lcpd_take_range(ix, pick[i] * llama8b_interleaved_lcpd_DIR_STEP, (pick[i] + 1) * llama8b_interleaved_lcpd_DIR_STEP, pmin[i], best, need, cnt);
 }
 
-/* The run of positions sharing at least v tokens with the query grows left
- * from x: perm[x - 1] joins while lcp_at(x) >= v, a whole block at a time
- * where the block's smallest LCP allows. Returns the run's first position;
- * with coarse, stops instead at the end of the first whole block that
- * fails, leaving its positions to a second call. */
-static inline uint64_t llama8b_interleaved_lcpd_grow_left(const llama8b_interleaved_lcpd_index *ix, const llama8b_interleaved_lcpd_up_view *up, uint64_t x, uint32_t v, bool coarse)
+/* The minimum of entry i of rank r over the blocks: a block's smallest
+ * LCP (r = 0) or an up level's unit's. */
+static inline uint32_t llama8b_interleaved_lcpd_rank_lcp(const llama8b_interleaved_lcpd_index *ix, const uint32_t *const *lm, uint32_t r, uint64_t i)
+{
+    return r == 0 ? ix->lcpmin[i] : lm[r - 1][i];
+}
+
+/* The last block b <= B whose smallest LCP is below v (v >= 1: block 0
+ * holds lcp[0] = 0, so there is one). Each rank's stretch, up to the
+ * start of its unit of the next rank, is read in turn, backwards: the
+ * blocks from B, then the units of rank 1, 2, ... left of the one holding
+ * B; from the first unit found, its last part below v, rank by rank down
+ * to a block. */
+static inline uint64_t llama8b_interleaved_lcpd_left_stop(const llama8b_interleaved_lcpd_index *ix, const llama8b_interleaved_lcpd_up_view *up, uint64_t B, uint32_t v)
 {
     const uint32_t *const *lm = up->lm;
-    uint32_t levels = up->levels;
+    uint32_t levels = up->levels, r = 0;
+    uint64_t i = B, u = 0;
+    bool found = false;
+    for (uint64_t k = i + 1, lo = levels ? i & ~31ull : 0; !found && k-- > lo;)
+        if (ix->lcpmin[k] < v)
+            u = k, found = true;
+    while (!found && r < levels) {
+        r++;
+        i >>= 5;
+        for (uint64_t k = i, lo = r < levels ? i & ~31ull : 0; !found && k-- > lo;)
+            if (lm[r - 1][k] < v)
+                u = k, found = true;
+    }
+    if (!found)
+        return 0;
+    for (; r > 0; r--) { /* a unit below v has a part below v */
+        uint64_t c = u * 32 + 32;
+        while (c-- > u * 32 + 1 && llama8b_interleaved_lcpd_rank_lcp(ix, lm, r - 1, c) >= v)
+            ;
+        u = c;
+    }
+    return u;
+}
+
+/* The first block b >= B (B < n / STEP, the whole blocks) whose smallest
+ * LCP is below v, or that is not whole (b = n / STEP): left_stop's
+ * mirror, where a unit that is not whole counts as one to stop in. */
+static inline uint64_t llama8b_interleaved_lcpd_right_stop(const llama8b_interleaved_lcpd_index *ix, const llama8b_interleaved_lcpd_up_view *up, uint64_t B, uint32_t v)
+{
+    const uint32_t *const *lm = up->lm;
+    uint32_t levels = up->levels, r = 0;
+    uint64_t nb = ix->n / llama8b_interleaved_lcpd_DIR_STEP, i = B, u = 0;
+    bool found = false;
+    for (uint64_t k = i, hi = levels ? i | 31u : UINT64_MAX; !found && k <= hi; k++)
+        if (k >= nb || ix->lcpmin[k] < v)
+            u = k, found = true;
+    while (!found && r < levels) {
+        r++;
+        i >>= 5;
+        uint64_t whole = nb >> (5u * r);
+        for (uint64_t k = i + 1, hi = r < levels ? i | 31u : UINT64_MAX; !found && k <= hi; k++)
+            if (k >= whole || lm[r - 1][k] < v)
+                u = k, found = true;
+    }
+    for (; r > 0; r--) { /* a unit below v, or not whole, has a part that is */
+        uint64_t whole = nb >> (5u * (r - 1)), c = u * 32;
+        while (c < u * 32 + 31 && c < whole && llama8b_interleaved_lcpd_rank_lcp(ix, lm, r - 1, c) >= v)
+            c++;
+        u = c;
+    }
+    return u;
+}
+
+/* The run of positions sharing at least v tokens with the query grows left
+ * from x: perm[x - 1] joins while lcp_at(x) >= v, whole blocks and units
+ * at once where their smallest LCP allows (left_stop). Returns the run's
+ * first position; with coarse, stops instead at the end of the first
+ * whole block that fails, leaving its positions to a second call. */
+static inline uint64_t llama8b_interleaved_lcpd_grow_left(const llama8b_interleaved_lcpd_index *ix, const llama8b_interleaved_lcpd_up_view *up, uint64_t x, uint32_t v, bool coarse)
+{
     while (x > 0) {
         if (ix->lcpmin && x % llama8b_interleaved_lcpd_DIR_STEP == llama8b_interleaved_lcpd_DIR_STEP - 1) {
-            bool jumped = false; /* a whole unit joins (unit 0 never does: lcp[0] is 0 < v) */
-            for (uint32_t L = levels; L-- > 0 && !jumped;) {
-                uint64_t span = llama8b_interleaved_lcpd_up_blocks(L + 1) * llama8b_interleaved_lcpd_DIR_STEP;
-                if (x % span == span - 1 && lm[L][x / span] >= v) {
-                    x -= span;
-                    jumped = true;
-                }
-            }
-            if (jumped)
-                continue;
-            if (ix->lcpmin[x / llama8b_interleaved_lcpd_DIR_STEP] >= v) {
-                x -= llama8b_interleaved_lcpd_DIR_STEP;
-                continue;
-            }
+            x = llama8b_interleaved_lcpd_left_stop(ix, up, x / llama8b_interleaved_lcpd_DIR_STEP, v) * llama8b_interleaved_lcpd_DIR_STEP + llama8b_interleaved_lcpd_DIR_STEP - 1;
             if (coarse)
                 return x;
+            while (x > 0 && llama8b_interleaved_lcpd_lcp_at(ix, x) >= v) /* within the block: it has a position below v */
+                x--;
+            return x;
         }
         if (llama8b_interleaved_lcpd_lcp_at(ix, x) < v)
             break;
@@ -2767,29 +2922,18 @@ static inline uint64_t llama8b_interleaved_lcpd_grow_left(const llama8b_interlea
 }
 
 /* The same to the right: perm[x] joins while lcp_at(x) >= v; returns the
- * position after the run (coarse: the start of the first failing block). */
+ * position after the run (coarse: the start of the first failing block,
+ * or of the last, partial one). */
 static inline uint64_t llama8b_interleaved_lcpd_grow_right(const llama8b_interleaved_lcpd_index *ix, const llama8b_interleaved_lcpd_up_view *up, uint64_t x, uint32_t v, bool coarse)
 {
-    const uint32_t *const *lm = up->lm;
-    uint32_t levels = up->levels;
     while (x < ix->n) {
         if (ix->lcpmin && x % llama8b_interleaved_lcpd_DIR_STEP == 0 && x + llama8b_interleaved_lcpd_DIR_STEP <= ix->n) {
-            bool jumped = false;
-            for (uint32_t L = levels; L-- > 0 && !jumped;) {
-                uint64_t span = llama8b_interleaved_lcpd_up_blocks(L + 1) * llama8b_interleaved_lcpd_DIR_STEP;
-                if (x % span == 0 && x + span <= ix->n && lm[L][x / span] >= v) {
-                    x += span;
-                    jumped = true;
-                }
-            }
-            if (jumped)
-                continue;
-            if (ix->lcpmin[x / llama8b_interleaved_lcpd_DIR_STEP] >= v) {
-                x += llama8b_interleaved_lcpd_DIR_STEP;
-                continue;
-            }
+            x = llama8b_interleaved_lcpd_right_stop(ix, up, x / llama8b_interleaved_lcpd_DIR_STEP, v) * llama8b_interleaved_lcpd_DIR_STEP;
             if (coarse)
                 return x;
+            while (x < ix->n && llama8b_interleaved_lcpd_lcp_at(ix, x) >= v)
+                x++;
+            return x;
         }
         if (llama8b_interleaved_lcpd_lcp_at(ix, x) < v)
             break;
