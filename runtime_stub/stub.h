@@ -4,7 +4,8 @@
  * per-rank queues (a rank blocks until an action's inputs have arrived);
  * each action "computes" by sleeping until an absolute deadline, its start
  * plus its duration, so many ranks share few cores. Durations come from the
- * caller (the generated masks decide the backward ones). */
+ * caller (the generated masks decide the backward ones), every action's for
+ * a step before that step's clock starts. */
 #ifndef TFC_STUB_H
 #define TFC_STUB_H
 
