@@ -11,6 +11,10 @@ lp_solve run reports (`tfc plan SPEC --json`, field "lp").
                                          microbatches 4-128: its largest ratio
                                          is HiGHS's phase-3 optimum, and never
                                          above balance: none's
+    lp_oracle.py TFC --balance-random N  phase 3 on N random specs where it
+                                         lowers the largest ratio: HiGHS's
+                                         phase-3 optimum and lp_solve's whole
+                                         LP agree with the decomposition
     lp_oracle.py --time DUMP             print HiGHS's phase-1 solve time
 """
 import json
@@ -51,8 +55,18 @@ def load(path):
     A = csr_matrix((data, indices, indptr), shape=(len(b), n))
     bounds = [(0, None)] * n
     for c in lp["x_cols"]:
-        bounds[c] = (0, 1)
+        bounds[c] = (0, lp.get("x_max", 1))
     return lp, A, np.array(b), bounds
+
+
+def highs(c, A, b, bounds):
+    """linprog with HiGHS; once more without presolve when presolve calls
+    the LP infeasible (scipy 1.10's HiGHS does on a GPipe 2 x 6 LP that
+    solves without it: x = 0 is always feasible here)."""
+    r = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+    if r.status == 2:
+        r = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs", options={"presolve": False})
+    return r
 
 
 def phase1(lp, A, b, bounds):
@@ -60,7 +74,7 @@ def phase1(lp, A, b, bounds):
     c1 = np.zeros(lp["cols"])
     c1[lp["t_col"]] = 1.0
     t0 = time.perf_counter()
-    r1 = linprog(c1, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+    r1 = highs(c1, A, b, bounds)
     dt = time.perf_counter() - t0
     if r1.status != 0:
         raise SystemExit(f"HiGHS phase 1: {r1.message}")
@@ -74,7 +88,7 @@ def solve(lp, A, b, bounds):
     bounds2[lp["t_col"]] = (0, t_star * (1 + lp["rel_tol"]) + lp["abs_tol"])
     c2 = np.zeros(n)
     c2[lp["x_cols"]] = 1.0
-    r2 = linprog(c2, A_ub=A, b_ub=b, bounds=bounds2, method="highs")
+    r2 = highs(c2, A, b, bounds2)
     if r2.status != 0:
         raise SystemExit(f"HiGHS phase 2: {r2.message}")
     return t_star, r2.fun, t1
@@ -94,11 +108,11 @@ def phase3(lp, A, b, bounds, t_star, total):
     top = hstack([vstack(rows), csr_matrix((A.shape[0] + 1, 1))])
     A3 = vstack([top, xz]).tocsr()
     b3 = np.concatenate([b, [total * (1 + lp["rel_tol"]) + lp["abs_tol"]], np.zeros(k)])
-    bounds3 = list(bounds) + [(0, 1)]
+    bounds3 = list(bounds) + [(0, lp.get("x_max", 1))]
     bounds3[lp["t_col"]] = (0, t_star * (1 + lp["rel_tol"]) + lp["abs_tol"])
     c3 = np.zeros(n + 1)
     c3[z] = 1.0
-    r3 = linprog(c3, A_ub=A3, b_ub=b3, bounds=bounds3, method="highs")
+    r3 = highs(c3, A3, b3, bounds3)
     if r3.status != 0:
         raise SystemExit(f"HiGHS phase 3: {r3.message}")
     return r3.fun
@@ -161,6 +175,70 @@ def balance_grid(tfc):
     return 1 if bad else 0
 
 
+def balance_random(tfc, count):
+    """Phase 3 where it really bisects: random small specs (every split and
+    unsplit schedule, timings 0.5-2 ms, tight caps, per-action caps) whose
+    minmax plan lowers the largest ratio below balance: none's. On each, the
+    decomposition's largest ratio against HiGHS's phase-3 optimum of the
+    dumped LP and against lp_solve on the whole LP (--lp-method direct),
+    the makespan and total against balance: none's. At least a fifth of
+    the specs must lower it, or the check would test nothing."""
+    rng = random.Random(20261202)
+    bad = lower = 0
+    with tempfile.TemporaryDirectory() as d:
+        for i in range(count):
+            sched = rng.choice(["GPipe", "1F1B", "ZBH1", "ZBV", "Interleaved1F1B"])
+            p = rng.choice([2, 3, 4])
+            v = 2 if sched in ("ZBV", "Interleaved1F1B") else 1
+            m = p * rng.choice([1, 2, 3]) if sched != "GPipe" else rng.choice([2, 4, 6])
+            fwd = [round(rng.uniform(0.5, 2.0), 3) for _ in range(p * v)]
+            lines = ["tfc: 1", f"name: b{i}", "model:", "  stages:"]
+            lines += ["    - params: [{name: w, numel: 1}]"] * (p * v)
+            lines.append(f"pipeline: {{schedule: {sched}, ranks: {p}, stages_per_rank: {v}, microbatches: {m}}}")
+            comm = rng.choice([0, 0.05, 0.3])
+            if sched in ("ZBH1", "ZBV"):
+                w = [round(x * rng.uniform(0.5, 1.5), 3) for x in fwd]
+                lines.append(f"timing: {{forward_ms: {fwd}, backward_input_ms: {fwd}, backward_weight_ms: {w}, "
+                             f"comm_ms: {comm}}}")
+            else:
+                lines.append(f"timing: {{forward_ms: {fwd}, backward_ms: {[round(2 * x, 3) for x in fwd]}, "
+                             f"backward_frozen_ms: {fwd}, comm_ms: {comm}}}")
+            freeze = f"max_ratio: {rng.choice([0.1, 0.2, 0.3, 0.5, 0.9])}" + rng.choice(
+                ["", ", max_action_ratio: 0.7", ", max_action_ratio: 0.95"])
+            paths = {}
+            for bal in ("none", "minmax"):
+                paths[bal] = os.path.join(d, f"b{i}_{bal}.yaml")
+                with open(paths[bal], "w") as fh:
+                    fh.write("\n".join(lines + [f"freeze: {{{freeze}, balance: {bal}}}"]) + "\n")
+            mm, nn = plan_json(tfc, paths["minmax"]), plan_json(tfc, paths["none"])
+            direct = json.loads(subprocess.run([tfc, "plan", paths["minmax"], "--json", "--lp-method", "direct"],
+                                               check=True, capture_output=True, text=True).stdout)
+            dump = os.path.join(d, "lp.json")
+            subprocess.run([tfc, "plan", paths["none"], "--dump-lp", dump], check=True)
+            lp, A, b, bounds = load(dump)
+            t_star, total, _ = solve(lp, A, b, bounds)
+            z_star = phase3(lp, A, b, bounds, t_star, total)
+            xm = max(a["freeze_ratio"] for a in mm["actions"])
+            xn = max(a["freeze_ratio"] for a in nn["actions"])
+            xd = max(a["freeze_ratio"] for a in direct["actions"])
+            ok = (abs(mm["lp"]["t_star_ms"] - nn["lp"]["t_star_ms"]) <= 1e-9 * nn["lp"]["t_star_ms"]
+                  and abs(mm["lp"]["total_freeze"] - nn["lp"]["total_freeze"]) <= 1e-9 * (1 + nn["lp"]["total_freeze"])
+                  and abs(mm["makespan_ms"] - nn["makespan_ms"]) <= 1e-6 * nn["makespan_ms"]
+                  and abs(xm - z_star) <= 1e-5 and abs(xm - xd) <= 2e-6 and xm <= xn + 1e-9)
+            if xm < xn - 1e-5:
+                lower += 1
+                print(f"{'ok  ' if ok else 'FAIL'} {sched} {p}x{v}x{m} {freeze}: largest ratio {xm:.6f} (HiGHS phase 3 "
+                      f"{z_star:.6f}, lp_solve whole LP {xd:.6f}), none {xn:.6f}")
+            elif not ok:
+                print(f"FAIL {sched} {p}x{v}x{m} {freeze}: largest ratio {xm:.6f}, HiGHS {z_star:.6f}, whole LP {xd:.6f}")
+            bad += not ok
+    print(f"{count - bad} passed, {bad} failed; minmax lowered the largest ratio on {lower} of {count}")
+    if lower * 5 < count:
+        print("too few specs where phase 3 lowers the largest ratio: the check tests too little")
+        return 1
+    return 1 if bad else 0
+
+
 def random_specs(count, folder):
     """Small specs over every built-in schedule with random timings, latency
     and caps (seeded: the same specs every run)."""
@@ -205,6 +283,8 @@ def main(argv):
     tfc, specs = argv[1], argv[2:]
     if specs == ["--balance-grid"]:
         return balance_grid(tfc)
+    if len(specs) == 2 and specs[0] == "--balance-random":
+        return balance_random(tfc, int(specs[1]))
     tmp = tempfile.TemporaryDirectory()
     if len(specs) == 2 and specs[0] == "--random":
         specs = random_specs(int(specs[1]), tmp.name)

@@ -464,7 +464,9 @@ bool lp_direct_dump(const lp_problem *pb, arena *a, FILE *f)
     fputs("  \"x_cols\": [", f);
     for (size_t k = 0; k < w.K; k++)
         fprintf(f, "%s%zu", k ? ", " : "", w.n + k);
-    fputs("],\n  \"rel_tol\": ", f);
+    fputs("],\n  \"x_max\": ", f);
+    json_number(f, pb->action_cap < 1.0 ? pb->action_cap : 1.0);
+    fputs(",\n  \"rel_tol\": ", f);
     json_number(f, LP_T_REL_TOL);
     fputs(", \"abs_tol\": ", f);
     json_number(f, LP_T_ABS_TOL_MS);

@@ -66,6 +66,8 @@ typedef struct dw {
     size_t ncol, colcap;
     double *T, *X, *Xs, *x; /* ncol; ncol; ncol * S; ncol * K */
     double *duals;          /* the master's duals, duals_cap entries (malloc: grows with the columns) */
+    double *seed;           /* nseed * K: the main phases' pool, phase 3's checks start from (malloc) */
+    size_t nseed;
     size_t duals_cap;
     /* Scratch. */
     double *c, *xa, *xbar, *row;
@@ -88,6 +90,7 @@ static void dw_release(dw *w)
     free(w->Xs);
     free(w->x);
     free(w->duals);
+    free(w->seed);
 }
 
 static bool oom(dw *w)
@@ -663,17 +666,50 @@ static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
 
 typedef enum { CHECK_FEASIBLE, CHECK_INFEASIBLE, CHECK_TIMEOUT, CHECK_ERROR } check_result;
 
+/* Keeps the pool the main phases ended with (w->seed), for phase 3's
+ * checks to start from. */
+static bool save_seed(dw *w)
+{
+    w->seed = malloc((w->ncol ? w->ncol : 1) * (w->K ? w->K : 1) * sizeof *w->seed);
+    if (!w->seed)
+        return oom(w);
+    memcpy(w->seed, w->x, w->ncol * w->K * sizeof *w->seed);
+    w->nseed = w->ncol;
+    return true;
+}
+
+/* A fresh pool for pr's current caps: the baseline, and each column of
+ * the main phases' pool clipped to the caps with its makespan taken again
+ * (a plan within the caps, so a point of the check's subproblem; columns
+ * under larger caps are not, as they are). Near the optimum from the first
+ * round, the check's bounds close in a few rounds instead of rebuilding the
+ * pool from nothing. */
+static bool seed_pool(dw *w)
+{
+    w->ncol = 0;
+    if (!start_pool(w))
+        return false;
+    for (size_t j = 0; j < w->nseed; j++) {
+        const double *xk = w->seed + j * w->K;
+        for (size_t q = 0; q < w->K; q++)
+            w->xa[w->act[q]] = fmin(xk[q], w->pr->hi[w->act[q]]);
+        double T = lp_price_makespan(w->pr, w->xa);
+        if (!in_pool(w, T) && !add_col(w, T))
+            return false;
+    }
+    return true;
+}
+
 /* Whether a plan within pr's current caps reaches T <= t_lim and a total
- * <= total_lim (with the budgets); a fresh pool, since columns under
- * larger caps are not plans under smaller ones. The plan in w->xbar. When
- * lp_solve fails on a master, the caps count as infeasible: the bisection
- * keeps its last feasible plan, less even by at most its bracket. */
+ * <= total_lim (with the budgets), from the seeded pool (seed_pool). The
+ * plan in w->xbar. When lp_solve fails on a master, the caps count as
+ * infeasible: the bisection keeps its last feasible plan, less even by at
+ * most its bracket. */
 static check_result check_caps(dw *w, double t_lim, double total_lim, double deadline, long long *rounds)
 {
     master m = {0};
     check_result res = CHECK_ERROR;
-    w->ncol = 0;
-    if (!start_pool(w) || !master_make(w, &m, LP_PHASE_MAKESPAN, 0.0))
+    if (!seed_pool(w) || !master_make(w, &m, LP_PHASE_MAKESPAN, 0.0))
         goto out;
     run_result r = run_phase(w, &m, LP_PHASE_BALANCE, t_lim, t_lim, deadline, rounds);
     if (r == RUN_TIMEOUT)
@@ -834,7 +870,7 @@ tfc_status lp_dw_solve(const lp_problem *pb, arena *a, const char *file, diag_li
                 for (size_t b = 0; b < w.S; b++)
                     w.active[b] = true;
                 w.start[0] = w.start[1] = true;
-                ok = balance(&w, t_lim, total_lim, deadline, best, st);
+                ok = save_seed(&w) && balance(&w, t_lim, total_lim, deadline, best, st);
                 st->seconds[2] = clock_now_s() - t0;
             }
         }

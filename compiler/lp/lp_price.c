@@ -413,17 +413,22 @@ static void ratios(lp_price *pr, const double *c, double *x)
     }
 }
 
+double lp_price_makespan(lp_price *pr, const double *x)
+{
+    const lp_problem *pb = pr->pb;
+    for (uint32_t u = 0; u < pr->n; u++)
+        pr->dur[u] = pb->w_max[u] - x[u] * pr->span[u];
+    return sim_longest_path(pb->s, pb->g, pr->dur, pb->comm_ms, pr->start);
+}
+
 /* x's makespan into *T, and sum c x. */
 static double finish(lp_price *pr, const double *c, const double *x, double *T)
 {
-    const lp_problem *pb = pr->pb;
     double sum = 0.0;
-    for (uint32_t u = 0; u < pr->n; u++) {
-        pr->dur[u] = pb->w_max[u] - x[u] * pr->span[u];
+    for (uint32_t u = 0; u < pr->n; u++)
         if (pr->hi[u] > 0.0)
             sum += c[u] * x[u];
-    }
-    *T = sim_longest_path(pb->s, pb->g, pr->dur, pb->comm_ms, pr->start);
+    *T = lp_price_makespan(pr, x);
     return sum;
 }
 

@@ -63,6 +63,10 @@ void lp_price_set_cap(lp_price *pr, uint32_t u, double v);
  * start, or its pivot limit (neither seen in tests). */
 bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double *T, double *value);
 
+/* The makespan of x (per action, within the bounds): the step with each
+ * action at w_max - x (w_max - w_min). */
+double lp_price_makespan(lp_price *pr, const double *x);
+
 typedef enum { LP_PRICE_OK, LP_PRICE_BEYOND_REACH, LP_PRICE_FAILED } lp_price_status;
 
 /* The subproblem with a deadline instead of a price on time:
