@@ -25,9 +25,6 @@ typedef struct queue {
 
 typedef struct run {
     const stub_plan *p;
-    stub_duration_fn dur;
-    void *ctx;
-    uint64_t step;
     double scale, t0;
     queue *q; /* per rank */
     double *dur_ms; /* per program action: its duration this step, computed before the step starts */
@@ -176,7 +173,7 @@ static void *rank_main(void *arg)
 bool stub_run_step(const stub_plan *p, stub_duration_fn dur, void *ctx, uint64_t step, double time_scale,
                    stub_step *out, char *why, size_t cap)
 {
-    run r = {.p = p, .dur = dur, .ctx = ctx, .step = step, .scale = time_scale};
+    run r = {.p = p, .scale = time_scale};
     pthread_mutex_init(&r.fail_mu, NULL);
     size_t n_actions = p->program_start[p->ranks];
     r.q = calloc(p->ranks, sizeof *r.q);
@@ -189,8 +186,8 @@ bool stub_run_step(const stub_plan *p, stub_duration_fn dur, void *ctx, uint64_t
     /* Every duration (the masks behind the backward ones) before the step's
      * clock starts: what is timed is the plan's compute and waits, not the
      * caller's bookkeeping, which at a small time scale would be a large
-     * part of a scaled-down action (a mask of a few microseconds against a
-     * frozen weight gradient of 0.1 ms). */
+     * part of a scaled-down action (a mask takes about a microsecond, a
+     * frozen weight gradient at 1/10 scale 0.1 ms). */
     for (size_t i = 0; ok && i < n_actions; i++)
         r.dur_ms[i] = dur(ctx, i, step);
     for (uint32_t k = 0; ok && k < p->ranks; k++) {

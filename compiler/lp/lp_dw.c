@@ -66,9 +66,9 @@ typedef struct dw {
     size_t ncol, colcap;
     double *T, *X, *Xs, *x; /* ncol; ncol; ncol * S; ncol * K */
     double *duals;          /* the master's duals, duals_cap entries (malloc: grows with the columns) */
+    size_t duals_cap;
     double *seed;           /* nseed * K: the main phases' pool, phase 3's checks start from (malloc) */
     size_t nseed;
-    size_t duals_cap;
     /* Scratch. */
     double *c, *xa, *xbar, *row;
     double *lam, *lam_in, *lam_out; /* S: budget prices, smoothed / centre / master's */
