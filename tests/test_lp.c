@@ -348,7 +348,8 @@ Test(lp_phase3, minmax_keeps_the_makespan_and_total_and_never_raises_the_largest
             size_t at_one = 0;
             for (size_t i = 0; i < m->s->n_actions; i++)
                 at_one += m->x[i] == 1.0;
-            cr_assert(sum <= n->lp.total_freeze * (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS + 1e-9 + LP_SNAP_TOL * (double)at_one,
+            cr_assert(sum <= n->lp.total_freeze * (1 + LP_BALANCE_TOTAL_REL_TOL) + LP_T_ABS_TOL_MS + 1e-9 +
+                                 LP_SNAP_TOL * (double)at_one,
                       "%.12g", sum);
             cr_assert(leq_tol(m->opt.makespan, n->lp.t_star * (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS));
             double max_m = 0, max_n = 0;

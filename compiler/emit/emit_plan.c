@@ -120,7 +120,7 @@ static void fill_of(uint32_t stage, act_type t, char out[8])
         else if (t == ACT_W)
             rgb[k] = rgb[k] + (255 - rgb[k]) * 9 / 20; /* lighter */
     }
-    snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+    snprintf(out, 8, "#%02x%02x%02x", rgb[0] & 0xffu, rgb[1] & 0xffu, rgb[2] & 0xffu);
 }
 
 /* A tick spacing of 1, 2 or 5 x 10^k giving about 8 ticks over span. */

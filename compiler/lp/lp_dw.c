@@ -390,9 +390,10 @@ static bool master_prices(dw *w, const master *m, double *sigma)
  * so far (by their bound: the centre, w->lam_in) and the master's, which
  * damps the master's swings; after a round whose column did not help the
  * master (mispriced), price at the master's own; with prices handed in
- * (w->start: phase 3's checks start from the main phases' final prices),
- * the first round prices at them. The prices go to w->lam, the priced
- * right-hand sides to *bound_const; returns the centre's weight. */
+ * (w->start: phase 1 after budget rows joined, phases12; phase 3's checks,
+ * from the main phases' final prices), the first round prices at them. The
+ * prices go to w->lam, the priced right-hand sides to *bound_const; returns
+ * the centre's weight. */
 static double smooth_prices(dw *w, const master *m, long long round, bool mispriced, double *bound_const)
 {
     bool warm = round == 0 && w->start[m->phase - 1];
@@ -470,9 +471,13 @@ static next_step convergence_test(dw *w, const master *m, lp_phase phase, const 
         return NEXT_REPRICE;
     }
     /* A column the master already has (the same makespan and stage
-     * sums), priced out only by noise: nothing left to gain, and a
-     * second copy only makes lp_solve's master degenerate. */
+     * sums), priced out only by noise: a second copy only makes lp_solve's
+     * master degenerate. Found at the master's own prices, nothing is left
+     * to gain; found at other prices (smoothed, or handed in), it says
+     * nothing of the master's: the next round prices there. */
     if (in_pool(w, r->T)) {
+        if (r->a != 0.0)
+            return NEXT_REPRICE;
         if (rc >= -1e3 * DW_RC_TOL * scale) {
             *res = RUN_OPTIMAL;
             return NEXT_STOP;
@@ -596,6 +601,35 @@ static double phase_deadline(const dw *w, double spent)
     return w->pb->timeout_s > 0 ? clock_now_s() + w->pb->timeout_s - spent : 0.0;
 }
 
+/* After rows joined: each pool column that breaks a held budget, scaled
+ * down stage by stage onto those budgets, as one more column (a plan
+ * within the caps and the budgets, its makespan taken again), so that the
+ * master's first rounds combine plans the rows allow rather than only the
+ * baseline against plans far past them. (xs_new holds the scale factors
+ * until in_pool reuses it.) */
+static bool scaled_pool(dw *w)
+{
+    size_t n0 = w->ncol;
+    for (size_t j = 0; j < n0; j++) {
+        const double *xs = w->Xs + j * w->S, *xk = w->x + j * w->K;
+        bool any = false;
+        for (size_t b = 0; b < w->S; b++) {
+            w->xs_new[b] = w->active[b] && xs[b] > w->budget[b] ? w->budget[b] / xs[b] : 1.0;
+            any = any || w->xs_new[b] < 1.0;
+        }
+        if (!any)
+            continue;
+        for (size_t u = 0; u < w->n; u++)
+            w->xa[u] = 0.0;
+        for (size_t q = 0; q < w->K; q++)
+            w->xa[w->act[q]] = xk[q] * w->xs_new[w->budget_of[q]];
+        double T = lp_price_makespan(w->pr, w->xa);
+        if (!in_pool(w, T) && !add_col(w, T))
+            return false;
+    }
+    return true;
+}
+
 /* Phases 1 and 2 on pr's caps, on a fresh pool: *t_star, *total, and
  * phase 2's plan in w->xbar. Budget rows join the master only once a plan
  * breaks them: phase 1 on the rows held so far gives T_A <= T*; phase 2
@@ -603,8 +637,12 @@ static double phase_deadline(const dw *w, double spent)
  * that plan keeps every other budget too, it is feasible for the whole LP,
  * so T* = T_A (to the tolerance) and, being optimal for a relaxation of
  * phase 2, it is phase 2's optimum. Otherwise the broken rows join and both
- * run again on the same pool. Usually only the stages on the critical
- * ranks ever join (docs/freeze-lp.md). */
+ * run again on the same pool, with phase 1 starting from prices: the rows
+ * held before at their last phase 1's, the new ones at the inverse of phase
+ * 2's price of time, and from the pool's columns scaled onto the budgets.
+ * (From the master's first prices instead, phase 1 took 25 rounds at ZBV
+ * 32 x 2 x 512; now 7: docs/freeze-lp.md.) Usually only the stages on the
+ * critical ranks ever join. */
 static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
 {
     for (size_t b = 0; b < w->S; b++)
@@ -636,6 +674,11 @@ static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
         ok = master_make(w, &m, LP_PHASE_FREEZE, t_lim) &&
              run_phase(w, &m, LP_PHASE_FREEZE, -INFINITY, INFINITY, phase_deadline(w, st->seconds[1]),
                        &st->iterations[1]) == RUN_OPTIMAL;
+        /* The price of time the last deadline subproblem found (its
+         * circulation's return flow: freezing per ms); a budget row that
+         * joins starts priced at its inverse (ms per unit of freezing), the
+         * rate at which that phase traded one for the other. */
+        double mu = lp_price_time_price(w->pr);
         if (ok) {
             *total = get_objective(m.lp);
             memcpy(w->start_lam[1], w->final_lam, w->S * sizeof *w->final_lam);
@@ -652,8 +695,17 @@ static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
             w->xs_new[w->budget_of[q]] += w->xbar[q];
         bool joined = false;
         for (size_t b = 0; b < w->S; b++)
-            if (!w->active[b] && w->xs_new[b] > w->budget[b] * (1.0 + 1e-9) + 1e-9)
+            if (!w->active[b] && w->xs_new[b] > w->budget[b] * (1.0 + 1e-9) + 1e-9) {
                 w->active[b] = joined = true;
+                w->start_lam[0][b] = mu > 0.0 ? 1.0 / mu : 0.0;
+            }
+        if (joined) {
+            /* The next phase 1 starts at these prices (smooth_prices), and
+             * from plans within the budgets (scaled_pool). */
+            w->start[0] = true;
+            if (!scaled_pool(w))
+                return false;
+        }
         if (!joined) {
             st->budget_rows = 0;
             for (size_t b = 0; b < w->S; b++)
@@ -844,7 +896,9 @@ tfc_status lp_dw_solve(const lp_problem *pb, arena *a, const char *file, diag_li
         for (size_t q = 0; q < w.K; q++)
             lp_price_set_cap(&pr, w.act[q], pb->action_cap);
     }
+    w.start[0] = false;
     ok = ok && phases12(&w, &t_star, &total, st);
+    w.start[0] = false;
     if (ok) {
         st->t_star = t_star;
         st->total_freeze = total;
@@ -862,7 +916,11 @@ tfc_status lp_dw_solve(const lp_problem *pb, arena *a, const char *file, diag_li
                 double t0 = clock_now_s();
                 double deadline = pb->timeout_s > 0 ? t0 + pb->timeout_s : 0.0;
                 double t_lim = st->t_star * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS;
-                double total_lim = st->total_freeze * (1.0 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS;
+                /* The total within the decomposition's own noise (about
+                 * 1e-8 of it: a check's phase 2 may stop there, short of
+                 * phase 2's optimum by that much, and then call a cap
+                 * infeasible that is not). */
+                double total_lim = st->total_freeze * (1.0 + LP_BALANCE_TOTAL_REL_TOL) + LP_T_ABS_TOL_MS;
                 /* Each check holds every budget row (a lower cap may break
                  * rows the main phases never needed) and starts from the
                  * main phases' final prices: with a cap that binds, the

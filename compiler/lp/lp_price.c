@@ -522,6 +522,11 @@ bool lp_price_solve(lp_price *pr, double nu, const double *c, double *x, double 
     return true;
 }
 
+double lp_price_time_price(const lp_price *pr)
+{
+    return pr->warm_kind == 2 ? pr->time_price : 0.0;
+}
+
 lp_price_status lp_price_solve_deadline(lp_price *pr, double t_lim, const double *c, double *x, double *T,
                                         double *value)
 {
@@ -535,6 +540,7 @@ lp_price_status lp_price_solve_deadline(lp_price *pr, double t_lim, const double
     nf->cap[pr->ret] = INFINITY;
     nf->cost[pr->ret] = t_lim;
     netflow_status r = n > 0 ? solve_flow(pr, 2, t_lim) : NETFLOW_OPTIMAL;
+    pr->time_price = n > 0 ? nf->flow[pr->ret] : 0.0;
     nf->supply[pr->source] = 1.0;
     nf->supply[pr->sink] = -1.0;
     nf->cap[pr->ret] = 0.0;

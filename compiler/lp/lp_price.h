@@ -46,6 +46,7 @@ typedef struct lp_price {
     long long cold_pivots; /* the last cold start's pivots: a warm start may take a quarter of them */
     long long warm_solves; /* summed over calls */
     double scale;     /* the unfrozen makespan (at least 1): the potentials' size */
+    double time_price; /* the last deadline solve's return flow (lp_price_time_price) */
 } lp_price;
 
 /* Builds the network for pb, its arrays from a (which must outlive pr;
@@ -80,5 +81,10 @@ typedef enum { LP_PRICE_OK, LP_PRICE_BEYOND_REACH, LP_PRICE_FAILED } lp_price_st
  * unbounded circulation), LP_PRICE_FAILED as lp_price_solve's false. */
 lp_price_status lp_price_solve_deadline(lp_price *pr, double t_lim, const double *c, double *x, double *T,
                                         double *value);
+
+/* After lp_price_solve_deadline: the price of time at its answer, the
+ * circulation's flow back from the step's end to its start (the objective's
+ * decrease per ms of deadline); 0 after anything else. */
+double lp_price_time_price(const lp_price *pr);
 
 #endif

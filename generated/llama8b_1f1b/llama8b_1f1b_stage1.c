@@ -92,12 +92,12 @@ const uint64_t llama8b_1f1b_stage1_param_numel[LLAMA8B_1F1B_STAGE1_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage1_ratio[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    0.4399999999999977, 0, 0, 0.27999997355279904, 0.43999999338820056, 0, 0.39999999338820114, 1,
+    0.4399999999999977, 0, 0, 0.23999998016458704, 0.4399999933882006, 0, 0.39999999338820114, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_1f1b_stage1_q[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    1889785610ull, 0ull, 0ull, 1202590729ull, 1889785581ull, 0ull, 1717986890ull, 4294967296ull,
+    1889785610ull, 0ull, 0ull, 1030792065ull, 1889785581ull, 0ull, 1717986890ull, 4294967296ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

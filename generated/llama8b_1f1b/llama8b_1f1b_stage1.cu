@@ -42,11 +42,11 @@ __constant__ unsigned long long llama8b_1f1b_stage1_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage1_ratio_dev[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    0.4399999999999977, 0, 0, 0.27999997355279904, 0.43999999338820056, 0, 0.39999999338820114, 1,
+    0.4399999999999977, 0, 0, 0.23999998016458704, 0.4399999933882006, 0, 0.39999999338820114, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage1_q_dev[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    1889785610ull, 0ull, 0ull, 1202590729ull, 1889785581ull, 0ull, 1717986890ull, 4294967296ull,
+    1889785610ull, 0ull, 0ull, 1030792065ull, 1889785581ull, 0ull, 1717986890ull, 4294967296ull,
 };
 /* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
@@ -76,10 +76,10 @@ static const unsigned long long llama8b_1f1b_stage1_numel_host[LLAMA8B_1F1B_STAG
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_1f1b_stage1_ratio_host[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    0.4399999999999977, 0, 0, 0.27999997355279904, 0.43999999338820056, 0, 0.39999999338820114, 1,
+    0.4399999999999977, 0, 0, 0.23999998016458704, 0.4399999933882006, 0, 0.39999999338820114, 1,
 };
 static const unsigned long long llama8b_1f1b_stage1_q_host[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    1889785610ull, 0ull, 0ull, 1202590729ull, 1889785581ull, 0ull, 1717986890ull, 4294967296ull,
+    1889785610ull, 0ull, 0ull, 1030792065ull, 1889785581ull, 0ull, 1717986890ull, 4294967296ull,
 };
 static const unsigned long long llama8b_1f1b_stage1_weight_host[LLAMA8B_1F1B_STAGE1_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,

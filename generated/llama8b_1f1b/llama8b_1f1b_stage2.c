@@ -92,12 +92,12 @@ const uint64_t llama8b_1f1b_stage2_param_numel[LLAMA8B_1F1B_STAGE2_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage2_ratio[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    0.4399999999999977, 0.4399999999999977, 0, 0, 0.27999997355279904, 0.4399999867764006, 0, 1,
+    0.4399999999999977, 0.4399999999999977, 0, 0.039999993388202024, 0.27999997355278766, 0.4399999867764006, 0, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_1f1b_stage2_q[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    1889785610ull, 1889785610ull, 0ull, 0ull, 1202590729ull, 1889785553ull, 0ull, 4294967296ull,
+    1889785610ull, 1889785610ull, 0ull, 171798663ull, 1202590729ull, 1889785553ull, 0ull, 4294967296ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

@@ -95,7 +95,7 @@ const uint64_t llama8b_1f1b_stage3_param_numel[LLAMA8B_1F1B_STAGE3_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage3_ratio[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.661538466624461, 0.6615384666244621, 0.8769230667510757, 1, 1,
+    1, 1, 1, 0.661538466624461, 0.6615384666244621, 0.876923066751067, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -43,7 +43,7 @@ __constant__ unsigned long long llama8b_1f1b_stage3_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage3_ratio_dev[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.661538466624461, 0.6615384666244621, 0.8769230667510757, 1, 1,
+    1, 1, 1, 0.661538466624461, 0.6615384666244621, 0.876923066751067, 1, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage3_q_dev[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
@@ -79,7 +79,7 @@ static const unsigned long long llama8b_1f1b_stage3_numel_host[LLAMA8B_1F1B_STAG
     4096ull, 525336576ull,
 };
 static const double llama8b_1f1b_stage3_ratio_host[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.661538466624461, 0.6615384666244621, 0.8769230667510757, 1, 1,
+    1, 1, 1, 0.661538466624461, 0.6615384666244621, 0.876923066751067, 1, 1,
 };
 static const unsigned long long llama8b_1f1b_stage3_q_host[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,

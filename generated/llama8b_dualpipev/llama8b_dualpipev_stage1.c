@@ -52,12 +52,12 @@ const uint64_t llama8b_dualpipev_stage1_param_numel[LLAMA8B_DUALPIPEV_STAGE1_PAR
 };
 
 const double llama8b_dualpipev_stage1_ratio[LLAMA8B_DUALPIPEV_STAGE1_MICROBATCHES] = {
-    0.6147368090890585, 1, 1, 1, 0, 0, 0, 0.957894729617472,
+    1, 1, 1, 1, 0, 0, 0, 0.9578947296174722,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage1_q[LLAMA8B_DUALPIPEV_STAGE1_MICROBATCHES] = {
-    2640274490ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 4114126536ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 4114126536ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

@@ -38,11 +38,11 @@ __constant__ unsigned long long llama8b_dualpipev_stage1_numel_dev[LLAMA8B_DUALP
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_dualpipev_stage1_ratio_dev[LLAMA8B_DUALPIPEV_STAGE1_MICROBATCHES] = {
-    0.6147368090890585, 1, 1, 1, 0, 0, 0, 0.957894729617472,
+    1, 1, 1, 1, 0, 0, 0, 0.9578947296174722,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage1_q_dev[LLAMA8B_DUALPIPEV_STAGE1_MICROBATCHES] = {
-    2640274490ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 4114126536ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 4114126536ull,
 };
 /* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
@@ -64,10 +64,10 @@ static const unsigned long long llama8b_dualpipev_stage1_numel_host[LLAMA8B_DUAL
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_dualpipev_stage1_ratio_host[LLAMA8B_DUALPIPEV_STAGE1_MICROBATCHES] = {
-    0.6147368090890585, 1, 1, 1, 0, 0, 0, 0.957894729617472,
+    1, 1, 1, 1, 0, 0, 0, 0.9578947296174722,
 };
 static const unsigned long long llama8b_dualpipev_stage1_q_host[LLAMA8B_DUALPIPEV_STAGE1_MICROBATCHES] = {
-    2640274490ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 4114126536ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 4114126536ull,
 };
 static const unsigned long long llama8b_dualpipev_stage1_weight_host[LLAMA8B_DUALPIPEV_STAGE1_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,

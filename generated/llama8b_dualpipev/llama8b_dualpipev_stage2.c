@@ -52,12 +52,12 @@ const uint64_t llama8b_dualpipev_stage2_param_numel[LLAMA8B_DUALPIPEV_STAGE2_PAR
 };
 
 const double llama8b_dualpipev_stage2_ratio[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
-    0.5473684377547298, 1, 1, 1, 0, 0, 0, 0.9157894664595774,
+    1, 1, 1, 1, 0, 0, 0, 0.9157894664595776,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage2_q[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
-    2350929539ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3933285808ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3933285808ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

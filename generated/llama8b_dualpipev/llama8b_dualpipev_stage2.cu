@@ -38,11 +38,11 @@ __constant__ unsigned long long llama8b_dualpipev_stage2_numel_dev[LLAMA8B_DUALP
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_dualpipev_stage2_ratio_dev[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
-    0.5473684377547298, 1, 1, 1, 0, 0, 0, 0.9157894664595774,
+    1, 1, 1, 1, 0, 0, 0, 0.9157894664595776,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage2_q_dev[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
-    2350929539ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3933285808ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3933285808ull,
 };
 /* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
@@ -64,10 +64,10 @@ static const unsigned long long llama8b_dualpipev_stage2_numel_host[LLAMA8B_DUAL
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_dualpipev_stage2_ratio_host[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
-    0.5473684377547298, 1, 1, 1, 0, 0, 0, 0.9157894664595774,
+    1, 1, 1, 1, 0, 0, 0, 0.9157894664595776,
 };
 static const unsigned long long llama8b_dualpipev_stage2_q_host[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
-    2350929539ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3933285808ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3933285808ull,
 };
 static const unsigned long long llama8b_dualpipev_stage2_weight_host[LLAMA8B_DUALPIPEV_STAGE2_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,

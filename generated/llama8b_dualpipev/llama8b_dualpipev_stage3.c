@@ -52,12 +52,12 @@ const uint64_t llama8b_dualpipev_stage3_param_numel[LLAMA8B_DUALPIPEV_STAGE3_PAR
 };
 
 const double llama8b_dualpipev_stage3_ratio[LLAMA8B_DUALPIPEV_STAGE3_MICROBATCHES] = {
-    1.3206315901051187e-08, 1, 1, 1, 0, 0, 0, 0.8736842033016828,
+    0.004210492134293252, 1, 1, 1, 0, 0, 0, 0.8736842033016831,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage3_q[LLAMA8B_DUALPIPEV_STAGE3_MICROBATCHES] = {
-    56ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3752445080ull,
+    18083926ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3752445080ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

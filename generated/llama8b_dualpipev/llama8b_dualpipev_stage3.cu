@@ -38,11 +38,11 @@ __constant__ unsigned long long llama8b_dualpipev_stage3_numel_dev[LLAMA8B_DUALP
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_dualpipev_stage3_ratio_dev[LLAMA8B_DUALPIPEV_STAGE3_MICROBATCHES] = {
-    1.3206315901051187e-08, 1, 1, 1, 0, 0, 0, 0.8736842033016828,
+    0.004210492134293252, 1, 1, 1, 0, 0, 0, 0.8736842033016831,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage3_q_dev[LLAMA8B_DUALPIPEV_STAGE3_MICROBATCHES] = {
-    56ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3752445080ull,
+    18083926ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3752445080ull,
 };
 /* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
@@ -64,10 +64,10 @@ static const unsigned long long llama8b_dualpipev_stage3_numel_host[LLAMA8B_DUAL
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_dualpipev_stage3_ratio_host[LLAMA8B_DUALPIPEV_STAGE3_MICROBATCHES] = {
-    1.3206315901051187e-08, 1, 1, 1, 0, 0, 0, 0.8736842033016828,
+    0.004210492134293252, 1, 1, 1, 0, 0, 0, 0.8736842033016831,
 };
 static const unsigned long long llama8b_dualpipev_stage3_q_host[LLAMA8B_DUALPIPEV_STAGE3_MICROBATCHES] = {
-    56ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3752445080ull,
+    18083926ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3752445080ull,
 };
 static const unsigned long long llama8b_dualpipev_stage3_weight_host[LLAMA8B_DUALPIPEV_STAGE3_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,

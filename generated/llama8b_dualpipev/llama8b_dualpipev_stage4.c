@@ -52,12 +52,12 @@ const uint64_t llama8b_dualpipev_stage4_param_numel[LLAMA8B_DUALPIPEV_STAGE4_PAR
 };
 
 const double llama8b_dualpipev_stage4_ratio[LLAMA8B_DUALPIPEV_STAGE4_MICROBATCHES] = {
-    0, 0.004210478927995612, 0.8421052573315788, 0.8421052631578947, 0, 0, 0, 0,
+    0, 0, 0.842105257331579, 0.8421052631578947, 0, 0, 0, 0,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage4_q[LLAMA8B_DUALPIPEV_STAGE4_MICROBATCHES] = {
-    0ull, 18083869ull, 3616814540ull, 3616814565ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 0ull, 3616814540ull, 3616814565ull, 0ull, 0ull, 0ull, 0ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

@@ -52,12 +52,12 @@ const uint64_t llama8b_dualpipev_stage5_param_numel[LLAMA8B_DUALPIPEV_STAGE5_PAR
 };
 
 const double llama8b_dualpipev_stage5_ratio[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
-    0, 0.21052632899579557, 0.37263151796484956, 0.8421052542242103, 0, 0, 0, 0,
+    0, 0.21473680792377295, 0, 0.7578947310157883, 0, 0, 0, 0,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage5_q[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
-    0ull, 904203697ull, 1600440183ull, 3616814526ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 922287567ull, 0ull, 3255133083ull, 0ull, 0ull, 0ull, 0ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

@@ -38,11 +38,11 @@ __constant__ unsigned long long llama8b_dualpipev_stage5_numel_dev[LLAMA8B_DUALP
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_dualpipev_stage5_ratio_dev[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
-    0, 0.21052632899579557, 0.37263151796484956, 0.8421052542242103, 0, 0, 0, 0,
+    0, 0.21473680792377295, 0, 0.7578947310157883, 0, 0, 0, 0,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage5_q_dev[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
-    0ull, 904203697ull, 1600440183ull, 3616814526ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 922287567ull, 0ull, 3255133083ull, 0ull, 0ull, 0ull, 0ull,
 };
 /* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
@@ -64,10 +64,10 @@ static const unsigned long long llama8b_dualpipev_stage5_numel_host[LLAMA8B_DUAL
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_dualpipev_stage5_ratio_host[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
-    0, 0.21052632899579557, 0.37263151796484956, 0.8421052542242103, 0, 0, 0, 0,
+    0, 0.21473680792377295, 0, 0.7578947310157883, 0, 0, 0, 0,
 };
 static const unsigned long long llama8b_dualpipev_stage5_q_host[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
-    0ull, 904203697ull, 1600440183ull, 3616814526ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 922287567ull, 0ull, 3255133083ull, 0ull, 0ull, 0ull, 0ull,
 };
 static const unsigned long long llama8b_dualpipev_stage5_weight_host[LLAMA8B_DUALPIPEV_STAGE5_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,

@@ -52,12 +52,12 @@ const uint64_t llama8b_dualpipev_stage6_param_numel[LLAMA8B_DUALPIPEV_STAGE6_PAR
 };
 
 const double llama8b_dualpipev_stage6_ratio[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0, 0, 2.680105285801663e-08, 0.8421052320842102, 0, 0, 0, 0,
+    0, 0, 0.37263154476588417, 0.08421052320842529, 0, 0, 0, 0,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage6_q[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0ull, 0ull, 115ull, 3616814431ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 0ull, 1600440298ull, 361681443ull, 0ull, 0ull, 0ull, 0ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

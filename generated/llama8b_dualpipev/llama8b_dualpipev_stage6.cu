@@ -38,11 +38,11 @@ __constant__ unsigned long long llama8b_dualpipev_stage6_numel_dev[LLAMA8B_DUALP
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_dualpipev_stage6_ratio_dev[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0, 0, 2.680105285801663e-08, 0.8421052320842102, 0, 0, 0, 0,
+    0, 0, 0.37263154476588417, 0.08421052320842529, 0, 0, 0, 0,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage6_q_dev[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0ull, 0ull, 115ull, 3616814431ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 0ull, 1600440298ull, 361681443ull, 0ull, 0ull, 0ull, 0ull,
 };
 /* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
@@ -64,10 +64,10 @@ static const unsigned long long llama8b_dualpipev_stage6_numel_host[LLAMA8B_DUAL
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_dualpipev_stage6_ratio_host[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0, 0, 2.680105285801663e-08, 0.8421052320842102, 0, 0, 0, 0,
+    0, 0, 0.37263154476588417, 0.08421052320842529, 0, 0, 0, 0,
 };
 static const unsigned long long llama8b_dualpipev_stage6_q_host[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0ull, 0ull, 115ull, 3616814431ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 0ull, 1600440298ull, 361681443ull, 0ull, 0ull, 0ull, 0ull,
 };
 static const unsigned long long llama8b_dualpipev_stage6_weight_host[LLAMA8B_DUALPIPEV_STAGE6_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,

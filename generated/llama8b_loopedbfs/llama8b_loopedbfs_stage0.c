@@ -53,7 +53,7 @@ const uint64_t llama8b_loopedbfs_stage0_param_numel[LLAMA8B_LOOPEDBFS_STAGE0_PAR
 };
 
 const double llama8b_loopedbfs_stage0_ratio[LLAMA8B_LOOPEDBFS_STAGE0_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 0.9711999693325178, 0.6399999999999987, 0.5888000306640344,
+    1, 1, 1, 1, 1, 0.9711999693325181, 0.6400000000000001, 0.5888000306640311,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -38,7 +38,7 @@ __constant__ unsigned long long llama8b_loopedbfs_stage0_numel_dev[LLAMA8B_LOOPE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_loopedbfs_stage0_ratio_dev[LLAMA8B_LOOPEDBFS_STAGE0_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 0.9711999693325178, 0.6399999999999987, 0.5888000306640344,
+    1, 1, 1, 1, 1, 0.9711999693325181, 0.6400000000000001, 0.5888000306640311,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_loopedbfs_stage0_q_dev[LLAMA8B_LOOPEDBFS_STAGE0_MICROBATCHES] = {
@@ -64,7 +64,7 @@ static const unsigned long long llama8b_loopedbfs_stage0_numel_host[LLAMA8B_LOOP
     16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_loopedbfs_stage0_ratio_host[LLAMA8B_LOOPEDBFS_STAGE0_MICROBATCHES] = {
-    1, 1, 1, 1, 1, 0.9711999693325178, 0.6399999999999987, 0.5888000306640344,
+    1, 1, 1, 1, 1, 0.9711999693325181, 0.6400000000000001, 0.5888000306640311,
 };
 static const unsigned long long llama8b_loopedbfs_stage0_q_host[LLAMA8B_LOOPEDBFS_STAGE0_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4171272106ull, 2748779069ull, 2528876875ull,

@@ -52,7 +52,7 @@ const uint64_t llama8b_loopedbfs_stage1_param_numel[LLAMA8B_LOOPEDBFS_STAGE1_PAR
 };
 
 const double llama8b_loopedbfs_stage1_ratio[LLAMA8B_LOOPEDBFS_STAGE1_MICROBATCHES] = {
-    1, 1, 1, 1, 0.9711999693325175, 0.588800030664034, 0.6399999999999987, 1,
+    1, 1, 1, 1, 0.9711999693325178, 0.5888000306640306, 0.6400000000000001, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

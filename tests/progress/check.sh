@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Progress on long work (ctest progress): tfc plan on a solve of about 3 s
+# Progress on long work (ctest progress): tfc plan on a solve of about 3-4 s
 # shows its phase and round on a terminal (script(1) gives it one), shows
 # nothing with -q, and writes nothing extra when stderr is not a terminal;
 # stdout is the same bytes in all three.
@@ -15,7 +15,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 - "$work/slow.yaml" <<'PY'
 import sys
-p, v, m = 16, 2, 256
+p, v, m = 32, 2, 192
 n = p * v
 f = ", ".join(f"{1.0 + 0.6 * ((i * 7) % 5) / 4:.2f}" for i in range(n))
 L = ["tfc: 1", "name: slow", "model:", "  stages:"] + ["    - params: [{name: w, numel: 1}]"] * n
