@@ -23,9 +23,10 @@
 /* T <= T* (1 + LP_T_REL_TOL) + LP_T_ABS_TOL_MS in phase 2. */
 #define LP_T_REL_TOL 1e-9
 #define LP_T_ABS_TOL_MS 1e-9
-/* Phase 3 keeps sum x <= (phase 2's total) (1 + this) + LP_T_ABS_TOL_MS:
- * the decomposition's checks stop within about 1e-8 of an optimum, so they
- * could not prove LP_T_REL_TOL (lp_dw.c). */
+/* Phase 3 keeps sum x <= (phase 2's total) (1 + this) + LP_T_ABS_TOL_MS at
+ * worst: the decomposition's checks stop within about 1e-8 of an optimum,
+ * and a plan they could not show within LP_T_REL_TOL may count when within
+ * this (lp_dw.c, check_caps). */
 #define LP_BALANCE_TOTAL_REL_TOL 1e-8
 /* A ratio this close below its bound (1, or freeze.max_action_ratio) is
  * the bound: solver noise (docs/freeze-lp.md). */
