@@ -651,6 +651,7 @@ static bool scaled_pool(dw *w)
  * critical ranks ever join. */
 static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
 {
+    w->start[0] = false; /* the first phase 1 from the master's prices */
     for (size_t b = 0; b < w->S; b++)
         w->active[b] = false;
     w->ncol = 0;
@@ -705,19 +706,17 @@ static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
                 w->active[b] = joined = true;
                 w->start_lam[0][b] = mu > 0.0 ? 1.0 / mu : 0.0;
             }
-        if (joined) {
-            /* The next phase 1 starts at these prices (smooth_prices), and
-             * from plans within the budgets (scaled_pool). */
-            w->start[0] = true;
-            if (!scaled_pool(w))
-                return false;
-        }
         if (!joined) {
             st->budget_rows = 0;
             for (size_t b = 0; b < w->S; b++)
                 st->budget_rows += w->active[b];
             return true;
         }
+        /* The next phase 1 starts at these prices (smooth_prices), and from
+         * plans within the budgets (scaled_pool). */
+        w->start[0] = true;
+        if (!scaled_pool(w))
+            return false;
         st->budget_rounds++;
     }
 }
@@ -910,9 +909,7 @@ tfc_status lp_dw_solve(const lp_problem *pb, arena *a, const char *file, diag_li
         for (size_t q = 0; q < w.K; q++)
             lp_price_set_cap(&pr, w.act[q], pb->action_cap);
     }
-    w.start[0] = false;
     ok = ok && phases12(&w, &t_star, &total, st);
-    w.start[0] = false;
     if (ok) {
         st->t_star = t_star;
         st->total_freeze = total;
