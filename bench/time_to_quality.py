@@ -63,11 +63,13 @@ def config(args):
     """Every size of the experiment, by mode. Steps are the no-freezing
     run's; runs with freezing may go on to twice that."""
     if args.ci:  # does it run and write its outputs; the numbers mean nothing
-        c = dict(model="mlp", seeds=1, steps=24, eval_every=4, val_max=64, profile_steps=5, lr=2e-3)
+        c = dict(model="mlp", seeds=1, steps=24, eval_every=4, val_max=64, profile_steps=5, lr=2e-3, noise_batches=8)
     elif args.quick:
-        c = dict(model="mlp", seeds=1, steps=300, eval_every=15, val_max=256, profile_steps=20, lr=2e-3)
+        c = dict(model="mlp", seeds=1, steps=300, eval_every=15, val_max=256, profile_steps=20, lr=2e-3,
+                 noise_batches=200)
     else:
-        c = dict(model="gpt", seeds=3, steps=600, eval_every=30, val_max=256, profile_steps=20, lr=3e-3)
+        c = dict(model="gpt", seeds=3, steps=600, eval_every=30, val_max=256, profile_steps=20, lr=3e-3,
+                 noise_batches=200)
     if args.model:
         c["model"] = args.model
     if args.seeds:
@@ -292,6 +294,7 @@ class Experiment:
         self.args, self.cfg, self.b = args, cfg, builder
         self.runs = []
         self.calibration = {}
+        self.regime = None
         self.out = args.out
 
     def train(self, binary, logpath, seed, steps, part, extra, grad=None):
@@ -300,7 +303,8 @@ class Experiment:
         cmd = [binary, "train", "--model", c["model"], "--data", self.args.data, "--part", part,
                "--seed", str(seed), "--steps", str(steps), "--eval-every", str(c["eval_every"]),
                "--val-max", str(c["val_max"]), "--lr", str(lr), "--lr-warmup", str(c["lr_warmup"]),
-               "--lr-horizon", str(c["steps"]), "--grad", grad or self.args.grad, "--log", logpath] + extra
+               "--lr-horizon", str(c["steps"]), "--grad", grad or self.args.grad, "--order", self.args.order,
+               "--log", logpath] + extra
         t0 = time.time()
         out = run(cmd)
         log(f"  {os.path.basename(logpath)}: {time.time() - t0:.0f} s")
@@ -313,12 +317,26 @@ class Experiment:
         cmd = [binary, "train", "--model", c["model"], "--data", self.args.data, "--part", "pretrain",
                "--seed", "1", "--steps", str(c["pretrain"]), "--eval-every", str(c["eval_every"]),
                "--val-max", str(c["val_max"]), "--lr", str(c["lr"]), "--lr-warmup", str(max(1, c["pretrain"] // 20)),
-               "--lr-horizon", str(c["pretrain"]), "--no-freeze", "--save", path,
+               "--lr-horizon", str(c["pretrain"]), "--no-freeze", "--save", path, "--order", self.args.order,
                "--log", os.path.join(self.out, "logs", "pretrain.csv")]
         log(f"pretraining {c['pretrain']} steps on the pretrain part")
         res = parse_result(run(cmd))
         log(f"  pretrained: validation loss {res['val_loss']:.4f}")
         return path
+
+    def noise(self, init):
+        """The batch regime at the fine-tuning start: the gradient noise scale
+        B_simple (tiny_trainer noise: microbatch gradients of independently
+        drawn sequences at the pretrained parameters) against the step's
+        batch, in predictions."""
+        c = self.cfg
+        binary = self.b.variant("pretrain", 0.0, "uniform", 0, 1)[0]
+        out = run([binary, "noise", "--model", c["model"], "--data", self.args.data, "--part", "finetune",
+                   "--init", init, "--steps", str(c["noise_batches"])])
+        res = parse_result(out)
+        self.regime = dict(b_simple=res["b_simple"], batch=res["batch"], beta=res["ratio"])
+        log(f"  batch regime: B_simple {res['b_simple']:.0f} predictions, the step's batch {res['batch']:.0f}: "
+            f"beta = {res['ratio']:.2f}")
 
     def scenario(self, name, init):
         c, args = self.cfg, self.args
@@ -422,11 +440,34 @@ def summarise(exp):
             step_ms.append(r.result.get("step_ms_mean", float("nan")))
             shares.append(r.result.get("frozen", 0.0))
         r0 = runs[0]
+        none_ms = statistics.mean(none[(scen, r.seed)].result.get("step_ms_mean", float("nan")) for r in runs)
+        pred = predicted_speedup(exp, scen, r0, statistics.mean(step_ms) / none_ms, statistics.mean(shares))
         table.append(dict(scenario=scen, label=label, policy=r0.policy, cap=r0.cap, select=r0.select,
-                          seeds=len(runs), speedup=sp, reached=reached, gap=gaps, final=finals,
+                          seeds=len(runs), speedup=sp, reached=reached, gap=gaps, final=finals, predicted=pred,
                           step_ms=step_ms, frozen=shares,
                           steps=[int(r.rows[-1]["step"]) + 1 if r.rows else 0 for r in runs]))
     return table
+
+
+def predicted_speedup(exp, scen, run, r, f):
+    """What the batch regime predicts for a run: with S = S_min (1 + B_noise / B)
+    steps to a loss (the empirical relation between batch and steps), a
+    tensor that computes its gradient on a share 1 - f of the batch's
+    sequences progresses rho = (1 + beta) / (1 + beta / (1 - f)) as fast a
+    step; a run that freezes from step w' (the warm-up plus half the ramp)
+    with steps r as long then needs N / (w' + (N - w') r / rho) of the
+    no-freezing run's time. Fine-tuning only (beta is measured there)."""
+    if scen != "finetune" or exp.regime is None or run.policy == "none" or not f < 1:
+        return None
+    n, fz, beta = exp.cfg["steps"], exp.cfg["freeze"], exp.regime["beta"]
+    if not beta >= 0:  # an estimate from too few batches can come out negative
+        return None
+    w = fz["warmup"] + fz["ramp"] / 2
+    if "_warmup_" in run.label:
+        w = exp.cfg["early_warmup"] + fz["ramp"] / 2
+    w = min(w, n)
+    rho = (1 + beta) / (1 + beta / (1 - f))
+    return n / (w + (n - w) * r / rho)
 
 
 def fmt_spread(v, pct=False, digits=3):
@@ -448,13 +489,14 @@ def speed_text(row):
 
 def markdown(exp, table):
     lines = ["| scenario | run | policy | cap | select | seeds | step ms (measured) | frozen share | steps run | "
-             "final loss (smoothed) | gap at equal steps | speedup T_none(L*)/T_run(L*) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "final loss (smoothed) | gap at equal steps | speedup T_none(L*)/T_run(L*) | predicted from beta |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in table:
         lines.append(f"| {r['scenario']} | {r['label']} | {r['policy']} | {r['cap']} | {r['select']} | {r['seeds']} | "
                      f"{fmt_spread(r['step_ms'], digits=2)} | {fmt_spread(r['frozen'])} | "
                      f"{fmt_spread([float(s) for s in r['steps']], digits=0)} | {fmt_spread(r['final'], digits=4)} | "
-                     f"{fmt_spread(r['gap'], pct=True)} | {speed_text(r)} |")
+                     f"{fmt_spread(r['gap'], pct=True)} | {speed_text(r)} | "
+                     f"{'-' if r['predicted'] is None else format(r['predicted'], '.3f')} |")
     return "\n".join(lines)
 
 
@@ -550,6 +592,8 @@ def main():
     ap.add_argument("--grad", default="share", choices=["share", "mean", "sqrt", "linear"],
                     help="the optimiser contract (docs/optimizer-contract.md)")
     ap.add_argument("--freeze-warmup", type=int, default=None)
+    ap.add_argument("--order", default="shuffled", choices=["grouped", "shuffled"],
+                    help="a step's sequences: drawn one by one (default) or a run of sorted neighbours")
     ap.add_argument("--scenarios", default="finetune,scratch")
     ap.add_argument("--model", choices=["mlp", "gpt"], default=None, help="override the mode's model")
     args = ap.parse_args()
@@ -577,6 +621,7 @@ def main():
     scenarios = args.scenarios.split(",")
     if "finetune" in scenarios:
         init = exp.pretrain()
+        exp.noise(init)
         exp.scenario("finetune", init)
     if "scratch" in scenarios:
         exp.scenario("scratch", None)
@@ -585,11 +630,15 @@ def main():
     svg(exp, os.path.join(args.out, "loss_vs_time.svg"))
     rec = recommend(table)
     with open(os.path.join(args.out, "results.md"), "w") as f:
+        regime = ""
+        if exp.regime:
+            regime = (f"Batch regime at the fine-tuning start: B_simple {exp.regime['b_simple']:.0f} predictions, "
+                      f"the step's batch {exp.regime['batch']:.0f}, beta = {exp.regime['beta']:.2f}.\n\n")
         f.write(f"# time to quality ({mode}; model {cfg['model']}; data {args.data}; "
-                f"{cfg['steps']} steps; grad {args.grad})\n\n{md}\n")
+                f"{cfg['steps']} steps; grad {args.grad}; order {args.order})\n\n{regime}{md}\n")
     with open(os.path.join(args.out, "summary.json"), "w") as f:
-        json.dump(dict(config=cfg, mode=mode, data=args.data, grad=args.grad, table=table,
-                       calibration=exp.calibration), f, indent=1)
+        json.dump(dict(config=cfg, mode=mode, data=args.data, grad=args.grad, order=args.order, table=table,
+                       calibration=exp.calibration, regime=exp.regime), f, indent=1)
     print(md)
     print(f"\n{len(exp.runs)} runs in {time.time() - t0:.0f} s; outputs in {args.out} "
           f"(results.md, loss_vs_time.svg, logs/)")

@@ -5,11 +5,12 @@
  *   tiny_trainer profile DIR [--steps N]       measure every action: DIR/unfrozen.csv, DIR/frozen.csv
  *   tiny_trainer train [options]               train; --log FILE writes one CSV row per step
  *   tiny_trainer check [--steps N]             pipelined steps equal sequential ones, bit for bit
+ *   tiny_trainer noise [--steps N] [--exact]   the gradient noise scale B_simple at fixed parameters
  *   tiny_trainer plot NOFREEZE.csv FREEZE.csv OUT.svg
  *
  * Options (usage() lists them with their defaults): --model mlp|gpt,
  * --data DIR (alias --corpus), --part all|pretrain|finetune, --val-max N,
- * --seed N, --init FILE, --save FILE, --steps N, --first-step S,
+ * --seed N, --mb-seqs N, --order grouped|shuffled, --init FILE, --save FILE, --steps N, --first-step S,
  * --no-freeze, --lr X, --lr-warmup W, --lr-horizon H, --lr-min F,
  * --grad share|mean|sqrt|linear, --wd X, --eval-every K, --stop-below L, --stop-from N,
  * --log FILE. */
@@ -31,17 +32,17 @@ _Static_assert(TINY_STAGES == MODEL_STAGES && TINY_RANKS == MODEL_STAGES, "the s
 _Static_assert(TINY_MASK_WORDS == 1, "masks of one word");
 _Static_assert(MAX_TENSORS <= 64, "a stage's tensors fit one mask word");
 
-enum { SEQ_PER_MB = 2, MB_TOKENS = SEQ_PER_MB * SEQ, MAX_EVALS_KEPT = 3 };
+enum { MB_SEQS_DEFAULT = 2, MB_SEQS_MAX = 64, MAX_EVALS_KEPT = 3 };
 
 typedef struct options {
     const char *data, *log, *dir, *init, *save;
     model_kind kind;
     corpus_part part;
-    long steps, eval_every, lr_warmup, lr_horizon, stop_from;
+    long steps, eval_every, lr_warmup, lr_horizon, stop_from, mb_seqs;
     uint64_t first_step, seed, val_max;
     double lr, lr_min, wd, stop_below;
     grad_mode grad;
-    bool no_freeze;
+    bool no_freeze, shuffled, exact;
 } options;
 
 static const char *const kind_name[] = {"mlp", "gpt"};
@@ -50,30 +51,32 @@ static const char *const part_name[] = {"all", "pretrain", "finetune"};
 typedef struct trainer {
     corpus c;
     stage_model sm[MODEL_STAGES];
-    uint16_t tok[TINY_MICROBATCHES][MB_TOKENS];
+    int mb_seqs;                 /* sequences per microbatch (--mb-seqs) */
+    bool shuffled;               /* --order shuffled: sequences drawn one by one, not in runs */
+    uint16_t *tok;               /* TINY_MICROBATCHES x mb_seqs x SEQ */
     const uint16_t *tok_p[TINY_MICROBATCHES];
     uint32_t *order;
     uint64_t order_n, epoch, cursor, seed;
 } trainer;
 
-/* Microbatch slot mb gets sequences seq[0..SEQ_PER_MB), back to back. */
+/* Microbatch slot mb gets sequences seq[0..mb_seqs), back to back. */
 static void load_mb(trainer *t, int mb, const uint32_t *seq)
 {
-    for (int s = 0; s < SEQ_PER_MB; s++)
-        memcpy(&t->tok[mb][s * SEQ], corpus_seq(&t->c, seq[s]), SEQ * sizeof(uint16_t));
+    for (int s = 0; s < t->mb_seqs; s++)
+        memcpy(&t->tok[((size_t)mb * t->mb_seqs + s) * SEQ], corpus_seq(&t->c, seq[s]), SEQ * sizeof(uint16_t));
 }
 
 static bool next_batch(trainer *t)
 {
-    const uint64_t need = (uint64_t)SEQ_PER_MB * TINY_MICROBATCHES;
+    const uint64_t need = (uint64_t)t->mb_seqs * TINY_MICROBATCHES;
     if (t->cursor + need > t->order_n) {
-        t->order_n = corpus_epoch(&t->c, t->seed, t->epoch++, (uint32_t)need, t->order);
+        t->order_n = corpus_epoch(&t->c, t->seed, t->epoch++, t->shuffled ? 1u : (uint32_t)need, t->order);
         t->cursor = 0;
         if (t->order_n < need)
             return false;
     }
     for (int mb = 0; mb < (int)TINY_MICROBATCHES; mb++)
-        load_mb(t, mb, t->order + t->cursor + (uint64_t)mb * SEQ_PER_MB);
+        load_mb(t, mb, t->order + t->cursor + (uint64_t)mb * t->mb_seqs);
     t->cursor += need;
     return true;
 }
@@ -179,12 +182,14 @@ static bool trainer_init(trainer *t, const options *o)
 {
     memset(t, 0, sizeof *t);
     t->seed = o->seed;
+    t->mb_seqs = (int)o->mb_seqs;
+    t->shuffled = o->shuffled;
     char why[4200];
     if (!corpus_load(&t->c, o->data, o->part, why, sizeof why)) {
         fprintf(stderr, "tiny_trainer: %s\n", why);
         return false;
     }
-    const uint64_t need = (uint64_t)SEQ_PER_MB * TINY_MICROBATCHES;
+    const uint64_t need = (uint64_t)t->mb_seqs * TINY_MICROBATCHES;
     if (t->c.n_train < need) {
         fprintf(stderr, "tiny_trainer: --part %s of %s has %llu training sequences, fewer than one step's %llu\n",
                 part_name[o->part], o->data, (unsigned long long)t->c.n_train, (unsigned long long)need);
@@ -192,15 +197,16 @@ static bool trainer_init(trainer *t, const options *o)
         return false;
     }
     t->order = malloc(t->c.n_train * sizeof *t->order);
+    t->tok = malloc(need * SEQ * sizeof *t->tok);
     for (int s = 0; s < MODEL_STAGES; s++)
-        if (!t->order || !model_init(&t->sm[s], o->kind, s, SEQ_PER_MB, TINY_MICROBATCHES, o->seed)) {
+        if (!t->order || !t->tok || !model_init(&t->sm[s], o->kind, s, t->mb_seqs, TINY_MICROBATCHES, o->seed)) {
             fprintf(stderr, "tiny_trainer: out of memory\n");
             return false;
         }
     if (!matches_plan(t, o) || (o->init && !load_params(t, o->init)))
         return false;
     for (int mb = 0; mb < (int)TINY_MICROBATCHES; mb++)
-        t->tok_p[mb] = t->tok[mb];
+        t->tok_p[mb] = t->tok + (size_t)mb * t->mb_seqs * SEQ;
     for (int s = 0; s < MODEL_STAGES; s++)
         t->sm[s].tokens = t->tok_p;
     return true;
@@ -212,6 +218,7 @@ static void trainer_free(trainer *t)
         model_free(&t->sm[s]);
     corpus_free(&t->c);
     free(t->order);
+    free(t->tok);
 }
 
 /* Mean loss per prediction over the first `limit` validation sequences
@@ -223,17 +230,17 @@ static double evaluate(trainer *t, uint64_t limit)
     uint64_t n = t->c.n_val;
     if (limit && limit < n)
         n = limit;
-    n -= n % SEQ_PER_MB;
+    n -= n % (uint64_t)t->mb_seqs;
     if (!n)
         return NAN;
     double saved = t->sm[1].loss_sum;
     t->sm[1].loss_sum = 0.0;
-    for (uint64_t i = 0; i < n; i += SEQ_PER_MB) {
+    for (uint64_t i = 0; i < n; i += (uint64_t)t->mb_seqs) {
         load_mb(t, 0, t->c.val + i);
         const real *y = model_forward(&t->sm[0], 0, NULL);
         model_forward(&t->sm[1], 0, y);
     }
-    double loss = t->sm[1].loss_sum / (double)(n / SEQ_PER_MB * (uint64_t)t->sm[1].positions);
+    double loss = t->sm[1].loss_sum / (double)(n / (uint64_t)t->mb_seqs * (uint64_t)t->sm[1].positions);
     t->sm[1].loss_sum = saved;
     return loss;
 }
@@ -241,7 +248,7 @@ static double evaluate(trainer *t, uint64_t limit)
 static uint64_t val_used(const trainer *t, const options *o)
 {
     uint64_t n = o->val_max && o->val_max < t->c.n_val ? o->val_max : t->c.n_val;
-    return n - n % SEQ_PER_MB;
+    return n - n % (uint64_t)t->mb_seqs;
 }
 
 /* The learning rate of the run's step s (0, 1, ...): linear warm-up
@@ -572,6 +579,156 @@ static int cmd_train(const options *o)
     return rc;
 }
 
+/* noise --exact: the same quantities over the whole part, no sampling:
+ * every training sequence's own mean gradient g_i, G their mean and
+ * tr(Sigma) = P (mean |g_i|^2 - |G|^2) per prediction (P predictions a
+ * sequence; the sequence is the draw), B_simple = tr(Sigma) / |G|^2. What
+ * the sampled estimate is tested against (tests/tiny_trainer/check.sh). */
+static int noise_exact(const options *o)
+{
+    trainer t;
+    options own = *o;
+    own.mb_seqs = 1;
+    if (!trainer_init(&t, &own))
+        return 1;
+    const double P = (double)t.sm[1].positions;
+    size_t msg = model_message_reals(&t.sm[1]);
+    real *din = calloc(msg ? msg : 1, sizeof *din);
+    double *sum[MODEL_STAGES][MAX_TENSORS] = {{0}};
+    double sq = 0;
+    int rc = din ? 0 : 1;
+    for (int s = 0; s < MODEL_STAGES && rc == 0; s++)
+        for (int k = 0; k < t.sm[s].n_tensors; k++)
+            if (!(sum[s][k] = calloc(t.sm[s].numel[k] ? t.sm[s].numel[k] : 1, sizeof(double))))
+                rc = 1;
+    const uint64_t n = t.c.n_train;
+    for (uint64_t i = 0; i < n && rc == 0; i++) {
+        load_mb(&t, 0, &t.c.train[i]);
+        for (int s = 0; s < MODEL_STAGES; s++)
+            model_zero_grad(&t.sm[s]);
+        const real *y = model_forward(&t.sm[0], 0, NULL);
+        model_forward(&t.sm[1], 0, y);
+        model_backward(&t.sm[1], 0, NULL, din, NULL, P);
+        model_backward(&t.sm[0], 0, din, NULL, NULL, P);
+        for (int s = 0; s < MODEL_STAGES; s++)
+            for (int k = 0; k < t.sm[s].n_tensors; k++)
+                for (uint64_t j = 0; j < t.sm[s].numel[k]; j++) {
+                    double g = t.sm[s].grad[k][j];
+                    sum[s][k][j] += g, sq += g * g;
+                }
+    }
+    if (rc == 0 && n > 0) {
+        double g2 = 0;
+        for (int s = 0; s < MODEL_STAGES; s++)
+            for (int k = 0; k < t.sm[s].n_tensors; k++)
+                for (uint64_t j = 0; j < t.sm[s].numel[k]; j++) {
+                    double m = sum[s][k][j] / (double)n;
+                    g2 += m * m;
+                }
+        double tr = P * (sq / (double)n - g2);
+        printf("noise: exact over the part's %llu training sequences\n", (unsigned long long)n);
+        double batch = P * (double)o->mb_seqs * TINY_MICROBATCHES;
+        printf("RESULT b_simple=%.1f batch=%.0f ratio=%.4f g2=%.6g trace=%.6g\n", tr / g2, batch, tr / g2 / batch, g2,
+               tr);
+    }
+    for (int s = 0; s < MODEL_STAGES; s++)
+        for (int k = 0; k < MAX_TENSORS; k++)
+            free(sum[s][k]);
+    free(din);
+    trainer_free(&t);
+    return rc;
+}
+
+/* The gradient noise scale B_simple = tr(Sigma) / |G|^2 at fixed
+ * parameters (the model --init gives, or the seed's), from --steps batches:
+ * each batch's microbatch gradients g_m (batch b predictions each) and their
+ * mean G (M b), unbiased as |G|^2 ~ (M |G_big|^2 - |g_small|^2) / (M - 1)
+ * and tr(Sigma) ~ (|g_small|^2 - |G_big|^2) / (1 / b - 1 / (M b)), each
+ * averaged over the batches before the ratio (docs/time-to-quality.md,
+ * "The batch regime"). Per tensor, per stage and for the whole model, in
+ * predictions. Sequences are drawn one by one (--order shuffled) whatever
+ * --order says. */
+static int cmd_noise(const options *o)
+{
+    if (o->exact)
+        return noise_exact(o);
+    trainer t;
+    options own = *o;
+    own.shuffled = true; /* the estimate needs independent microbatches; a run of sorted neighbours is not */
+    if (!trainer_init(&t, &own))
+        return 1;
+    const int M = (int)TINY_MICROBATCHES;
+    const double b = (double)t.sm[1].positions;
+    size_t msg = model_message_reals(&t.sm[1]);
+    real *din = calloc(msg ? msg : 1, sizeof *din);
+    real *prev[MODEL_STAGES][MAX_TENSORS] = {{0}};
+    double small2[MODEL_STAGES + 1] = {0}, big2[MODEL_STAGES + 1] = {0};
+    double tsmall2[MODEL_STAGES][MAX_TENSORS] = {{0}}, tbig2[MODEL_STAGES][MAX_TENSORS] = {{0}};
+    int rc = din ? 0 : 1;
+    for (int s = 0; s < MODEL_STAGES && rc == 0; s++)
+        for (int k = 0; k < t.sm[s].n_tensors; k++)
+            if (!(prev[s][k] = malloc((t.sm[s].numel[k] ? t.sm[s].numel[k] : 1) * sizeof(real))))
+                rc = 1;
+    long n = 0;
+    for (; n < o->steps && rc == 0; n++) {
+        if (!next_batch(&t)) {
+            rc = 1;
+            break;
+        }
+        for (int s = 0; s < MODEL_STAGES; s++) {
+            model_zero_grad(&t.sm[s]);
+            for (int k = 0; k < t.sm[s].n_tensors; k++)
+                memset(prev[s][k], 0, t.sm[s].numel[k] * sizeof(real));
+        }
+        for (int mb = 0; mb < M; mb++) {
+            const real *y = model_forward(&t.sm[0], mb, NULL);
+            model_forward(&t.sm[1], mb, y);
+            model_backward(&t.sm[1], mb, NULL, din, NULL, b * M);
+            model_backward(&t.sm[0], mb, din, NULL, NULL, b * M);
+            for (int s = 0; s < MODEL_STAGES; s++) /* g_m = M x this microbatch's share */
+                for (int k = 0; k < t.sm[s].n_tensors; k++)
+                    for (uint64_t i = 0; i < t.sm[s].numel[k]; i++) {
+                        double g = (double)M * ((double)t.sm[s].grad[k][i] - (double)prev[s][k][i]);
+                        small2[s] += g * g / M, small2[MODEL_STAGES] += g * g / M, tsmall2[s][k] += g * g / M;
+                        prev[s][k][i] = t.sm[s].grad[k][i];
+                    }
+        }
+        for (int s = 0; s < MODEL_STAGES; s++)
+            for (int k = 0; k < t.sm[s].n_tensors; k++)
+                for (uint64_t i = 0; i < t.sm[s].numel[k]; i++) {
+                    double g = t.sm[s].grad[k][i];
+                    big2[s] += g * g, big2[MODEL_STAGES] += g * g, tbig2[s][k] += g * g;
+                }
+    }
+    if (rc == 0 && n > 0) {
+        printf("noise: %ld batches of %d microbatches x %.0f predictions (%s, model %s%s%s)\n", n, M, b, o->data,
+               kind_name[o->kind], o->init ? ", parameters from " : "", o->init ? o->init : "");
+        for (int s = 0; s < MODEL_STAGES; s++)
+            for (int k = 0; k < t.sm[s].n_tensors; k++) {
+                double gs = tsmall2[s][k] / (double)n, gb = tbig2[s][k] / (double)n;
+                double g2 = ((double)M * gb - gs) / (double)(M - 1), tr = (gs - gb) / (1.0 / b - 1.0 / (b * M));
+                printf("noise: stage %d tensor %s: |G|^2 %.4g, tr(Sigma) %.4g, B_simple %.0f predictions\n", s,
+                       t.sm[s].tensor_name[k], g2, tr, tr / g2);
+            }
+        for (int s = 0; s <= MODEL_STAGES; s++) {
+            double gs = small2[s] / (double)n, gb = big2[s] / (double)n;
+            double g2 = ((double)M * gb - gs) / (double)(M - 1), tr = (gs - gb) / (1.0 / b - 1.0 / (b * M));
+            double bn = tr / g2;
+            if (s < MODEL_STAGES)
+                printf("noise: stage %d: |G|^2 %.4g, tr(Sigma) %.4g, B_simple %.0f predictions\n", s, g2, tr, bn);
+            else
+                printf("RESULT b_simple=%.1f batch=%.0f ratio=%.4f g2=%.6g trace=%.6g\n", bn, b * M, bn / (b * M),
+                       g2, tr);
+        }
+    }
+    for (int s = 0; s < MODEL_STAGES; s++)
+        for (int k = 0; k < MAX_TENSORS; k++)
+            free(prev[s][k]);
+    free(din);
+    trainer_free(&t);
+    return rc;
+}
+
 /* Two trainers from the same seed: one runs steps pipelined, the other
  * sequentially; after every step all parameters must be equal bit for bit. */
 static int cmd_check(const options *o)
@@ -625,16 +782,19 @@ static int cmd_check(const options *o)
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: tiny_trainer profile DIR | train | check | plot NOFREEZE.csv FREEZE.csv OUT.svg, with\n"
+            "usage: tiny_trainer profile DIR | train | check | noise | plot NOFREEZE.csv FREEZE.csv OUT.svg, with\n"
             "  --model mlp|gpt      the model (default mlp); the binary must be built against its spec's plan\n"
             "  --data DIR           text files under DIR, recursively (default /usr/share/common-licenses);\n"
             "                       --corpus DIR is the same\n"
             "  --part all|pretrain|finetune  the shards trained and validated on (default all)\n"
             "  --val-max N          evaluate on the part's first N validation sequences (default 0: all)\n"
             "  --seed N             initial weights and data order (default 1)\n"
+            "  --mb-seqs N          sequences per microbatch, 1 to 64 (default 2; the step: 8 microbatches)\n"
+            "  --order grouped|shuffled  a step's sequences: a run of neighbours in sorted order, shuffled\n"
+            "                       runs (default grouped); or each drawn on its own from the epoch's shuffle\n"
             "  --init FILE          start from parameters --save wrote (no optimiser state)\n"
             "  --save FILE          write both stages' parameters at the end (train)\n"
-            "  --steps N            steps at most (train 600, profile 30, check 3)\n"
+            "  --steps N            steps at most (train 600, profile 30, check 3, noise: batches, 600)\n"
             "  --first-step S       the step the first step's masks are drawn for (default 0; check: warm-up + ramp)\n"
             "  --no-freeze          freeze nothing\n"
             "  --lr X               peak learning rate (default 2e-3)\n"
@@ -648,7 +808,8 @@ static int usage(void)
             "  --eval-every K       validate at steps K, 2K, ... and the last (default 25; 0: at the end only)\n"
             "  --stop-below L       stop once the mean of the last 3 validation losses is <= L\n"
             "  --stop-from N        ... but not before N steps have run (default 0)\n"
-            "  --log FILE           one CSV row per step\n");
+            "  --log FILE           one CSV row per step\n"
+            "  --exact              noise: over every training sequence of the part instead of --steps batches\n");
     return 2;
 }
 
@@ -692,6 +853,7 @@ int main(int argc, char **argv)
                  .steps = 600,
                  .eval_every = 25,
                  .seed = 1,
+                 .mb_seqs = MB_SEQS_DEFAULT,
                  .lr = 2e-3,
                  .lr_min = 0.1,
                  .stop_below = NAN,
@@ -712,6 +874,10 @@ int main(int argc, char **argv)
             o.no_freeze = true;
             continue;
         }
+        if (!strcmp(a, "--exact")) {
+            o.exact = true;
+            continue;
+        }
         if (!strcmp(a, "--steps"))
             ok = ok && parse_long(v, &o.steps);
         else if (!strcmp(a, "--first-step"))
@@ -722,6 +888,10 @@ int main(int argc, char **argv)
             ok = ok && parse_long(v, &o.eval_every) && o.eval_every >= 0;
         else if (!strcmp(a, "--corpus") || !strcmp(a, "--data"))
             o.data = v;
+        else if (!strcmp(a, "--order") && v && (!strcmp(v, "grouped") || !strcmp(v, "shuffled")))
+            o.shuffled = !strcmp(v, "shuffled");
+        else if (!strcmp(a, "--mb-seqs"))
+            ok = ok && parse_long(v, &o.mb_seqs) && o.mb_seqs >= 1 && o.mb_seqs <= MB_SEQS_MAX;
         else if (!strcmp(a, "--seed"))
             ok = ok && parse_u64(v, &o.seed);
         else if (!strcmp(a, "--lr"))
@@ -775,5 +945,7 @@ int main(int argc, char **argv)
         return cmd_train(&o);
     if (!strcmp(cmd, "check"))
         return cmd_check(&o);
+    if (!strcmp(cmd, "noise"))
+        return cmd_noise(&o);
     return usage();
 }

@@ -22,6 +22,24 @@ assert [round(v, 12) for _, _, v in sm] == [3.0, 2.5, 2.0, round(4 / 3, 12)], sm
 assert abs(t.time_to(sm, 2.25) - 2.5) < 1e-12, t.time_to(sm, 2.25)  # between 2.5 at 2 s and 2.0 at 3 s
 assert t.time_to(sm, 3.0) == 1.0 and t.time_to(sm, 1.0) is None
 assert t.at_step(sm, 29) == 2.0 and t.at_step(sm, 30) is None
+# The batch regime's prediction: at beta = 0 (far above the critical batch)
+# only the step time counts; as beta grows a share f frozen costs steps in
+# proportion (rho -> 1 - f); runs without freezing and from scratch get none.
+class Exp: pass
+class Run: policy, label = "timely", "timely_0.9_balanced"
+e = Exp()
+e.cfg = dict(steps=100, freeze=dict(warmup=50, ramp=10), early_warmup=10)
+e.regime = dict(beta=0.0)
+assert abs(t.predicted_speedup(e, "finetune", Run, 0.8, 0.5) - 100 / (55 + 45 * 0.8)) < 1e-12
+e.regime["beta"] = 1e9
+assert abs(t.predicted_speedup(e, "finetune", Run, 0.8, 0.5) - 100 / (55 + 45 * 0.8 / 0.5)) < 1e-6
+e.regime["beta"] = 1.0  # rho = 2 / (1 + 2) with half the samples
+assert abs(t.predicted_speedup(e, "finetune", Run, 0.8, 0.5) - 100 / (55 + 45 * 0.8 * 1.5)) < 1e-12
+Run.label = "timely_0.9_balanced_warmup_10"  # freezing from the early warm-up
+assert abs(t.predicted_speedup(e, "finetune", Run, 0.8, 0.5) - 100 / (15 + 85 * 0.8 * 1.5)) < 1e-12
+assert t.predicted_speedup(e, "scratch", Run, 0.8, 0.5) is None
+Run.policy = "none"
+assert t.predicted_speedup(e, "finetune", Run, 1.0, 0.0) is None
 print("time_to_quality: metrics on known curves ok")
 PY
 python3 "$src/bench/time_to_quality.py" --ci --tfc "$tfc" --out "$work/out" >"$work/stdout.txt" 2>"$work/stderr.txt" ||
@@ -57,6 +75,11 @@ if len(lines) != len(runs):
 summary = json.load(open(os.path.join(out, "summary.json")))
 if summary["mode"] != "ci" or set(summary["calibration"]) != {"finetune", "scratch"}:
     bad.append("summary.json")
+regime = summary.get("regime") or {}
+if not (regime.get("batch", 0) > 0 and isinstance(regime.get("b_simple"), float)):
+    bad.append(f"summary.json: the batch regime {regime}")
+if not any(l.startswith("Batch regime at the fine-tuning start: B_simple ") for l in open(os.path.join(out, "results.md"))):
+    bad.append("results.md: no batch regime line")
 for b in bad:
     print("time_to_quality check FAILED:", b)
 print(f"time_to_quality: {len(runs)} runs, {len(labels)} table rows, {len(lines)} curves; last line: {last}")

@@ -11,6 +11,7 @@
 #  - a short run with the plan's freezing learns (the loss falls), skips
 #    weight-gradient work, and never freezes more elements than planned; a
 #    run without freezing skips none;
+#  - the gradient noise scale's estimate against its exact value;
 #  - the log's header; --save / --init round-trip the parameters and refuse
 #    another model's file; --part pretrain and finetune each train; a binary
 #    built against one model's plan refuses the other model;
@@ -94,6 +95,26 @@ for b in bad:
     print("FAILED:", b)
 sys.exit(1 if bad else 0)
 PY
+
+# The gradient noise scale: the estimate from 300 batches of independently
+# drawn sequences (two microbatch sizes, unbiased) against the exact value
+# over every training sequence of the finetune part, at the 3-step
+# parameters; then --mb-seqs and --order shuffled keep pipelined steps equal
+# to sequential ones.
+"$work/tiny_trainer" noise --init "$work/p.bin" --part finetune --exact > "$work/noise_exact.txt"
+"$work/tiny_trainer" noise --init "$work/p.bin" --part finetune --steps 300 > "$work/noise.txt"
+python3 - "$work/noise_exact.txt" "$work/noise.txt" <<'PY'
+import re, sys
+def res(path):
+    return {k: float(v) for k, v in (kv.split("=") for kv in re.search(r"^RESULT (.*)$", open(path).read(), re.M).group(1).split())}
+exact, est = res(sys.argv[1]), res(sys.argv[2])
+print(f"tiny_trainer noise: B_simple {est['b_simple']:.1f} estimated, {exact['b_simple']:.1f} exact; "
+      f"tr(Sigma) {est['trace']:.2f} and {exact['trace']:.2f}")
+ok = abs(est["trace"] / exact["trace"] - 1) < 0.05 and abs(est["b_simple"] / exact["b_simple"] - 1) < 0.10
+ok = ok and est["batch"] == exact["batch"] == 8 * 2 * 32 and abs(est["ratio"] - est["b_simple"] / est["batch"]) < 1e-3
+sys.exit(0 if ok else 1)
+PY
+"$work/tiny_trainer" check --steps 2 --mb-seqs 5 --order shuffled
 
 # The transformer against its own spec.
 if [ -f "$ex/tiny_gpt.yaml" ]; then
