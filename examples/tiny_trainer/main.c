@@ -579,6 +579,24 @@ static int cmd_train(const options *o)
     return rc;
 }
 
+/* Both stages' forward and backward of microbatch mb, nothing frozen, the
+ * loss scaled by 1 / scale_positions: adds its gradient to every tensor's. */
+static void noise_grad(trainer *t, int mb, real *din, double scale_positions)
+{
+    const real *y = model_forward(&t->sm[0], mb, NULL);
+    model_forward(&t->sm[1], mb, y);
+    model_backward(&t->sm[1], mb, NULL, din, NULL, scale_positions);
+    model_backward(&t->sm[0], mb, din, NULL, NULL, scale_positions);
+}
+
+/* |G|^2 and tr(Sigma) from the mean squared norms of microbatch gradients
+ * (gs, b predictions each) and of their step means (gb, M b). */
+static void noise_estimate(double gs, double gb, double b, int M, double *g2, double *tr)
+{
+    *g2 = ((double)M * gb - gs) / (double)(M - 1);
+    *tr = (gs - gb) / (1.0 / b - 1.0 / (b * M));
+}
+
 /* noise --exact: the same quantities over the whole part, no sampling:
  * every training sequence's own mean gradient g_i, G their mean and
  * tr(Sigma) = P (mean |g_i|^2 - |G|^2) per prediction (P predictions a
@@ -606,10 +624,7 @@ static int noise_exact(const options *o)
         load_mb(&t, 0, &t.c.train[i]);
         for (int s = 0; s < MODEL_STAGES; s++)
             model_zero_grad(&t.sm[s]);
-        const real *y = model_forward(&t.sm[0], 0, NULL);
-        model_forward(&t.sm[1], 0, y);
-        model_backward(&t.sm[1], 0, NULL, din, NULL, P);
-        model_backward(&t.sm[0], 0, din, NULL, NULL, P);
+        noise_grad(&t, 0, din, P);
         for (int s = 0; s < MODEL_STAGES; s++)
             for (int k = 0; k < t.sm[s].n_tensors; k++)
                 for (uint64_t j = 0; j < t.sm[s].numel[k]; j++) {
@@ -681,10 +696,7 @@ static int cmd_noise(const options *o)
                 memset(prev[s][k], 0, t.sm[s].numel[k] * sizeof(real));
         }
         for (int mb = 0; mb < M; mb++) {
-            const real *y = model_forward(&t.sm[0], mb, NULL);
-            model_forward(&t.sm[1], mb, y);
-            model_backward(&t.sm[1], mb, NULL, din, NULL, b * M);
-            model_backward(&t.sm[0], mb, din, NULL, NULL, b * M);
+            noise_grad(&t, mb, din, b * M);
             for (int s = 0; s < MODEL_STAGES; s++) /* g_m = M x this microbatch's share */
                 for (int k = 0; k < t.sm[s].n_tensors; k++)
                     for (uint64_t i = 0; i < t.sm[s].numel[k]; i++) {
@@ -705,14 +717,14 @@ static int cmd_noise(const options *o)
                kind_name[o->kind], o->init ? ", parameters from " : "", o->init ? o->init : "");
         for (int s = 0; s < MODEL_STAGES; s++)
             for (int k = 0; k < t.sm[s].n_tensors; k++) {
-                double gs = tsmall2[s][k] / (double)n, gb = tbig2[s][k] / (double)n;
-                double g2 = ((double)M * gb - gs) / (double)(M - 1), tr = (gs - gb) / (1.0 / b - 1.0 / (b * M));
+                double g2, tr;
+                noise_estimate(tsmall2[s][k] / (double)n, tbig2[s][k] / (double)n, b, M, &g2, &tr);
                 printf("noise: stage %d tensor %s: |G|^2 %.4g, tr(Sigma) %.4g, B_simple %.0f predictions\n", s,
                        t.sm[s].tensor_name[k], g2, tr, tr / g2);
             }
         for (int s = 0; s <= MODEL_STAGES; s++) {
-            double gs = small2[s] / (double)n, gb = big2[s] / (double)n;
-            double g2 = ((double)M * gb - gs) / (double)(M - 1), tr = (gs - gb) / (1.0 / b - 1.0 / (b * M));
+            double g2, tr;
+            noise_estimate(small2[s] / (double)n, big2[s] / (double)n, b, M, &g2, &tr);
             double bn = tr / g2;
             if (s < MODEL_STAGES)
                 printf("noise: stage %d: |G|^2 %.4g, tr(Sigma) %.4g, B_simple %.0f predictions\n", s, g2, tr, bn);
