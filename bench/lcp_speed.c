@@ -274,10 +274,10 @@ static int query(const char *index, const char *shard, uint64_t nq, uint64_t k, 
         }
     }
     printf("N=%llu L=%u k=%llu queries=%llu, index opened in %.3f s (no checksum) with its search arrays: "
-           "file %.2f + derived %.2f = %.2f bytes per sequence\n",
+           "file %.2f + derived %.2f = %.2f bytes per sequence (%llu runs in the run table)\n",
            (unsigned long long)ix.n, L, (unsigned long long)k, (unsigned long long)nq, open_s,
-           ix.n ? (double)ix.map_len / (double)ix.n : 0.0, ix.n ? (double)ix.derived_len / (double)ix.n : 0.0,
-           ix.n ? (double)(ix.map_len + ix.derived_len) / (double)ix.n : 0.0);
+           ix.n ? (double)ix.map_len / (double)ix.n : 0.0, ix.n ? (double)ix.derived_bytes / (double)ix.n : 0.0,
+           ix.n ? (double)(ix.map_len + ix.derived_bytes) / (double)ix.n : 0.0, (unsigned long long)ix.n_runs);
     for (int pass = 0; pass < passes; pass++) {
         printf("  pass %d: tfc p50 %.2f us, p95 %.2f us, p99 %.2f us", pass + 1, t_p[pass][0], t_p[pass][1],
                t_p[pass][2]);

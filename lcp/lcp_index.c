@@ -36,7 +36,8 @@
                              (ix)->first};                                                                             \
             lcp16_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
                               (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp16_deep *)(ix)->deep, (ix)->idmin2, \
-                              (ix)->dtok, (ix)->up, (const lcp16_deep *)(ix)->deep_up, (ix)->perm_bits};                           \
+                              (ix)->dtok, (ix)->up, (const lcp16_deep *)(ix)->deep_up, (ix)->perm_bits,  \
+                              (const lcp16_run *)(ix)->runs, (ix)->run_hash, (ix)->run_mask};                           \
             (void)dd, (void)ii;                                                                                        \
             body16;                                                                                                    \
         } else {                                                                                                       \
@@ -46,7 +47,8 @@
                              (ix)->docs ? (ix)->doc_first : (ix)->first};                                              \
             lcp32_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
                               (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp32_deep *)(ix)->deep, (ix)->idmin2, \
-                              (ix)->dtok, (ix)->up, (const lcp32_deep *)(ix)->deep_up, (ix)->perm_bits};                           \
+                              (ix)->dtok, (ix)->up, (const lcp32_deep *)(ix)->deep_up, (ix)->perm_bits,  \
+                              (const lcp32_run *)(ix)->runs, (ix)->run_hash, (ix)->run_mask};                           \
             (void)dd, (void)ii;                                                                                        \
             body32;                                                                                                    \
         }                                                                                                              \
@@ -389,6 +391,47 @@ static void *deep_run(void *arg)
     return NULL;
 }
 
+/* The run table (the core's runs_fill) beside the directory, on a thread
+ * of its own: from a copy of the index (the other arrays are being
+ * filled), each array allocated at its size. */
+typedef struct runs_job {
+    lcp_index ix;
+    void *runs;
+    uint32_t *hash;
+    uint64_t count, slots;
+    bool ok;
+} runs_job;
+
+_Static_assert(sizeof(lcp16_run) == sizeof(lcp32_run), "one run entry size");
+
+static void *runs_run(void *arg)
+{
+    runs_job *j = arg;
+    const lcp_index *ix = &j->ix;
+    uint64_t cap = lcp16_runs_cap(ix->n);
+    void *frames = malloc((size_t)lcp16_run_stack_size(ix->seq_len) * sizeof(lcp16_run_frame));
+    j->runs = malloc((size_t)cap * sizeof(lcp16_run));
+    j->ok = frames && j->runs;
+    if (j->ok)
+        WITH_CORE(ix, j->count = lcp16_runs_fill(&ii, ix->seq_len, cap, frames, j->runs),
+                  j->count = lcp32_runs_fill(&ii, ix->seq_len, cap, frames, j->runs));
+    free(frames);
+    if (j->ok && j->count == 0) {
+        free(j->runs);
+        j->runs = NULL;
+    } else if (j->ok && j->count < cap) { /* give back what it did not need */
+        void *fit = realloc(j->runs, (size_t)j->count * sizeof(lcp16_run));
+        if (fit)
+            j->runs = fit;
+    }
+    j->slots = lcp16_run_hash_size(j->count);
+    j->hash = j->ok ? malloc((size_t)j->slots * 4) : NULL;
+    j->ok = j->ok && j->hash;
+    if (j->ok)
+        lcp16_run_hash_fill(j->runs, j->count, j->hash, j->slots);
+    return NULL;
+}
+
 /* Carves the next bytes (rounded up to 64) out of the derived block. */
 static void *carve(unsigned char **at, uint64_t bytes)
 {
@@ -396,6 +439,10 @@ static void *carve(unsigned char **at, uint64_t bytes)
     *at += (bytes + 63) / 64 * 64;
     return p;
 }
+
+/* Longest sequences the run table is derived for (its fill keeps a frame
+ * of 76 bytes per LCP level). */
+#define LCP_RUNS_MAX_SEQ_LEN 65536u
 
 /* The search arrays (docs/lcp-index.md), derived at load time, not stored:
  * one anonymous mapping, on transparent huge pages where the kernel gives
@@ -429,6 +476,12 @@ static int derive(lcp_index *ix)
     ix->dtok = carve(&at, sizes[6]);
     uint32_t *up = carve(&at, sizes[7]);
     void *deep_up = carve(&at, sizes[8]);
+    /* The run table only for sequences short enough for its stack (each
+     * LCP level open at once a frame). */
+    runs_job rj = {.ix = *ix};
+    pthread_t rt;
+    bool want_runs = ix->seq_len <= LCP_RUNS_MAX_SEQ_LEN;
+    bool rthreaded = want_runs && ix->n >= 65536 && pthread_create(&rt, NULL, runs_run, &rj) == 0;
     WITH_CORE(ix, lcp16_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top),
               lcp32_dir_fill(&dd, &ii, ix->dir, ix->idmin, ix->lcpmin, ix->top));
     ix->n_dir = nd;
@@ -451,6 +504,20 @@ static int derive(lcp_index *ix)
     /* The units over the blocks' minima (their second minima from idmin2). */
     WITH_CORE(ix, lcp16_up_fill(&ii, up), lcp32_up_fill(&ii, up));
     ix->up = up;
+    ix->derived_bytes = len;
+    if (!want_runs)
+        return 0;
+    if (rthreaded)
+        pthread_join(rt, NULL);
+    else
+        runs_run(&rj);
+    if (!rj.ok) {
+        free(rj.runs);
+        free(rj.hash);
+        return -1;
+    }
+    ix->runs = rj.runs, ix->run_hash = rj.hash, ix->run_mask = rj.slots - 1, ix->n_runs = rj.count;
+    ix->derived_bytes += rj.count * sizeof(lcp16_run) + rj.slots * 4;
     return 0;
 }
 
@@ -625,6 +692,8 @@ void lcp_index_close(lcp_index *ix)
     free(ix->docs);
     if (ix->derived)
         munmap(ix->derived, (size_t)ix->derived_len);
+    free(ix->runs);
+    free(ix->run_hash);
     memset(ix, 0, sizeof *ix);
 }
 

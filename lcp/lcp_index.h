@@ -47,6 +47,10 @@ typedef struct lcp_index {
     uint8_t *dtok;            /* per position: distinguishing-token code, 4 bits */
     uint32_t *up;             /* the block minima over units of 32, 1,024 and 32,768 blocks */
     void *deep_up;            /* the deep directory's every 32nd and 1,024th sample */
+    void *runs;               /* the run table (the core's runs): large LCP intervals, their smallest numbers */
+    uint32_t *run_hash;       /* its hash table on first positions, run_mask + 1 slots */
+    uint64_t run_mask, n_runs;
+    uint64_t derived_bytes;   /* all of the above in memory, with the run table */
     /* Documents (an index built with a separator; docs/lcp-index.md,
      * "Documents"): sequence i is the i-th non-empty run of tokens between
      * separators, its first seq_len tokens packed as uint32 with every

@@ -47,6 +47,19 @@ typedef struct llama8b_1f1b_lcp_deep {
     uint32_t dbase;          /* with dshift, the scale of dtok in the block the sample starts (llama8b_1f1b_lcp_dtok_code) */
 } llama8b_1f1b_lcp_deep;
 
+/* Smallest numbers a run table entry keeps (llama8b_1f1b_lcp_index.runs). */
+#define llama8b_1f1b_lcp_RUN_K 16u
+
+/* A run table entry: sorted positions [lb, rb) all share their first vhi
+ * tokens, and neither neighbour outside shares more than vlo - 1 of them,
+ * so for every v in [vlo, vhi] the positions sharing at least v tokens
+ * with any of them are exactly [lb, rb). ids: the run's min(rb - lb,
+ * RUN_K) smallest sequence numbers, ascending. 80 bytes. */
+typedef struct llama8b_1f1b_lcp_run {
+    uint32_t lb, rb, vlo, vhi;
+    uint32_t ids[llama8b_1f1b_lcp_RUN_K];
+} llama8b_1f1b_lcp_run;
+
 /* The deep directory holds LCPs below this (llama8b_1f1b_lcp_deep.dlcp_shift): it is
  * derived only for seq_len below it. */
 #define llama8b_1f1b_lcp_DEEP_MAX_LCP (1u << 26)
@@ -104,6 +117,15 @@ typedef struct llama8b_1f1b_lcp_index {
     /* Bits per packed permutation entry (1 to 32), or 0: perm is n plain
      * uint32 numbers. */
     uint32_t perm_bits;
+    /* Optional (NULL), from llama8b_1f1b_lcp_runs_fill: the large LCP intervals (runs of
+     * at least llama8b_1f1b_lcp_RUN_MIN sorted positions sharing a prefix no neighbour
+     * outside shares) with their llama8b_1f1b_lcp_RUN_K smallest numbers, and a hash
+     * table on their first positions (run_mask + 1 slots, each a run's
+     * index + 1 or 0), so that a level of thousands of tied sequences is
+     * answered from one entry when k <= llama8b_1f1b_lcp_RUN_K. */
+    const llama8b_1f1b_lcp_run *runs;
+    const uint32_t *run_hash;
+    uint64_t run_mask;
 } llama8b_1f1b_lcp_index;
 
 #define llama8b_1f1b_lcp_DIR_STEP 32u
@@ -164,6 +186,22 @@ void llama8b_1f1b_lcp_derive_up(const llama8b_1f1b_lcp_index *ix, uint32_t *up);
 uint64_t llama8b_1f1b_lcp_derived_deep_up_size(uint64_t n);
 void llama8b_1f1b_lcp_derive_deep_up(const llama8b_1f1b_lcp_data *d, const llama8b_1f1b_lcp_index *ix, llama8b_1f1b_lcp_deep *deep_up);
 
+/* A fifth set (from perm and lcp): the run table, the LCP intervals of at
+ * least 1,024 sequences (at most one per 512 sequences: the smallest left
+ * out first) with their LLAMA8B_1F1B_LCP_RUN_K smallest numbers. runs takes
+ * llama8b_1f1b_lcp_derived_runs_size(n) entries, run_hash
+ * llama8b_1f1b_lcp_derived_run_hash_size(n) slots. Fills both and returns how
+ * many runs (0 too when a stack of seq_len + 2 frames cannot be
+ * allocated); then point ix->runs and ix->run_hash at them and set
+ * ix->run_mask to the slots - 1 (optional: with it a query for k <= 16
+ * takes a level of thousands of tied sequences from one entry; about 0.15
+ * bytes per sequence). One pass over perm and lcp. */
+#define LLAMA8B_1F1B_LCP_RUN_K llama8b_1f1b_lcp_RUN_K
+uint64_t llama8b_1f1b_lcp_derived_runs_size(uint64_t n);
+uint64_t llama8b_1f1b_lcp_derived_run_hash_size(uint64_t n);
+uint64_t llama8b_1f1b_lcp_derive_runs(const llama8b_1f1b_lcp_data *d, const llama8b_1f1b_lcp_index *ix, llama8b_1f1b_lcp_run *runs,
+                                uint32_t *run_hash);
+
 /* The k sequences sharing the longest prefix with q (seq_len tokens), best
  * first, ties by smaller number; returns how many (min(k, N)). */
 uint64_t llama8b_1f1b_lcp_query(const llama8b_1f1b_lcp_data *d, const llama8b_1f1b_lcp_index *ix, const llama8b_1f1b_lcp_token *q, uint64_t k,
@@ -211,6 +249,19 @@ typedef struct llama8b_1f1b_lcpd_deep {
     uint32_t dlcp_shift;     /* bits 0-25: its LCP with the previous sample (0 for the first); 26-31: dshift */
     uint32_t dbase;          /* with dshift, the scale of dtok in the block the sample starts (llama8b_1f1b_lcpd_dtok_code) */
 } llama8b_1f1b_lcpd_deep;
+
+/* Smallest numbers a run table entry keeps (llama8b_1f1b_lcpd_index.runs). */
+#define llama8b_1f1b_lcpd_RUN_K 16u
+
+/* A run table entry: sorted positions [lb, rb) all share their first vhi
+ * tokens, and neither neighbour outside shares more than vlo - 1 of them,
+ * so for every v in [vlo, vhi] the positions sharing at least v tokens
+ * with any of them are exactly [lb, rb). ids: the run's min(rb - lb,
+ * RUN_K) smallest sequence numbers, ascending. 80 bytes. */
+typedef struct llama8b_1f1b_lcpd_run {
+    uint32_t lb, rb, vlo, vhi;
+    uint32_t ids[llama8b_1f1b_lcpd_RUN_K];
+} llama8b_1f1b_lcpd_run;
 
 /* The deep directory holds LCPs below this (llama8b_1f1b_lcpd_deep.dlcp_shift): it is
  * derived only for seq_len below it. */
@@ -269,6 +320,15 @@ typedef struct llama8b_1f1b_lcpd_index {
     /* Bits per packed permutation entry (1 to 32), or 0: perm is n plain
      * uint32 numbers. */
     uint32_t perm_bits;
+    /* Optional (NULL), from llama8b_1f1b_lcpd_runs_fill: the large LCP intervals (runs of
+     * at least llama8b_1f1b_lcpd_RUN_MIN sorted positions sharing a prefix no neighbour
+     * outside shares) with their llama8b_1f1b_lcpd_RUN_K smallest numbers, and a hash
+     * table on their first positions (run_mask + 1 slots, each a run's
+     * index + 1 or 0), so that a level of thousands of tied sequences is
+     * answered from one entry when k <= llama8b_1f1b_lcpd_RUN_K. */
+    const llama8b_1f1b_lcpd_run *runs;
+    const uint32_t *run_hash;
+    uint64_t run_mask;
 } llama8b_1f1b_lcpd_index;
 
 #define llama8b_1f1b_lcpd_DIR_STEP 32u
@@ -295,6 +355,8 @@ void llama8b_1f1b_lcp_docs_derive_deep(const llama8b_1f1b_lcpd_data *d, const ll
 void llama8b_1f1b_lcp_docs_derive_up(const llama8b_1f1b_lcpd_index *ix, uint32_t *up);
 void llama8b_1f1b_lcp_docs_derive_deep_up(const llama8b_1f1b_lcpd_data *d, const llama8b_1f1b_lcpd_index *ix,
                                     llama8b_1f1b_lcpd_deep *deep_up);
+uint64_t llama8b_1f1b_lcp_docs_derive_runs(const llama8b_1f1b_lcpd_data *d, const llama8b_1f1b_lcpd_index *ix, llama8b_1f1b_lcpd_run *runs,
+                                     uint32_t *run_hash);
 /* q: seq_len tokens from llama8b_1f1b_lcp_docs_query_tokens. */
 uint64_t llama8b_1f1b_lcp_docs_query(const llama8b_1f1b_lcpd_data *d, const llama8b_1f1b_lcpd_index *ix, const uint32_t *q, uint64_t k,
                                uint32_t *seq, uint32_t *lcp);

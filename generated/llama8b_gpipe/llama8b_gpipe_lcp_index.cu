@@ -55,6 +55,19 @@ typedef struct llama8b_gpipe_lcp_deep {
     uint32_t dbase;          /* with dshift, the scale of dtok in the block the sample starts (llama8b_gpipe_lcp_dtok_code) */
 } llama8b_gpipe_lcp_deep;
 
+/* Smallest numbers a run table entry keeps (llama8b_gpipe_lcp_index.runs). */
+#define llama8b_gpipe_lcp_RUN_K 16u
+
+/* A run table entry: sorted positions [lb, rb) all share their first vhi
+ * tokens, and neither neighbour outside shares more than vlo - 1 of them,
+ * so for every v in [vlo, vhi] the positions sharing at least v tokens
+ * with any of them are exactly [lb, rb). ids: the run's min(rb - lb,
+ * RUN_K) smallest sequence numbers, ascending. 80 bytes. */
+typedef struct llama8b_gpipe_lcp_run {
+    uint32_t lb, rb, vlo, vhi;
+    uint32_t ids[llama8b_gpipe_lcp_RUN_K];
+} llama8b_gpipe_lcp_run;
+
 /* The deep directory holds LCPs below this (llama8b_gpipe_lcp_deep.dlcp_shift): it is
  * derived only for seq_len below it. */
 #define llama8b_gpipe_lcp_DEEP_MAX_LCP (1u << 26)
@@ -112,6 +125,15 @@ typedef struct llama8b_gpipe_lcp_index {
     /* Bits per packed permutation entry (1 to 32), or 0: perm is n plain
      * uint32 numbers. */
     uint32_t perm_bits;
+    /* Optional (NULL), from llama8b_gpipe_lcp_runs_fill: the large LCP intervals (runs of
+     * at least llama8b_gpipe_lcp_RUN_MIN sorted positions sharing a prefix no neighbour
+     * outside shares) with their llama8b_gpipe_lcp_RUN_K smallest numbers, and a hash
+     * table on their first positions (run_mask + 1 slots, each a run's
+     * index + 1 or 0), so that a level of thousands of tied sequences is
+     * answered from one entry when k <= llama8b_gpipe_lcp_RUN_K. */
+    const llama8b_gpipe_lcp_run *runs;
+    const uint32_t *run_hash;
+    uint64_t run_mask;
 } llama8b_gpipe_lcp_index;
 
 #define llama8b_gpipe_lcp_DIR_STEP 32u
@@ -1342,6 +1364,180 @@ __host__ __device__ static inline void llama8b_gpipe_lcp_prefetch_block(const ll
     llama8b_gpipe_lcp_prefetch_perm(ix, b, e);
 }
 
+/* The run table (llama8b_gpipe_lcp_index.runs): the LCP intervals of at least RUN_MIN
+ * sorted positions, found in one pass over the adjacent LCPs with a stack
+ * of the intervals still open (their LCPs increase up the stack, so it
+ * holds at most seq_len + 1), each handing its RUN_K smallest numbers to
+ * the interval around it when it closes. */
+#define llama8b_gpipe_lcp_RUN_MIN 1024u
+/* At most one run per this many sequences: when there would be more, the
+ * smallest runs are left out (the least size doubled). */
+#define llama8b_gpipe_lcp_RUN_SPARSITY 512u
+
+/* An open interval while the run table is filled. */
+typedef struct llama8b_gpipe_lcp_run_frame {
+    uint32_t lcp, lb, nids;
+    uint32_t ids[llama8b_gpipe_lcp_RUN_K];
+} llama8b_gpipe_lcp_run_frame;
+
+/* Run table entries for n sequences, at most. */
+__host__ __device__ static inline uint64_t llama8b_gpipe_lcp_runs_cap(uint64_t n) { return n / llama8b_gpipe_lcp_RUN_SPARSITY + 1; }
+
+/* Stack frames the fill needs for sequences of seq_len tokens. */
+__host__ __device__ static inline uint64_t llama8b_gpipe_lcp_run_stack_size(uint32_t seq_len) { return (uint64_t)seq_len + 2; }
+
+/* Hash slots for a table of up to count runs: a power of two, at least
+ * twice count (so probes stay short and one slot is always empty). */
+__host__ __device__ static inline uint64_t llama8b_gpipe_lcp_run_hash_size(uint64_t count)
+{
+    uint64_t s = 2;
+    while (s < 2 * count)
+        s *= 2;
+    return s;
+}
+
+/* The first slot probed for a run starting at sorted position lb. */
+__host__ __device__ static inline uint64_t llama8b_gpipe_lcp_run_slot(uint64_t lb, uint64_t mask) { return (lb * 0x9e3779b97f4a7c15ull >> 32) & mask; }
+
+/* Adds number x to f's smallest numbers (ascending, at most RUN_K). */
+__host__ __device__ static inline void llama8b_gpipe_lcp_run_add(llama8b_gpipe_lcp_run_frame *f, uint32_t x)
+{
+    uint32_t at;
+    if (f->nids < llama8b_gpipe_lcp_RUN_K)
+        at = f->nids++;
+    else if (x < f->ids[llama8b_gpipe_lcp_RUN_K - 1])
+        at = llama8b_gpipe_lcp_RUN_K - 1;
+    else
+        return;
+    while (at > 0 && f->ids[at - 1] > x) {
+        f->ids[at] = f->ids[at - 1];
+        at--;
+    }
+    f->ids[at] = x;
+}
+
+/* Merges c's smallest numbers into p's (both ascending, no number in both). */
+__host__ __device__ static inline void llama8b_gpipe_lcp_run_merge(llama8b_gpipe_lcp_run_frame *p, const llama8b_gpipe_lcp_run_frame *c)
+{
+    uint32_t out[llama8b_gpipe_lcp_RUN_K], i = 0, j = 0, m = 0;
+    while (m < llama8b_gpipe_lcp_RUN_K && (i < p->nids || j < c->nids))
+        out[m++] = j >= c->nids || (i < p->nids && p->ids[i] < c->ids[j]) ? p->ids[i++] : c->ids[j++];
+    for (uint32_t t = 0; t < m; t++)
+        p->ids[t] = out[t];
+    p->nids = m;
+}
+
+/* Bits needed for v (0 for 0), 64-bit. */
+__host__ __device__ static inline uint32_t llama8b_gpipe_lcp_bitlen64(uint64_t v)
+{
+    uint32_t b = 0;
+    while (v) {
+        b++;
+        v >>= 1;
+    }
+    return b;
+}
+
+/* One pass over ix's adjacent LCPs (none above max_lcp is trusted: larger
+ * ones count as max_lcp; frames: run_stack_size(max_lcp) entries): writes
+ * the intervals of at least min_size positions to out, at most cap of
+ * them, in the order they close, and returns how many there are. hist
+ * (33 entries, or NULL) counts the intervals of at least RUN_MIN
+ * positions by the bit length of their size (min_size >= 2; the fill
+ * keeps at least RUN_MIN, tests less). */
+__host__ __device__ static inline uint64_t llama8b_gpipe_lcp_runs_scan(const llama8b_gpipe_lcp_index *ix, uint32_t max_lcp, uint64_t min_size, llama8b_gpipe_lcp_run_frame *frames,
+                             llama8b_gpipe_lcp_run *out, uint64_t cap, uint64_t *hist)
+{
+    uint64_t n = ix->n, count = 0;
+    uint32_t top = 0;
+    frames[0].lcp = 0, frames[0].lb = 0, frames[0].nids = 0;
+    for (uint64_t i = 1; i <= n; i++) {
+        uint32_t cur = i < n ? llama8b_gpipe_lcp_lcp_at(ix, i) : 0;
+        cur = cur < max_lcp ? cur : max_lcp;
+        uint32_t leaf = llama8b_gpipe_lcp_perm_at(ix, i - 1);
+        /* Position i - 1 belongs to the deepest interval open: the first
+         * to close at i, or the one opening at i, or the top one. */
+        bool pending = true, child = false;
+        while (cur < frames[top].lcp) {
+            llama8b_gpipe_lcp_run_frame *f = &frames[top--];
+            if (pending)
+                llama8b_gpipe_lcp_run_add(f, leaf), pending = false;
+            uint64_t size = i - f->lb;
+            if (hist && size >= llama8b_gpipe_lcp_RUN_MIN)
+                hist[llama8b_gpipe_lcp_bitlen64(size)]++;
+            if (size >= min_size) {
+                if (count < cap) {
+                    llama8b_gpipe_lcp_run *e = &out[count];
+                    uint32_t parent = cur > frames[top].lcp ? cur : frames[top].lcp;
+                    e->lb = f->lb, e->rb = (uint32_t)i, e->vlo = parent + 1, e->vhi = f->lcp;
+                    for (uint32_t t = 0; t < llama8b_gpipe_lcp_RUN_K; t++)
+                        e->ids[t] = t < f->nids ? f->ids[t] : UINT32_MAX;
+                }
+                count++;
+            }
+            child = cur > frames[top].lcp; /* then it is the first child of the interval opening at i */
+            if (!child)
+                llama8b_gpipe_lcp_run_merge(&frames[top], f);
+        }
+        if (cur > frames[top].lcp) {
+            llama8b_gpipe_lcp_run_frame *f = &frames[++top]; /* the child just closed, if any, was in this frame */
+            if (!child)
+                f->lb = (uint32_t)(i - 1), f->nids = 0;
+            f->lcp = cur;
+            if (pending)
+                llama8b_gpipe_lcp_run_add(f, leaf);
+        } else if (pending) {
+            llama8b_gpipe_lcp_run_add(&frames[top], leaf);
+        }
+    }
+    return count;
+}
+
+/* Fills the hash table (slots: a power of two above count) of runs[0..count). */
+__host__ __device__ static inline void llama8b_gpipe_lcp_run_hash_fill(const llama8b_gpipe_lcp_run *runs, uint64_t count, uint32_t *hash, uint64_t slots)
+{
+    for (uint64_t h = 0; h < slots; h++)
+        hash[h] = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t h = llama8b_gpipe_lcp_run_slot(runs[i].lb, slots - 1);
+        while (hash[h])
+            h = (h + 1) & (slots - 1);
+        hash[h] = (uint32_t)(i + 1);
+    }
+}
+
+/* The run table of ix (sequences of seq_len tokens): every interval of at
+ * least RUN_MIN positions, or, when there are more than cap (>= 1;
+ * runs_cap(n) as tfc derives it), the largest (least size doubled until
+ * they fit), in runs (cap entries); frames: run_stack_size(seq_len)
+ * entries. Returns how many runs (0 for n of 2^32 - 1 or more: positions
+ * are uint32); their hash table is run_hash_fill's. */
+__host__ __device__ static inline uint64_t llama8b_gpipe_lcp_runs_fill(const llama8b_gpipe_lcp_index *ix, uint32_t seq_len, uint64_t cap, llama8b_gpipe_lcp_run_frame *frames, llama8b_gpipe_lcp_run *runs)
+{
+    uint64_t hist[33] = {0};
+    if (ix->n >= UINT32_MAX)
+        return 0;
+    uint64_t count = llama8b_gpipe_lcp_runs_scan(ix, seq_len, llama8b_gpipe_lcp_RUN_MIN, frames, runs, cap, hist);
+    if (count > cap) { /* sizes of bit length b are in [2^(b-1), 2^b) */
+        uint32_t b = llama8b_gpipe_lcp_bitlen64(llama8b_gpipe_lcp_RUN_MIN);
+        while (count > cap)
+            count -= hist[b++];
+        count = llama8b_gpipe_lcp_runs_scan(ix, seq_len, (uint64_t)1 << (b - 1), frames, runs, cap, NULL);
+    }
+    return count;
+}
+
+/* The run starting at sorted position lb whose levels hold v, or NULL. */
+__host__ __device__ static inline const llama8b_gpipe_lcp_run *llama8b_gpipe_lcp_run_find(const llama8b_gpipe_lcp_index *ix, uint64_t lb, uint32_t v)
+{
+    for (uint64_t h = llama8b_gpipe_lcp_run_slot(lb, ix->run_mask); ix->run_hash[h]; h = (h + 1) & ix->run_mask) {
+        const llama8b_gpipe_lcp_run *e = &ix->runs[ix->run_hash[h] - 1];
+        if (e->lb == lb && e->vlo <= v && v <= e->vhi)
+            return e;
+    }
+    return NULL;
+}
+
 /* The k sequences with the longest common prefix with q (seq_len tokens),
  * best first: LCP descending, ties by smaller number. Writes up to k
  * numbers and LCPs; returns how many (min(k, N)). Sequences sharing at
@@ -1376,22 +1572,48 @@ __host__ __device__ static inline uint64_t llama8b_gpipe_lcp_topk(const llama8b_
                 if (b * llama8b_gpipe_lcp_DIR_STEP < n)
                     llama8b_gpipe_lcp_prefetch_minima(ix, b);
             }
+        uint64_t need = k - count, got = 0;
+        /* A level of a large run: its first position, then its entry. */
+        const llama8b_gpipe_lcp_run *run = NULL;
+        uint64_t l2 = l;
+        bool left_done = lq != v;
+        if (ix->runs && k <= llama8b_gpipe_lcp_RUN_K) {
+            if (lq == v)
+                l2 = llama8b_gpipe_lcp_grow_left(ix, &up, l - 1, (uint32_t)v, false), left_done = true;
+            run = llama8b_gpipe_lcp_run_find(ix, l2, (uint32_t)v);
+        }
+        if (run) { /* [l, r), taken already, is inside it */
+            for (uint32_t i = 0; i < llama8b_gpipe_lcp_RUN_K && i < run->rb - run->lb && got < need; i++) {
+                uint32_t x = run->ids[i];
+                bool taken = false;
+                for (uint64_t t = 0; t < count && !taken; t++)
+                    taken = out_seq[t] == x;
+                if (!taken)
+                    out_seq[count + got] = x, out_lcp[count + got++] = (uint32_t)v;
+            }
+            count += got;
+            l = run->lb;
+            r = run->rb;
+            lq = l > 0 ? (int64_t)llama8b_gpipe_lcp_lcp_at(ix, l) : -1;
+            rq = r < n ? (int64_t)llama8b_gpipe_lcp_lcp_at(ix, r) : -1;
+            continue;
+        }
         /* The level's run: first a block at a time on both sides, then,
          * with what the rest reads on its way, position by position. */
-        uint64_t l2 = lq == v ? llama8b_gpipe_lcp_grow_left(ix, &up, l - 1, (uint32_t)v, true) : l;
+        if (!left_done)
+            l2 = llama8b_gpipe_lcp_grow_left(ix, &up, l - 1, (uint32_t)v, true);
         uint64_t r2 = rq == v ? llama8b_gpipe_lcp_grow_right(ix, &up, r + 1, (uint32_t)v, true) : r;
-        if (lq == v)
+        if (!left_done)
             llama8b_gpipe_lcp_prefetch_block(ix, l2);
         if (rq == v)
             llama8b_gpipe_lcp_prefetch_block(ix, r2 < n ? r2 : n - 1);
         if (ix->lcpmin) /* the minima between the runs' ends */
             for (uint64_t b = l2 / llama8b_gpipe_lcp_DIR_STEP, i = 0; b <= (r2 < n ? r2 : n - 1) / llama8b_gpipe_lcp_DIR_STEP && i < 8; b += 16, i++)
                 llama8b_gpipe_lcp_prefetch_minima(ix, b);
-        if (lq == v)
+        if (!left_done)
             l2 = llama8b_gpipe_lcp_grow_left(ix, &up, l2, (uint32_t)v, false);
         if (rq == v)
             r2 = llama8b_gpipe_lcp_grow_right(ix, &up, r2, (uint32_t)v, false);
-        uint64_t need = k - count, got = 0;
         llama8b_gpipe_lcp_take_smallest(ix, &up, l2, l, r, r2, out_seq + count, need, &got);
         for (uint64_t i = 0; i < got; i++)
             out_lcp[count + i] = (uint32_t)v;

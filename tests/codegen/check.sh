@@ -286,6 +286,13 @@ int main(int, char **argv) {
     llama8b_1f1b_lcp_deep *deep_up = (llama8b_1f1b_lcp_deep *)malloc((llama8b_1f1b_lcp_deep_up_size(nd) + 1) * sizeof *deep_up);
     llama8b_1f1b_lcp_deep_up_fill(&d, &x, deep_up);
     x.deep_up = deep_up;
+    uint64_t cap = llama8b_1f1b_lcp_runs_cap(n), slots = llama8b_1f1b_lcp_run_hash_size(cap);
+    llama8b_1f1b_lcp_run *runs = (llama8b_1f1b_lcp_run *)malloc(cap * sizeof *runs);
+    llama8b_1f1b_lcp_run_frame *frames = (llama8b_1f1b_lcp_run_frame *)malloc(llama8b_1f1b_lcp_run_stack_size(1024) * sizeof *frames);
+    uint32_t *run_hash = (uint32_t *)malloc(slots * 4);
+    uint64_t nr = llama8b_1f1b_lcp_runs_fill(&x, 1024, cap, frames, runs);
+    llama8b_1f1b_lcp_run_hash_fill(runs, nr, run_hash, slots);
+    x.runs = runs, x.run_hash = run_hash, x.run_mask = slots - 1;
   }
   const llama8b_1f1b_lcp_token *q = (const llama8b_1f1b_lcp_token *)(qs + 1024);
   uint32_t s[8], l[8];

@@ -82,6 +82,10 @@ static int documents(const llama8b_1f1b_lcp_token *tok, uint64_t nt, const llama
     llama8b_1f1b_lcp_docs_derive_up(&ix, up);
     llama8b_1f1b_lcp_docs_derive_deep_up(&d, &ix, deep_up);
     ix.up = up, ix.deep_up = deep_up;
+    llama8b_1f1b_lcpd_run *runs = malloc(llama8b_1f1b_lcp_derived_runs_size(n) * sizeof *runs);
+    uint32_t *run_hash = malloc(llama8b_1f1b_lcp_derived_run_hash_size(n) * 4);
+    llama8b_1f1b_lcp_docs_derive_runs(&d, &ix, runs, run_hash);
+    ix.runs = runs, ix.run_hash = run_hash, ix.run_mask = llama8b_1f1b_lcp_derived_run_hash_size(n) - 1;
     FILE *f = fopen(path, "w");
     uint32_t *q = malloc(L * 4), *rs = malloc(k * 4), *rl = malloc(k * 4);
     uint8_t *dup = malloc(n + 1);
@@ -143,6 +147,12 @@ int main(int argc, char **argv)
     llama8b_1f1b_lcp_deep *deep_up = malloc((llama8b_1f1b_lcp_derived_deep_up_size(n) + 1) * sizeof *deep_up);
     llama8b_1f1b_lcp_derive_deep_up(&d, &ix, deep_up);
     ix.deep_up = deep_up;
+    /* And the fifth (the run table). */
+    llama8b_1f1b_lcp_run *runs = malloc(llama8b_1f1b_lcp_derived_runs_size(n) * sizeof *runs);
+    uint32_t *run_hash = malloc(llama8b_1f1b_lcp_derived_run_hash_size(n) * 4);
+    uint64_t n_runs = llama8b_1f1b_lcp_derive_runs(&d, &ix, runs, run_hash);
+    ix.runs = runs, ix.run_hash = run_hash, ix.run_mask = llama8b_1f1b_lcp_derived_run_hash_size(n) - 1;
+    fprintf(stderr, "lcp_vendor: %llu runs in the run table\n", (unsigned long long)n_runs);
     /* The answers printed come from the permutation packed as index files
      * hold it; the plain one (first_set) must agree. */
     uint32_t bits = llama8b_1f1b_lcp_perm_bits(n);

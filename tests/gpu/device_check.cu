@@ -210,6 +210,16 @@ static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
     llama8b_1f1b_lcp_deep *deep_up = (llama8b_1f1b_lcp_deep *)malloc(ndu * sizeof *deep_up);
     llama8b_1f1b_lcp_deep_up_fill(&hd, &hx, deep_up);
     hx.up = up, hx.deep_up = deep_up;
+    /* And the run table. */
+    uint64_t rcap = llama8b_1f1b_lcp_runs_cap(n), rslots = llama8b_1f1b_lcp_run_hash_size(rcap);
+    llama8b_1f1b_lcp_run *runs = (llama8b_1f1b_lcp_run *)malloc(rcap * sizeof *runs);
+    llama8b_1f1b_lcp_run_frame *frames =
+        (llama8b_1f1b_lcp_run_frame *)malloc(llama8b_1f1b_lcp_run_stack_size(L) * sizeof *frames);
+    uint32_t *run_hash = (uint32_t *)malloc(rslots * 4);
+    uint64_t nruns = llama8b_1f1b_lcp_runs_fill(&hx, L, rcap, frames, runs);
+    llama8b_1f1b_lcp_run_hash_fill(runs, nruns, run_hash, rslots);
+    free(frames);
+    hx.runs = runs, hx.run_hash = run_hash, hx.run_mask = rslots - 1;
 
     tok_t *qs = (tok_t *)malloc(nq * L * sizeof(tok_t));
     for (uint64_t q = 0; q < nq; q++) {
@@ -264,10 +274,13 @@ static long check_lcp(uint64_t n, uint64_t nq, uint32_t k, bool gpu)
     uint8_t *d_dtok = to_device(dtok, ndt);
     uint32_t *d_up = to_device(up, nup);
     llama8b_1f1b_lcp_deep *d_deep_up = to_device(deep_up, ndu);
+    llama8b_1f1b_lcp_run *d_runs = to_device(runs, nruns ? nruns : 1);
+    uint32_t *d_run_hash = to_device(run_hash, rslots);
     llama8b_1f1b_lcp_data dd = {L, L, 1, d_shards, d_first};
     llama8b_1f1b_lcp_index dx = hx;
     dx.perm = d_perm, dx.lcp = d_lcp, dx.dir = d_dir, dx.idmin = d_idmin, dx.lcpmin = d_lcpmin, dx.top = d_top;
     dx.deep = d_deep, dx.idmin2 = d_idmin2, dx.dtok = d_dtok, dx.up = d_up, dx.deep_up = d_deep_up;
+    dx.runs = d_runs, dx.run_hash = d_run_hash;
     llama8b_1f1b_lcp_data *d_dd = to_device(&dd, 1);
     llama8b_1f1b_lcp_index *d_dx = to_device(&dx, 1);
     tok_t *d_q = to_device(qs, nq * L);

@@ -111,6 +111,125 @@ static void brute_prefix(const set *s, const uint32_t *p, uint32_t plen, uint64_
     *last = below + equal;
 }
 
+/* The LCP intervals of s, found independently of the core's stack pass:
+ * with a sparse table of adjacent-LCP minima, each position i (lcp l >= 1)
+ * reaches left and right while the minimum stays at least l, and the
+ * interval is listed from its first position holding l. Writes those of
+ * at least min_size positions as (lb, rb, vlo, vhi) rows, their
+ * min(size, RUN_K) smallest numbers after (RUN_K entries, UINT32_MAX
+ * past the size), sorted by (lb, vhi); returns how many. */
+enum { IV_WORDS = 4 + 16 };
+static uint32_t *g_sp[32];
+static uint32_t sp_levels;
+static uint32_t sp_min(uint64_t a, uint64_t b) /* min of lcp4[a..b], a <= b */
+{
+    uint32_t L = 0;
+    while (((uint64_t)2 << L) <= b - a + 1)
+        L++;
+    uint32_t x = g_sp[L][a], y = g_sp[L][b + 1 - ((uint64_t)1 << L)];
+    return x < y ? x : y;
+}
+static int cmp_iv(const void *a, const void *b)
+{
+    const uint32_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return (x[3] > y[3]) - (x[3] < y[3]);
+}
+static uint64_t brute_intervals(const set *s, uint64_t min_size, uint32_t **out)
+{
+    uint64_t n = s->n, cnt = 0, capn = 16;
+    uint32_t *iv = malloc(capn * IV_WORDS * 4);
+    sp_levels = 1;
+    g_sp[0] = s->lcp4;
+    while (((uint64_t)1 << sp_levels) <= n) {
+        uint32_t L = sp_levels++;
+        g_sp[L] = malloc(n * 4 + 4);
+        for (uint64_t j = 0; j + ((uint64_t)1 << L) <= n; j++) {
+            uint32_t x = g_sp[L - 1][j], y = g_sp[L - 1][j + ((uint64_t)1 << (L - 1))];
+            g_sp[L][j] = x < y ? x : y;
+        }
+    }
+    for (uint64_t i = 1; i < n; i++) {
+        uint32_t l = s->lcp4[i];
+        if (l == 0)
+            continue;
+        uint64_t lo = 0, hi = i - 1; /* lb: the last j < i with lcp4[j] < l (lcp4[0] = 0) */
+        while (lo < hi) {
+            uint64_t mid = (lo + hi + 1) / 2;
+            if (sp_min(mid, i - 1) < l)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        uint64_t lb = lo;
+        if (lb + 1 < i && sp_min(lb + 1, i - 1) == l)
+            continue; /* not the interval's first position holding l */
+        lo = i + 1, hi = n; /* rb: the first j > i with lcp4[j] < l, or n */
+        while (lo < hi) {
+            uint64_t mid = (lo + hi) / 2;
+            if (sp_min(i + 1, mid) < l)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        uint64_t rb = lo;
+        if (rb - lb < min_size)
+            continue;
+        if (cnt == capn)
+            iv = realloc(iv, (capn *= 2) * IV_WORDS * 4);
+        uint32_t *e = iv + cnt++ * IV_WORDS;
+        uint32_t pl = lb > 0 ? s->lcp4[lb] : 0, pr = rb < n ? s->lcp4[rb] : 0;
+        e[0] = (uint32_t)lb, e[1] = (uint32_t)rb, e[2] = (pl > pr ? pl : pr) + 1, e[3] = l;
+        uint64_t m = 0;
+        uint32_t *ids = e + 4;
+        for (uint64_t j = lb; j < rb; j++) { /* insertion into the 16 smallest */
+            uint32_t x = s->perm[j];
+            if (m == 16 && x > ids[15])
+                continue;
+            uint64_t at = m < 16 ? m++ : 15;
+            while (at > 0 && ids[at - 1] > x) {
+                ids[at] = ids[at - 1];
+                at--;
+            }
+            ids[at] = x;
+        }
+        for (; m < 16; m++)
+            ids[m] = UINT32_MAX;
+    }
+    for (uint32_t L = 1; L < sp_levels; L++)
+        free(g_sp[L]);
+    qsort(iv, cnt, IV_WORDS * 4, cmp_iv);
+    *out = iv;
+    return cnt;
+}
+
+_Static_assert(lcp16_RUN_K == 16 && lcp32_RUN_K == 16, "IV_WORDS holds RUN_K numbers");
+
+/* Run entries against the intervals brute_intervals lists (iv, ni). */
+#define DEFINE_RUNS_CHECK(W)                                                                                       \
+    static void runs_check_##W(set *s, lcp##W##_run *runs, uint64_t cnt, const uint32_t *iv, uint64_t ni,          \
+                               int what)                                                                           \
+    {                                                                                                              \
+        if (cnt != ni) {                                                                                           \
+            report(s, "run table size", cnt, what);                                                                \
+            return;                                                                                                \
+        }                                                                                                          \
+        uint32_t *got = malloc((cnt + 1) * IV_WORDS * 4);                                                          \
+        for (uint64_t i = 0; i < cnt; i++) {                                                                       \
+            uint32_t *e = got + i * IV_WORDS;                                                                      \
+            e[0] = runs[i].lb, e[1] = runs[i].rb, e[2] = runs[i].vlo, e[3] = runs[i].vhi;                          \
+            memcpy(e + 4, runs[i].ids, 16 * 4);                                                                    \
+        }                                                                                                          \
+        qsort(got, cnt, IV_WORDS * 4, cmp_iv);                                                                     \
+        for (uint64_t i = 0; i < cnt; i++)                                                                         \
+            if (memcmp(got + i * IV_WORDS, iv + i * IV_WORDS, IV_WORDS * 4))                                       \
+                report(s, "run table entry", i, what);                                                             \
+        free(got);                                                                                                 \
+    }
+DEFINE_RUNS_CHECK(16)
+DEFINE_RUNS_CHECK(32)
+
 #define DEFINE_RUN(W, T)                                                                                           \
     static void run_##W(set *s, const uint32_t *queries, uint64_t nq)                                              \
     {                                                                                                              \
@@ -131,13 +250,13 @@ static void brute_prefix(const set *s, const uint32_t *p, uint32_t plen, uint64_
         uint32_t pb = lcp##W##_perm_bits_for(s->n);                                                                \
         uint32_t *words = malloc(lcp##W##_perm_words_for(s->n, pb) * 4);                                           \
         lcp##W##_perm_pack(s->perm, s->n, pb, words);                                                              \
-        lcp##W##_index full = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};\
+        lcp##W##_index full = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0};\
         lcp##W##_dir_fill(&d, &full, dir, idmin, lcpmin, top);                                                     \
         full.dir = dir, full.n_dir = nd, full.idmin = idmin, full.lcpmin = lcpmin, full.top = top;                 \
         lcp##W##_index dironly = full;                                                                             \
         lcp##W##_deep_fill(&d, &full, 0, nd, deep, idmin2, dtok);                                                  \
         full.deep = deep, full.idmin2 = idmin2, full.dtok = dtok;                                                  \
-        lcp##W##_index bare = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};\
+        lcp##W##_index bare = {s->perm, lcpa, s->lcp_bytes, s->n, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0};\
         uint32_t *up = malloc(lcp##W##_up_size(s->n) * 4 + 4);                                                     \
         lcp##W##_up_fill(&full, up);                                                                               \
         lcp##W##_index dirup = dironly, fullup = full;                                                             \
@@ -149,27 +268,69 @@ static void brute_prefix(const set *s, const uint32_t *p, uint32_t plen, uint64_
         lcp##W##_up_fill(&dironly, up0);                                                                           \
         lcp##W##_index fullup0 = full;                                                                             \
         fullup0.up = up0;                                                                                          \
+        /* Run tables: every interval of 2 or more positions (runs holding                                       \
+         * fewer than RUN_K numbers too), of 5 or more, and the fill's own                                        \
+         * choice, each checked against brute_intervals; the fill also with                                       \
+         * room for 1 to 3 runs, keeping the largest (whole size classes). */                                     \
+        lcp##W##_run_frame *frames = malloc(lcp##W##_run_stack_size(s->len) * sizeof *frames);                    \
+        lcp##W##_run *runs2 = malloc((s->n + 1) * sizeof *runs2), *runs5 = malloc((s->n + 1) * sizeof *runs5);     \
+        lcp##W##_run *runsd = malloc(lcp##W##_runs_cap(s->n) * sizeof *runsd);                                     \
+        uint64_t c2 = lcp##W##_runs_scan(&bare, s->len, 2, frames, runs2, s->n + 1, NULL);                         \
+        uint64_t c5 = lcp##W##_runs_scan(&bare, s->len, 5, frames, runs5, s->n + 1, NULL);                         \
+        uint64_t cd = lcp##W##_runs_fill(&bare, s->len, lcp##W##_runs_cap(s->n), frames, runsd);                   \
+        bool brute_ok = s->n <= 200000;                                                                            \
+        if (brute_ok) {                                                                                            \
+            uint32_t *iv;                                                                                          \
+            uint64_t ni = brute_intervals(s, 2, &iv);                                                              \
+            runs_check_##W(s, runs2, c2, iv, ni, 20);                                                              \
+            free(iv);                                                                                              \
+            ni = brute_intervals(s, 5, &iv);                                                                       \
+            runs_check_##W(s, runs5, c5, iv, ni, 21);                                                              \
+            free(iv);                                                                                              \
+            for (uint64_t cap = 0; cap <= 3; cap++) {                                                              \
+                uint64_t want_cap = cap ? cap : lcp##W##_runs_cap(s->n), min = lcp##W##_RUN_MIN;                   \
+                while ((ni = brute_intervals(s, min, &iv)) > want_cap)                                             \
+                    free(iv), min *= 2;                                                                            \
+                uint64_t cc = lcp##W##_runs_fill(&bare, s->len, want_cap, frames, runsd);                          \
+                runs_check_##W(s, runsd, cc, iv, ni, 22 + (int)cap);                                               \
+                free(iv);                                                                                          \
+            }                                                                                                      \
+            cd = lcp##W##_runs_fill(&bare, s->len, lcp##W##_runs_cap(s->n), frames, runsd);                        \
+        }                                                                                                          \
+        uint64_t hs2 = lcp##W##_run_hash_size(c2), hs5 = lcp##W##_run_hash_size(c5);                               \
+        uint64_t hsd = lcp##W##_run_hash_size(lcp##W##_runs_cap(s->n));                                            \
+        uint32_t *h2 = malloc(hs2 * 4), *h5 = malloc(hs5 * 4), *hd = malloc(hsd * 4);                              \
+        lcp##W##_run_hash_fill(runs2, c2, h2, hs2);                                                                \
+        lcp##W##_run_hash_fill(runs5, c5, h5, hs5);                                                                \
+        lcp##W##_run_hash_fill(runsd, cd, hd, hsd);                                                                \
+        lcp##W##_index fullup_runs2 = fullup, bare_runs5 = bare, fullup_runsd = fullup;                            \
+        fullup_runs2.runs = runs2, fullup_runs2.run_hash = h2, fullup_runs2.run_mask = hs2 - 1;                    \
+        bare_runs5.runs = runs5, bare_runs5.run_hash = h5, bare_runs5.run_mask = hs5 - 1;                          \
+        fullup_runsd.runs = runsd, fullup_runsd.run_hash = hd, fullup_runsd.run_mask = hsd - 1;                    \
         lcp##W##_index bare_packed = bare, fullup_packed = fullup;                                                 \
         bare_packed.perm = words, bare_packed.perm_bits = pb;                                                      \
         fullup_packed.perm = words, fullup_packed.perm_bits = pb;                                                  \
         for (uint64_t j = 0; j < s->n; j++)                                                                        \
             if (lcp##W##_perm_at(&fullup_packed, j) != s->perm[j])                                                 \
                 report(s, "packed permutation", j, 6);                                                             \
-        const lcp##W##_index *variants[8] = {&bare,        &dironly,       &full,    &dirup,                    \
-                                             &fullup,      &bare_packed,   &fullup_packed, &fullup0};          \
-        static const uint64_t ks[] = {1, 10, 33, 100};                                                             \
+        fullup_runsd.perm = words, fullup_runsd.perm_bits = pb;                                                    \
+        enum { NV = 11 };                                                                                          \
+        const lcp##W##_index *variants[NV] = {&bare,          &dironly,       &full,        &dirup,                \
+                                              &fullup,        &bare_packed,   &fullup_packed, &fullup0,            \
+                                              &fullup_runs2,  &bare_runs5,    &fullup_runsd};                      \
+        static const uint64_t ks[] = {1, 10, 16, 33, 100};                                                         \
         uint32_t ws[100], wl[100], gs[100], gl[100];                                                               \
         T *q = malloc(s->len * sizeof *q);                                                                         \
         for (uint64_t qi = 0; qi < nq; qi++) {                                                                     \
             const uint32_t *q32 = queries + qi * s->len;                                                           \
             for (uint32_t i = 0; i < s->len; i++)                                                                  \
                 q[i] = (T)q32[i];                                                                                  \
-            uint64_t k = ks[qi % 4];                                                                               \
+            uint64_t k = ks[qi % 5];                                                                               \
             uint64_t wn = brute_topk(s, q32, k, ws, wl);                                                           \
             uint32_t plen = (uint32_t)(rnd() % (s->len + 1));                                                      \
             uint64_t pf, pl;                                                                                       \
             brute_prefix(s, q32, plen, &pf, &pl);                                                                  \
-            for (int v = 0; v < 8; v++) {                                                                          \
+            for (int v = 0; v < NV; v++) {                                                                         \
                 uint64_t gn = lcp##W##_topk(&d, variants[v], q, k, gs, gl);                                        \
                 if (gn != wn || memcmp(gs, ws, wn * 4) || memcmp(gl, wl, wn * 4))                                  \
                     report(s, "top-k", qi, v);                                                                     \
@@ -181,7 +342,8 @@ static void brute_prefix(const set *s, const uint32_t *p, uint32_t plen, uint64_
             }                                                                                                      \
         }                                                                                                          \
         free(q), free(dir), free(top), free(idmin), free(lcpmin), free(idmin2), free(deep), free(dtok), free(up);  \
-        free(words), free(deep_up), free(up0);                                                                     \
+        free(words), free(deep_up), free(up0), free(frames), free(runs2), free(runs5), free(runsd);                 \
+        free(h2), free(h5), free(hd);                                                                              \
     }
 DEFINE_RUN(16, uint16_t)
 DEFINE_RUN(32, uint32_t)
