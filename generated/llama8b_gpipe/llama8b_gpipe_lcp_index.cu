@@ -1581,6 +1581,8 @@ __host__ __device__ static inline uint64_t llama8b_gpipe_lcp_topk(const llama8b_
             if (lq == v)
                 l2 = llama8b_gpipe_lcp_grow_left(ix, &up, l - 1, (uint32_t)v, false), left_done = true;
             run = llama8b_gpipe_lcp_run_find(ix, l2, (uint32_t)v);
+            if (run && (run->rb < r || run->rb - run->lb <= r - l)) /* not a table runs_fill made: go on without */
+                run = NULL;
         }
         if (run) { /* [l, r), taken already, is inside it */
             for (uint32_t i = 0; i < llama8b_gpipe_lcp_RUN_K && i < run->rb - run->lb && got < need; i++) {
