@@ -1294,17 +1294,6 @@ static inline void llama8b_custom_lcp_run_merge(llama8b_custom_lcp_run_frame *p,
     p->nids = m;
 }
 
-/* Bits needed for v (0 for 0), 64-bit. */
-static inline uint32_t llama8b_custom_lcp_bitlen64(uint64_t v)
-{
-    uint32_t b = 0;
-    while (v) {
-        b++;
-        v >>= 1;
-    }
-    return b;
-}
-
 /* One pass over ix's adjacent LCPs (none above max_lcp is trusted: larger
  * ones count as max_lcp; frames: run_stack_size(max_lcp) entries): writes
  * the intervals of at least min_size positions to out, at most cap of
@@ -1331,7 +1320,7 @@ static inline uint64_t llama8b_custom_lcp_runs_scan(const llama8b_custom_lcp_ind
                 llama8b_custom_lcp_run_add(f, leaf), pending = false;
             uint64_t size = i - f->lb;
             if (hist && size >= llama8b_custom_lcp_RUN_MIN)
-                hist[llama8b_custom_lcp_bitlen64(size)]++;
+                hist[llama8b_custom_lcp_bitlen((uint32_t)size)]++; /* size <= n < 2^32 */
             if (size >= min_size) {
                 if (count < cap) {
                     llama8b_custom_lcp_run *e = &out[count];
@@ -1386,7 +1375,7 @@ static inline uint64_t llama8b_custom_lcp_runs_fill(const llama8b_custom_lcp_ind
         return 0;
     uint64_t count = llama8b_custom_lcp_runs_scan(ix, seq_len, llama8b_custom_lcp_RUN_MIN, frames, runs, cap, hist);
     if (count > cap) { /* sizes of bit length b are in [2^(b-1), 2^b) */
-        uint32_t b = llama8b_custom_lcp_bitlen64(llama8b_custom_lcp_RUN_MIN);
+        uint32_t b = llama8b_custom_lcp_bitlen(llama8b_custom_lcp_RUN_MIN);
         while (count > cap)
             count -= hist[b++];
         count = llama8b_custom_lcp_runs_scan(ix, seq_len, (uint64_t)1 << (b - 1), frames, runs, cap, NULL);
@@ -3227,17 +3216,6 @@ static inline void llama8b_custom_lcpd_run_merge(llama8b_custom_lcpd_run_frame *
     p->nids = m;
 }
 
-/* Bits needed for v (0 for 0), 64-bit. */
-static inline uint32_t llama8b_custom_lcpd_bitlen64(uint64_t v)
-{
-    uint32_t b = 0;
-    while (v) {
-        b++;
-        v >>= 1;
-    }
-    return b;
-}
-
 /* One pass over ix's adjacent LCPs (none above max_lcp is trusted: larger
  * ones count as max_lcp; frames: run_stack_size(max_lcp) entries): writes
  * the intervals of at least min_size positions to out, at most cap of
@@ -3264,7 +3242,7 @@ static inline uint64_t llama8b_custom_lcpd_runs_scan(const llama8b_custom_lcpd_i
                 llama8b_custom_lcpd_run_add(f, leaf), pending = false;
             uint64_t size = i - f->lb;
             if (hist && size >= llama8b_custom_lcpd_RUN_MIN)
-                hist[llama8b_custom_lcpd_bitlen64(size)]++;
+                hist[llama8b_custom_lcpd_bitlen((uint32_t)size)]++; /* size <= n < 2^32 */
             if (size >= min_size) {
                 if (count < cap) {
                     llama8b_custom_lcpd_run *e = &out[count];
@@ -3319,7 +3297,7 @@ static inline uint64_t llama8b_custom_lcpd_runs_fill(const llama8b_custom_lcpd_i
         return 0;
     uint64_t count = llama8b_custom_lcpd_runs_scan(ix, seq_len, llama8b_custom_lcpd_RUN_MIN, frames, runs, cap, hist);
     if (count > cap) { /* sizes of bit length b are in [2^(b-1), 2^b) */
-        uint32_t b = llama8b_custom_lcpd_bitlen64(llama8b_custom_lcpd_RUN_MIN);
+        uint32_t b = llama8b_custom_lcpd_bitlen(llama8b_custom_lcpd_RUN_MIN);
         while (count > cap)
             count -= hist[b++];
         count = llama8b_custom_lcpd_runs_scan(ix, seq_len, (uint64_t)1 << (b - 1), frames, runs, cap, NULL);

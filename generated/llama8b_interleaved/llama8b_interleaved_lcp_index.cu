@@ -1427,17 +1427,6 @@ __host__ __device__ static inline void llama8b_interleaved_lcp_run_merge(llama8b
     p->nids = m;
 }
 
-/* Bits needed for v (0 for 0), 64-bit. */
-__host__ __device__ static inline uint32_t llama8b_interleaved_lcp_bitlen64(uint64_t v)
-{
-    uint32_t b = 0;
-    while (v) {
-        b++;
-        v >>= 1;
-    }
-    return b;
-}
-
 /* One pass over ix's adjacent LCPs (none above max_lcp is trusted: larger
  * ones count as max_lcp; frames: run_stack_size(max_lcp) entries): writes
  * the intervals of at least min_size positions to out, at most cap of
@@ -1464,7 +1453,7 @@ __host__ __device__ static inline uint64_t llama8b_interleaved_lcp_runs_scan(con
                 llama8b_interleaved_lcp_run_add(f, leaf), pending = false;
             uint64_t size = i - f->lb;
             if (hist && size >= llama8b_interleaved_lcp_RUN_MIN)
-                hist[llama8b_interleaved_lcp_bitlen64(size)]++;
+                hist[llama8b_interleaved_lcp_bitlen((uint32_t)size)]++; /* size <= n < 2^32 */
             if (size >= min_size) {
                 if (count < cap) {
                     llama8b_interleaved_lcp_run *e = &out[count];
@@ -1519,7 +1508,7 @@ __host__ __device__ static inline uint64_t llama8b_interleaved_lcp_runs_fill(con
         return 0;
     uint64_t count = llama8b_interleaved_lcp_runs_scan(ix, seq_len, llama8b_interleaved_lcp_RUN_MIN, frames, runs, cap, hist);
     if (count > cap) { /* sizes of bit length b are in [2^(b-1), 2^b) */
-        uint32_t b = llama8b_interleaved_lcp_bitlen64(llama8b_interleaved_lcp_RUN_MIN);
+        uint32_t b = llama8b_interleaved_lcp_bitlen(llama8b_interleaved_lcp_RUN_MIN);
         while (count > cap)
             count -= hist[b++];
         count = llama8b_interleaved_lcp_runs_scan(ix, seq_len, (uint64_t)1 << (b - 1), frames, runs, cap, NULL);
