@@ -154,15 +154,25 @@ while len(toks) < 150000:
     toks += rng.choice(motifs)[: rng.randrange(1, 1100)] + [rng.randrange(300) for _ in range(rng.randrange(1, 200))]
     if rng.randrange(3) == 0:  # a document boundary (token 7: --doc-sep 7 in the documents check)
         toks.append(7)
+# 1,600 windows (stride 64) starting with token 5: one LCP interval of more
+# than 1,024 sorted positions, so the run table holds an entry and queries use it.
+toks += [rng.randrange(300) for _ in range(-len(toks) % 64)]
+region = len(toks)
+for _ in range(1600):
+    toks += [5] + [rng.randrange(300) for _ in range(63)]
 def shard(path, t):  # llm.c's uint32 format: the default spec's token_bytes is 4
     open(path, "wb").write(struct.pack("<256i", 20240801, 7, len(t), *([0] * 253)) + struct.pack("<%dI" % len(t), *t))
 shard(sys.argv[1], toks)
-shard(sys.argv[2], toks[5000:5000 + 1024 * 6] + [rng.randrange(300) for _ in range(1024 * 2)])
+shard(sys.argv[2], toks[5000:5000 + 1024 * 6] + [rng.randrange(300) for _ in range(1024 * 2)]
+      + [5] + [rng.randrange(300) for _ in range(1023)]  # its best matches share 1-2 tokens
+      + toks[region:region + 2] + [300] + toks[region + 3:region + 1024])  # its first window, one token off
 PY
 gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -pthread -I"$gen" -o "$work/lcp_vendor" \
   "$src/tests/codegen/lcp_vendor.c" "$gen/llama8b_1f1b_lcp_index.c"
 "$work/lcp_vendor" "$work/lcp.bin" "$work/lcpq.bin" 64 8 "$work/order_gen.bin" 7 "$work/docs_gen.txt" \
-  >"$work/answers_gen.txt"
+  >"$work/answers_gen.txt" 2>"$work/vendor_err.txt" || { cat "$work/vendor_err.txt"; fail "lcp_vendor"; }
+nruns=$(sed -n 's/^lcp_vendor: \([0-9]*\) runs in the run table$/\1/p' "$work/vendor_err.txt")
+[ "${nruns:-0}" -ge 1 ] || fail "the LCP comparison data gives the run table no entry (the queries' run path is unchecked)"
 "$tfc" index build --tokens "$work/lcp.bin" --seq-len 1024 --stride 64 -o "$work/lcp.idx" -q
 "$tfc" index order "$work/lcp.idx" --tokens "$work/lcp.bin" -o "$work/order_tfc.bin"
 "$tfc" index query "$work/lcp.idx" --tokens "$work/lcp.bin" --queries "$work/lcpq.bin" -k 8 >"$work/answers_tfc.txt"
@@ -198,7 +208,8 @@ PY
 gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -pthread -I"$gen16" -o "$work/lcp_vendor16" \
   "$src/tests/codegen/lcp_vendor.c" "$gen16/llama8b_1f1b_lcp_index.c"
 "$work/lcp_vendor16" "$work/lcp16.bin" "$work/lcpq16.bin" 64 8 "$work/order16_gen.bin" 7 "$work/docs16_gen.txt" \
-  >"$work/answers16_gen.txt"
+  >"$work/answers16_gen.txt" 2>"$work/vendor16_err.txt" || { cat "$work/vendor16_err.txt"; fail "lcp_vendor (16-bit)"; }
+grep -q '^lcp_vendor: [1-9][0-9]* runs in the run table$' "$work/vendor16_err.txt" || fail "16-bit: no run table entry"
 "$tfc" index build --tokens "$work/lcp16.bin" --seq-len 1024 --stride 64 -o "$work/lcp16.idx" -q
 "$tfc" index query "$work/lcp16.idx" --tokens "$work/lcp16.bin" --queries "$work/lcpq16.bin" -k 8 >"$work/answers16_tfc.txt"
 "$tfc" index build --tokens "$work/lcp16.bin" --seq-len 1024 --doc-sep 7 -o "$work/docs16.idx" -q
