@@ -787,20 +787,33 @@ __host__ __device__ static inline bool llama8b_loopedbfs_lcp_deep_narrow(const l
     if ((sc - sa) / g[top] > llama8b_loopedbfs_lcp_DEEP_WALK)
         return false;
     uint32_t kt = d->seq_len < llama8b_loopedbfs_lcp_KEY_TOKENS ? d->seq_len : llama8b_loopedbfs_lcp_KEY_TOKENS;
-    const uint32_t *s = llama8b_loopedbfs_lcp_seq(d, lv[0][sa].seq);
-    llama8b_loopedbfs_lcp_prefetch(s + kt);
-    for (uint64_t i = sa + 1; i < sc && i < sa + 32; i += 3) /* the first walk's entries, while the tokens come */
-        llama8b_loopedbfs_lcp_prefetch(lv[0] + i);
-    uint32_t m = llama8b_loopedbfs_lcp_lcp_from(q, s, kt, plen);
-    if (m == plen ? !upper : s[m] > q[m]) { /* sample sa does not sort before q */
-        *hi = sa * llama8b_loopedbfs_lcp_DIR_STEP;
-        *lhi = m;
-        return true;
-    }
     /* Sample b sorts before q (LCP m); sample e does not, or e = sc. */
-    uint64_t b = sa, e = sc, last = sc - 1;
-    uint32_t L = 0;
+    uint64_t b, e = sc, last = sc - 1;
+    uint32_t L = 0, m;
     bool found = false;
+    if (sa > 0 && (top == 0 || ix->top)) {
+        /* The samples before sa have smaller keys, so the one starting
+         * sa - 1's entry of level top sorts before q, and its key (in the
+         * directory, or every 32nd in the top level, kept in cache) gives its
+         * LCP with q: the walk starts there, at the coarsest level, without
+         * reading sample sa's tokens or walking up to it. */
+        b = (sa - 1) / g[top] * g[top];
+        m = llama8b_loopedbfs_lcp_key_lcp(top ? ix->top[b / llama8b_loopedbfs_lcp_DIR_STEP] : ix->dir[b], llama8b_loopedbfs_lcp_key(q, kt));
+        L = top;
+        last = sc - 1;
+    } else {
+        const uint32_t *s = llama8b_loopedbfs_lcp_seq(d, lv[0][sa].seq);
+        llama8b_loopedbfs_lcp_prefetch(s + kt);
+        for (uint64_t i = sa + 1; i < sc && i < sa + 32; i += 3) /* the first walk's entries, while the tokens come */
+            llama8b_loopedbfs_lcp_prefetch(lv[0] + i);
+        m = llama8b_loopedbfs_lcp_lcp_from(q, s, kt, plen);
+        if (m == plen ? !upper : s[m] > q[m]) { /* sample sa does not sort before q */
+            *hi = sa * llama8b_loopedbfs_lcp_DIR_STEP;
+            *lhi = m;
+            return true;
+        }
+        b = sa;
+    }
     while (!found) {
         uint64_t to = last;
         if (L < top) { /* up to the next sample of the coarser level, then walk that one */
