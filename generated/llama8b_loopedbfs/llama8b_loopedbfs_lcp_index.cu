@@ -1532,6 +1532,15 @@ __host__ __device__ static inline uint64_t llama8b_loopedbfs_lcp_runs_fill(const
 /* The run starting at sorted position lb whose levels hold v, or NULL. */
 __host__ __device__ static inline const llama8b_loopedbfs_lcp_run *llama8b_loopedbfs_lcp_run_find(const llama8b_loopedbfs_lcp_index *ix, uint64_t lb, uint32_t v)
 {
+    /* A run from lb holds positions lb + 1 .. lb + RUN_MIN - 1, all with
+     * adjacent LCPs of at least v: a whole block among them whose smallest
+     * is below v (and below 255, which stands for more) rules it out
+     * without the hash table's line. The blocks' minima are those
+     * grow_right reads next. */
+    if (ix->lcpmin)
+        for (uint64_t b = (lb + llama8b_loopedbfs_lcp_DIR_STEP) / llama8b_loopedbfs_lcp_DIR_STEP; (b + 1) * llama8b_loopedbfs_lcp_DIR_STEP <= lb + llama8b_loopedbfs_lcp_RUN_MIN && (b + 1) * llama8b_loopedbfs_lcp_DIR_STEP <= ix->n; b++)
+            if (ix->lcpmin[b] < v && ix->lcpmin[b] < 255u)
+                return NULL;
     for (uint64_t h = llama8b_loopedbfs_lcp_run_slot(lb, ix->run_mask); ix->run_hash[h]; h = (h + 1) & ix->run_mask) {
         const llama8b_loopedbfs_lcp_run *e = &ix->runs[ix->run_hash[h] - 1];
         if (e->lb == lb && e->vlo <= v && v <= e->vhi)

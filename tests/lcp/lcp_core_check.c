@@ -305,6 +305,9 @@ DEFINE_RUNS_CHECK(32)
         lcp##W##_run_hash_fill(runsd, cd, hd, hsd);                                                                \
         lcp##W##_index fullup_runs2 = fullup, bare_runs5 = bare, fullup_runsd = fullup;                            \
         fullup_runs2.runs = runs2, fullup_runs2.run_hash = h2, fullup_runs2.run_mask = hs2 - 1;                    \
+        /* Its runs are smaller than RUN_MIN, which the block minima would rule                                   \
+         * out (run_find): without them every entry stays in reach. */                                             \
+        fullup_runs2.lcpmin = NULL;                                                                                \
         bare_runs5.runs = runs5, bare_runs5.run_hash = h5, bare_runs5.run_mask = hs5 - 1;                          \
         fullup_runsd.runs = runsd, fullup_runsd.run_hash = hd, fullup_runsd.run_mask = hsd - 1;                    \
         lcp##W##_index bare_packed = bare, fullup_packed = fullup;                                                 \
@@ -314,6 +317,12 @@ DEFINE_RUNS_CHECK(32)
             if (lcp##W##_perm_at(&fullup_packed, j) != s->perm[j])                                                 \
                 report(s, "packed permutation", j, 6);                                                             \
         fullup_runsd.perm = words, fullup_runsd.perm_bits = pb;                                                    \
+        /* Every entry of the fill's table is found from its first position at                                    \
+         * each of its levels (the block minima's shortcut rules none out). */                                     \
+        for (uint64_t i = 0; i < cd; i++)                                                                          \
+            for (uint32_t v = runsd[i].vlo; v <= runsd[i].vhi; v++)                                                \
+                if (lcp##W##_run_find(&fullup_runsd, runsd[i].lb, v) != &runsd[i])                                 \
+                    report(s, "run table lookup", i, 26);                                                          \
         enum { NV = 11 };                                                                                          \
         const lcp##W##_index *variants[NV] = {&bare,          &dironly,       &full,        &dirup,                \
                                               &fullup,        &bare_packed,   &fullup_packed, &fullup0,            \
