@@ -4,8 +4,9 @@
 # (docs/time-to-quality.md; bench/time_to_quality.py says what is measured).
 #   bench/time_to_quality.sh [--quick] [--data DIR] [--out DIR] [--seeds N] [--steps N]
 #                            [--select RULE] [--grad share|mean] [--scenarios finetune,scratch] [--ci]
-# --quick: the MLP, one seed, about 13 minutes on 2 cores. Without it: the
-# transformer, 3 seeds, about 35 minutes (run it in the background). --ci: a
+# --quick: the MLP, one seed, 13-29 minutes on 2 cores (the machine's speed
+# drifts). Without it: the transformer, 3 seeds, about 52 minutes (run it in
+# the background). --ci: a
 # few steps of everything, to check that it runs. Needs build/tfc
 # (./run.sh demo) and a C compiler. The last line printed is
 #   time_to_quality speedup=X equal_steps_gap=Y scenario=finetune policy=P cap=C select=S

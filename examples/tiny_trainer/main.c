@@ -16,6 +16,7 @@
  * --log FILE. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,10 +222,42 @@ static void trainer_free(trainer *t)
     free(t->tok);
 }
 
+/* Evaluation as a two-stage pipeline: stage 0's forwards on a thread of
+ * their own, handing each microbatch slot to stage 1 (this thread) and
+ * reusing a slot only after stage 1 has read it. Stage 1 adds the losses in
+ * microbatch order, as one thread would: the same sum, bit for bit. */
+typedef struct eval_feed {
+    trainer *t;
+    uint64_t n_mb;
+    const real *out[TINY_MICROBATCHES]; /* stage 0's output, per slot */
+    uint64_t produced, consumed;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} eval_feed;
+
+static void *eval_stage0(void *arg)
+{
+    eval_feed *f = arg;
+    for (uint64_t i = 0; i < f->n_mb; i++) {
+        int slot = (int)(i % TINY_MICROBATCHES);
+        pthread_mutex_lock(&f->mu);
+        while (i - f->consumed >= TINY_MICROBATCHES)
+            pthread_cond_wait(&f->cv, &f->mu);
+        pthread_mutex_unlock(&f->mu);
+        load_mb(f->t, slot, f->t->c.val + i * (uint64_t)f->t->mb_seqs);
+        const real *y = model_forward(&f->t->sm[0], slot, NULL);
+        pthread_mutex_lock(&f->mu);
+        f->out[slot] = y;
+        f->produced = i + 1;
+        pthread_cond_broadcast(&f->cv);
+        pthread_mutex_unlock(&f->mu);
+    }
+    return NULL;
+}
+
 /* Mean loss per prediction over the first `limit` validation sequences
- * of the part (all when 0; a whole number of microbatches), forward only,
- * in microbatch slot 0: the same set at every evaluation. NAN when there
- * is none. */
+ * of the part (all when 0; a whole number of microbatches), forward only:
+ * the same set at every evaluation. NAN when there is none. */
 static double evaluate(trainer *t, uint64_t limit)
 {
     uint64_t n = t->c.n_val;
@@ -235,12 +268,45 @@ static double evaluate(trainer *t, uint64_t limit)
         return NAN;
     double saved = t->sm[1].loss_sum;
     t->sm[1].loss_sum = 0.0;
-    for (uint64_t i = 0; i < n; i += (uint64_t)t->mb_seqs) {
-        load_mb(t, 0, t->c.val + i);
-        const real *y = model_forward(&t->sm[0], 0, NULL);
-        model_forward(&t->sm[1], 0, y);
+    eval_feed f = {.t = t, .n_mb = n / (uint64_t)t->mb_seqs};
+    pthread_t th;
+    bool threaded = pthread_mutex_init(&f.mu, NULL) == 0;
+    if (threaded && pthread_cond_init(&f.cv, NULL) != 0) {
+        pthread_mutex_destroy(&f.mu);
+        threaded = false;
     }
-    double loss = t->sm[1].loss_sum / (double)(n / (uint64_t)t->mb_seqs * (uint64_t)t->sm[1].positions);
+    if (threaded && pthread_create(&th, NULL, eval_stage0, &f) != 0) {
+        pthread_cond_destroy(&f.cv);
+        pthread_mutex_destroy(&f.mu);
+        threaded = false;
+    }
+    for (uint64_t i = 0; i < f.n_mb; i++) {
+        int slot = (int)(i % TINY_MICROBATCHES);
+        const real *y;
+        if (threaded) {
+            pthread_mutex_lock(&f.mu);
+            while (f.produced <= i)
+                pthread_cond_wait(&f.cv, &f.mu);
+            y = f.out[slot];
+            pthread_mutex_unlock(&f.mu);
+        } else {
+            load_mb(t, slot, t->c.val + i * (uint64_t)t->mb_seqs);
+            y = model_forward(&t->sm[0], slot, NULL);
+        }
+        model_forward(&t->sm[1], slot, y);
+        if (threaded) {
+            pthread_mutex_lock(&f.mu);
+            f.consumed = i + 1;
+            pthread_cond_broadcast(&f.cv);
+            pthread_mutex_unlock(&f.mu);
+        }
+    }
+    if (threaded) {
+        pthread_join(th, NULL);
+        pthread_cond_destroy(&f.cv);
+        pthread_mutex_destroy(&f.mu);
+    }
+    double loss = t->sm[1].loss_sum / (double)(f.n_mb * (uint64_t)t->sm[1].positions);
     t->sm[1].loss_sum = saved;
     return loss;
 }
