@@ -257,8 +257,9 @@ static void *eval_stage0(void *arg)
 
 /* Mean loss per prediction over the first `limit` validation sequences
  * of the part (all when 0; a whole number of microbatches), forward only:
- * the same set at every evaluation. NAN when there is none. */
-static double evaluate(trainer *t, uint64_t limit)
+ * the same set at every evaluation. NAN when there is none. Pipelined
+ * (eval_feed) unless one_thread, or when the thread cannot start. */
+static double evaluate_on(trainer *t, uint64_t limit, bool one_thread)
 {
     uint64_t n = t->c.n_val;
     if (limit && limit < n)
@@ -270,7 +271,7 @@ static double evaluate(trainer *t, uint64_t limit)
     t->sm[1].loss_sum = 0.0;
     eval_feed f = {.t = t, .n_mb = n / (uint64_t)t->mb_seqs};
     pthread_t th;
-    bool threaded = pthread_mutex_init(&f.mu, NULL) == 0;
+    bool threaded = !one_thread && pthread_mutex_init(&f.mu, NULL) == 0;
     if (threaded && pthread_cond_init(&f.cv, NULL) != 0) {
         pthread_mutex_destroy(&f.mu);
         threaded = false;
@@ -310,6 +311,8 @@ static double evaluate(trainer *t, uint64_t limit)
     t->sm[1].loss_sum = saved;
     return loss;
 }
+
+static double evaluate(trainer *t, uint64_t limit) { return evaluate_on(t, limit, false); }
 
 static uint64_t val_used(const trainer *t, const options *o)
 {
@@ -848,10 +851,16 @@ static int cmd_check(const options *o)
             rc = 1;
         }
     }
+    /* The evaluation too: pipelined against one thread, the same sum. */
+    double vp = evaluate_on(&a, o->val_max, false), vs = evaluate_on(&a, o->val_max, true);
+    if (rc == 0 && !(vp == vs)) {
+        printf("check: the pipelined evaluation (%.17g) differs from one thread's (%.17g)\n", vp, vs);
+        rc = 1;
+    }
     if (rc == 0)
         printf("check: --model %s: %ld pipelined steps equal the sequential ones bit for bit (%llu stage-steps with "
-               "frozen tensors)\n",
-               kind_name[o->kind], o->steps, (unsigned long long)frozen_steps);
+               "frozen tensors), and so does the evaluation (%llu validation sequences)\n",
+               kind_name[o->kind], o->steps, (unsigned long long)frozen_steps, (unsigned long long)val_used(&a, o));
     trainer_free(&a);
     trainer_free(&b);
     return rc;
