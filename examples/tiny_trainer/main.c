@@ -235,6 +235,13 @@ typedef struct eval_feed {
     pthread_cond_t cv;
 } eval_feed;
 
+/* Stage 0's forward of validation microbatch i, in slot. */
+static const real *eval_forward0(trainer *t, uint64_t i, int slot)
+{
+    load_mb(t, slot, t->c.val + i * (uint64_t)t->mb_seqs);
+    return model_forward(&t->sm[0], slot, NULL);
+}
+
 static void *eval_stage0(void *arg)
 {
     eval_feed *f = arg;
@@ -244,8 +251,7 @@ static void *eval_stage0(void *arg)
         while (i - f->consumed >= TINY_MICROBATCHES)
             pthread_cond_wait(&f->cv, &f->mu);
         pthread_mutex_unlock(&f->mu);
-        load_mb(f->t, slot, f->t->c.val + i * (uint64_t)f->t->mb_seqs);
-        const real *y = model_forward(&f->t->sm[0], slot, NULL);
+        const real *y = eval_forward0(f->t, i, slot);
         pthread_mutex_lock(&f->mu);
         f->out[slot] = y;
         f->produced = i + 1;
@@ -291,8 +297,7 @@ static double evaluate_on(trainer *t, uint64_t limit, bool one_thread)
             y = f.out[slot];
             pthread_mutex_unlock(&f.mu);
         } else {
-            load_mb(t, slot, t->c.val + i * (uint64_t)t->mb_seqs);
-            y = model_forward(&t->sm[0], slot, NULL);
+            y = eval_forward0(t, i, slot);
         }
         model_forward(&t->sm[1], slot, y);
         if (threaded) {

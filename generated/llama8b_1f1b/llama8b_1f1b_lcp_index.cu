@@ -800,7 +800,6 @@ __host__ __device__ static inline bool llama8b_1f1b_lcp_deep_narrow(const llama8
         b = (sa - 1) / g[top] * g[top];
         m = llama8b_1f1b_lcp_key_lcp(top ? ix->top[b / llama8b_1f1b_lcp_DIR_STEP] : ix->dir[b], llama8b_1f1b_lcp_key(q, kt));
         L = top;
-        last = sc - 1;
     } else {
         const uint32_t *s = llama8b_1f1b_lcp_seq(d, lv[0][sa].seq);
         llama8b_1f1b_lcp_prefetch(s + kt);
@@ -1538,7 +1537,8 @@ __host__ __device__ static inline const llama8b_1f1b_lcp_run *llama8b_1f1b_lcp_r
      * without the hash table's line. The blocks' minima are those
      * grow_right reads next. */
     if (ix->lcpmin)
-        for (uint64_t b = (lb + llama8b_1f1b_lcp_DIR_STEP) / llama8b_1f1b_lcp_DIR_STEP; (b + 1) * llama8b_1f1b_lcp_DIR_STEP <= lb + llama8b_1f1b_lcp_RUN_MIN && (b + 1) * llama8b_1f1b_lcp_DIR_STEP <= ix->n; b++)
+        for (uint64_t b = (lb + llama8b_1f1b_lcp_DIR_STEP) / llama8b_1f1b_lcp_DIR_STEP;
+             (b + 1) * llama8b_1f1b_lcp_DIR_STEP <= lb + llama8b_1f1b_lcp_RUN_MIN && (b + 1) * llama8b_1f1b_lcp_DIR_STEP <= ix->n; b++)
             if (ix->lcpmin[b] < v && ix->lcpmin[b] < 255u)
                 return NULL;
     for (uint64_t h = llama8b_1f1b_lcp_run_slot(lb, ix->run_mask); ix->run_hash[h]; h = (h + 1) & ix->run_mask) {

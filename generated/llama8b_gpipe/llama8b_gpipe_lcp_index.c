@@ -667,7 +667,6 @@ static inline bool llama8b_gpipe_lcp_deep_narrow(const llama8b_gpipe_lcp_data *d
         b = (sa - 1) / g[top] * g[top];
         m = llama8b_gpipe_lcp_key_lcp(top ? ix->top[b / llama8b_gpipe_lcp_DIR_STEP] : ix->dir[b], llama8b_gpipe_lcp_key(q, kt));
         L = top;
-        last = sc - 1;
     } else {
         const uint32_t *s = llama8b_gpipe_lcp_seq(d, lv[0][sa].seq);
         llama8b_gpipe_lcp_prefetch(s + kt);
@@ -1405,7 +1404,8 @@ static inline const llama8b_gpipe_lcp_run *llama8b_gpipe_lcp_run_find(const llam
      * without the hash table's line. The blocks' minima are those
      * grow_right reads next. */
     if (ix->lcpmin)
-        for (uint64_t b = (lb + llama8b_gpipe_lcp_DIR_STEP) / llama8b_gpipe_lcp_DIR_STEP; (b + 1) * llama8b_gpipe_lcp_DIR_STEP <= lb + llama8b_gpipe_lcp_RUN_MIN && (b + 1) * llama8b_gpipe_lcp_DIR_STEP <= ix->n; b++)
+        for (uint64_t b = (lb + llama8b_gpipe_lcp_DIR_STEP) / llama8b_gpipe_lcp_DIR_STEP;
+             (b + 1) * llama8b_gpipe_lcp_DIR_STEP <= lb + llama8b_gpipe_lcp_RUN_MIN && (b + 1) * llama8b_gpipe_lcp_DIR_STEP <= ix->n; b++)
             if (ix->lcpmin[b] < v && ix->lcpmin[b] < 255u)
                 return NULL;
     for (uint64_t h = llama8b_gpipe_lcp_run_slot(lb, ix->run_mask); ix->run_hash[h]; h = (h + 1) & ix->run_mask) {
@@ -2611,7 +2611,6 @@ static inline bool llama8b_gpipe_lcpd_deep_narrow(const llama8b_gpipe_lcpd_data 
         b = (sa - 1) / g[top] * g[top];
         m = llama8b_gpipe_lcpd_key_lcp(top ? ix->top[b / llama8b_gpipe_lcpd_DIR_STEP] : ix->dir[b], llama8b_gpipe_lcpd_key(q, kt));
         L = top;
-        last = sc - 1;
     } else {
         const uint32_t *s = llama8b_gpipe_lcpd_seq(d, lv[0][sa].seq);
         llama8b_gpipe_lcpd_prefetch(s + kt);
@@ -3349,7 +3348,8 @@ static inline const llama8b_gpipe_lcpd_run *llama8b_gpipe_lcpd_run_find(const ll
      * without the hash table's line. The blocks' minima are those
      * grow_right reads next. */
     if (ix->lcpmin)
-        for (uint64_t b = (lb + llama8b_gpipe_lcpd_DIR_STEP) / llama8b_gpipe_lcpd_DIR_STEP; (b + 1) * llama8b_gpipe_lcpd_DIR_STEP <= lb + llama8b_gpipe_lcpd_RUN_MIN && (b + 1) * llama8b_gpipe_lcpd_DIR_STEP <= ix->n; b++)
+        for (uint64_t b = (lb + llama8b_gpipe_lcpd_DIR_STEP) / llama8b_gpipe_lcpd_DIR_STEP;
+             (b + 1) * llama8b_gpipe_lcpd_DIR_STEP <= lb + llama8b_gpipe_lcpd_RUN_MIN && (b + 1) * llama8b_gpipe_lcpd_DIR_STEP <= ix->n; b++)
             if (ix->lcpmin[b] < v && ix->lcpmin[b] < 255u)
                 return NULL;
     for (uint64_t h = llama8b_gpipe_lcpd_run_slot(lb, ix->run_mask); ix->run_hash[h]; h = (h + 1) & ix->run_mask) {
