@@ -733,7 +733,50 @@ static inline uint32_t llama8b_custom_lcp_shared(int64_t elo, int64_t ehi)
     return elo < 0 || ehi < 0 ? 0u : (uint32_t)(elo < ehi ? elo : ehi);
 }
 
-/* Within [lo, hi), at most ALL positions, the first position whose
+/* Starts fetching the tokens scan_block may read in [lo, hi) (at most
+ * DIR_STEP positions), given m: near-duplicates of the query make a chain
+ * of such reads, each sharing more with it, so they are fetched together,
+ * but only where the walk can read: it goes no further than the first
+ * position whose LCP is below m, or equals m with a code above the query's
+ * token's; it reads position j only when lcp[j] equals q's LCP with perm[j -
+ * 1], which never falls along the walk, so no later position before the
+ * stop has a smaller LCP; and only when j's code equals the query's token's
+ * there. Each fetch that is not read costs about as much as a wait on the
+ * token data's pages. */
+static inline void llama8b_custom_lcp_scan_prefetch(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t lo,
+                                    uint64_t hi, uint32_t m)
+{
+    uint32_t lv[llama8b_custom_lcp_DIR_STEP];
+    bool eq[llama8b_custom_lcp_DIR_STEP];
+    uint64_t end = lo;
+    while (end < hi && end < lo + llama8b_custom_lcp_DIR_STEP) {
+        uint32_t l = llama8b_custom_lcp_lcp_at(ix, end);
+        if (l < m)
+            break;
+        lv[end - lo] = l;
+        eq[end - lo] = false;
+        end++;
+        if (l >= plen)
+            continue;
+        uint32_t c = llama8b_custom_lcp_dtok_at(ix->dtok, end - 1), qc = llama8b_custom_lcp_dtok_code(&ix->deep[(end - 1) / llama8b_custom_lcp_DIR_STEP], q[l]);
+        if (l == m && c > qc)
+            break;
+        eq[end - 1 - lo] = c == qc;
+    }
+    for (uint64_t j = end, low = UINT32_MAX; j-- > lo;) { /* only the LCPs no later one undercuts */
+        if (lv[j - lo] > low)
+            eq[j - lo] = false;
+        else
+            low = lv[j - lo];
+    }
+    for (uint64_t j = lo, np = 0; j < end && np < 12; j++)
+        if (eq[j - lo]) {
+            llama8b_custom_lcp_prefetch(llama8b_custom_lcp_seq(d, llama8b_custom_lcp_perm_at(ix, j)) + lv[j - lo]);
+            np++;
+        }
+}
+
+/* Within [lo, hi), at most DIR_STEP positions, the first position whose
  * sequence does not sort before q, given m, the exact LCP of q and perm[lo -
  * 1] (which sorts before q; 0 and none when lo is 0). Walks the positions
  * with their LCPs: perm[j] sorts before q too when lcp[j] > m, after q when
@@ -744,19 +787,7 @@ static inline uint32_t llama8b_custom_lcp_shared(int64_t elo, int64_t ehi)
 static inline uint64_t llama8b_custom_lcp_scan_block(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                      uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
 {
-    /* The positions whose tokens the walk may read (their LCP at least m,
-     * before the first below it, and their code equal to that of the
-     * query's token there), fetched together: near-duplicates of the query
-     * make a chain of them, each sharing more with it. */
-    for (uint64_t j = lo, np = 0; j < hi && np < 12; j++) {
-        uint32_t l = llama8b_custom_lcp_lcp_at(ix, j);
-        if (l < m)
-            break;
-        if (l < plen && llama8b_custom_lcp_dtok_at(ix->dtok, j) == llama8b_custom_lcp_dtok_code(&ix->deep[j / llama8b_custom_lcp_DIR_STEP], q[l])) {
-            llama8b_custom_lcp_prefetch(llama8b_custom_lcp_seq(d, llama8b_custom_lcp_perm_at(ix, j)) + l);
-            np++;
-        }
-    }
+    llama8b_custom_lcp_scan_prefetch(d, ix, q, plen, lo, hi, m);
     uint64_t j = lo;
     for (; j < hi; j++) {
         uint32_t l = llama8b_custom_lcp_lcp_at(ix, j), x;
@@ -2677,7 +2708,50 @@ static inline uint32_t llama8b_custom_lcpd_shared(int64_t elo, int64_t ehi)
     return elo < 0 || ehi < 0 ? 0u : (uint32_t)(elo < ehi ? elo : ehi);
 }
 
-/* Within [lo, hi), at most ALL positions, the first position whose
+/* Starts fetching the tokens scan_block may read in [lo, hi) (at most
+ * DIR_STEP positions), given m: near-duplicates of the query make a chain
+ * of such reads, each sharing more with it, so they are fetched together,
+ * but only where the walk can read: it goes no further than the first
+ * position whose LCP is below m, or equals m with a code above the query's
+ * token's; it reads position j only when lcp[j] equals q's LCP with perm[j -
+ * 1], which never falls along the walk, so no later position before the
+ * stop has a smaller LCP; and only when j's code equals the query's token's
+ * there. Each fetch that is not read costs about as much as a wait on the
+ * token data's pages. */
+static inline void llama8b_custom_lcpd_scan_prefetch(const llama8b_custom_lcpd_data *d, const llama8b_custom_lcpd_index *ix, const uint32_t *q, uint32_t plen, uint64_t lo,
+                                    uint64_t hi, uint32_t m)
+{
+    uint32_t lv[llama8b_custom_lcpd_DIR_STEP];
+    bool eq[llama8b_custom_lcpd_DIR_STEP];
+    uint64_t end = lo;
+    while (end < hi && end < lo + llama8b_custom_lcpd_DIR_STEP) {
+        uint32_t l = llama8b_custom_lcpd_lcp_at(ix, end);
+        if (l < m)
+            break;
+        lv[end - lo] = l;
+        eq[end - lo] = false;
+        end++;
+        if (l >= plen)
+            continue;
+        uint32_t c = llama8b_custom_lcpd_dtok_at(ix->dtok, end - 1), qc = llama8b_custom_lcpd_dtok_code(&ix->deep[(end - 1) / llama8b_custom_lcpd_DIR_STEP], q[l]);
+        if (l == m && c > qc)
+            break;
+        eq[end - 1 - lo] = c == qc;
+    }
+    for (uint64_t j = end, low = UINT32_MAX; j-- > lo;) { /* only the LCPs no later one undercuts */
+        if (lv[j - lo] > low)
+            eq[j - lo] = false;
+        else
+            low = lv[j - lo];
+    }
+    for (uint64_t j = lo, np = 0; j < end && np < 12; j++)
+        if (eq[j - lo]) {
+            llama8b_custom_lcpd_prefetch(llama8b_custom_lcpd_seq(d, llama8b_custom_lcpd_perm_at(ix, j)) + lv[j - lo]);
+            np++;
+        }
+}
+
+/* Within [lo, hi), at most DIR_STEP positions, the first position whose
  * sequence does not sort before q, given m, the exact LCP of q and perm[lo -
  * 1] (which sorts before q; 0 and none when lo is 0). Walks the positions
  * with their LCPs: perm[j] sorts before q too when lcp[j] > m, after q when
@@ -2688,19 +2762,7 @@ static inline uint32_t llama8b_custom_lcpd_shared(int64_t elo, int64_t ehi)
 static inline uint64_t llama8b_custom_lcpd_scan_block(const llama8b_custom_lcpd_data *d, const llama8b_custom_lcpd_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                      uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
 {
-    /* The positions whose tokens the walk may read (their LCP at least m,
-     * before the first below it, and their code equal to that of the
-     * query's token there), fetched together: near-duplicates of the query
-     * make a chain of them, each sharing more with it. */
-    for (uint64_t j = lo, np = 0; j < hi && np < 12; j++) {
-        uint32_t l = llama8b_custom_lcpd_lcp_at(ix, j);
-        if (l < m)
-            break;
-        if (l < plen && llama8b_custom_lcpd_dtok_at(ix->dtok, j) == llama8b_custom_lcpd_dtok_code(&ix->deep[j / llama8b_custom_lcpd_DIR_STEP], q[l])) {
-            llama8b_custom_lcpd_prefetch(llama8b_custom_lcpd_seq(d, llama8b_custom_lcpd_perm_at(ix, j)) + l);
-            np++;
-        }
-    }
+    llama8b_custom_lcpd_scan_prefetch(d, ix, q, plen, lo, hi, m);
     uint64_t j = lo;
     for (; j < hi; j++) {
         uint32_t l = llama8b_custom_lcpd_lcp_at(ix, j), x;
