@@ -51,8 +51,8 @@ typedef struct llama8b_loopedbfs_lcp_data {
 typedef struct llama8b_loopedbfs_lcp_deep {
     uint32_t key_hi, key_lo; /* KEY_TOKENS tokens of the sample from position dlcp on, packed as llama8b_loopedbfs_lcp_key does */
     uint32_t seq;            /* the sample's sequence number */
-    uint32_t dlcp_shift;     /* bits 0-25: its LCP with the previous sample (0 for the first); 26-31: dshift */
-    uint32_t dbase;          /* with dshift, the scale of dtok in the block the sample starts (llama8b_loopedbfs_lcp_dtok_code) */
+    uint32_t dlcp_shift;     /* bits 0-24: its LCP with the previous sample (0 for the first); 25-29: dshift; 30-31: dkind */
+    uint32_t dbase;          /* with dshift and dkind, the scale of dtok in the block the sample starts (llama8b_loopedbfs_lcp_dtok_code) */
 } llama8b_loopedbfs_lcp_deep;
 
 /* Smallest numbers a run table entry keeps (llama8b_loopedbfs_lcp_index.runs). */
@@ -70,7 +70,7 @@ typedef struct llama8b_loopedbfs_lcp_run {
 
 /* The deep directory holds LCPs below this (llama8b_loopedbfs_lcp_deep.dlcp_shift): it is
  * derived only for seq_len below it. */
-#define llama8b_loopedbfs_lcp_DEEP_MAX_LCP (1u << 26)
+#define llama8b_loopedbfs_lcp_DEEP_MAX_LCP (1u << 25)
 
 /* The index: what the file stores, and what a loader derives from it. */
 typedef struct llama8b_loopedbfs_lcp_index {
@@ -384,7 +384,7 @@ __host__ __device__ static inline llama8b_loopedbfs_lcp_up_view llama8b_loopedbf
 }
 
 /* A deep entry's packed key, and its LCP with the previous sample (bits
- * 26-30 of dlcp_shift are the block's dtok shift, bit 31 its kind). */
+ * 25-29 of dlcp_shift are the block's dtok shift, bits 30-31 its kind). */
 __host__ __device__ static inline uint64_t llama8b_loopedbfs_lcp_deep_key(const llama8b_loopedbfs_lcp_deep *e) { return (uint64_t)e->key_hi << 32 | e->key_lo; }
 __host__ __device__ static inline uint32_t llama8b_loopedbfs_lcp_deep_dlcp(const llama8b_loopedbfs_lcp_deep *e) { return e->dlcp_shift & (llama8b_loopedbfs_lcp_DEEP_MAX_LCP - 1u); }
 
@@ -403,15 +403,24 @@ __host__ __device__ static inline uint32_t llama8b_loopedbfs_lcp_bitlen(uint32_t
 #endif
 }
 
-/* The 4-bit code of an offset v = (t - dbase) >> shift: 1 + v on a linear
- * scale, or 1 + f(v) on a logarithmic one (f(v) = v below 2, else 2 (b - 1)
- * plus the bit after the leading one, b the bits of v: two codes an
- * octave); 15 past 13. */
-__host__ __device__ static inline uint32_t llama8b_loopedbfs_lcp_dtok_scaled(uint32_t v, bool logscale)
+/* Kinds of a block's code scale (llama8b_loopedbfs_lcp_dtok_scaled). */
+#define llama8b_loopedbfs_lcp_DTOK_LINEAR 0u
+#define llama8b_loopedbfs_lcp_DTOK_OCTAVE2 1u /* two codes an octave */
+#define llama8b_loopedbfs_lcp_DTOK_OCTAVE1 2u /* one code an octave */
+
+/* The 4-bit code of an offset v = (t - dbase) >> shift: 1 + f(v), 15 past
+ * 13, with f(v) = v on a linear scale; on a logarithmic one, f(v) = v
+ * below 2, else, with b the bits of v, 2 (b - 1) plus the bit after the
+ * leading one (two codes an octave: exact up to 3, v up to 127) or b (one
+ * code an octave: exact up to 1, v up to 8,191, for tokens spread over a
+ * large vocabulary). */
+__host__ __device__ static inline uint32_t llama8b_loopedbfs_lcp_dtok_scaled(uint32_t v, uint32_t kind)
 {
-    if (logscale && v >= 2u) {
+    if (kind == llama8b_loopedbfs_lcp_DTOK_OCTAVE2 && v >= 2u) {
         uint32_t b = llama8b_loopedbfs_lcp_bitlen(v);
         v = 2u * (b - 1u) + ((v >> (b - 2u)) & 1u);
+    } else if (kind == llama8b_loopedbfs_lcp_DTOK_OCTAVE1) {
+        v = llama8b_loopedbfs_lcp_bitlen(v);
     }
     return v < 14u ? 1u + v : 15u;
 }
@@ -424,7 +433,7 @@ __host__ __device__ static inline uint32_t llama8b_loopedbfs_lcp_dtok_code(const
 {
     if (t < e->dbase)
         return 0;
-    return llama8b_loopedbfs_lcp_dtok_scaled((t - e->dbase) >> ((e->dlcp_shift >> 26) & 31u), (e->dlcp_shift >> 31) != 0);
+    return llama8b_loopedbfs_lcp_dtok_scaled((t - e->dbase) >> ((e->dlcp_shift >> 25) & 31u), e->dlcp_shift >> 30);
 }
 
 /* The code of sorted position j in the distinguishing-token array. */
@@ -439,33 +448,32 @@ __host__ __device__ static inline uint64_t llama8b_loopedbfs_lcp_dtok_size(uint6
  * tokens. */
 __host__ __device__ static inline uint32_t llama8b_loopedbfs_lcp_dtok_ties(const uint32_t *t, const int32_t *prev, uint32_t c, uint32_t base, uint32_t scale)
 {
-    uint32_t ties = 0, shift = scale & 31u;
-    bool logscale = (scale & 32u) != 0;
+    uint32_t ties = 0, shift = scale & 31u, kind = scale >> 5;
     for (uint32_t j = 0; j < c; j++) {
         if (prev[j] < 0)
             continue;
         uint32_t x = t[j], y = t[prev[j]];
-        uint32_t cx = x < base ? 0u : llama8b_loopedbfs_lcp_dtok_scaled((x - base) >> shift, logscale);
-        uint32_t cy = y < base ? 0u : llama8b_loopedbfs_lcp_dtok_scaled((y - base) >> shift, logscale);
+        uint32_t cx = x < base ? 0u : llama8b_loopedbfs_lcp_dtok_scaled((x - base) >> shift, kind);
+        uint32_t cy = y < base ? 0u : llama8b_loopedbfs_lcp_dtok_scaled((y - base) >> shift, kind);
         ties += cx == cy;
     }
     return ties;
 }
 
-/* The scale (shift, kind in bit 5: 1 logarithmic) that fits [lo, hi]. */
-__host__ __device__ static inline uint32_t llama8b_loopedbfs_lcp_dtok_fit(uint32_t lo, uint32_t hi, bool logscale)
+/* The scale (shift, the kind in bits 5-6) of that kind that fits [lo, hi]. */
+__host__ __device__ static inline uint32_t llama8b_loopedbfs_lcp_dtok_fit(uint32_t lo, uint32_t hi, uint32_t kind)
 {
-    uint32_t shift = 0;
-    while (((hi - lo) >> shift) > (logscale ? 127u : 13u)) /* f(127) = 13 */
+    uint32_t shift = 0, top = kind == llama8b_loopedbfs_lcp_DTOK_LINEAR ? 13u : kind == llama8b_loopedbfs_lcp_DTOK_OCTAVE2 ? 127u : 8191u; /* f(top) = 13 */
+    while (((hi - lo) >> shift) > top)
         shift++;
-    return shift | (logscale ? 32u : 0u);
+    return shift | kind << 5;
 }
 
 /* The scale of a block's codes (LCPs l, distinguishing tokens t; c
  * positions, those with l >= L having none). A scan compares the query's
  * token with a run's: the positions of one LCP v with no smaller LCP
  * between them, whose tokens ascend. Of a linear scale fitted to all the
- * tokens, and a linear and a logarithmic one fitted to each of the two
+ * tokens, and a linear and both logarithmic ones fitted to each of the two
  * longest runs, the one with the fewest ties (the first on equal counts).
  * Returns the scale; sets *base. */
 __host__ __device__ static inline uint32_t llama8b_loopedbfs_lcp_dtok_scale(const uint32_t *l, const uint32_t *t, uint32_t c, uint32_t L, uint32_t *base)
@@ -507,11 +515,11 @@ __host__ __device__ static inline uint32_t llama8b_loopedbfs_lcp_dtok_scale(cons
         if (r < 2)
             run_lo[r] = first[j], run_hi[r] = t[j], run_len[r] = len[j];
     }
-    uint32_t cb[5] = {lo}, cs[5] = {llama8b_loopedbfs_lcp_dtok_fit(lo, hi, false)}, nc = 1;
+    uint32_t cb[7] = {lo}, cs[7] = {llama8b_loopedbfs_lcp_dtok_fit(lo, hi, llama8b_loopedbfs_lcp_DTOK_LINEAR)}, nc = 1;
     for (uint32_t r = 0; r < 2; r++)
-        for (uint32_t g = 0; g < 2 && run_len[r] > 0; g++) {
+        for (uint32_t g = llama8b_loopedbfs_lcp_DTOK_LINEAR; g <= llama8b_loopedbfs_lcp_DTOK_OCTAVE1 && run_len[r] > 0; g++) {
             cb[nc] = run_lo[r];
-            cs[nc++] = llama8b_loopedbfs_lcp_dtok_fit(run_lo[r], run_hi[r], g == 1);
+            cs[nc++] = llama8b_loopedbfs_lcp_dtok_fit(run_lo[r], run_hi[r], g);
         }
     uint32_t pick = 0, fewest = UINT32_MAX;
     for (uint32_t k = 0; k < nc; k++) {
@@ -562,7 +570,7 @@ __host__ __device__ static inline void llama8b_loopedbfs_lcp_deep_fill(const lla
         e->key_hi = (uint32_t)(key >> 32);
         e->key_lo = (uint32_t)key;
         uint32_t scale = llama8b_loopedbfs_lcp_dtok_scale(lv, tok, (uint32_t)(b - a), d->seq_len, &e->dbase);
-        e->dlcp_shift = dl | scale << 26;
+        e->dlcp_shift = dl | scale << 25;
         idmin2[i] = m2;
         for (uint64_t j = a; j < b; j += 2) { /* a is even: a block's codes fill whole bytes */
             uint32_t c0 = llama8b_loopedbfs_lcp_lcp_at(ix, j) < d->seq_len ? llama8b_loopedbfs_lcp_dtok_code(e, tok[j - a]) : 0u;
@@ -896,11 +904,10 @@ __host__ __device__ static inline void llama8b_loopedbfs_lcp_scan_prefetch(const
             break;
         eq[end - 1 - lo] = c == qc;
     }
-    for (uint64_t j = end, low = UINT32_MAX; j-- > lo;) { /* only the LCPs no later one undercuts */
-        if (lv[j - lo] > low)
+    for (uint64_t j = lo, low = UINT32_MAX; j < end; j++) { /* none below its LCP since the last one kept */
+        if (eq[j - lo] && lv[j - lo] > low)
             eq[j - lo] = false;
-        else
-            low = lv[j - lo];
+        low = eq[j - lo] ? UINT32_MAX : lv[j - lo] < low ? lv[j - lo] : low;
     }
     for (uint64_t j = lo, np = 0; j < end && np < 12; j++)
         if (eq[j - lo]) {

@@ -43,8 +43,8 @@ typedef struct llama8b_loopedbfs_lcp_data {
 typedef struct llama8b_loopedbfs_lcp_deep {
     uint32_t key_hi, key_lo; /* KEY_TOKENS tokens of the sample from position dlcp on, packed as llama8b_loopedbfs_lcp_key does */
     uint32_t seq;            /* the sample's sequence number */
-    uint32_t dlcp_shift;     /* bits 0-25: its LCP with the previous sample (0 for the first); 26-31: dshift */
-    uint32_t dbase;          /* with dshift, the scale of dtok in the block the sample starts (llama8b_loopedbfs_lcp_dtok_code) */
+    uint32_t dlcp_shift;     /* bits 0-24: its LCP with the previous sample (0 for the first); 25-29: dshift; 30-31: dkind */
+    uint32_t dbase;          /* with dshift and dkind, the scale of dtok in the block the sample starts (llama8b_loopedbfs_lcp_dtok_code) */
 } llama8b_loopedbfs_lcp_deep;
 
 /* Smallest numbers a run table entry keeps (llama8b_loopedbfs_lcp_index.runs). */
@@ -62,7 +62,7 @@ typedef struct llama8b_loopedbfs_lcp_run {
 
 /* The deep directory holds LCPs below this (llama8b_loopedbfs_lcp_deep.dlcp_shift): it is
  * derived only for seq_len below it. */
-#define llama8b_loopedbfs_lcp_DEEP_MAX_LCP (1u << 26)
+#define llama8b_loopedbfs_lcp_DEEP_MAX_LCP (1u << 25)
 
 /* The index: what the file stores, and what a loader derives from it. */
 typedef struct llama8b_loopedbfs_lcp_index {
@@ -162,7 +162,8 @@ void llama8b_loopedbfs_lcp_derive(const llama8b_loopedbfs_lcp_data *d, const lla
  * them; then point ix->deep, idmin2 and dtok at them (optional too: with
  * them a query reads the token data about twice instead of a dozen times;
  * about 1.4 bytes per sequence). Reads one token per sequence: 1-2 s for
- * 20 million sequences. */
+ * 20 million sequences. Only for seq_len below 2^25 (the entries hold
+ * LCPs in 25 bits); leave the set out above. */
 uint64_t llama8b_loopedbfs_lcp_dtok_bytes(uint64_t n);
 void llama8b_loopedbfs_lcp_derive_deep(const llama8b_loopedbfs_lcp_data *d, const llama8b_loopedbfs_lcp_index *ix, llama8b_loopedbfs_lcp_deep *deep,
                             uint32_t *idmin2, uint8_t *dtok);
@@ -246,8 +247,8 @@ typedef struct llama8b_loopedbfs_lcpd_data {
 typedef struct llama8b_loopedbfs_lcpd_deep {
     uint32_t key_hi, key_lo; /* KEY_TOKENS tokens of the sample from position dlcp on, packed as llama8b_loopedbfs_lcpd_key does */
     uint32_t seq;            /* the sample's sequence number */
-    uint32_t dlcp_shift;     /* bits 0-25: its LCP with the previous sample (0 for the first); 26-31: dshift */
-    uint32_t dbase;          /* with dshift, the scale of dtok in the block the sample starts (llama8b_loopedbfs_lcpd_dtok_code) */
+    uint32_t dlcp_shift;     /* bits 0-24: its LCP with the previous sample (0 for the first); 25-29: dshift; 30-31: dkind */
+    uint32_t dbase;          /* with dshift and dkind, the scale of dtok in the block the sample starts (llama8b_loopedbfs_lcpd_dtok_code) */
 } llama8b_loopedbfs_lcpd_deep;
 
 /* Smallest numbers a run table entry keeps (llama8b_loopedbfs_lcpd_index.runs). */
@@ -265,7 +266,7 @@ typedef struct llama8b_loopedbfs_lcpd_run {
 
 /* The deep directory holds LCPs below this (llama8b_loopedbfs_lcpd_deep.dlcp_shift): it is
  * derived only for seq_len below it. */
-#define llama8b_loopedbfs_lcpd_DEEP_MAX_LCP (1u << 26)
+#define llama8b_loopedbfs_lcpd_DEEP_MAX_LCP (1u << 25)
 
 /* The index: what the file stores, and what a loader derives from it. */
 typedef struct llama8b_loopedbfs_lcpd_index {

@@ -358,7 +358,9 @@ DEFINE_RUN(16, uint16_t)
 DEFINE_RUN(32, uint32_t)
 
 /* A random token: clustered (a few values near a base, so distinguishing
- * bytes on a block's scale tie), small, or anywhere in the width. */
+ * bytes on a block's scale tie), small, anywhere in the width, or
+ * log-uniform over the width (small ids common, a long tail: the
+ * logarithmic scales). */
 static uint32_t token(uint32_t bits, int style)
 {
     uint32_t top = bits == 16 ? 0xffffu : 0xffffffffu;
@@ -366,6 +368,7 @@ static uint32_t token(uint32_t bits, int style)
     case 0: return (uint32_t)(rnd() % 3);
     case 1: return 40000u + (uint32_t)(rnd() % 700);
     case 3: return (uint32_t)(rnd() % 2); /* two tokens: tie groups of half the set */
+    case 4: return ((uint32_t)rnd() & top) >> (rnd() % bits);
     default: return (uint32_t)rnd() & top;
     }
 }
@@ -447,7 +450,7 @@ int main(int argc, char **argv)
     static const uint32_t lens[] = {1, 2, 3, 4, 5, 8, 17, 64, 300};
     for (int r = 0; r < rounds; r++)
         for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
-            for (int style = 0; style < 3; style++)
+            for (int style = 0; style < 5; style += style == 2 ? 2 : 1) /* 3 is the tie groups' below */
                 for (uint32_t bits = 16; bits <= 32; bits += 16) {
                     uint64_t n = (rnd() % 4 == 0) ? rnd() % 70 : 2000 + rnd() % 14000;
                     one_set(n, lens[li], bits, style, &tot);
