@@ -443,19 +443,24 @@ __host__ __device__ static inline uint32_t llama8b_custom_lcp_dtok_at(const uint
 __host__ __device__ static inline uint64_t llama8b_custom_lcp_dtok_size(uint64_t n) { return (n + 1) / 2; }
 
 /* Ties under a scale among a block's positions (distinguishing tokens t;
- * prev[j], the position before j in its run, or -1): positions whose code
- * equals their predecessor's, which a scan may have to settle by reading
- * tokens. */
+ * prev[j], the position before j in its run, or -1; c <= DIR_STEP): the
+ * pairs of positions of a run with equal codes, which a scan may have to
+ * settle by reading tokens (a query's token, drawn like the run's, falls
+ * on a code with n of them about n / run length of the time and then
+ * meets about n of them: pairs weigh a crowded code as it costs). A run's
+ * codes ascend, so its equal codes are consecutive. */
 __host__ __device__ static inline uint32_t llama8b_custom_lcp_dtok_ties(const uint32_t *t, const int32_t *prev, uint32_t c, uint32_t base, uint32_t scale)
 {
-    uint32_t ties = 0, shift = scale & 31u, kind = scale >> 5;
+    uint32_t ties = 0, shift = scale & 31u, kind = scale >> 5, same[llama8b_custom_lcp_DIR_STEP];
     for (uint32_t j = 0; j < c; j++) {
+        same[j] = 0; /* earlier positions of its run with its code */
         if (prev[j] < 0)
             continue;
         uint32_t x = t[j], y = t[prev[j]];
         uint32_t cx = x < base ? 0u : llama8b_custom_lcp_dtok_scaled((x - base) >> shift, kind);
         uint32_t cy = y < base ? 0u : llama8b_custom_lcp_dtok_scaled((y - base) >> shift, kind);
-        ties += cx == cy;
+        if (cx == cy)
+            same[j] = same[prev[j]] + 1u, ties += same[j];
     }
     return ties;
 }
