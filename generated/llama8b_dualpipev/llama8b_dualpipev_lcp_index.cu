@@ -884,11 +884,13 @@ __host__ __device__ static inline uint32_t llama8b_dualpipev_lcp_shared(int64_t 
  * of such reads, each sharing more with it, so they are fetched together,
  * but only where the walk can read: it goes no further than the first
  * position whose LCP is below m, or equals m with a code above the query's
- * token's; it reads position j only when lcp[j] equals q's LCP with perm[j -
- * 1], which never falls along the walk, so no later position before the
- * stop has a smaller LCP; and only when j's code equals the query's token's
- * there. Each fetch that is not read costs about as much as a wait on the
- * token data's pages. */
+ * token's; it reads position j only when j's code equals the query's
+ * token's there and lcp[j] equals m as the walk has it at j, and m only
+ * changes at such reads, so between two candidates it stays, and a
+ * position between them that the walk passes has an LCP of at least m:
+ * one below lcp[j] since the last candidate kept means j is not read.
+ * Each fetch that is not read costs about as much as a wait on the token
+ * data's pages. */
 __host__ __device__ static inline void llama8b_dualpipev_lcp_scan_prefetch(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t lo,
                                     uint64_t hi, uint32_t m)
 {
