@@ -916,7 +916,7 @@ __host__ __device__ static inline void llama8b_1f1b_lcp_scan_prefetch(const llam
             eq[j - lo] = false;
         low = eq[j - lo] ? UINT32_MAX : lv[j - lo] < low ? lv[j - lo] : low;
     }
-    for (uint64_t j = lo, np = 0; j < end && np < 12; j++)
+    for (uint64_t j = lo, np = 0; j < end && np < 16; j++)
         if (eq[j - lo]) {
             llama8b_1f1b_lcp_prefetch(llama8b_1f1b_lcp_seq(d, llama8b_1f1b_lcp_perm_at(ix, j)) + lv[j - lo]);
             np++;

@@ -783,7 +783,7 @@ static inline void llama8b_gpipe_lcp_scan_prefetch(const llama8b_gpipe_lcp_data 
             eq[j - lo] = false;
         low = eq[j - lo] ? UINT32_MAX : lv[j - lo] < low ? lv[j - lo] : low;
     }
-    for (uint64_t j = lo, np = 0; j < end && np < 12; j++)
+    for (uint64_t j = lo, np = 0; j < end && np < 16; j++)
         if (eq[j - lo]) {
             llama8b_gpipe_lcp_prefetch(llama8b_gpipe_lcp_seq(d, llama8b_gpipe_lcp_perm_at(ix, j)) + lv[j - lo]);
             np++;
@@ -2772,7 +2772,7 @@ static inline void llama8b_gpipe_lcpd_scan_prefetch(const llama8b_gpipe_lcpd_dat
             eq[j - lo] = false;
         low = eq[j - lo] ? UINT32_MAX : lv[j - lo] < low ? lv[j - lo] : low;
     }
-    for (uint64_t j = lo, np = 0; j < end && np < 12; j++)
+    for (uint64_t j = lo, np = 0; j < end && np < 16; j++)
         if (eq[j - lo]) {
             llama8b_gpipe_lcpd_prefetch(llama8b_gpipe_lcpd_seq(d, llama8b_gpipe_lcpd_perm_at(ix, j)) + lv[j - lo]);
             np++;
