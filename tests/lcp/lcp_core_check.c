@@ -450,7 +450,7 @@ int main(int argc, char **argv)
     static const uint32_t lens[] = {1, 2, 3, 4, 5, 8, 17, 64, 300};
     for (int r = 0; r < rounds; r++)
         for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
-            for (int style = 0; style < 5; style += style == 2 ? 2 : 1) /* 3 is the tie groups' below */
+            for (int style = 0; style < 5; style += style == 2 ? 2 : 1) /* style 3, tie groups, runs below */
                 for (uint32_t bits = 16; bits <= 32; bits += 16) {
                     uint64_t n = (rnd() % 4 == 0) ? rnd() % 70 : 2000 + rnd() % 14000;
                     one_set(n, lens[li], bits, style, &tot);
