@@ -896,20 +896,21 @@ __host__ __device__ static inline void llama8b_gpipe_lcp_scan_prefetch(const lla
 {
     uint32_t lv[llama8b_gpipe_lcp_DIR_STEP];
     bool eq[llama8b_gpipe_lcp_DIR_STEP];
-    uint64_t end = lo;
-    while (end < hi && end < lo + llama8b_gpipe_lcp_DIR_STEP) {
+    uint64_t end = lo; /* one past the last position the walk can reach */
+    for (; end < hi && end < lo + llama8b_gpipe_lcp_DIR_STEP; end++) {
         uint32_t l = llama8b_gpipe_lcp_lcp_at(ix, end);
         if (l < m)
             break;
         lv[end - lo] = l;
         eq[end - lo] = false;
-        end++;
         if (l >= plen)
             continue;
-        uint32_t c = llama8b_gpipe_lcp_dtok_at(ix->dtok, end - 1), qc = llama8b_gpipe_lcp_dtok_code(&ix->deep[(end - 1) / llama8b_gpipe_lcp_DIR_STEP], q[l]);
-        if (l == m && c > qc)
+        uint32_t c = llama8b_gpipe_lcp_dtok_at(ix->dtok, end), qc = llama8b_gpipe_lcp_dtok_code(&ix->deep[end / llama8b_gpipe_lcp_DIR_STEP], q[l]);
+        if (l == m && c > qc) {
+            end++;
             break;
-        eq[end - 1 - lo] = c == qc;
+        }
+        eq[end - lo] = c == qc;
     }
     for (uint64_t j = lo, low = UINT32_MAX; j < end; j++) { /* none below its LCP since the last one kept */
         if (eq[j - lo] && lv[j - lo] > low)
