@@ -2,7 +2,8 @@
 #include "json.h"
 
 #include <math.h>
-#include <stdlib.h>
+
+#include "real.h"
 
 void json_string(FILE *f, const char *s)
 {
@@ -30,23 +31,5 @@ void json_number(FILE *f, double v)
         fputs("null", f);
         return;
     }
-    if (v == 0.0)
-        v = 0.0; /* no "-0" */
-    char buf[48];
-    double mag = fabs(v);
-    if (mag >= 1e-4 && mag < 1e15) {
-        /* Plain decimals: the fewest digits after the point that read back exactly. */
-        for (int dec = 0; dec <= 20; dec++) {
-            snprintf(buf, sizeof buf, "%.*f", dec, v);
-            if (strtod(buf, NULL) == v)
-                break;
-        }
-    } else {
-        for (int prec = 1; prec <= 17; prec++) {
-            snprintf(buf, sizeof buf, "%.*g", prec, v);
-            if (strtod(buf, NULL) == v)
-                break;
-        }
-    }
-    fputs(buf, f);
+    real_print(f, v);
 }

@@ -8,6 +8,7 @@ set(TFC_BASE_SOURCES
   base/json.c
   base/json_read.c
   base/outdir.c
+  base/real.c
   base/sha256.c
   base/text.c
   base/tmpl.c

@@ -27,13 +27,15 @@
 #include "embedded.h"
 #include "tmpl.h"
 #include "nvrtc_check.h"
+#include "real.h"
 #include "version.h"
 #include "cli_exit.h"
 #include "cli_progress.h"
 
 
 /* tfc --version: one line per component: tfc, libyaml, lp_solve, NVRTC (or
- * that it is absent). */
+ * that it is absent), and whether this build's arithmetic is the pinned one
+ * (same spec, same release: the same bytes from every build that says so). */
 static void version_print(FILE *out)
 {
     fprintf(out, "tfc %s\n", version_string());
@@ -46,6 +48,11 @@ static void version_print(FILE *out)
         fprintf(out, "NVRTC %d.%d\n", nmaj, nmin);
     else
         fprintf(out, "NVRTC not available (CUDA checks are skipped)\n");
+    const char *why = real_arith_check();
+    if (why)
+        fprintf(out, "arithmetic: NOT pinned: %s\n", why);
+    else
+        fprintf(out, "arithmetic: pinned (IEEE binary64, no contraction, no fast-math)\n");
 }
 
 static const char usage_text[] =
@@ -370,11 +377,11 @@ static void incomplete_note(const char *path, const plan *p, double timeout_s)
 {
     if (p && p->lp_used && p->lp.balance_incomplete)
         fprintf(stderr,
-                "%s: note: phase 3 of the freeze LP (freeze.balance) ran past --lp-timeout %g s: the plan is phase "
+                "%s: note: phase 3 of the freeze LP (freeze.balance) ran past --lp-timeout %s s: the plan is phase "
                 "2's, with the optimal makespan and least total freezing but not balanced across actions "
                 "(plan.json: \"balance_complete\": false); without --lp-timeout only work is limited and the plan "
                 "is the same on every machine\n",
-                path, timeout_s);
+                path, real_shortest(timeout_s).s);
 }
 
 /* --policy, --lp-timeout and --lp-method, shared by plan and compile; -1 to go on. */
@@ -453,13 +460,13 @@ static int run_compile(int argc, char **argv)
     if (st == TFC_OK)
         incomplete_note(path, rep.p, o.plan.lp_timeout_s);
     if (st == TFC_OK && !quiet) {
-        printf("%s: wrote %s/ (%zu files): plan %.3f s, code %.3f s, write %.3f s\n", path, rep.out_dir, rep.files,
-               rep.plan_s, rep.emit_s, rep.write_s);
+        printf("%s: wrote %s/ (%zu files): plan %s s, code %s s, write %s s\n", path, rep.out_dir, rep.files,
+               real_fixed(rep.plan_s, 3).s, real_fixed(rep.emit_s, 3).s, real_fixed(rep.write_s, 3).s);
         if (rep.cu_files && rep.cuda_note[0])
             printf("%s: CUDA check %s\n", path, rep.cuda_note);
         else if (rep.cu_files)
-            printf("%s: NVRTC compiled %zu .cu file%s for %s in %.3f s\n", path, rep.cu_checked,
-                   rep.cu_checked == 1 ? "" : "s", rep.p->sp->targets.cuda_arch, rep.nvrtc_s);
+            printf("%s: NVRTC compiled %zu .cu file%s for %s in %s s\n", path, rep.cu_checked,
+                   rep.cu_checked == 1 ? "" : "s", rep.p->sp->targets.cuda_arch, real_fixed(rep.nvrtc_s, 3).s);
     }
     arena_free(&a);
     return flush_stdout(exit_for(st));

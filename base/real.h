@@ -1,0 +1,50 @@
+/* real: the one way tfc prints a real number, and the check that the
+ * arithmetic behind it is pinned.
+ *
+ * Every real tfc writes (C and CUDA tables, plan.json, CSV, SVG, the text
+ * of tfc plan) goes through real_shortest or real_fixed, so the same double
+ * gives the same bytes on every platform: no "-0", no locale, no digit the
+ * value does not have. What makes the double itself the same on every build
+ * is CMakeLists.txt ("Pinned arithmetic") and real_arith_check below. */
+#ifndef TFC_REAL_H
+#define TFC_REAL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Room for any text below: 17 significant digits, a sign, a point, an
+ * exponent, or a fixed form below 1e15 with at most REAL_MAX_DECIMALS. */
+#define REAL_TEXT_CAP 48
+#define REAL_MAX_DECIMALS 17
+
+/* Returned by value: real_fixed(v, 1).s is valid until the end of the full
+ * expression that holds it, so it can be an argument of fprintf (C11
+ * 6.2.4p8). */
+typedef struct real_text {
+    char s[REAL_TEXT_CAP];
+} real_text;
+
+/* The shortest text that reads back (strtod) to exactly v: plain decimals
+ * for 1e-4 <= |v| < 1e15 (the fewest digits after the point), otherwise
+ * %g with the fewest significant digits. -0 is written "0"; NaN and the
+ * infinities as "nan", "inf" and "-inf" (json_number writes null instead). */
+real_text real_shortest(double v);
+
+/* v rounded to decimals digits after the point (0..REAL_MAX_DECIMALS),
+ * round-half-even on v's exact binary value as C's printf does; never a
+ * negative zero ("-0.0" is written "0.0"). Magnitudes of 1e15 and above,
+ * and non-finite values, as real_shortest. For labels and coordinates: the
+ * text is rounded, the value behind it is not. */
+real_text real_fixed(double v, int decimals);
+
+/* fputs(real_shortest(v).s, f). */
+void real_print(FILE *f, double v);
+
+/* Whether this build's arithmetic is the pinned one: IEEE binary64
+ * evaluated in double (FLT_EVAL_METHOD 0), no contraction of a * b + c into
+ * a fused multiply-add, no fast-math. Checked at run time on operands the
+ * compiler cannot see (a product that rounds away from its exact value), so
+ * it reports what the compiled code does. NULL when pinned, else the reason. */
+const char *real_arith_check(void);
+
+#endif
