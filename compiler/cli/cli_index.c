@@ -15,6 +15,7 @@
 #include "lcp_index.h"
 #include "fio.h"
 #include "lcp_shard.h"
+#include "real.h"
 
 const char cli_index_help[] =
     "usage: tfc index build --tokens SHARD... --seq-len L [--stride S | --doc-sep TOKEN]\n"
@@ -236,10 +237,10 @@ static int run_build(const index_args *a, diag_list *d)
     }
     lcp_shards_close(&sh);
     if (st == TFC_OK && !a->quiet)
-        printf("%s: %llu %s of %llu tokens, %llu bytes (%.2f per sequence); sorted in %.2f s, written in %.2f s\n",
-               a->out, (unsigned long long)bs.n, a->have_doc_sep ? "documents (their first)" : "sequences",
-               a->seq_len, (unsigned long long)bs.file_bytes, bs.n ? (double)bs.file_bytes / (double)bs.n : 0.0,
-               bs.sort_s, bs.write_s);
+        printf("%s: %llu %s of %llu tokens, %llu bytes (%s per sequence); sorted in %s s, written in %s s\n", a->out,
+               (unsigned long long)bs.n, a->have_doc_sep ? "documents (their first)" : "sequences", a->seq_len,
+               (unsigned long long)bs.file_bytes, real_fixed(bs.n ? (double)bs.file_bytes / (double)bs.n : 0.0, 2).s,
+               real_fixed(bs.sort_s, 2).s, real_fixed(bs.write_s, 2).s);
     return finish(d, st, exit_code(st));
 }
 
@@ -263,9 +264,9 @@ static void print_latency(double *us, uint64_t n)
         return;
     }
     qsort(us, (size_t)n, sizeof *us, cmp_double);
-    fprintf(stderr, "latency: %llu queries, p50 %.2f us, p95 %.2f us, p99 %.2f us, max %.2f us\n",
-            (unsigned long long)n, percentile(us, n, 0.50), percentile(us, n, 0.95), percentile(us, n, 0.99),
-            us[n - 1]);
+    fprintf(stderr, "latency: %llu queries, p50 %s us, p95 %s us, p99 %s us, max %s us\n", (unsigned long long)n,
+            real_fixed(percentile(us, n, 0.50), 2).s, real_fixed(percentile(us, n, 0.95), 2).s,
+            real_fixed(percentile(us, n, 0.99), 2).s, real_fixed(us[n - 1], 2).s);
 }
 
 static int run_query_like(const index_args *a, diag_list *d)

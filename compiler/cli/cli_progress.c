@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "real.h"
 
 /* Quiet for this long: most plans finish first. */
 #define PROGRESS_AFTER_S 1.0
@@ -30,14 +31,15 @@ void cli_progress_report(void *ctx, const lp_progress *pr)
     if (now - p->t0 < PROGRESS_AFTER_S || now - p->last < PROGRESS_EVERY_S)
         return;
     p->last = now;
-    fprintf(stderr, "\rtfc: %.1f s, %s", now - p->t0, lp_phase_name(pr->phase));
+    fprintf(stderr, "\rtfc: %s s, %s", real_fixed(now - p->t0, 1).s, lp_phase_name(pr->phase));
     if (pr->round)
         fprintf(stderr, ", round %lld", pr->round);
     if (pr->phase == LP_PHASE_BALANCE && isfinite(pr->bound) && isfinite(pr->best))
-        fprintf(stderr, ": largest ratio in [%.4f, %.4f]", pr->bound, pr->best);
+        fprintf(stderr, ": largest ratio in [%s, %s]", real_fixed(pr->bound, 4).s, real_fixed(pr->best, 4).s);
     else if (isfinite(pr->bound) && isfinite(pr->best)) {
         double gap = (pr->best - pr->bound) / fmax(1.0, fabs(pr->best));
-        fprintf(stderr, ": bound %.6g, best %.6g, gap %.2g%%", pr->bound, pr->best, 100.0 * (gap > 0 ? gap : 0));
+        fprintf(stderr, ": bound %s, best %s, gap %s%%", real_fixed(pr->bound, 4).s, real_fixed(pr->best, 4).s,
+                real_fixed(100.0 * (gap > 0 ? gap : 0), 4).s);
     }
     fputs("\033[K", stderr); /* the rest of an earlier, longer line */
     fflush(stderr);

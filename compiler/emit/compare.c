@@ -11,6 +11,7 @@
 #include "chart.h"
 #include "embedded.h"
 #include "json.h"
+#include "real.h"
 #include "spec_variant.h"
 #include "tmpl.h"
 #include "version.h"
@@ -114,7 +115,8 @@ typedef struct compare_pool {
 static double job_cost(const spec *sp, const compare_job *j)
 {
     const compare_row *r = j->row;
-    double actions = (double)sp->ranks * r->stages_per_rank * sp->microbatches * (spec_schedule_is_split(r->kind) ? 3 : 2);
+    double actions =
+            (double)sp->ranks * r->stages_per_rank * sp->microbatches * (spec_schedule_is_split(r->kind) ? 3 : 2);
     return actions * (r->kind == SCHED_DUALPIPEV ? 1.1 : 1.0);
 }
 
@@ -324,13 +326,13 @@ static void print_bytes(FILE *f, uint64_t b)
     if (u == 0)
         fprintf(f, "%llu B", (unsigned long long)b);
     else
-        fprintf(f, "%.2f %s", v, unit[u]);
+        fprintf(f, "%s %s", real_fixed(v, 2).s, unit[u]);
 }
 
 void compare_print_text(const spec *sp, const char *label, const compare_result *r, FILE *f)
 {
-    fprintf(f, "%s: %s: every built-in schedule on %u ranks, %u microbatches, freeze.max_ratio %g", label, sp->name,
-            sp->ranks, sp->microbatches, sp->freeze.max_ratio);
+    fprintf(f, "%s: %s: every built-in schedule on %u ranks, %u microbatches, freeze.max_ratio %s", label, sp->name,
+            sp->ranks, sp->microbatches, real_shortest(sp->freeze.max_ratio).s);
     if (sp->has_memory_limit) {
         fputs(", memory limit ", f);
         print_bytes(f, sp->memory_limit_bytes);
@@ -349,9 +351,10 @@ void compare_print_text(const spec *sp, const char *label, const compare_result 
             fprintf(f, "%s %-22s %6u  does not fit: %s\n", mark, name, sp->ranks * w->stages_per_rank, w->reason);
             continue;
         }
-        fprintf(f, "%s %-22s %6u %12.3f %13.3f %8.4fx %12.4f %9u ", mark, name, sp->ranks * w->stages_per_rank,
-                w->baseline_ms, w->optimised_ms, w->optimised_ms > 0 ? w->baseline_ms / w->optimised_ms : 1.0,
-                w->mean_ratio, w->peak_sets);
+        fprintf(f, "%s %-22s %6u %12s %13s %8sx %12s %9u ", mark, name, sp->ranks * w->stages_per_rank,
+                real_fixed(w->baseline_ms, 3).s, real_fixed(w->optimised_ms, 3).s,
+                real_fixed(w->optimised_ms > 0 ? w->baseline_ms / w->optimised_ms : 1.0, 4).s,
+                real_fixed(w->mean_ratio, 4).s, w->peak_sets);
         if (w->bytes_known) {
             char b[32];
             FILE *m = fmemopen(b, sizeof b, "w");
@@ -388,11 +391,13 @@ void compare_print_text(const spec *sp, const char *label, const compare_result 
     if (r->recommended >= 0) {
         const compare_row *w = &r->row[r->recommended];
         char name[48];
-        fprintf(f, "recommended (*): %s, %.3f ms with freezing", row_name(w, name, sizeof name), w->optimised_ms);
+        fprintf(f, "recommended (*): %s, %s ms with freezing", row_name(w, name, sizeof name),
+                real_fixed(w->optimised_ms, 3).s);
         if (r->spec_row >= 0 && r->spec_row != r->recommended && r->row[r->spec_row].applicable)
-            fprintf(f, ", %.4fx the spec's %s (%.3f ms)",
-                    w->optimised_ms > 0 ? r->row[r->spec_row].optimised_ms / w->optimised_ms : 1.0,
-                    row_name(&r->row[r->spec_row], name, sizeof name), r->row[r->spec_row].optimised_ms);
+            fprintf(f, ", %sx the spec's %s (%s ms)",
+                    real_fixed(w->optimised_ms > 0 ? r->row[r->spec_row].optimised_ms / w->optimised_ms : 1.0, 4).s,
+                    row_name(&r->row[r->spec_row], name, sizeof name),
+                    real_fixed(r->row[r->spec_row].optimised_ms, 3).s);
         else if (r->spec_row == r->recommended)
             fputs(", the spec's own schedule", f);
         fputs(sp->has_memory_limit ? ": the fastest within the memory limit\n" : ": the fastest\n", f);
@@ -506,7 +511,10 @@ void compare_write_csv(const compare_result *r, FILE *f)
 }
 
 /* x of a row: its peak bytes in GiB when every row has bytes, else sets. */
-static double row_x(const compare_row *w, bool bytes) { return bytes ? (double)w->peak_bytes / 1073741824.0 : w->peak_sets; }
+static double row_x(const compare_row *w, bool bytes)
+{
+    return bytes ? (double)w->peak_bytes / 1073741824.0 : w->peak_sets;
+}
 
 bool compare_write_svg(const spec *sp, const char *label, const compare_result *r, FILE *f)
 {
@@ -530,15 +538,13 @@ bool compare_write_svg(const spec *sp, const char *label, const compare_result *
             xmax = fmax(xmax, row_x(&r->row[i], bytes));
     double limit = sp->has_memory_limit && bytes ? (double)sp->memory_limit_bytes / 1073741824.0 : -1;
     xmax = fmax(xmax, limit);
-    double ystep = chart_nice_step(hi - lo > 0 ? hi - lo : hi * 0.1 + 1);
-    lo = floor(lo / ystep) * ystep;
-    hi = ceil(hi / ystep) * ystep;
-    if (hi <= lo)
-        hi = lo + ystep;
-    double xstep = chart_nice_step(xmax > 0 ? xmax : 1);
-    double xhi = ceil(xmax * 1.05 / xstep) * xstep;
-    if (xhi <= 0)
-        xhi = xstep;
+    chart_axis ay = chart_axis_for(hi - lo > 0 ? hi - lo : hi * 0.1 + 1, 6.0);
+    chart_axis_cover(&ay, lo, hi);
+    lo = chart_tick(&ay, ay.first);
+    hi = chart_tick(&ay, ay.last);
+    chart_axis ax = chart_axis_for(xmax > 0 ? xmax : 1, 6.0);
+    chart_axis_cover(&ax, 0.0, xmax * 1.05);
+    double xhi = chart_tick(&ax, ax.last);
     char *body = NULL;
     size_t len = 0;
     FILE *b = open_memstream(&body, &len);
@@ -546,56 +552,69 @@ bool compare_write_svg(const spec *sp, const char *label, const compare_result *
         return false;
 #define PX(v_) (x0 + (v_) / xhi * w)
 #define PY(ms_) (y0 + h - ((ms_) - lo) / (hi - lo) * h)
-    fprintf(b, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#999999\"/>\n", x0, y0,
-            w, h);
-    for (double v = lo; v <= hi + ystep * 1e-9; v += ystep)
-        fprintf(b, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-                x0, PY(v), x0 + w, PY(v), x0 - 6, PY(v) + 4, v);
-    for (double v = 0; v <= xhi + xstep * 1e-9; v += xstep)
-        fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", PX(v), y0 + h + 18, v);
-    fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">peak activation memory of a rank (%s)</text>\n",
-            x0 + w / 2, y0 + h + 38, bytes ? "GiB" : "activation sets held at once");
-    fprintf(b, "  <text x=\"18\" y=\"%.1f\" transform=\"rotate(-90 18 %.1f)\" text-anchor=\"middle\">makespan "
+    fprintf(b, "  <rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#999999\"/>\n",
+            real_fixed(x0, 1).s, real_fixed(y0, 1).s, real_fixed(w, 1).s, real_fixed(h, 1).s);
+    for (int64_t k = ay.first; k <= ay.last; k++) {
+        double v = chart_tick(&ay, k);
+        fprintf(b,
+                "  <line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#e5e5e5\"/>"
+                "<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n",
+                real_fixed(x0, 1).s, real_fixed(PY(v), 1).s, real_fixed(x0 + w, 1).s, real_fixed(PY(v), 1).s,
+                real_fixed(x0 - 6, 1).s, real_fixed(PY(v) + 4, 1).s, chart_tick_label(&ay, k).s);
+    }
+    for (int64_t k = 0; k <= ax.last; k++)
+        fprintf(b, "  <text x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n",
+                real_fixed(PX(chart_tick(&ax, k)), 1).s, real_fixed(y0 + h + 18, 1).s, chart_tick_label(&ax, k).s);
+    fprintf(b, "  <text x=\"%s\" y=\"%s\" text-anchor=\"middle\">peak activation memory of a rank (%s)</text>\n",
+            real_fixed(x0 + w / 2, 1).s, real_fixed(y0 + h + 38, 1).s, bytes ? "GiB" : "activation sets held at once");
+    fprintf(b, "  <text x=\"18\" y=\"%s\" transform=\"rotate(-90 18 %s)\" text-anchor=\"middle\">makespan "
                "(ms)</text>\n",
-            y0 + h / 2, y0 + h / 2);
+            real_fixed(y0 + h / 2, 1).s, real_fixed(y0 + h / 2, 1).s);
     if (limit > 0)
-        fprintf(b, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7f7f7f\" stroke-width=\"1.5\" "
-                   "stroke-dasharray=\"5 4\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#555555\">memory limit</text>\n",
-                PX(limit), y0, PX(limit), y0 + h, PX(limit) + 4, y0 + 14);
+        fprintf(b,
+                "  <line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#7f7f7f\" stroke-width=\"1.5\" "
+                "stroke-dasharray=\"5 4\"/><text x=\"%s\" y=\"%s\" fill=\"#555555\">memory limit</text>\n",
+                real_fixed(PX(limit), 1).s, real_fixed(y0, 1).s, real_fixed(PX(limit), 1).s, real_fixed(y0 + h, 1).s,
+                real_fixed(PX(limit) + 4, 1).s, real_fixed(y0 + 14, 1).s);
     /* Each point numbered by its row; the rows listed on the right. */
     const double lx = x0 + w + 30;
-    fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">schedule, with freezing (none)</text>\n", lx, y0 + 4);
+    fprintf(b, "  <text x=\"%s\" y=\"%s\" font-weight=\"bold\">schedule, with freezing (none)</text>\n",
+            real_fixed(lx, 1).s, real_fixed(y0 + 4, 1).s);
     for (size_t i = 0; i < r->n; i++) {
         const compare_row *q = &r->row[i];
         char name[48];
         row_name(q, name, sizeof name);
         double ly = y0 + 24 + 30.0 * (double)i;
         if (!q->applicable) {
-            fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" fill=\"#999999\">%s: does not fit</text>\n", lx, ly, name);
+            fprintf(b, "  <text x=\"%s\" y=\"%s\" fill=\"#999999\">%s: does not fit</text>\n", real_fixed(lx, 1).s,
+                    real_fixed(ly, 1).s, name);
             continue;
         }
         double x = PX(row_x(q, bytes)), yb = PY(q->baseline_ms), yo = PY(q->optimised_ms);
         const char *col = (long)i == r->recommended ? "#2ca02c" : q->fits ? "#d62728" : "#bbbbbb";
-        fprintf(b, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", x,
-                yb, x, yo, col);
-        fprintf(b, "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#ffffff\" stroke=\"#1f77b4\" stroke-width=\"2\">"
-                   "<title>%s, none: %.3f ms</title></circle>\n",
-                x, yb, name, q->baseline_ms);
-        fprintf(b, "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"><title>%s, timely: %.3f ms, speed-up "
-                   "%.4fx</title></circle>\n",
-                x, yo, col, name, q->optimised_ms, q->optimised_ms > 0 ? q->baseline_ms / q->optimised_ms : 1.0);
+        fprintf(b, "  <line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                real_fixed(x, 1).s, real_fixed(yb, 1).s, real_fixed(x, 1).s, real_fixed(yo, 1).s, col);
+        fprintf(b, "  <circle cx=\"%s\" cy=\"%s\" r=\"4\" fill=\"#ffffff\" stroke=\"#1f77b4\" stroke-width=\"2\">"
+                   "<title>%s, none: %s ms</title></circle>\n",
+                real_fixed(x, 1).s, real_fixed(yb, 1).s, name, real_fixed(q->baseline_ms, 3).s);
+        fprintf(b,
+                "  <circle cx=\"%s\" cy=\"%s\" r=\"4.5\" fill=\"%s\"><title>%s, timely: %s ms, speed-up "
+                "%sx</title></circle>\n",
+                real_fixed(x, 1).s, real_fixed(yo, 1).s, col, name, real_fixed(q->optimised_ms, 3).s,
+                real_fixed(q->optimised_ms > 0 ? q->baseline_ms / q->optimised_ms : 1.0, 4).s);
         /* The number beside the point, left and right by turns so that
          * neighbours in the same column stay apart. */
-        fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\"%s>%zu</text>\n",
-                i % 2 ? x - 7 : x + 7, yo + 4, col, i % 2 ? " text-anchor=\"end\"" : "", i + 1);
-        fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\"%s><tspan fill=\"%s\">%zu</tspan> %s%s%s</text>\n", lx, ly,
-                (long)i == r->recommended ? " font-weight=\"bold\"" : "", col, i + 1, name,
+        fprintf(b, "  <text x=\"%s\" y=\"%s\" font-size=\"10\" fill=\"%s\"%s>%zu</text>\n",
+                real_fixed(i % 2 ? x - 7 : x + 7, 1).s, real_fixed(yo + 4, 1).s, col,
+                i % 2 ? " text-anchor=\"end\"" : "", i + 1);
+        fprintf(b, "  <text x=\"%s\" y=\"%s\"%s><tspan fill=\"%s\">%zu</tspan> %s%s%s</text>\n", real_fixed(lx, 1).s,
+                real_fixed(ly, 1).s, (long)i == r->recommended ? " font-weight=\"bold\"" : "", col, i + 1, name,
                 q->how ? " (re-derived)" : "", (long)i == r->recommended ? " *" : "");
-        fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#555555\">%.1f ms (%.1f ms), ", lx + 12,
-                ly + 13, q->optimised_ms, q->baseline_ms);
+        fprintf(b, "  <text x=\"%s\" y=\"%s\" font-size=\"10\" fill=\"#555555\">%s ms (%s ms), ",
+                real_fixed(lx + 12, 1).s, real_fixed(ly + 13, 1).s, real_fixed(q->optimised_ms, 1).s,
+                real_fixed(q->baseline_ms, 1).s);
         if (bytes)
-            fprintf(b, "%.2f GiB%s</text>\n", row_x(q, true), q->fits ? "" : ", over the limit");
+            fprintf(b, "%s GiB%s</text>\n", real_fixed(row_x(q, true), 2).s, q->fits ? "" : ", over the limit");
         else
             fprintf(b, "%u sets</text>\n", q->peak_sets);
     }

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart.h"
 #include "json.h"
 #include "plan_print.h"
+#include "real.h"
 
 static bool plan_json(const emit_ctx *c, gen_folder *out)
 {
@@ -123,13 +125,6 @@ static void fill_of(uint32_t stage, act_type t, char out[8])
     snprintf(out, 8, "#%02x%02x%02x", rgb[0] & 0xffu, rgb[1] & 0xffu, rgb[2] & 0xffu);
 }
 
-/* A tick spacing of 1, 2 or 5 x 10^k giving about 8 ticks over span. */
-static double tick_step(double span)
-{
-    double raw = span / 8.0, p = pow(10.0, floor(log10(raw > 0 ? raw : 1)));
-    return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
-}
-
 /* Overall bubble: idle time over ranks x makespan. */
 static double bubble(const sim_result *r, uint32_t ranks)
 {
@@ -144,19 +139,21 @@ static void svg_panel(const emit_ctx *c, FILE *f, int which, double y0, double x
     const plan *p = c->p;
     const sched *s = p->s;
     const sim_result *r = which ? &p->opt : &p->base;
-    fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"bold\">%s: makespan %.3f ms, bubble %.1f%%",
-            x0, y0 - 8, which ? "optimised" : "baseline", r->makespan, 100.0 * bubble(r, s->ranks));
+    fprintf(f, "  <text x=\"%s\" y=\"%s\" font-size=\"12\" font-weight=\"bold\">%s: makespan %s ms, bubble %s%%",
+            real_fixed(x0, 1).s, real_fixed(y0 - 8, 1).s, which ? "optimised" : "baseline",
+            real_fixed(r->makespan, 3).s, real_fixed(100.0 * bubble(r, s->ranks), 1).s);
     if (which)
-        fprintf(f, " (policy %s, %.3fx faster)", plan_policy_name(p->policy),
-                p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
+        fprintf(f, " (policy %s, %sx faster)", plan_policy_name(p->policy),
+                real_fixed(p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0, 3).s);
     else
         fputs(" (nothing frozen)", f);
     fputs("</text>\n", f);
     for (uint32_t k = 0; k < s->ranks; k++) {
         double y = y0 + k * row_h;
-        fprintf(f, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">rank %u</text>\n", x0 - 6, y + row_h * 0.65, k);
-        fprintf(f, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f2f2f2\"/>\n", x0, y + 1,
-                r->makespan * scale, row_h - 2);
+        fprintf(f, "  <text x=\"%s\" y=\"%s\" text-anchor=\"end\">rank %u</text>\n", real_fixed(x0 - 6, 1).s,
+                real_fixed(y + row_h * 0.65, 1).s, k);
+        fprintf(f, "  <rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#f2f2f2\"/>\n", real_fixed(x0, 1).s,
+                real_fixed(y + 1, 1).s, real_fixed(r->makespan * scale, 1).s, real_fixed(row_h - 2, 1).s);
     }
     for (size_t i = 0; i < s->n_actions; i++) {
         const sched_action *a = &s->actions[i];
@@ -164,24 +161,29 @@ static void svg_panel(const emit_ctx *c, FILE *f, int which, double y0, double x
         double x = x0 + r->start[i] * scale, wd = dur * scale, y = y0 + s->rank_of[i] * row_h + 2;
         char name[32];
         sched_action_name(s, i, name, sizeof name);
-        fprintf(f, "  <g><title>%s rank %u: %.3f-%.3f ms", name, s->rank_of[i], r->start[i], r->start[i] + dur);
+        fprintf(f, "  <g><title>%s rank %u: %s-%s ms", name, s->rank_of[i], real_fixed(r->start[i], 3).s,
+                real_fixed(r->start[i] + dur, 3).s);
         if (which && p->freezable[i])
-            fprintf(f, ", freeze ratio %.3f", p->x[i]);
+            fprintf(f, ", freeze ratio %s", real_fixed(p->x[i], 3).s);
         fputs("</title>", f);
         char colour[8];
         fill_of(a->stage, (act_type)a->type, colour);
-        fprintf(f, "<rect class=\"act %c\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
-                   "stroke=\"#ffffff\" stroke-width=\"0.6\"/>",
-                sched_act_letter((act_type)a->type), x, y, wd, row_h - 4, colour);
+        fprintf(f,
+                "<rect class=\"act %c\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" "
+                "stroke=\"#ffffff\" stroke-width=\"0.6\"/>",
+                sched_act_letter((act_type)a->type), real_fixed(x, 2).s, real_fixed(y, 1).s, real_fixed(wd, 2).s,
+                real_fixed(row_h - 4, 1).s, colour);
         if (which && p->freezable[i] && p->x[i] > 0) {
             /* Hatched: the freeze ratio's share of the bar, at its end. */
             double share = p->x[i] > 1 ? 1 : p->x[i];
-            fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"url(#frozen)\"/>",
-                    x + wd * (1 - share), y, wd * share, row_h - 4);
+            fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"url(#frozen)\"/>",
+                    real_fixed(x + wd * (1 - share), 2).s, real_fixed(y, 1).s, real_fixed(wd * share, 2).s,
+                    real_fixed(row_h - 4, 1).s);
         }
         if (wd >= 7.0 * (double)strlen(name))
-            fprintf(f, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"%s\" font-size=\"10\">%s</text>",
-                    x + wd / 2, y + (row_h - 4) * 0.7, a->type == ACT_W ? "#222222" : "#ffffff", name);
+            fprintf(f, "<text x=\"%s\" y=\"%s\" text-anchor=\"middle\" fill=\"%s\" font-size=\"10\">%s</text>",
+                    real_fixed(x + wd / 2, 2).s, real_fixed(y + (row_h - 4) * 0.7, 1).s,
+                    a->type == ACT_W ? "#222222" : "#ffffff", name);
         fputs("</g>\n", f);
     }
 }
@@ -199,18 +201,20 @@ static void svg_legend(const emit_ctx *c, FILE *f, double x0)
         frozen = frozen || (p->freezable[i] && p->x[i] > 0);
     }
     double x = x0, y = 30;
-    fprintf(f, "  <g class=\"legend stages\"><text x=\"%.1f\" y=\"%.1f\">stage</text>", x, y + 10);
+    fprintf(f, "  <g class=\"legend stages\"><text x=\"%s\" y=\"%s\">stage</text>", real_fixed(x, 1).s,
+            real_fixed(y + 10, 1).s);
     x += 40;
     for (uint32_t st = 0; st < s->n_stages && st < 40; st++) {
         char colour[8];
         fill_of(st, ACT_F, colour);
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\">%u</text>",
-                x, y, colour, x + 15, y + 10, st);
+        fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                   "<text x=\"%s\" y=\"%s\">%u</text>",
+                real_fixed(x, 1).s, real_fixed(y, 1).s, colour, real_fixed(x + 15, 1).s, real_fixed(y + 10, 1).s, st);
         x += st < 10 ? 30 : 36;
     }
     if (s->n_stages > 40)
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">... (colours repeat every 10 stages)</text>", x, y + 10);
+        fprintf(f, "<text x=\"%s\" y=\"%s\">... (colours repeat every 10 stages)</text>", real_fixed(x, 1).s,
+                real_fixed(y + 10, 1).s);
     fputs("</g>\n", f);
     x = x0, y = 48;
     fputs("  <g class=\"legend types\">", f);
@@ -219,24 +223,29 @@ static void svg_legend(const emit_ctx *c, FILE *f, double x0)
             continue;
         char colour[8];
         fill_of(0, (act_type)t, colour);
-        fprintf(f, "<rect class=\"key %c\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\">%c %s</text>",
-                sched_act_letter((act_type)t), x, y, colour, x + 16, y + 10, sched_act_letter((act_type)t),
-                type_word[t]);
+        fprintf(f,
+                "<rect class=\"key %c\" x=\"%s\" y=\"%s\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                "<text x=\"%s\" y=\"%s\">%c %s</text>",
+                sched_act_letter((act_type)t), real_fixed(x, 1).s, real_fixed(y, 1).s, colour, real_fixed(x + 16, 1).s,
+                real_fixed(y + 10, 1).s, sched_act_letter((act_type)t), type_word[t]);
         x += 30 + 7.0 * (double)strlen(type_word[t]);
     }
     if (frozen) {
         char colour[8];
         fill_of(0, present[ACT_W] ? ACT_W : ACT_B, colour);
-        fprintf(f, "<rect class=\"key frozen\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-                   "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"url(#frozen)\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\">freeze ratio (share of the bar)</text>",
-                x, y, colour, x, y, x + 16, y + 10);
+        fprintf(f,
+                "<rect class=\"key frozen\" x=\"%s\" y=\"%s\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                "<rect x=\"%s\" y=\"%s\" width=\"12\" height=\"12\" fill=\"url(#frozen)\"/>"
+                "<text x=\"%s\" y=\"%s\">freeze ratio (share of the bar)</text>",
+                real_fixed(x, 1).s, real_fixed(y, 1).s, colour, real_fixed(x, 1).s, real_fixed(y, 1).s,
+                real_fixed(x + 16, 1).s, real_fixed(y + 10, 1).s);
         x += 220;
     }
-    fprintf(f, "<line class=\"key makespan\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
-               "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%.1f\">optimised makespan (%.3f ms)</text>",
-            x, y + 6, x + 14, y + 6, x + 18, y + 10, p->opt.makespan);
+    fprintf(f,
+            "<line class=\"key makespan\" x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#d62728\" "
+            "stroke-dasharray=\"4 3\"/><text x=\"%s\" y=\"%s\">optimised makespan (%s ms)</text>",
+            real_fixed(x, 1).s, real_fixed(y + 6, 1).s, real_fixed(x + 14, 1).s, real_fixed(y + 6, 1).s,
+            real_fixed(x + 18, 1).s, real_fixed(y + 10, 1).s, real_fixed(p->opt.makespan, 3).s);
     fputs("</g>\n", f);
 }
 
@@ -258,34 +267,37 @@ static bool timeline_svg(const emit_ctx *c, gen_folder *out, diag_list *d)
     svg_panel(c, w.f, 0, y_base, x0, scale, row_h);
     svg_panel(c, w.f, 1, y_opt, x0, scale, row_h);
     /* The shared time axis, and the optimised makespan marked on both panels. */
-    double step = tick_step(span);
-    fprintf(w.f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333333\"/>\n", x0, y_axis + 4,
-            x0 + span * scale, y_axis + 4);
-    for (double t = 0; t <= span * (1 + 1e-9); t += step) {
-        double x = x0 + t * scale;
-        fprintf(w.f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333333\"/>"
-                     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-                x, y_axis + 4, x, y_axis + 9, x, y_axis + 21, t);
+    chart_axis ax = chart_axis_for(span, 8.0); /* about 8 ticks from 0 to the longer makespan */
+    ax.last = (int64_t)floor(span * (1 + 1e-9) / ax.step);
+    fprintf(w.f, "  <line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#333333\"/>\n", real_fixed(x0, 1).s,
+            real_fixed(y_axis + 4, 1).s, real_fixed(x0 + span * scale, 1).s, real_fixed(y_axis + 4, 1).s);
+    for (int64_t k = 0; k <= ax.last; k++) {
+        double x = x0 + chart_tick(&ax, k) * scale;
+        fprintf(w.f,
+                "  <line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#333333\"/>"
+                "<text x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n",
+                real_fixed(x, 1).s, real_fixed(y_axis + 4, 1).s, real_fixed(x, 1).s, real_fixed(y_axis + 9, 1).s,
+                real_fixed(x, 1).s, real_fixed(y_axis + 21, 1).s, chart_tick_label(&ax, k).s);
     }
-    fprintf(w.f, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">ms</text>\n", width - 12, y_axis + 34);
+    fprintf(w.f, "  <text x=\"%s\" y=\"%s\" text-anchor=\"end\">ms</text>\n", real_fixed(width - 12, 1).s,
+            real_fixed(y_axis + 34, 1).s);
     double xm = x0 + p->opt.makespan * scale;
-    fprintf(w.f, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n",
-            xm, y_base - 4, xm, y_axis + 4);
+    fprintf(w.f, "  <line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n",
+            real_fixed(xm, 1).s, real_fixed(y_base - 4, 1).s, real_fixed(xm, 1).s, real_fixed(y_axis + 4, 1).s);
     svg_legend(c, w.f, x0);
     char *body = emit_block_close(&w);
     if (!body) {
         diag_nomem(d, "writing the plan files");
         return false;
     }
-    char title[256], wbuf[16], hbuf[16];
+    char title[256];
     snprintf(title, sizeof title, "%s: %s, %u ranks, %u microbatches", c->sp->name, spec_schedule_name(c->sp->schedule),
              s->ranks, s->microbatches);
-    snprintf(wbuf, sizeof wbuf, "%.0f", width);
-    snprintf(hbuf, sizeof hbuf, "%.0f", height);
+    real_text wbuf = real_fixed(width, 0), hbuf = real_fixed(height, 0);
     emit_vars vs = {0};
     emit_common_vars(c, &vs);
-    emit_var(&vs, "WIDTH", wbuf);
-    emit_var(&vs, "HEIGHT", hbuf);
+    emit_var(&vs, "WIDTH", wbuf.s);
+    emit_var(&vs, "HEIGHT", hbuf.s);
     emit_var(&vs, "TITLE", title);
     emit_var(&vs, "BODY", body);
     bool ok = emit_render(out, "timeline.svg", "timeline.svg.in", &vs, d);

@@ -10,8 +10,11 @@
 #include <string.h>
 
 #include "embedded.h"
-#include "json.h"
+#include "real.h"
 #include "version.h"
+
+/* Every ratio of the plan's grid is a whole number of the masks' units. */
+_Static_assert(PLAN_RATIO_GRID_BITS <= 32, "q = ratio * 2^32 must hold every grid ratio exactly");
 
 bool emit_ctx_init(emit_ctx *c, const emit_input *in)
 {
@@ -47,7 +50,9 @@ bool emit_ctx_init(emit_ctx *c, const emit_input *in)
             if (r > 1.0)
                 r = 1.0;
             c->ratio[(size_t)st * c->M + m] = r;
-            /* Exact scaling by 2^32; the cast truncates: never above r. */
+            /* r is on the plan's grid (PLAN_RATIO_GRID_BITS = 32): scaling
+             * by 2^32 is exact and gives an integer, so q and the printed
+             * ratio are one value. */
             c->q[(size_t)st * c->M + m] = (uint64_t)ldexp(r, 32);
         }
     for (size_t st = 0; st < c->sp->n_stages; st++)
@@ -107,29 +112,16 @@ void emit_double_rows(FILE *f, const double *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         fputs(i % 8 ? " " : "    ", f);
-        json_number(f, v[i]); /* the shortest text that reads back exactly; valid C */
+        real_print(f, v[i]); /* the shortest text that reads back exactly; valid C */
         fprintf(f, ",%s", i % 8 == 7 || i + 1 == n ? "\n" : "");
     }
 }
 
 void emit_c_double(FILE *f, double v)
 {
-    char buf[64];
-    gen_writer w;
-    if (!gen_open(&w)) {
-        fprintf(f, "%.17g", v);
-        return;
-    }
-    json_number(w.f, v);
-    char *t = emit_block_close(&w);
-    if (!t) {
-        fprintf(f, "%.17g", v);
-        return;
-    }
-    snprintf(buf, sizeof buf, "%s", t);
-    free(t);
-    fputs(buf, f);
-    if (!strpbrk(buf, ".eE"))
+    real_text t = real_shortest(v);
+    fputs(t.s, f);
+    if (!strpbrk(t.s, ".eEn")) /* "nan" and "inf" never reach C: ratios and makespans are finite */
         fputs(".0", f);
 }
 

@@ -27,7 +27,7 @@ typedef struct emit_ctx {
     char freezable[4]; /* "B" or "W" */
     uint32_t S, M;
     double *ratio;  /* S x M: solved ratio of (stage, microbatch)'s freezable backward */
-    uint64_t *q;    /* S x M: floor(ratio * 2^32) */
+    uint64_t *q;    /* S x M: ratio * 2^32, an integer (the plan's grid) */
     uint32_t max_params, mask_words;
 } emit_ctx;
 

@@ -8,6 +8,7 @@
 
 #include "chart.h"
 #include "json.h"
+#include "real.h"
 #include "embedded.h"
 #include "tmpl.h"
 #include "version.h"
@@ -76,11 +77,10 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
             lo = fmin(lo, r->pt[i].makespan[k]);
             hi = fmax(hi, r->pt[i].makespan[k]);
         }
-    double step = chart_nice_step(hi - lo > 0 ? hi - lo : hi * 0.1 + 1);
-    lo = floor(lo / step) * step;
-    hi = ceil(hi / step) * step;
-    if (hi <= lo)
-        hi = lo + step;
+    chart_axis ay = chart_axis_for(hi - lo > 0 ? hi - lo : hi * 0.1 + 1, 6.0);
+    chart_axis_cover(&ay, lo, hi);
+    lo = chart_tick(&ay, ay.first);
+    hi = chart_tick(&ay, ay.last);
     /* x: the freezing spent (mean ratio over the freezable actions), to the
      * next tenth above the most any point spends. */
     double xmax = 0.0;
@@ -95,43 +95,50 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
         return false;
 #define PX(r_) (x0 + (r_) / xmax * w)
 #define PY(ms_) (y0 + h - ((ms_) - lo) / (hi - lo) * h)
-    fprintf(b, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#999999\"/>\n", x0, y0,
-            w, h);
-    for (double v = lo; v <= hi + step * 1e-9; v += step)
-        fprintf(b, "  <line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-                x0, PY(v), x0 + w, PY(v), x0 - 6, PY(v) + 4, v);
+    fprintf(b, "  <rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#999999\"/>\n",
+            real_fixed(x0, 1).s, real_fixed(y0, 1).s, real_fixed(w, 1).s, real_fixed(h, 1).s);
+    for (int64_t k = ay.first; k <= ay.last; k++) {
+        double v = chart_tick(&ay, k);
+        fprintf(b,
+                "  <line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#e5e5e5\"/>"
+                "<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n",
+                real_fixed(x0, 1).s, real_fixed(PY(v), 1).s, real_fixed(x0 + w, 1).s, real_fixed(PY(v), 1).s,
+                real_fixed(x0 - 6, 1).s, real_fixed(PY(v) + 4, 1).s, chart_tick_label(&ay, k).s);
+    }
     int ticks = (int)lround(xmax * 10.0);
     for (int t = 0; t <= ticks; t++)
-        fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.1f</text>\n", PX(t / 10.0), y0 + h + 18,
-                t / 10.0);
-    fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">freezing spent: mean freeze ratio of the "
+        fprintf(b, "  <text x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n", real_fixed(PX(t / 10.0), 1).s,
+                real_fixed(y0 + h + 18, 1).s, real_fixed(t / 10.0, 1).s);
+    fprintf(b, "  <text x=\"%s\" y=\"%s\" text-anchor=\"middle\">freezing spent: mean freeze ratio of the "
                "freezable actions</text>\n",
-            x0 + w / 2, y0 + h + 38);
-    fprintf(b, "  <text x=\"18\" y=\"%.1f\" transform=\"rotate(-90 18 %.1f)\" text-anchor=\"middle\">makespan "
+            real_fixed(x0 + w / 2, 1).s, real_fixed(y0 + h + 38, 1).s);
+    fprintf(b, "  <text x=\"18\" y=\"%s\" transform=\"rotate(-90 18 %s)\" text-anchor=\"middle\">makespan "
                "(ms)</text>\n",
-            y0 + h / 2, y0 + h / 2);
+            real_fixed(y0 + h / 2, 1).s, real_fixed(y0 + h / 2, 1).s);
     const char *colour[2] = {"#d62728", "#1f77b4"};
     for (int k = 1; k >= 0; k--) {
         fprintf(b, "  <polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s points=\"", colour[k],
                 k ? " stroke-dasharray=\"6 4\"" : "");
         for (size_t i = 0; i < r->n; i++)
-            fprintf(b, "%s%.1f,%.1f", i ? " " : "", PX(r->pt[i].mean_ratio[k]), PY(r->pt[i].makespan[k]));
+            fprintf(b, "%s%s,%s", i ? " " : "", real_fixed(PX(r->pt[i].mean_ratio[k]), 1).s,
+                    real_fixed(PY(r->pt[i].makespan[k]), 1).s);
         fputs("\"/>\n", b);
         for (size_t i = 0; i < r->n; i++) {
             double x = PX(r->pt[i].mean_ratio[k]), y = PY(r->pt[i].makespan[k]);
             if (k)
-                fprintf(b, "  <rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\">", x - 3.5, y - 3.5,
-                        colour[k]);
+                fprintf(b, "  <rect x=\"%s\" y=\"%s\" width=\"7\" height=\"7\" fill=\"%s\">", real_fixed(x - 3.5, 1).s,
+                        real_fixed(y - 3.5, 1).s, colour[k]);
             else
-                fprintf(b, "  <circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\">", x, y, colour[k]);
-            fprintf(b, "<title>%s, max_ratio %g: %.3f ms, mean ratio %.3f</title></%s>\n", k ? "uniform" : "timely",
-                    r->pt[i].max_ratio, r->pt[i].makespan[k], r->pt[i].mean_ratio[k], k ? "rect" : "circle");
+                fprintf(b, "  <circle cx=\"%s\" cy=\"%s\" r=\"3.5\" fill=\"%s\">", real_fixed(x, 1).s,
+                        real_fixed(y, 1).s, colour[k]);
+            fprintf(b, "<title>%s, max_ratio %s: %s ms, mean ratio %s</title></%s>\n", k ? "uniform" : "timely",
+                    real_shortest(r->pt[i].max_ratio).s, real_fixed(r->pt[i].makespan[k], 3).s,
+                    real_fixed(r->pt[i].mean_ratio[k], 3).s, k ? "rect" : "circle");
             /* Every other cap written beside its point (tooltips do not print). */
             if (i % 2 == 0 && i > 0)
-                fprintf(b, "  <text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"%s\"%s>%g</text>\n",
-                        k ? x + 6 : x - 6, k ? y - 6 : y + 13, colour[k], k ? "" : " text-anchor=\"end\"",
-                        r->pt[i].max_ratio);
+                fprintf(b, "  <text x=\"%s\" y=\"%s\" font-size=\"9\" fill=\"%s\"%s>%s</text>\n",
+                        real_fixed(k ? x + 6 : x - 6, 1).s, real_fixed(k ? y - 6 : y + 13, 1).s, colour[k],
+                        k ? "" : " text-anchor=\"end\"", real_shortest(r->pt[i].max_ratio).s);
         }
     }
 #undef PX
@@ -141,7 +148,7 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
     char title[160], base[48];
     snprintf(title, sizeof title, "%s: %s, %u ranks, %u microbatches", sp->name, spec_schedule_name(sp->schedule),
              sp->ranks, sp->microbatches);
-    snprintf(base, sizeof base, "%.3f", r->baseline_ms);
+    snprintf(base, sizeof base, "%s", real_fixed(r->baseline_ms, 3).s);
     char safe[256];
     chart_comment_text(spec_label, safe, sizeof safe);
     tmpl_var vars[] = {{"SPEC_FILE", safe}, {"NAME", sp->name},   {"VERSION", version_string()},

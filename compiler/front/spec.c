@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fio.h"
+#include "real.h"
 #include "cost_model.h"
 #include "sha256.h"
 #include "text.h"
@@ -351,8 +352,8 @@ static bool get_number(ctx *c, const ydoc_node *n, const char *path, double min,
         return false;
     }
     if (v < min || (min_open && v == min) || v > max) {
-        ERR(c, n, "%s must be a number %s %g and at most %g, got %s", path, min_open ? "above" : "of at least",
-            min, max, describe(n, q, sizeof q));
+        ERR(c, n, "%s must be a number %s %s and at most %s, got %s", path, min_open ? "above" : "of at least",
+            real_shortest(min).s, real_shortest(max).s, describe(n, q, sizeof q));
         return false;
     }
     *out = v;
@@ -646,8 +647,8 @@ static void read_param(ctx *c, const ydoc_node *n, const char *path, spec_param 
         out->pos_freeze_weight = (spec_pos){v->line, v->col};
         if (get_number(c, v, sub, 0.0, false, SPEC_MAX_FREEZE_WEIGHT, &out->freeze_weight) &&
             out->freeze_weight > 0 && out->freeze_weight < 1.0 / 65536)
-            ERR(c, v, "%s must be 0 or at least 1/65536 (the weights' fixed-point unit), got %g", sub,
-                out->freeze_weight);
+            ERR(c, v, "%s must be 0 or at least 1/65536 (the weights' fixed-point unit), got %s", sub,
+                real_shortest(out->freeze_weight).s);
     }
 }
 
@@ -928,8 +929,8 @@ static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
     for (size_t st = 0; st < n; st++) {
         cost_stage_ms ms = cost_model_stage_ms(&m, n, st, SPEC_W_FLOOR_SHARE);
         if (!(ms.forward > 0) || ms.forward > SPEC_MAX_MS) {
-            ERR(c, t, "the cost model gives stage %zu a forward of %g ms, outside (0, %g]", st, ms.forward,
-                SPEC_MAX_MS);
+            ERR(c, t, "the cost model gives stage %zu a forward of %s ms, outside (0, %s]", st,
+                real_shortest(ms.forward).s, real_shortest(SPEC_MAX_MS).s);
             return;
         }
         tm->forward_ms[st] = ms.forward;
@@ -996,7 +997,8 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
     }
     const ydoc_node *tr = ydoc_get(t, "transformer"), *dv = ydoc_get(t, "device");
     if (tr || dv)
-        ERR(c, tr ? tr : dv, "timing.%s is for the cost model: add timing.source: model", tr ? "transformer" : "device");
+        ERR(c, tr ? tr : dv, "timing.%s is for the cost model: add timing.source: model",
+            tr ? "transformer" : "device");
     const ydoc_node *tf = ydoc_get(t, "file"), *tff = ydoc_get(t, "frozen_file");
     if (tf || tff)
         ERR(c, tf ? tf : tff, "timing.%s is for measured timings: add timing.source: measured (or trace)",
@@ -1047,8 +1049,9 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
         for (size_t i = 0; i < n && !diag_full(c->d); i++) {
             if (tm->backward_weight_frozen_ms[i] > tm->backward_weight_ms[i]) {
                 const ydoc_node *at = bwf->kind == YDOC_SEQ ? bwf->u.items[i] : bwf;
-                ERR(c, at, "timing.backward_weight_frozen_ms[%zu] = %g is longer than timing.backward_weight_ms[%zu] = %g",
-                    i, tm->backward_weight_frozen_ms[i], i, tm->backward_weight_ms[i]);
+                ERR(c, at,
+                    "timing.backward_weight_frozen_ms[%zu] = %s is longer than timing.backward_weight_ms[%zu] = %s", i,
+                    real_shortest(tm->backward_weight_frozen_ms[i]).s, i, real_shortest(tm->backward_weight_ms[i]).s);
                 if (bwf->kind != YDOC_SEQ)
                     break;
             }
@@ -1058,9 +1061,9 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
         for (size_t i = 0; i < n && !diag_full(c->d); i++) {
             if (tm->backward_frozen_ms[i] > tm->backward_ms[i]) {
                 const ydoc_node *at = bf->kind == YDOC_SEQ ? bf->u.items[i] : bf;
-                ERR(c, at, "timing.backward_frozen_ms[%zu] = %g is longer than timing.backward_ms[%zu] = %g; "
+                ERR(c, at, "timing.backward_frozen_ms[%zu] = %s is longer than timing.backward_ms[%zu] = %s; "
                            "freezing cannot make a backward slower",
-                    i, tm->backward_frozen_ms[i], i, tm->backward_ms[i]);
+                    i, real_shortest(tm->backward_frozen_ms[i]).s, i, real_shortest(tm->backward_ms[i]).s);
                 if (bf->kind != YDOC_SEQ)
                     break;
             }

@@ -33,6 +33,7 @@
 
 #include "clock.h"
 #include "lp_price.h"
+#include "real.h"
 
 /* A phase stops when the master's objective is within this of the best
  * Lagrangian bound, relative to the largest of 1, |objective|, the
@@ -139,7 +140,7 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, arena *a, const c
     w->active = arena_alloc_array(a, nst, sizeof *w->active);
     w->start_lam[0] = arena_alloc_array(a, nst, sizeof *w->start_lam[0]);
     w->start_lam[1] = arena_alloc_array(a, nst, sizeof *w->start_lam[1]);
-    w->row = arena_alloc_array(a, nst + 4, sizeof *w->row);       /* a master column: objective, budgets, T, convexity */
+    w->row = arena_alloc_array(a, nst + 4, sizeof *w->row); /* a master column: objective, budgets, T, convexity */
     w->rowcol = arena_alloc_array(a, nst + 4, sizeof *w->rowcol);
     size_t *count = arena_alloc_array(a, nst, sizeof *count);
     int *bidx = arena_alloc_array(a, nst, sizeof *bidx);
@@ -487,8 +488,8 @@ static next_step convergence_test(dw *w, const master *m, lp_phase phase, const 
             *res = RUN_OPTIMAL;
             return NEXT_STOP;
         }
-        diag_error(w->d, w->file, 0, 0, "no plan: %s failed: its decomposition repeats a column (reduced cost %g)",
-                   lp_phase_name(phase), rc);
+        diag_error(w->d, w->file, 0, 0, "no plan: %s failed: its decomposition repeats a column (reduced cost %s)",
+                   lp_phase_name(phase), real_shortest(rc).s);
         return NEXT_STOP;
     }
     return NEXT_ADD;

@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include <math.h>
+#include <stdint.h>
 
 #include "actmem.h"
 #include "sched_build.h"
@@ -37,10 +38,26 @@ static void action_bounds(plan *p)
     }
 }
 
-/* Per-stage means; a stage over the cap by solver tolerance (or rounding
- * in cap * count) is scaled back onto it, so the cap holds exactly: a tiny
- * loss of speed, never of accuracy. Linear in the actions. */
-static void stage_means(plan *p)
+/* x rounded down onto the grid, in grid units (x in [0, 1]; NaN counts as 0). */
+static uint64_t grid_units(double x)
+{
+    if (!(x > 0.0))
+        return 0;
+    if (x >= 1.0)
+        return (uint64_t)1 << PLAN_RATIO_GRID_BITS;
+    return (uint64_t)floor(ldexp(x, PLAN_RATIO_GRID_BITS)); /* exact scaling by a power of two */
+}
+
+/* The policy's ratios onto the grid, each stage held to its cap. A stage
+ * over the cap by solver tolerance (or rounding in cap * count) is first
+ * scaled back onto it: a tiny loss of speed, never of accuracy. Then every
+ * ratio is rounded down to the grid, and a stage whose grid units still sum
+ * past its count times the cap's own units (sums of floors can pass the
+ * floor of the sum by up to one unit an action) gives back the difference
+ * from its first actions, in action order. In units the sums are exact, so
+ * the mean of the printed ratios is at most the cap rounded down to the
+ * grid, whatever the floating-point sum would say. Linear in the actions. */
+static void ratios_on_grid(plan *p)
 {
     const sched *s = p->s;
     double cap = p->sp->freeze.max_ratio;
@@ -67,6 +84,31 @@ static void stage_means(plan *p)
             if (p->freezable[i] && scale >= 0.0)
                 p->x[i] *= scale;
         }
+    /* Rounded down; stage_max holds each stage's unit sum for a moment
+     * (exact in a double: under 2^53 units for fewer than 2^21 actions). */
+    for (uint32_t st = 0; st < s->n_stages; st++)
+        p->stage_max[st] = 0.0;
+    for (size_t i = 0; i < s->n_actions; i++) {
+        uint64_t u = p->freezable[i] ? grid_units(p->x[i]) : 0;
+        p->x[i] = ldexp((double)u, -PLAN_RATIO_GRID_BITS);
+        p->stage_max[s->actions[i].stage] += (double)u;
+    }
+    uint64_t cap_units = grid_units(cap);
+    for (size_t i = 0; i < s->n_actions; i++) {
+        uint32_t st = s->actions[i].stage;
+        double excess = p->stage_max[st] - (double)cap_units * (double)p->stage_freezable[st];
+        if (!p->freezable[i] || !(p->x[i] > 0.0) || !(excess > 0.0))
+            continue;
+        double u = (double)grid_units(p->x[i]), take = u < excess ? u : excess;
+        p->x[i] = ldexp(u - take, -PLAN_RATIO_GRID_BITS);
+        p->stage_max[st] -= take;
+    }
+}
+
+/* Per-stage means and counts of the ratios on the grid. */
+static void stage_means(plan *p)
+{
+    const sched *s = p->s;
     for (uint32_t st = 0; st < s->n_stages; st++)
         p->stage_mean[st] = 0.0;
     for (size_t i = 0; i < s->n_actions; i++)
@@ -115,7 +157,10 @@ lp_problem plan_lp_problem(const plan *p)
                         .progress_ctx = p->progress_ctx};
 }
 
-plan_options plan_default_options(void) { return (plan_options){.policy = POLICY_TIMELY, .lp_timeout_s = LP_TIMEOUT_S}; }
+plan_options plan_default_options(void)
+{
+    return (plan_options){.policy = POLICY_TIMELY, .lp_timeout_s = LP_TIMEOUT_S};
+}
 
 tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out)
 {
@@ -185,6 +230,7 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
         break;
     }
     }
+    ratios_on_grid(p);
     stage_means(p);
     for (size_t i = 0; i < p->s->n_actions; i++)
         p->opt_dur[i] = p->dur[i] - p->x[i] * (p->dur[i] - p->w_min[i]);

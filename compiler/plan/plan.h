@@ -26,6 +26,15 @@ const char *plan_policy_name(freeze_policy p);
 /* Fully frozen: ratio >= 1 - eps; partly: eps < ratio < 1 - eps. */
 #define PLAN_RATIO_EPS 1e-6
 
+/* Freeze ratios live on the masks' grid: every ratio a plan holds is a
+ * multiple of 2^-PLAN_RATIO_GRID_BITS, rounded down once from what the
+ * policy gave, before durations, start times and makespans are computed
+ * from it. So the printed ratio (real_shortest reads back exactly), the
+ * mask's fixed-point q = ratio * 2^32 (an integer, no rounding left) and
+ * the printed makespan all rest on the same value, and rounding down keeps
+ * every cap (docs/codegen.md, "Reals"). */
+#define PLAN_RATIO_GRID_BITS 32
+
 typedef struct plan_options {
     freeze_policy policy;
     double lp_timeout_s; /* per LP phase; 0 = no limit */

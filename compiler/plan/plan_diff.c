@@ -10,6 +10,7 @@
 #include "fio.h"
 #include "json.h"
 #include "json_read.h"
+#include "real.h"
 #include "spec.h"
 #include "text.h"
 
@@ -226,7 +227,10 @@ static bool delta(const plan_doc *a, const plan_doc *b, double tol, plan_delta *
     return true;
 }
 
-static bool delta_any(const plan_delta *dl) { return dl->header || dl->makespans || dl->stages_changed || dl->n_changes; }
+static bool delta_any(const plan_delta *dl)
+{
+    return dl->header || dl->makespans || dl->stages_changed || dl->n_changes;
+}
 
 int plan_diff_same(const plan_doc *a, const plan_doc *b, double tol)
 {
@@ -250,32 +254,35 @@ static void print_text(const plan_doc *a, const plan_doc *b, const plan_delta *d
     fprintf(f, "B: %s: %s, %s, %u ranks, %u stages, %u microbatches (%s, tfc %s)\n", b->path, b->name, b->schedule,
             b->ranks, b->stage_count, b->microbatches, b->format, b->tfc_version);
     if (!delta_any(dl)) {
-        fprintf(f, "same plan (makespans, freezing and every action's ratio and start within %g)\n", tol);
+        fprintf(f, "same plan (makespans, freezing and every action's ratio and start within %s)\n",
+                real_shortest(tol).s);
         return;
     }
     if (dl->header)
         fprintf(f, "different pipelines: actions are compared by (stage, microbatch, type)\n");
-    fprintf(f, "baseline makespan   %12.3f ms -> %12.3f ms\n", a->baseline_ms, b->baseline_ms);
-    fprintf(f, "optimised makespan  %12.3f ms -> %12.3f ms  (%+.3f%%)\n", a->makespan_ms, b->makespan_ms,
-            a->makespan_ms > 0 ? 100.0 * (b->makespan_ms - a->makespan_ms) / a->makespan_ms : 0.0);
-    fprintf(f, "speed-up            %12.4fx   -> %12.4fx\n", a->speedup, b->speedup);
+    fprintf(f, "baseline makespan   %12s ms -> %12s ms\n", real_fixed(a->baseline_ms, 3).s,
+            real_fixed(b->baseline_ms, 3).s);
+    real_text pct = real_fixed(a->makespan_ms > 0 ? 100.0 * (b->makespan_ms - a->makespan_ms) / a->makespan_ms : 0.0, 3);
+    fprintf(f, "optimised makespan  %12s ms -> %12s ms  (%s%s%%)\n", real_fixed(a->makespan_ms, 3).s,
+            real_fixed(b->makespan_ms, 3).s, pct.s[0] == '-' ? "" : "+", pct.s);
+    fprintf(f, "speed-up            %12sx   -> %12sx\n", real_fixed(a->speedup, 4).s, real_fixed(b->speedup, 4).s);
     for (uint32_t s = 0; s < a->stage_count || s < b->stage_count; s++) {
         bool ha = s < a->stage_count, hb = s < b->stage_count;
         if (ha && hb && !differs(a->stage_mean[s], b->stage_mean[s], tol))
             continue;
         fprintf(f, "stage %u mean freeze ", s);
         if (ha)
-            fprintf(f, "%.4f", a->stage_mean[s]);
+            fprintf(f, "%s", real_fixed(a->stage_mean[s], 4).s);
         else
             fprintf(f, "-");
         fprintf(f, " -> ");
         if (hb)
-            fprintf(f, "%.4f\n", b->stage_mean[s]);
+            fprintf(f, "%s\n", real_fixed(b->stage_mean[s], 4).s);
         else
             fprintf(f, "-\n");
     }
-    fprintf(f, "actions: %zu changed beyond %g (ratio or start), %zu only in A, %zu only in B\n", dl->moved, tol,
-            dl->only_a, dl->only_b);
+    fprintf(f, "actions: %zu changed beyond %s (ratio or start), %zu only in A, %zu only in B\n", dl->moved,
+            real_shortest(tol).s, dl->only_a, dl->only_b);
     size_t shown = 0;
     for (size_t i = 0; i < dl->n_changes && shown < 50; i++, shown++) {
         const change *c = &dl->changes[i];
@@ -286,8 +293,9 @@ static void print_text(const plan_doc *a, const plan_doc *b, const plan_delta *d
         else if (!c->a)
             fprintf(f, "  %s: only in B\n", name);
         else
-            fprintf(f, "  %s: ratio %.6f -> %.6f, start %.3f -> %.3f ms%s\n", name, c->a->ratio, c->b->ratio,
-                    c->a->start_ms, c->b->start_ms, c->a->rank != c->b->rank ? ", on another rank" : "");
+            fprintf(f, "  %s: ratio %s -> %s, start %s -> %s ms%s\n", name, real_fixed(c->a->ratio, 6).s,
+                    real_fixed(c->b->ratio, 6).s, real_fixed(c->a->start_ms, 3).s, real_fixed(c->b->start_ms, 3).s,
+                    c->a->rank != c->b->rank ? ", on another rank" : "");
     }
     if (dl->n_changes > shown)
         fprintf(f, "  ... and %zu more (--json lists them all)\n", dl->n_changes - shown);
@@ -337,7 +345,8 @@ static void json_action(FILE *f, const plan_doc_action *x)
 
 static void print_json(const plan_doc *a, const plan_doc *b, const plan_delta *dl, double tol, FILE *f)
 {
-    fprintf(f, "{\n  \"format\": \"tfc-diff-1\",\n  \"same\": %s,\n  \"tolerance\": ", delta_any(dl) ? "false" : "true");
+    fprintf(f,
+            "{\n  \"format\": \"tfc-diff-1\",\n  \"same\": %s,\n  \"tolerance\": ", delta_any(dl) ? "false" : "true");
     json_number(f, tol);
     fprintf(f, ",\n  \"same_pipeline\": %s,\n  \"a\": ", dl->header ? "false" : "true");
     json_side(f, a);

@@ -3,6 +3,7 @@
 #include "plan_print.h"
 
 #include "json.h"
+#include "real.h"
 #include "select.h"
 #include "version.h"
 
@@ -13,26 +14,30 @@ void plan_print_text(const plan *p, FILE *f)
     fprintf(f, "%s: %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions\n", sp->name,
             spec_schedule_name(sp->schedule), sp->ranks, sp->ranks == 1 ? "" : "s", sp->stages_per_rank,
             sp->stages_per_rank == 1 ? "" : "s", sp->microbatches, s->n_actions);
-    fprintf(f, "baseline makespan   %10.3f ms  (nothing frozen)\n", p->base.makespan);
-    fprintf(f, "optimised makespan  %10.3f ms  (policy %s, freeze.max_ratio %g)\n", p->opt.makespan,
-            plan_policy_name(p->policy), sp->freeze.max_ratio);
-    fprintf(f, "speed-up            %10.4fx\n", p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
+    fprintf(f, "baseline makespan   %10s ms  (nothing frozen)\n", real_fixed(p->base.makespan, 3).s);
+    fprintf(f, "optimised makespan  %10s ms  (policy %s, freeze.max_ratio %s)\n", real_fixed(p->opt.makespan, 3).s,
+            plan_policy_name(p->policy), real_shortest(sp->freeze.max_ratio).s);
+    fprintf(f, "speed-up            %10sx\n",
+            real_fixed(p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0, 4).s);
     if (p->lp_used && p->lp.t_star > p->lp.t_star_uncapped * (1 + 1e-9) + 1e-9)
-        fprintf(f, "note: freeze.max_action_ratio %g lengthens the step: %.3f ms instead of %.3f ms\n",
-                sp->freeze.max_action_ratio, p->lp.t_star, p->lp.t_star_uncapped);
+        fprintf(f, "note: freeze.max_action_ratio %s lengthens the step: %s ms instead of %s ms\n",
+                real_shortest(sp->freeze.max_action_ratio).s, real_fixed(p->lp.t_star, 3).s,
+                real_fixed(p->lp.t_star_uncapped, 3).s);
     if (p->lp_used && p->lp.balance_incomplete)
-        fprintf(f, "note: phase 3 (freeze.balance) ran past --lp-timeout: this is phase 2's plan (the same makespan and "
-                   "total freezing), not balanced\n");
+        fprintf(f,
+                "note: phase 3 (freeze.balance) ran past --lp-timeout: this is phase 2's plan (the same makespan and "
+                "total freezing), not balanced\n");
     fprintf(f, "stage  freezable  mean freeze   max     min     fully frozen  partly frozen\n");
     for (uint32_t st = 0; st < s->n_stages; st++)
-        fprintf(f, "%5u  %9zu  %11.4f  %6.4f  %6.4f  %12zu  %13zu\n", st, p->stage_freezable[st], p->stage_mean[st],
-                p->stage_max[st], p->stage_min[st], p->stage_full[st], p->stage_partial[st]);
+        fprintf(f, "%5u  %9zu  %11s  %6s  %6s  %12zu  %13zu\n", st, p->stage_freezable[st],
+                real_fixed(p->stage_mean[st], 4).s, real_fixed(p->stage_max[st], 4).s,
+                real_fixed(p->stage_min[st], 4).s, p->stage_full[st], p->stage_partial[st]);
     fprintf(f, "rank  baseline bubble  optimised bubble  activations held at peak\n");
     for (uint32_t r = 0; r < s->ranks; r++) {
-        fprintf(f, "%4u  %14.1f%%  %15.1f%%  %8u sets", r, 100.0 * p->base.bubble[r], 100.0 * p->opt.bubble[r],
-                p->act_peak_sets[r]);
+        fprintf(f, "%4u  %14s%%  %15s%%  %8u sets", r, real_fixed(100.0 * p->base.bubble[r], 1).s,
+                real_fixed(100.0 * p->opt.bubble[r], 1).s, p->act_peak_sets[r]);
         if (p->act_bytes_known)
-            fprintf(f, ", %.3f GiB", (double)p->act_peak_bytes[r] / (double)(1ull << 30));
+            fprintf(f, ", %s GiB", real_fixed((double)p->act_peak_bytes[r] / (double)(1ull << 30), 3).s);
         if (p->act_bytes_known && p->sp->has_memory_limit && p->act_peak_bytes[r] > p->sp->memory_limit_bytes)
             fputs("  over pipeline.memory_limit_bytes", f);
         fputc('\n', f);

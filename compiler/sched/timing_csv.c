@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "timing_samples.h"
+#include "real.h"
 #include "timing_trace.h"
 
 /* One field of a row: [b, e), trimmed of spaces and tabs. */
@@ -101,7 +102,9 @@ static tfc_status read_file(const spec *sp, const sched *s, const char *path, sp
         double ms;
         if (!parse_uint(f[0], UINT32_MAX, &rank) || !parse_uint(f[1], UINT32_MAX, &stage) ||
             !parse_uint(f[2], UINT32_MAX, &mb)) {
-            field bad = !parse_uint(f[0], UINT32_MAX, &rank) ? f[0] : !parse_uint(f[1], UINT32_MAX, &stage) ? f[1] : f[2];
+            field bad = !parse_uint(f[0], UINT32_MAX, &rank) ? f[0]
+                    : !parse_uint(f[1], UINT32_MAX, &stage)  ? f[1]
+                                                             : f[2];
             diag_error(d, path, line, bad.col, "expected a non-negative integer, got \"%.*s\"", (int)(bad.e - bad.b),
                        bad.b);
             st = TFC_INVALID;
@@ -218,9 +221,11 @@ tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur
             if (!freezable || isnan(dur[u]) || isnan(frozen[u]))
                 continue;
             if (frozen[u] > dur[u]) {
-                diag_error(d, fpath, fline[u], trace ? 1 : 5, "action %s: median %g ms with everything frozen is longer than "
-                                                  "the median %g ms with nothing frozen (%s line %u)",
-                           sched_action_name(s, u, name, sizeof name), frozen[u], dur[u], path, line[u]);
+                diag_error(d, fpath, fline[u], trace ? 1 : 5,
+                           "action %s: median %s ms with everything frozen is longer than "
+                           "the median %s ms with nothing frozen (%s line %u)",
+                           sched_action_name(s, u, name, sizeof name), real_shortest(frozen[u]).s,
+                           real_shortest(dur[u]).s, path, line[u]);
                 st = TFC_INVALID;
             }
             w_min[u] = frozen[u];

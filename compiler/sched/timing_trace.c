@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "text.h"
+#include "real.h"
 
 #define TRACE_MAX_DEPTH 64
 
@@ -272,8 +273,8 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
     if (!(ms > 0) || !isfinite(ms) || ms > SPEC_MAX_MS) {
         unsigned l2, c2;
         at(r, dur_at, &l2, &c2);
-        diag_error(r->d, r->path, l2, c2, "event %s: \"dur\" must be > 0 and at most 1e10 microseconds, got %g", name,
-                   dur);
+        diag_error(r->d, r->path, l2, c2, "event %s: \"dur\" must be > 0 and at most 1e10 microseconds, got %s", name,
+                   real_shortest(dur).s);
         r->st = TFC_INVALID;
         return true;
     }

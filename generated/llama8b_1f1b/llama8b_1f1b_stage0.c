@@ -94,7 +94,7 @@ const uint64_t llama8b_1f1b_stage0_param_numel[LLAMA8B_1F1B_STAGE0_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage0_ratio[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0, 0, 0.2799999801645862, 0.4399999933882006, 0, 0, 1, 1,
+    0, 0, 0.2799999800045043, 0.439999993192032, 0, 0, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

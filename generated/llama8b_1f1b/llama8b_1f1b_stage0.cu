@@ -43,7 +43,7 @@ __constant__ unsigned long long llama8b_1f1b_stage0_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage0_ratio_dev[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0, 0, 0.2799999801645862, 0.4399999933882006, 0, 0, 1, 1,
+    0, 0, 0.2799999800045043, 0.439999993192032, 0, 0, 1, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage0_q_dev[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
@@ -79,7 +79,7 @@ static const unsigned long long llama8b_1f1b_stage0_numel_host[LLAMA8B_1F1B_STAG
     58720256ull,
 };
 static const double llama8b_1f1b_stage0_ratio_host[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
-    0, 0, 0.2799999801645862, 0.4399999933882006, 0, 0, 1, 1,
+    0, 0, 0.2799999800045043, 0.439999993192032, 0, 0, 1, 1,
 };
 static const unsigned long long llama8b_1f1b_stage0_q_host[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
     0ull, 0ull, 1202590757ull, 1889785581ull, 0ull, 0ull, 4294967296ull, 4294967296ull,

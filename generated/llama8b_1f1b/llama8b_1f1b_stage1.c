@@ -92,7 +92,7 @@ const uint64_t llama8b_1f1b_stage1_param_numel[LLAMA8B_1F1B_STAGE1_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage1_ratio[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    0.4399999999999977, 0, 0, 0.23999998016458704, 0.4399999933882006, 0, 0.39999999338820114, 1,
+    0.43999999994412065, 0, 0, 0.23999997996725142, 0.439999993192032, 0, 0.3999999933876097, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

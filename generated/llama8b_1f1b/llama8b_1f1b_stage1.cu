@@ -42,7 +42,7 @@ __constant__ unsigned long long llama8b_1f1b_stage1_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage1_ratio_dev[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    0.4399999999999977, 0, 0, 0.23999998016458704, 0.4399999933882006, 0, 0.39999999338820114, 1,
+    0.43999999994412065, 0, 0, 0.23999997996725142, 0.439999993192032, 0, 0.3999999933876097, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage1_q_dev[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
@@ -76,7 +76,7 @@ static const unsigned long long llama8b_1f1b_stage1_numel_host[LLAMA8B_1F1B_STAG
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_1f1b_stage1_ratio_host[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
-    0.4399999999999977, 0, 0, 0.23999998016458704, 0.4399999933882006, 0, 0.39999999338820114, 1,
+    0.43999999994412065, 0, 0, 0.23999997996725142, 0.439999993192032, 0, 0.3999999933876097, 1,
 };
 static const unsigned long long llama8b_1f1b_stage1_q_host[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
     1889785610ull, 0ull, 0ull, 1030792065ull, 1889785581ull, 0ull, 1717986890ull, 4294967296ull,

@@ -42,7 +42,7 @@ __constant__ unsigned long long llama8b_1f1b_stage2_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage2_ratio_dev[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    0.4399999999999977, 0.4399999999999977, 0, 0.039999993388202024, 0.27999997355278766, 0.4399999867764006, 0, 1,
+    0.43999999994412065, 0.43999999994412065, 0, 0.03999999328516424, 0.2799999734852463, 0.43999998667277396, 0, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage2_q_dev[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
@@ -76,7 +76,7 @@ static const unsigned long long llama8b_1f1b_stage2_numel_host[LLAMA8B_1F1B_STAG
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_1f1b_stage2_ratio_host[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
-    0.4399999999999977, 0.4399999999999977, 0, 0.039999993388202024, 0.27999997355278766, 0.4399999867764006, 0, 1,
+    0.43999999994412065, 0.43999999994412065, 0, 0.03999999328516424, 0.2799999734852463, 0.43999998667277396, 0, 1,
 };
 static const unsigned long long llama8b_1f1b_stage2_q_host[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
     1889785610ull, 1889785610ull, 0ull, 171798663ull, 1202590729ull, 1889785553ull, 0ull, 4294967296ull,

@@ -94,7 +94,7 @@ const uint64_t llama8b_custom_stage0_param_numel[LLAMA8B_CUSTOM_STAGE0_PARAMS] =
 };
 
 const double llama8b_custom_stage0_ratio[LLAMA8B_CUSTOM_STAGE0_MICROBATCHES] = {
-    0, 1, 1, 1, 0.3599999677774349, 1, 1, 1,
+    0, 1, 1, 1, 0.359999967738986, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -43,7 +43,7 @@ __constant__ unsigned long long llama8b_custom_stage0_numel_dev[LLAMA8B_CUSTOM_S
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_custom_stage0_ratio_dev[LLAMA8B_CUSTOM_STAGE0_MICROBATCHES] = {
-    0, 1, 1, 1, 0.3599999677774349, 1, 1, 1,
+    0, 1, 1, 1, 0.359999967738986, 1, 1, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_custom_stage0_q_dev[LLAMA8B_CUSTOM_STAGE0_MICROBATCHES] = {
@@ -79,7 +79,7 @@ static const unsigned long long llama8b_custom_stage0_numel_host[LLAMA8B_CUSTOM_
     58720256ull,
 };
 static const double llama8b_custom_stage0_ratio_host[LLAMA8B_CUSTOM_STAGE0_MICROBATCHES] = {
-    0, 1, 1, 1, 0.3599999677774349, 1, 1, 1,
+    0, 1, 1, 1, 0.359999967738986, 1, 1, 1,
 };
 static const unsigned long long llama8b_custom_stage0_q_host[LLAMA8B_CUSTOM_STAGE0_MICROBATCHES] = {
     0ull, 4294967296ull, 4294967296ull, 4294967296ull, 1546188088ull, 4294967296ull, 4294967296ull, 4294967296ull,

@@ -92,7 +92,7 @@ const uint64_t llama8b_custom_stage1_param_numel[LLAMA8B_CUSTOM_STAGE1_PARAMS] =
 };
 
 const double llama8b_custom_stage1_ratio[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
-    0.7, 0, 1, 1, 0.7, 0.35999996777743454, 1, 1,
+    0.6999999999534339, 0, 1, 1, 0.6999999999534339, 0.359999967738986, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -92,7 +92,7 @@ const uint64_t llama8b_custom_stage2_param_numel[LLAMA8B_CUSTOM_STAGE2_PARAMS] =
 };
 
 const double llama8b_custom_stage2_ratio[LLAMA8B_CUSTOM_STAGE2_MICROBATCHES] = {
-    0.7, 0.7, 0, 1, 0.7, 0.7, 0.3599999677774342, 1,
+    0.6999999999534339, 0.6999999999534339, 0, 1, 0.6999999999534339, 0.6999999999534339, 0.359999967738986, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

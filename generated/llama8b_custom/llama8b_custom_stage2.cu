@@ -42,7 +42,7 @@ __constant__ unsigned long long llama8b_custom_stage2_numel_dev[LLAMA8B_CUSTOM_S
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_custom_stage2_ratio_dev[LLAMA8B_CUSTOM_STAGE2_MICROBATCHES] = {
-    0.7, 0.7, 0, 1, 0.7, 0.7, 0.3599999677774342, 1,
+    0.6999999999534339, 0.6999999999534339, 0, 1, 0.6999999999534339, 0.6999999999534339, 0.359999967738986, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_custom_stage2_q_dev[LLAMA8B_CUSTOM_STAGE2_MICROBATCHES] = {
@@ -76,7 +76,7 @@ static const unsigned long long llama8b_custom_stage2_numel_host[LLAMA8B_CUSTOM_
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_custom_stage2_ratio_host[LLAMA8B_CUSTOM_STAGE2_MICROBATCHES] = {
-    0.7, 0.7, 0, 1, 0.7, 0.7, 0.3599999677774342, 1,
+    0.6999999999534339, 0.6999999999534339, 0, 1, 0.6999999999534339, 0.6999999999534339, 0.359999967738986, 1,
 };
 static const unsigned long long llama8b_custom_stage2_q_host[LLAMA8B_CUSTOM_STAGE2_MICROBATCHES] = {
     3006477107ull, 3006477107ull, 0ull, 4294967296ull, 3006477107ull, 3006477107ull, 1546188088ull, 4294967296ull,

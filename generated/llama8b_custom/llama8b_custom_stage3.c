@@ -95,7 +95,7 @@ const uint64_t llama8b_custom_stage3_param_numel[LLAMA8B_CUSTOM_STAGE3_PARAMS] =
 };
 
 const double llama8b_custom_stage3_ratio[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.46153846153846156, 1, 1, 1, 0.738461513674949,
+    1, 1, 1, 0.46153846150264144, 1, 1, 1, 0.7384615135379136,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

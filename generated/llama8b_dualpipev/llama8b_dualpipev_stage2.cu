@@ -38,7 +38,7 @@ __constant__ unsigned long long llama8b_dualpipev_stage2_numel_dev[LLAMA8B_DUALP
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_dualpipev_stage2_ratio_dev[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
-    1, 1, 1, 1, 0, 0, 0, 0.9157894664595776,
+    1, 1, 1, 1, 0, 0, 0, 0.9157894663512707,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage2_q_dev[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
@@ -64,7 +64,7 @@ static const unsigned long long llama8b_dualpipev_stage2_numel_host[LLAMA8B_DUAL
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_dualpipev_stage2_ratio_host[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
-    1, 1, 1, 1, 0, 0, 0, 0.9157894664595776,
+    1, 1, 1, 1, 0, 0, 0, 0.9157894663512707,
 };
 static const unsigned long long llama8b_dualpipev_stage2_q_host[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3933285808ull,

@@ -38,7 +38,7 @@ __constant__ unsigned long long llama8b_dualpipev_stage4_numel_dev[LLAMA8B_DUALP
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_dualpipev_stage4_ratio_dev[LLAMA8B_DUALPIPEV_STAGE4_MICROBATCHES] = {
-    0, 0, 0.842105257331579, 0.8421052631578947, 0, 0, 0, 0,
+    0, 0, 0.8421052573248744, 0.8421052631456405, 0, 0, 0, 0,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage4_q_dev[LLAMA8B_DUALPIPEV_STAGE4_MICROBATCHES] = {
@@ -64,7 +64,7 @@ static const unsigned long long llama8b_dualpipev_stage4_numel_host[LLAMA8B_DUAL
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_dualpipev_stage4_ratio_host[LLAMA8B_DUALPIPEV_STAGE4_MICROBATCHES] = {
-    0, 0, 0.842105257331579, 0.8421052631578947, 0, 0, 0, 0,
+    0, 0, 0.8421052573248744, 0.8421052631456405, 0, 0, 0, 0,
 };
 static const unsigned long long llama8b_dualpipev_stage4_q_host[LLAMA8B_DUALPIPEV_STAGE4_MICROBATCHES] = {
     0ull, 0ull, 3616814540ull, 3616814565ull, 0ull, 0ull, 0ull, 0ull,

@@ -38,7 +38,7 @@ __constant__ unsigned long long llama8b_dualpipev_stage5_numel_dev[LLAMA8B_DUALP
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_dualpipev_stage5_ratio_dev[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
-    0, 0.21473680792377295, 0, 0.7578947310157883, 0, 0, 0, 0,
+    0, 0.2147368078585714, 0, 0.757894730893895, 0, 0, 0, 0,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage5_q_dev[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
@@ -64,7 +64,7 @@ static const unsigned long long llama8b_dualpipev_stage5_numel_host[LLAMA8B_DUAL
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_dualpipev_stage5_ratio_host[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
-    0, 0.21473680792377295, 0, 0.7578947310157883, 0, 0, 0, 0,
+    0, 0.2147368078585714, 0, 0.757894730893895, 0, 0, 0, 0,
 };
 static const unsigned long long llama8b_dualpipev_stage5_q_host[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
     0ull, 922287567ull, 0ull, 3255133083ull, 0ull, 0ull, 0ull, 0ull,

@@ -94,7 +94,7 @@ const uint64_t llama8b_gpipe_stage0_param_numel[LLAMA8B_GPIPE_STAGE0_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage0_ratio[LLAMA8B_GPIPE_STAGE0_MICROBATCHES] = {
-    0, 0, 0.45999997355279587, 1, 1, 1, 1, 1,
+    0, 0, 0.4599999734200537, 1, 1, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

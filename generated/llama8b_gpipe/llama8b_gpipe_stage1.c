@@ -92,7 +92,7 @@ const uint64_t llama8b_gpipe_stage1_param_numel[LLAMA8B_GPIPE_STAGE1_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage1_ratio[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
-    0.7, 0, 0, 0.45999997355279587, 1, 1, 1, 1,
+    0.6999999999534339, 0, 0, 0.4599999734200537, 1, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

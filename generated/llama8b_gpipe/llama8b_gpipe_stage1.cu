@@ -42,7 +42,7 @@ __constant__ unsigned long long llama8b_gpipe_stage1_numel_dev[LLAMA8B_GPIPE_STA
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_gpipe_stage1_ratio_dev[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
-    0.7, 0, 0, 0.45999997355279587, 1, 1, 1, 1,
+    0.6999999999534339, 0, 0, 0.4599999734200537, 1, 1, 1, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_gpipe_stage1_q_dev[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
@@ -76,7 +76,7 @@ static const unsigned long long llama8b_gpipe_stage1_numel_host[LLAMA8B_GPIPE_ST
     16777216ull, 4194304ull, 4194304ull, 16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_gpipe_stage1_ratio_host[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
-    0.7, 0, 0, 0.45999997355279587, 1, 1, 1, 1,
+    0.6999999999534339, 0, 0, 0.4599999734200537, 1, 1, 1, 1,
 };
 static const unsigned long long llama8b_gpipe_stage1_q_host[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
     3006477107ull, 0ull, 0ull, 1975684842ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull,

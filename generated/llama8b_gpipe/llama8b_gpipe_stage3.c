@@ -95,7 +95,7 @@ const uint64_t llama8b_gpipe_stage3_param_numel[LLAMA8B_GPIPE_STAGE3_PARAMS] = {
 };
 
 const double llama8b_gpipe_stage3_ratio[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.46153846153846156, 0.7384615181175342, 1, 1, 1,
+    1, 1, 1, 0.46153846150264144, 0.7384615179616958, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

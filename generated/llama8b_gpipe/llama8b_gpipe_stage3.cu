@@ -43,7 +43,7 @@ __constant__ unsigned long long llama8b_gpipe_stage3_numel_dev[LLAMA8B_GPIPE_STA
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_gpipe_stage3_ratio_dev[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.46153846153846156, 0.7384615181175342, 1, 1, 1,
+    1, 1, 1, 0.46153846150264144, 0.7384615179616958, 1, 1, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_gpipe_stage3_q_dev[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
@@ -79,7 +79,7 @@ static const unsigned long long llama8b_gpipe_stage3_numel_host[LLAMA8B_GPIPE_ST
     4096ull, 525336576ull,
 };
 static const double llama8b_gpipe_stage3_ratio_host[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 0.46153846153846156, 0.7384615181175342, 1, 1, 1,
+    1, 1, 1, 0.46153846150264144, 0.7384615179616958, 1, 1, 1,
 };
 static const unsigned long long llama8b_gpipe_stage3_q_host[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 1982292598ull, 3171668069ull, 4294967296ull, 4294967296ull, 4294967296ull,

@@ -52,7 +52,7 @@ const uint64_t llama8b_interleaved_stage2_param_numel[LLAMA8B_INTERLEAVED_STAGE2
 };
 
 const double llama8b_interleaved_stage2_ratio[LLAMA8B_INTERLEAVED_STAGE2_MICROBATCHES] = {
-    0, 0.8799999999999986, 0, 0, 0.6363636192257865, 0.5636363333746346, 1, 1,
+    0, 0.8799999998882413, 0, 0, 0.6363636190071702, 0.5636363332159817, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -52,7 +52,7 @@ const uint64_t llama8b_loopedbfs_stage3_param_numel[LLAMA8B_LOOPEDBFS_STAGE3_PAR
 };
 
 const double llama8b_loopedbfs_stage3_ratio[LLAMA8B_LOOPEDBFS_STAGE3_MICROBATCHES] = {
-    1, 1, 0.9711999693325173, 0.5887999454800307, 0.6400000000000001, 1, 1, 1,
+    1, 1, 0.9711999692954123, 0.5887999453116208, 0.6399999998975545, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -52,7 +52,7 @@ const uint64_t llama8b_loopedbfs_stage4_param_numel[LLAMA8B_LOOPEDBFS_STAGE4_PAR
 };
 
 const double llama8b_loopedbfs_stage4_ratio[LLAMA8B_LOOPEDBFS_STAGE4_MICROBATCHES] = {
-    1, 1, 1, 0.36000000000000004, 0.36000000000000004, 0, 0, 0,
+    1, 1, 1, 0.35999999986961484, 0.35999999986961484, 0, 0, 0,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

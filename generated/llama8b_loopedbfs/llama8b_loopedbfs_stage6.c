@@ -52,7 +52,7 @@ const uint64_t llama8b_loopedbfs_stage6_param_numel[LLAMA8B_LOOPEDBFS_STAGE6_PAR
 };
 
 const double llama8b_loopedbfs_stage6_ratio[LLAMA8B_LOOPEDBFS_STAGE6_MICROBATCHES] = {
-    1, 0.36000000000000004, 0.36000000000000004, 0, 0, 0, 0.4, 0.4,
+    1, 0.35999999986961484, 0.35999999986961484, 0, 0, 0, 0.39999999990686774, 0.39999999990686774,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -94,7 +94,7 @@ const uint64_t llama8b_zbh1_stage0_param_numel[LLAMA8B_ZBH1_STAGE0_PARAMS] = {
 };
 
 const double llama8b_zbh1_stage0_ratio[LLAMA8B_ZBH1_STAGE0_MICROBATCHES] = {
-    0, 0, 0, 0.27368418320041377, 0, 0, 0, 1,
+    0, 0, 0, 0.2736841831356287, 0, 0, 0, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

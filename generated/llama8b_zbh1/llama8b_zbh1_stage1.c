@@ -92,7 +92,7 @@ const uint64_t llama8b_zbh1_stage1_param_numel[LLAMA8B_ZBH1_STAGE1_PARAMS] = {
 };
 
 const double llama8b_zbh1_stage1_ratio[LLAMA8B_ZBH1_STAGE1_MICROBATCHES] = {
-    0, 0.15789470951620233, 0.3526315789473678, 0.3526315789473678, 0, 0, 0, 0.9789473684210527,
+    0, 0.15789470938034356, 0.3526315789204091, 0.3526315789204091, 0, 0, 0, 0.9789473682176322,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -92,7 +92,7 @@ const uint64_t llama8b_zbh1_stage2_param_numel[LLAMA8B_ZBH1_STAGE2_PARAMS] = {
 };
 
 const double llama8b_zbh1_stage2_ratio[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
-    0.39473681477936023, 0.3526315789473693, 0.3526315789473678, 0.3526315789473678, 0, 0, 0, 0.9578947368421055,
+    0.39473681477829814, 0.3526315789204091, 0.3526315789204091, 0.3526315789204091, 0, 0, 0, 0.957894736668095,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -95,7 +95,7 @@ const uint64_t llama8b_zbh1_stage3_param_numel[LLAMA8B_ZBH1_STAGE3_PARAMS] = {
 };
 
 const double llama8b_zbh1_stage3_ratio[LLAMA8B_ZBH1_STAGE3_MICROBATCHES] = {
-    1, 1, 1, 1, 0, 0, 0.6923076923076928, 1,
+    1, 1, 1, 1, 0, 0, 0.6923076922539622, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -53,7 +53,7 @@ const uint64_t llama8b_zbv_stage0_param_numel[LLAMA8B_ZBV_STAGE0_PARAMS] = {
 };
 
 const double llama8b_zbv_stage0_ratio[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
-    1, 1, 1, 1, 0, 0.3351083484093656, 0.7764705633875555, 1,
+    1, 1, 1, 1, 0, 0.33510834840126336, 0.7764705633744597, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

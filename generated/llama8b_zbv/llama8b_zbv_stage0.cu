@@ -38,7 +38,7 @@ __constant__ unsigned long long llama8b_zbv_stage0_numel_dev[LLAMA8B_ZBV_STAGE0_
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_zbv_stage0_ratio_dev[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
-    1, 1, 1, 1, 0, 0.3351083484093656, 0.7764705633875555, 1,
+    1, 1, 1, 1, 0, 0.33510834840126336, 0.7764705633744597, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage0_q_dev[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
@@ -64,7 +64,7 @@ static const unsigned long long llama8b_zbv_stage0_numel_host[LLAMA8B_ZBV_STAGE0
     16777216ull, 4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_zbv_stage0_ratio_host[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
-    1, 1, 1, 1, 0, 0.3351083484093656, 0.7764705633875555, 1,
+    1, 1, 1, 1, 0, 0.33510834840126336, 0.7764705633744597, 1,
 };
 static const unsigned long long llama8b_zbv_stage0_q_host[LLAMA8B_ZBV_STAGE0_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 1439279397ull, 3334915676ull, 4294967296ull,

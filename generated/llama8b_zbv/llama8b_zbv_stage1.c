@@ -52,7 +52,7 @@ const uint64_t llama8b_zbv_stage1_param_numel[LLAMA8B_ZBV_STAGE1_PARAMS] = {
 };
 
 const double llama8b_zbv_stage1_ratio[LLAMA8B_ZBV_STAGE1_MICROBATCHES] = {
-    0.705263112080418, 1, 0.7052631578947357, 0.7052631578947357, 0, 0, 0.010526315789473835, 1,
+    0.7052631119731814, 1, 0.7052631578408182, 0.7052631578408182, 0, 0, 0.010526315774768591, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

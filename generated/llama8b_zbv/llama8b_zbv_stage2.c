@@ -52,7 +52,7 @@ const uint64_t llama8b_zbv_stage2_param_numel[LLAMA8B_ZBV_STAGE2_PARAMS] = {
 };
 
 const double llama8b_zbv_stage2_ratio[LLAMA8B_ZBV_STAGE2_MICROBATCHES] = {
-    0, 1, 0.7052631578947357, 0.7052631578947357, 0, 0, 1, 1,
+    0, 1, 0.7052631578408182, 0.7052631578408182, 0, 0, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

@@ -38,7 +38,7 @@ __constant__ unsigned long long llama8b_zbv_stage2_numel_dev[LLAMA8B_ZBV_STAGE2_
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_zbv_stage2_ratio_dev[LLAMA8B_ZBV_STAGE2_MICROBATCHES] = {
-    0, 1, 0.7052631578947357, 0.7052631578947357, 0, 0, 1, 1,
+    0, 1, 0.7052631578408182, 0.7052631578408182, 0, 0, 1, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage2_q_dev[LLAMA8B_ZBV_STAGE2_MICROBATCHES] = {
@@ -64,7 +64,7 @@ static const unsigned long long llama8b_zbv_stage2_numel_host[LLAMA8B_ZBV_STAGE2
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_zbv_stage2_ratio_host[LLAMA8B_ZBV_STAGE2_MICROBATCHES] = {
-    0, 1, 0.7052631578947357, 0.7052631578947357, 0, 0, 1, 1,
+    0, 1, 0.7052631578408182, 0.7052631578408182, 0, 0, 1, 1,
 };
 static const unsigned long long llama8b_zbv_stage2_q_host[LLAMA8B_ZBV_STAGE2_MICROBATCHES] = {
     0ull, 4294967296ull, 3029082198ull, 3029082198ull, 0ull, 0ull, 4294967296ull, 4294967296ull,

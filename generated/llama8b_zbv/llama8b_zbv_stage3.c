@@ -52,7 +52,7 @@ const uint64_t llama8b_zbv_stage3_param_numel[LLAMA8B_ZBV_STAGE3_PARAMS] = {
 };
 
 const double llama8b_zbv_stage3_ratio[LLAMA8B_ZBV_STAGE3_MICROBATCHES] = {
-    0, 0, 0.7578947368421041, 0.7052631578947357, 0, 1, 1, 1,
+    0, 0, 0.7578947367146611, 0.7052631578408182, 0, 1, 1, 1,
 };
 
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */

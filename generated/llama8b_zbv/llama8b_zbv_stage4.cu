@@ -38,7 +38,7 @@ __constant__ unsigned long long llama8b_zbv_stage4_numel_dev[LLAMA8B_ZBV_STAGE4_
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_zbv_stage4_ratio_dev[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
-    0, 0, 0.9894736383962004, 1, 0, 0, 0.03157894736842151, 1,
+    0, 0, 0.9894736383575946, 1, 0, 0, 0.03157894732430577, 1,
 };
 /* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage4_q_dev[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
@@ -64,7 +64,7 @@ static const unsigned long long llama8b_zbv_stage4_numel_host[LLAMA8B_ZBV_STAGE4
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_zbv_stage4_ratio_host[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
-    0, 0, 0.9894736383962004, 1, 0, 0, 0.03157894736842151, 1,
+    0, 0, 0.9894736383575946, 1, 0, 0, 0.03157894732430577, 1,
 };
 static const unsigned long long llama8b_zbv_stage4_q_host[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
     0ull, 0ull, 4249756917ull, 4294967296ull, 0ull, 0ull, 135630546ull, 4294967296ull,
