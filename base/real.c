@@ -60,6 +60,89 @@ real_text real_fixed(double v, int decimals)
 
 void real_print(FILE *f, double v) { fputs(real_shortest(v).s, f); }
 
+static bool ident_char(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+static bool digit(char c) { return c >= '0' && c <= '9'; }
+
+/* The number starting at t[i] (a sign, digits, a point, more digits, an
+ * exponent) when one starts there and no identifier runs into it: its
+ * length, whether it is a real (a point or an exponent), and the unit of
+ * its last digit. 0 when none starts at i. */
+static size_t number_at(const char *t, size_t n, size_t i, bool *real, double *unit)
+{
+    if (i > 0 && (ident_char(t[i - 1]) || t[i - 1] == '.'))
+        return 0;
+    size_t j = i;
+    if (j < n && (t[j] == '-' || t[j] == '+'))
+        j++;
+    size_t int_digits = 0, frac_digits = 0;
+    while (j < n && digit(t[j]))
+        j++, int_digits++;
+    *real = false;
+    if (j < n && t[j] == '.') {
+        size_t k = j + 1;
+        while (k < n && digit(t[k]))
+            k++, frac_digits++;
+        if (int_digits + frac_digits > 0)
+            j = k, *real = true;
+    }
+    if (int_digits + frac_digits == 0)
+        return 0;
+    long exp10 = 0;
+    if (j < n && (t[j] == 'e' || t[j] == 'E')) {
+        size_t k = j + 1;
+        bool neg = false;
+        if (k < n && (t[k] == '-' || t[k] == '+'))
+            neg = t[k++] == '-';
+        if (k < n && digit(t[k])) {
+            while (k < n && digit(t[k]) && exp10 < 100000)
+                exp10 = exp10 * 10 + (t[k++] - '0');
+            while (k < n && digit(t[k]))
+                k++;
+            exp10 = neg ? -exp10 : exp10;
+            j = k, *real = true;
+        }
+    }
+    if (j < n && (ident_char(t[j]) || t[j] == '.'))
+        return 0; /* 0x1f, 7ull, 1.2.3: not a number to compare by value */
+    *unit = pow(10.0, (double)(exp10 - (long)frac_digits));
+    return j - i;
+}
+
+long real_text_diff(const char *a, size_t na, const char *b, size_t nb, bool rounded)
+{
+    size_t i = 0, j = 0;
+    long reals = 0;
+    while (i < na && j < nb) {
+        bool ra, rb;
+        double ua = 0, ub = 0;
+        size_t la = number_at(a, na, i, &ra, &ua), lb = la ? number_at(b, nb, j, &rb, &ub) : 0;
+        if (la && lb && (la != lb || memcmp(a + i, b + j, la) != 0)) {
+            if (!ra && !rb) /* two integers: counts, sizes, ids */
+                return -1;
+            char ta[64], tb[64];
+            if (la >= sizeof ta || lb >= sizeof tb)
+                return -1;
+            memcpy(ta, a + i, la), ta[la] = '\0';
+            memcpy(tb, b + j, lb), tb[lb] = '\0';
+            double x = strtod(ta, NULL), y = strtod(tb, NULL), d = fabs(x - y);
+            double unit = ua > ub ? ua : ub, mag = fabs(x) > fabs(y) ? fabs(x) : fabs(y);
+            if (!(d <= 1e-9 * mag || (rounded && d <= unit * (1 + 1e-9))))
+                return -1;
+            reals++;
+            i += la, j += lb;
+            continue;
+        }
+        if (la && lb) {
+            i += la, j += lb;
+            continue;
+        }
+        if (a[i] != b[j])
+            return -1;
+        i++, j++;
+    }
+    return i == na && j == nb ? reals : -1;
+}
+
 const char *real_arith_check(void)
 {
 #ifdef __FAST_MATH__

@@ -10,6 +10,7 @@
 #define TFC_REAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* Room for any text below: 17 significant digits, a sign, a point, an
@@ -39,6 +40,20 @@ real_text real_fixed(double v, int decimals);
 
 /* fputs(real_shortest(v).s, f). */
 void real_print(FILE *f, double v);
+
+/* Whether texts a and b (lengths na, nb) are the same but for the last
+ * digits of reals: two numbers that differ are compared by value when
+ * either is written with a point or an exponent ("10" against
+ * "10.000000000000002"), while two integers (counts, 0x1f, 7ull) and
+ * identifiers like stage3 must match exactly; and
+ * two reals count as the same but for their last digits when they differ by
+ * at most 1e-9 of their magnitude, or, where the text holds rounded reals
+ * (rounded: an SVG's coordinates and labels), by one unit of the last digit
+ * either was written with (0.1 for "12.3": a value rounded the other way).
+ * Returns how many reals differ (0: a and b are equal), or -1 when anything
+ * else differs. What tfc verify says of a folder written by a build with
+ * other floating-point settings. */
+long real_text_diff(const char *a, size_t na, const char *b, size_t nb, bool rounded);
 
 /* Whether this build's arithmetic is the pinned one: IEEE binary64
  * evaluated in double (FLT_EVAL_METHOD 0), no contraction of a * b + c into

@@ -25,6 +25,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+from random_specs import random_specs  # noqa: E402 (the generator the cross-build check shares)
+
 try:
     import numpy as np
     from scipy.optimize import linprog
@@ -237,38 +240,6 @@ def balance_random(tfc, count):
         print("too few specs where phase 3 lowers the largest ratio: the check tests too little")
         return 1
     return 1 if bad else 0
-
-
-def random_specs(count, folder):
-    """Small specs over every built-in schedule with random timings, latency
-    and caps (seeded: the same specs every run)."""
-    rng = random.Random(20261130)
-    shapes = [("GPipe", 1), ("1F1B", 1), ("Interleaved1F1B", 2), ("ZBH1", 1), ("ZBH1", 2), ("ZBV", 2)]
-    out = []
-    for i in range(count):
-        sched, v = shapes[i % len(shapes)]
-        p = rng.randint(2, 4)
-        m = p * rng.randint(1, 2) if sched != "GPipe" else rng.randint(1, 8)
-        n = p * v
-        fwd = [round(rng.uniform(1.0, 1.6), 3) for _ in range(n)]
-        lines = [f"tfc: 1", f"name: r{i}", "model:", "  stages:"]
-        lines += [f"    - params: [{{name: w, numel: 1}}]" for _ in range(n)]
-        lines.append(f"pipeline: {{schedule: {sched}, ranks: {p}, stages_per_rank: {v}, microbatches: {m}}}")
-        f = ", ".join(map(str, fwd))
-        if sched in ("ZBH1", "ZBV"):
-            w = ", ".join(str(round(x * rng.uniform(0.8, 1.2), 3)) for x in fwd)
-            lines.append(f"timing: {{forward_ms: [{f}], backward_input_ms: [{f}], backward_weight_ms: [{w}], "
-                         f"comm_ms: {rng.choice([0, 0.05, 0.3])}}}")
-        else:
-            b = ", ".join(str(round(2 * x, 3)) for x in fwd)
-            lines.append(f"timing: {{forward_ms: [{f}], backward_ms: [{b}], backward_frozen_ms: [{f}], "
-                         f"comm_ms: {rng.choice([0, 0.05, 0.3])}}}")
-        lines.append(f"freeze: {{max_ratio: {rng.choice([0, 0.3, 0.5, 0.9, 1])}}}")
-        path = os.path.join(folder, f"r{i}.yaml")
-        with open(path, "w") as fh:
-            fh.write("\n".join(lines) + "\n")
-        out.append(path)
-    return out
 
 
 def close(a, b, rel=1e-6, abs_=1e-6):

@@ -15,6 +15,7 @@
 #include "compile.h"
 #include "fio.h"
 #include "plan_diff.h"
+#include "real.h"
 #include "sha256.h"
 #include "spec.h"
 #include "version.h"
@@ -27,13 +28,15 @@ const char cli_verify_help[] =
     "else is; each missing, changed or extra file is named. With SPEC, also\n"
     "compiles SPEC in memory (writing nothing; --policy as compile had it) and\n"
     "says whether this tfc would write the same bytes, which files differ if\n"
-    "not, and whether the differences are only the version stamp, or the plan\n"
-    "itself (schedule, makespans, ratios: tfc diff on the two plan.json\n"
-    "shows how) or the code (the masks included).\n"
+    "not, and whether the differences are only the version stamp, only the\n"
+    "last digits of reals (a tfc built with other floating-point settings),\n"
+    "or the plan itself (schedule, makespans, ratios: tfc diff on the two\n"
+    "plan.json shows how) or the code (the masks included).\n"
     "\n"
     "Exit codes: 0 the folder matches its MANIFEST (and, with SPEC, this tfc\n"
-    "writes the same bytes); 1 it does not; 2 usage; 4 the folder or SPEC\n"
-    "cannot be read; 3 and 6 as for compile.\n";
+    "writes the same bytes); 1 it does not (a difference in the last digits\n"
+    "included); 2 usage; 4 the folder or SPEC cannot be read; 3 and 6 as for\n"
+    "compile.\n";
 
 const char cli_diff_help[] =
     "usage: tfc diff PLAN_A PLAN_B [--json] [--tolerance T]\n"
@@ -271,6 +274,12 @@ static tfc_status check_manifest(const char *dir, const manifest *m, size_t *bad
     return TFC_OK;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 /* old with every occurrence of from replaced by to (malloc'd; NULL: out of memory). */
 static char *replace_all(const char *old, size_t len, const char *from, const char *to, size_t *out_len)
 {
@@ -355,7 +364,7 @@ int cli_verify(int argc, char **argv)
         st = compile_in_memory(spec_path, &co, &a, &d, &g, &rep);
     }
     if (st == TFC_OK && spec_path) {
-        size_t same = 0, stamp = 0, other = 0, missing = 0, len_unused = 0;
+        size_t same = 0, stamp = 0, other = 0, missing = 0, len_unused = 0, real_files = 0, real_count = 0;
         char other_names[512] = "";
         bool plan_same = true, plan_known = false;
         bool manifest_same = true;
@@ -391,8 +400,16 @@ int cli_verify(int argc, char **argv)
                 /* The same once the folder's version stamp reads as this tfc's? */
                 size_t nl = 0;
                 char *norm = m.version[0] ? replace_all(buf, len, m.version, version_string(), &nl) : NULL;
-                if (norm && nl == f->len && memcmp(norm, f->data, nl) == 0) {
+                bool stamp_only = norm && nl == f->len && memcmp(norm, f->data, nl) == 0;
+                /* Or the same but for the last digits of reals: another build's arithmetic. */
+                long reals = stamp_only ? 0
+                                        : real_text_diff(norm ? norm : buf, norm ? nl : len, f->data, f->len,
+                                                         ends_with(f->name, ".svg"));
+                if (stamp_only) {
                     stamp++;
+                } else if (reals > 0) {
+                    real_files++;
+                    real_count += (size_t)reals;
                 } else {
                     other++;
                     if (strcmp(f->name, "MANIFEST") != 0 && strlen(other_names) + strlen(f->name) + 3 < sizeof other_names)
@@ -425,16 +442,22 @@ int cli_verify(int argc, char **argv)
                        version_string(), spec_path, g.n);
             } else {
                 printf("%s: this tfc (%s) would write different bytes from %s: of %zu files besides the MANIFEST, %zu "
-                       "the same, %zu differ only in the version stamp (%s -> %s), %zu otherwise%s\n",
-                       dir, version_string(), spec_path, g.n - 1, same, stamp, m.version[0] ? m.version : "?", version_string(),
-                       other, missing ? " (some missing on one side)" : "");
+                       "the same, %zu differ only in the version stamp (%s -> %s), %zu only in the last digits of "
+                       "reals, %zu otherwise%s\n",
+                       dir, version_string(), spec_path, g.n - 1, same, stamp, m.version[0] ? m.version : "?",
+                       version_string(), real_files, other, missing ? " (some missing on one side)" : "");
                 if (other_names[0])
                     printf("%s: differing beyond the stamp: %s\n", dir, other_names);
                 if (plan_known)
                     printf("%s: the plan itself (schedule, makespans, every action's ratio and start) is %s%s\n", dir,
                            plan_same ? "the same" : "different",
                            plan_same ? "" : ": tfc diff DIR/plan.json on a fresh compile shows how");
-                if (!other)
+                if (!other && real_files)
+                    printf("%s: differs only in the last digits of %zu real%s (in %zu file%s): built with other "
+                           "floating-point settings? (tfc --version says whether a build's arithmetic is pinned; "
+                           "pinned builds of one release write the same bytes)\n",
+                           dir, real_count, real_count == 1 ? "" : "s", real_files, real_files == 1 ? "" : "s");
+                else if (!other)
                     printf("%s: only the version stamp differs: the plan, the masks and the code are the same\n", dir);
             }
         }

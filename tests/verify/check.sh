@@ -70,6 +70,73 @@ grep -q "would write different bytes" "$work/out" || fail "old release: no diffe
 grep -q "only the version stamp differs" "$work/out" || fail "old release: not recognised as a stamp-only difference: $(cat "$work/out")"
 grep -q "the plan itself .* is the same" "$work/out" || fail "old release: the plan should be the same: $(cat "$work/out")"
 
+# A folder as a build with other floating-point settings would write it:
+# reals moved in their last digits (plan.json's ratios and starts to the
+# next double up, the C table's ratios likewise, one SVG coordinate by one
+# unit of its last digit), the MANIFEST rewritten to match. verify names
+# the count; a real moved by 1e-6 of itself, or a mask's integer by one, is
+# a different folder.
+perturb() { # perturb SRC DST MODE: MODE last (the last digits) | far (a real by 1e-6) | int (an integer by one)
+  rm -rf "$2"
+  cp -r "$1" "$2"
+  python3 - "$2" "$3" <<'PY'
+import hashlib, math, os, re, sys
+d, mode = sys.argv[1], sys.argv[2]
+moved = 0
+def nudge(m):
+    global moved
+    v = float(m.group(2))
+    if mode == "far" and moved == 0 and v > 0:
+        moved += 1
+        return m.group(1) + repr(v * (1 + 1e-6))
+    if mode == "last" and 0 < v:
+        moved += 1
+        return m.group(1) + repr(math.nextafter(v, math.inf))
+    return m.group(0)
+p = os.path.join(d, "plan.json")
+t = open(p).read()
+t = re.sub(r'("(?:freeze_ratio|start_ms)": )([0-9.e-]+)', nudge, t)
+open(p, "w").write(t)
+if mode == "last":
+    c = os.path.join(d, "llama8b_1f1b_stage3.c")
+    t = open(c).read()
+    t = re.sub(r"(\n    (?:[0-9.e-]+, )*)(0\.[0-9]+)(?=,)", nudge, t, count=1)
+    open(c, "w").write(t)
+    s = os.path.join(d, "timeline.svg")
+    t = open(s).read()
+    m = re.search(r'<rect class="act [A-Z]" x="([0-9]+\.[0-9]+)"', t)
+    x = m.group(1)
+    t = t[:m.start(1)] + f"{float(x) + 0.01:.2f}" + t[m.end(1):]
+    open(s, "w").write(t)
+    moved += 1
+if mode == "int":
+    c = os.path.join(d, "llama8b_1f1b_stage3.c")
+    t = open(c).read()
+    t = re.sub(r"([0-9]+)ull,", lambda m: f"{int(m.group(1)) + 1}ull,", t, count=1)
+    open(c, "w").write(t)
+lines = open(os.path.join(d, "MANIFEST")).read().splitlines()
+body = [hashlib.sha256(open(os.path.join(d, l.split("  ", 1)[1]), "rb").read()).hexdigest() + "  " + l.split("  ", 1)[1]
+        for l in lines if not l.startswith("#")]
+open(os.path.join(d, "MANIFEST"), "w").write("\n".join([l for l in lines if l.startswith("#")] + body) + "\n")
+print(moved)
+PY
+}
+moved=$(perturb "$work/a" "$work/digits" last)
+[ "${moved:-0}" -ge 10 ] || fail "the last-digits folder moved only ${moved:-0} reals"
+run 0 "$tfc" verify "$work/digits"
+run 1 "$tfc" verify "$work/digits" "$spec"
+grep -q "differs only in the last digits of $moved reals (in 3 files): built with other floating-point settings?" \
+  "$work/out" || fail "last digits ($moved reals moved): $(cat "$work/out")"
+grep -q "the plan itself .* is the same" "$work/out" || fail "last digits: the plan should be the same: $(cat "$work/out")"
+perturb "$work/a" "$work/far" far >/dev/null
+run 1 "$tfc" verify "$work/far" "$spec"
+grep -q "last digits of [0-9]* real" "$work/out" && fail "a real moved by 1e-6 reported as last digits: $(cat "$work/out")"
+grep -q "differing beyond the stamp: plan.json" "$work/out" || fail "a real moved by 1e-6 is not named: $(cat "$work/out")"
+perturb "$work/a" "$work/int" int >/dev/null
+run 1 "$tfc" verify "$work/int" "$spec"
+grep -q "last digits of [0-9]* real" "$work/out" && fail "an integer moved by one reported as last digits: $(cat "$work/out")"
+grep -q "differing beyond the stamp: llama8b_1f1b_stage3.c" "$work/out" || fail "a changed mask integer is not named: $(cat "$work/out")"
+
 # Another plan under the same name: the plan differs.
 sed 's/max_ratio: 0.9/max_ratio: 0.5/' "$spec" >"$work/llama8b_1f1b.yaml"
 run 1 "$tfc" verify "$work/a" "$work/llama8b_1f1b.yaml"
