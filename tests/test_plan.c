@@ -251,6 +251,26 @@ Test(csv, a_deadlocking_order_is_refused_with_its_cycle)
     loaded_free(&c.l);
 }
 
+/* A weight gradient needs its own input gradient's result (dag.h: I(s,m) ->
+ * W(s,m)): rank 0 running 0W0 before 0I0 waits for itself. Without that edge
+ * nothing else in this order would wait in a cycle. */
+Test(csv, a_weight_gradient_before_its_input_gradient_is_refused)
+{
+    csv_case c;
+    parse_csv(&c, "0F0,0F1,0W0,0I0,0I1,0W1\n1F0,1I0,1W0,1F1,1I1,1W1\n");
+    cr_assert(c.ok, "%s", c.l.d.n ? c.l.d.items[0].msg : "");
+    dag *g;
+    cr_assert_not(dag_build(c.s, "t.yaml", (spec_pos){7, 11}, &c.l.a, &c.l.d, &g));
+    CSV_ERROR(&c, 1, 9, "0W0 (rank 0) -> 0I0 (rank 0) -> 0W0 (rank 0)");
+    loaded_free(&c.l);
+    /* The same actions with each I before its W: accepted. */
+    parse_csv(&c, "0F0,0F1,0I0,0W0,0I1,0W1\n1F0,1I0,1W0,1F1,1I1,1W1\n");
+    cr_assert(c.ok);
+    cr_assert(dag_build(c.s, "t.yaml", (spec_pos){7, 11}, &c.l.a, &c.l.d, &g), "%s",
+              c.l.d.n ? c.l.d.items[0].msg : "");
+    loaded_free(&c.l);
+}
+
 /* An overlapped pair (DualPipeV's): timed by hand from the rules in dag.h.
  * Rank 0: 0F0, (0F1;0B0) as a pair, 0B1; rank 1: 1F0, 1B0, 1F1, 1B1; F 1
  * ms, B 2 ms, no latency. 0F0 0-1, 1F0 1-2, 1B0 2-4; the pair waits for

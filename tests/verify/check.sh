@@ -169,6 +169,31 @@ assert abs(got["a"]["makespan_ms"] - a["makespan_ms"]) < 1e-12 and abs(got["b"][
 for s in range(a["stage_count"]):
     assert abs(got["b"]["mean_freeze_ratio"][s] - b["stages"][s]["mean_freeze_ratio"]) < 1e-12
 PY
+# Exactly one action's freeze ratio moved by 0.01, nothing else (not even
+# its stage's mean): a different plan, that action named.
+want=$(python3 - "$work/a/plan.json" "$work/one.json" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+plan = json.loads(text)
+x = next(a for a in plan["actions"] if a["type"] in "BW" and 0 < a["freeze_ratio"] <= 0.99)
+lines = text.split("\n")
+key = f'"stage": {x["stage"]}, "microbatch": {x["microbatch"]}, "type": "{x["type"]}"'
+hit = [i for i, l in enumerate(lines) if key in l]
+assert len(hit) == 1, hit
+lines[hit[0]] = re.sub(r'("freeze_ratio": )([0-9.e-]+)', lambda m: m.group(1) + repr(x["freeze_ratio"] + 0.01),
+                       lines[hit[0]])
+open(sys.argv[2], "w").write("\n".join(lines))
+print(f'{x["stage"]}{x["type"]}{x["microbatch"]} (rank {x["rank"]}): ratio {x["freeze_ratio"]:.6f} -> '
+      f'{x["freeze_ratio"] + 0.01:.6f}')
+PY
+)
+run 1 "$tfc" diff "$work/a/plan.json" "$work/one.json"
+grep -q "^actions: 1 changed" "$work/out" || fail "one ratio moved by 0.01: not one changed action: $(cat "$work/out")"
+grep -qF "  $want" "$work/out" || fail "one ratio moved by 0.01: '$want' not named: $(cat "$work/out")"
+run 1 "$tfc" diff "$work/a/plan.json" "$work/one.json" --json
+grep -q '"same": false' "$work/out" && grep -q '"actions_changed": 1,' "$work/out" ||
+  fail "one ratio moved by 0.01 (--json): $(head -c 300 "$work/out")"
+
 # A tolerance above every change makes them the same; format 1 is read.
 run 0 "$tfc" diff "$work/a/plan.json" "$work/c/plan.json" --tolerance 1e6
 python3 - "$work/a/plan.json" "$work/v1.json" <<'PY'
