@@ -142,8 +142,8 @@ const double llama8b_1f1b_ratio[LLAMA8B_1F1B_STAGES][LLAMA8B_1F1B_MICROBATCHES] 
     },
 };
 
-/* The same ratios in fixed point, floor(ratio * 2^32), indexed
- * [stage][microbatch]: what the masks use. */
+/* The same ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed [stage][microbatch]: what the masks use. */
 static const uint64_t llama8b_1f1b_q[LLAMA8B_1F1B_STAGES][LLAMA8B_1F1B_MICROBATCHES] = {
     /* stage 0 */
     {

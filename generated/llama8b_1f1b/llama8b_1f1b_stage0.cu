@@ -45,7 +45,8 @@ __constant__ unsigned long long llama8b_1f1b_stage0_numel_dev[LLAMA8B_1F1B_STAGE
 __constant__ double llama8b_1f1b_stage0_ratio_dev[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
     0, 0, 0.2799999800045043, 0.439999993192032, 0, 0, 1, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage0_q_dev[LLAMA8B_1F1B_STAGE0_MICROBATCHES] = {
     0ull, 0ull, 1202590757ull, 1889785581ull, 0ull, 0ull, 4294967296ull, 4294967296ull,
 };

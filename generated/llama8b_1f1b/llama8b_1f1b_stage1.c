@@ -95,7 +95,8 @@ const double llama8b_1f1b_stage1_ratio[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
     0.43999999994412065, 0, 0, 0.23999997996725142, 0.439999993192032, 0, 0.3999999933876097, 1,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_1f1b_stage1_q[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
     1889785610ull, 0ull, 0ull, 1030792065ull, 1889785581ull, 0ull, 1717986890ull, 4294967296ull,
 };

@@ -44,7 +44,8 @@ __constant__ unsigned long long llama8b_1f1b_stage1_numel_dev[LLAMA8B_1F1B_STAGE
 __constant__ double llama8b_1f1b_stage1_ratio_dev[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
     0.43999999994412065, 0, 0, 0.23999997996725142, 0.439999993192032, 0, 0.3999999933876097, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage1_q_dev[LLAMA8B_1F1B_STAGE1_MICROBATCHES] = {
     1889785610ull, 0ull, 0ull, 1030792065ull, 1889785581ull, 0ull, 1717986890ull, 4294967296ull,
 };

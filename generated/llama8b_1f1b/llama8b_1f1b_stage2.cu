@@ -44,7 +44,8 @@ __constant__ unsigned long long llama8b_1f1b_stage2_numel_dev[LLAMA8B_1F1B_STAGE
 __constant__ double llama8b_1f1b_stage2_ratio_dev[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
     0.43999999994412065, 0.43999999994412065, 0, 0.03999999328516424, 0.2799999734852463, 0.43999998667277396, 0, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage2_q_dev[LLAMA8B_1F1B_STAGE2_MICROBATCHES] = {
     1889785610ull, 1889785610ull, 0ull, 171798663ull, 1202590729ull, 1889785553ull, 0ull, 4294967296ull,
 };

@@ -45,7 +45,8 @@ __constant__ unsigned long long llama8b_1f1b_stage3_numel_dev[LLAMA8B_1F1B_STAGE
 __constant__ double llama8b_1f1b_stage3_ratio_dev[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
     0.9999999995343387, 1, 1, 0.6615384665783495, 0.6615384665783495, 0.8769230665639043, 1, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage3_q_dev[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
     4294967294ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
 };

@@ -142,8 +142,8 @@ const double llama8b_custom_ratio[LLAMA8B_CUSTOM_STAGES][LLAMA8B_CUSTOM_MICROBAT
     },
 };
 
-/* The same ratios in fixed point, floor(ratio * 2^32), indexed
- * [stage][microbatch]: what the masks use. */
+/* The same ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed [stage][microbatch]: what the masks use. */
 static const uint64_t llama8b_custom_q[LLAMA8B_CUSTOM_STAGES][LLAMA8B_CUSTOM_MICROBATCHES] = {
     /* stage 0 */
     {

@@ -45,7 +45,8 @@ __constant__ unsigned long long llama8b_custom_stage0_numel_dev[LLAMA8B_CUSTOM_S
 __constant__ double llama8b_custom_stage0_ratio_dev[LLAMA8B_CUSTOM_STAGE0_MICROBATCHES] = {
     0, 1, 1, 1, 0.359999967738986, 1, 1, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_custom_stage0_q_dev[LLAMA8B_CUSTOM_STAGE0_MICROBATCHES] = {
     0ull, 4294967296ull, 4294967296ull, 4294967296ull, 1546188088ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };

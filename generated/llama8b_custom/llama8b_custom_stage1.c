@@ -95,7 +95,8 @@ const double llama8b_custom_stage1_ratio[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
     0.6999999999534339, 0, 1, 1, 0.6999999999534339, 0.359999967738986, 1, 1,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_custom_stage1_q[LLAMA8B_CUSTOM_STAGE1_MICROBATCHES] = {
     3006477107ull, 0ull, 4294967296ull, 4294967296ull, 3006477107ull, 1546188088ull, 4294967296ull, 4294967296ull,
 };

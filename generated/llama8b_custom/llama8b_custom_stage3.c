@@ -98,7 +98,8 @@ const double llama8b_custom_stage3_ratio[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
     1, 1, 1, 0.46153846150264144, 1, 1, 1, 0.7384615135379136,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_custom_stage3_q[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 1982292598ull, 4294967296ull, 4294967296ull, 4294967296ull, 3171668050ull,
 };

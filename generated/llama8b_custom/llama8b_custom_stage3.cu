@@ -45,7 +45,8 @@ __constant__ unsigned long long llama8b_custom_stage3_numel_dev[LLAMA8B_CUSTOM_S
 __constant__ double llama8b_custom_stage3_ratio_dev[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
     1, 1, 1, 0.46153846150264144, 1, 1, 1, 0.7384615135379136,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_custom_stage3_q_dev[LLAMA8B_CUSTOM_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 1982292598ull, 4294967296ull, 4294967296ull, 4294967296ull, 3171668050ull,
 };

@@ -56,7 +56,8 @@ const double llama8b_dualpipev_stage0_ratio[LLAMA8B_DUALPIPEV_STAGE0_MICROBATCHE
     1, 1, 1, 1, 0, 0, 0, 1,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage0_q[LLAMA8B_DUALPIPEV_STAGE0_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 4294967296ull,
 };

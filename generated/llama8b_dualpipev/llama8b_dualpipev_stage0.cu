@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_dualpipev_stage0_numel_dev[LLAMA8B_DUALP
 __constant__ double llama8b_dualpipev_stage0_ratio_dev[LLAMA8B_DUALPIPEV_STAGE0_MICROBATCHES] = {
     1, 1, 1, 1, 0, 0, 0, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage0_q_dev[LLAMA8B_DUALPIPEV_STAGE0_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 4294967296ull,
 };

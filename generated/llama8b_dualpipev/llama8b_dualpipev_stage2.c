@@ -55,7 +55,8 @@ const double llama8b_dualpipev_stage2_ratio[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHE
     1, 1, 1, 1, 0, 0, 0, 0.9157894663512707,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage2_q[LLAMA8B_DUALPIPEV_STAGE2_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3933285808ull,
 };

@@ -55,7 +55,8 @@ const double llama8b_dualpipev_stage4_ratio[LLAMA8B_DUALPIPEV_STAGE4_MICROBATCHE
     0, 0, 0.8421052573248744, 0.8421052631456405, 0, 0, 0, 0,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage4_q[LLAMA8B_DUALPIPEV_STAGE4_MICROBATCHES] = {
     0ull, 0ull, 3616814540ull, 3616814565ull, 0ull, 0ull, 0ull, 0ull,
 };

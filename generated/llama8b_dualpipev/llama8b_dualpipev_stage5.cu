@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_dualpipev_stage5_numel_dev[LLAMA8B_DUALP
 __constant__ double llama8b_dualpipev_stage5_ratio_dev[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
     0, 0.2147368078585714, 0, 0.757894730893895, 0, 0, 0, 0,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage5_q_dev[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
     0ull, 922287567ull, 0ull, 3255133083ull, 0ull, 0ull, 0ull, 0ull,
 };

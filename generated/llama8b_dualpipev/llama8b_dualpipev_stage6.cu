@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_dualpipev_stage6_numel_dev[LLAMA8B_DUALP
 __constant__ double llama8b_dualpipev_stage6_ratio_dev[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
     0, 0, 0.3726315447129309, 0.08421052317135036, 0, 0, 0, 0,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage6_q_dev[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
     0ull, 0ull, 1600440298ull, 361681443ull, 0ull, 0ull, 0ull, 0ull,
 };

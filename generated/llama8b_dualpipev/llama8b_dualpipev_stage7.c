@@ -57,7 +57,8 @@ const double llama8b_dualpipev_stage7_ratio[LLAMA8B_DUALPIPEV_STAGE7_MICROBATCHE
     0.9999999995343387, 1, 0.7263157698325813, 1, 0.47368422988802195, 1, 1, 1,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage7_q[LLAMA8B_DUALPIPEV_STAGE7_MICROBATCHES] = {
     4294967294ull, 4294967296ull, 3119502478ull, 4294967296ull, 2034458276ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };

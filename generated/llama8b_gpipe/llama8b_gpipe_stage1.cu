@@ -44,7 +44,8 @@ __constant__ unsigned long long llama8b_gpipe_stage1_numel_dev[LLAMA8B_GPIPE_STA
 __constant__ double llama8b_gpipe_stage1_ratio_dev[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
     0.6999999999534339, 0, 0, 0.4599999734200537, 1, 1, 1, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_gpipe_stage1_q_dev[LLAMA8B_GPIPE_STAGE1_MICROBATCHES] = {
     3006477107ull, 0ull, 0ull, 1975684842ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };

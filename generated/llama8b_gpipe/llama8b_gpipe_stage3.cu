@@ -45,7 +45,8 @@ __constant__ unsigned long long llama8b_gpipe_stage3_numel_dev[LLAMA8B_GPIPE_STA
 __constant__ double llama8b_gpipe_stage3_ratio_dev[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
     1, 1, 1, 0.46153846150264144, 0.7384615179616958, 1, 1, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_gpipe_stage3_q_dev[LLAMA8B_GPIPE_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 1982292598ull, 3171668069ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };

@@ -254,8 +254,8 @@ const double llama8b_interleaved_ratio[LLAMA8B_INTERLEAVED_STAGES][LLAMA8B_INTER
     },
 };
 
-/* The same ratios in fixed point, floor(ratio * 2^32), indexed
- * [stage][microbatch]: what the masks use. */
+/* The same ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed [stage][microbatch]: what the masks use. */
 static const uint64_t llama8b_interleaved_q[LLAMA8B_INTERLEAVED_STAGES][LLAMA8B_INTERLEAVED_MICROBATCHES] = {
     /* stage 0 */
     {

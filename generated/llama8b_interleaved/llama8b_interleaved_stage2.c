@@ -55,7 +55,8 @@ const double llama8b_interleaved_stage2_ratio[LLAMA8B_INTERLEAVED_STAGE2_MICROBA
     0, 0.8799999998882413, 0, 0, 0.6363636190071702, 0.5636363332159817, 1, 1,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_interleaved_stage2_q[LLAMA8B_INTERLEAVED_STAGE2_MICROBATCHES] = {
     0ull, 3779571220ull, 0ull, 0ull, 2733160932ull, 2420799618ull, 4294967296ull, 4294967296ull,
 };

@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_interleaved_stage4_numel_dev[LLAMA8B_INT
 __constant__ double llama8b_interleaved_stage4_ratio_dev[LLAMA8B_INTERLEAVED_STAGE4_MICROBATCHES] = {
     0, 0, 0, 0.07999999984167516, 0, 0, 0, 0.7236363333649933,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_interleaved_stage4_q_dev[LLAMA8B_INTERLEAVED_STAGE4_MICROBATCHES] = {
     0ull, 0ull, 0ull, 343597383ull, 0ull, 0ull, 0ull, 3107994386ull,
 };

@@ -55,7 +55,8 @@ const double llama8b_interleaved_stage5_ratio[LLAMA8B_INTERLEAVED_STAGE5_MICROBA
     0, 0, 0, 0, 0, 0, 0, 0.6363636190071702,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_interleaved_stage5_q[LLAMA8B_INTERLEAVED_STAGE5_MICROBATCHES] = {
     0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 2733160932ull,
 };

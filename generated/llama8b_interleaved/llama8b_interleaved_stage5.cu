@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_interleaved_stage5_numel_dev[LLAMA8B_INT
 __constant__ double llama8b_interleaved_stage5_ratio_dev[LLAMA8B_INTERLEAVED_STAGE5_MICROBATCHES] = {
     0, 0, 0, 0, 0, 0, 0, 0.6363636190071702,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_interleaved_stage5_q_dev[LLAMA8B_INTERLEAVED_STAGE5_MICROBATCHES] = {
     0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 2733160932ull,
 };

@@ -55,7 +55,8 @@ const double llama8b_interleaved_stage6_ratio[LLAMA8B_INTERLEAVED_STAGE6_MICROBA
     0, 0, 0, 0.19999999995343387, 0.11999999987892807, 0.5163636191282421, 0, 1,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_interleaved_stage6_q[LLAMA8B_INTERLEAVED_STAGE6_MICROBATCHES] = {
     0ull, 0ull, 0ull, 858993459ull, 515396075ull, 2217764857ull, 0ull, 4294967296ull,
 };

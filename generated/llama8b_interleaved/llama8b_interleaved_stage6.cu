@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_interleaved_stage6_numel_dev[LLAMA8B_INT
 __constant__ double llama8b_interleaved_stage6_ratio_dev[LLAMA8B_INTERLEAVED_STAGE6_MICROBATCHES] = {
     0, 0, 0, 0.19999999995343387, 0.11999999987892807, 0.5163636191282421, 0, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_interleaved_stage6_q_dev[LLAMA8B_INTERLEAVED_STAGE6_MICROBATCHES] = {
     0ull, 0ull, 0ull, 858993459ull, 515396075ull, 2217764857ull, 0ull, 4294967296ull,
 };

@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_interleaved_stage7_numel_dev[LLAMA8B_INT
 __constant__ double llama8b_interleaved_stage7_ratio_dev[LLAMA8B_INTERLEAVED_STAGE7_MICROBATCHES] = {
     0.9999999995343387, 1, 1, 1, 1, 1, 0.8727272571995854, 0.3272727425210178,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_interleaved_stage7_q_dev[LLAMA8B_INTERLEAVED_STAGE7_MICROBATCHES] = {
     4294967294ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 3748335028ull, 1405625726ull,
 };

@@ -254,8 +254,8 @@ const double llama8b_loopedbfs_ratio[LLAMA8B_LOOPEDBFS_STAGES][LLAMA8B_LOOPEDBFS
     },
 };
 
-/* The same ratios in fixed point, floor(ratio * 2^32), indexed
- * [stage][microbatch]: what the masks use. */
+/* The same ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed [stage][microbatch]: what the masks use. */
 static const uint64_t llama8b_loopedbfs_q[LLAMA8B_LOOPEDBFS_STAGES][LLAMA8B_LOOPEDBFS_MICROBATCHES] = {
     /* stage 0 */
     {

@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_loopedbfs_stage3_numel_dev[LLAMA8B_LOOPE
 __constant__ double llama8b_loopedbfs_stage3_ratio_dev[LLAMA8B_LOOPEDBFS_STAGE3_MICROBATCHES] = {
     1, 1, 0.9711999692954123, 0.5887999453116208, 0.6399999998975545, 1, 1, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_loopedbfs_stage3_q_dev[LLAMA8B_LOOPEDBFS_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4171272106ull, 2528876509ull, 2748779069ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };

@@ -55,7 +55,8 @@ const double llama8b_loopedbfs_stage4_ratio[LLAMA8B_LOOPEDBFS_STAGE4_MICROBATCHE
     1, 1, 1, 0.35999999986961484, 0.35999999986961484, 0, 0, 0,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_loopedbfs_stage4_q[LLAMA8B_LOOPEDBFS_STAGE4_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 1546188226ull, 1546188226ull, 0ull, 0ull, 0ull,
 };

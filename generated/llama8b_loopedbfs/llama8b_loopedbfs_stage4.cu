@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_loopedbfs_stage4_numel_dev[LLAMA8B_LOOPE
 __constant__ double llama8b_loopedbfs_stage4_ratio_dev[LLAMA8B_LOOPEDBFS_STAGE4_MICROBATCHES] = {
     1, 1, 1, 0.35999999986961484, 0.35999999986961484, 0, 0, 0,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_loopedbfs_stage4_q_dev[LLAMA8B_LOOPEDBFS_STAGE4_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 1546188226ull, 1546188226ull, 0ull, 0ull, 0ull,
 };

@@ -55,7 +55,8 @@ const double llama8b_loopedbfs_stage5_ratio[LLAMA8B_LOOPEDBFS_STAGE5_MICROBATCHE
     1, 1, 0.35999999986961484, 0.35999999986961484, 0, 0, 0, 0.39999999990686774,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_loopedbfs_stage5_q[LLAMA8B_LOOPEDBFS_STAGE5_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 1546188226ull, 1546188226ull, 0ull, 0ull, 0ull, 1717986918ull,
 };

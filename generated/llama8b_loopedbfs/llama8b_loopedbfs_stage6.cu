@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_loopedbfs_stage6_numel_dev[LLAMA8B_LOOPE
 __constant__ double llama8b_loopedbfs_stage6_ratio_dev[LLAMA8B_LOOPEDBFS_STAGE6_MICROBATCHES] = {
     1, 0.35999999986961484, 0.35999999986961484, 0, 0, 0, 0.39999999990686774, 0.39999999990686774,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_loopedbfs_stage6_q_dev[LLAMA8B_LOOPEDBFS_STAGE6_MICROBATCHES] = {
     4294967296ull, 1546188226ull, 1546188226ull, 0ull, 0ull, 0ull, 1717986918ull, 1717986918ull,
 };

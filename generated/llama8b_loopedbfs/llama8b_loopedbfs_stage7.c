@@ -57,7 +57,8 @@ const double llama8b_loopedbfs_stage7_ratio[LLAMA8B_LOOPEDBFS_STAGE7_MICROBATCHE
     0.35999999986961484, 0.8399999998509884, 1, 1, 1, 1, 1, 0.9999999995343387,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_loopedbfs_stage7_q[LLAMA8B_LOOPEDBFS_STAGE7_MICROBATCHES] = {
     1546188226ull, 3607772528ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967294ull,
 };

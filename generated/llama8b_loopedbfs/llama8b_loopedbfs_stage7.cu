@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_loopedbfs_stage7_numel_dev[LLAMA8B_LOOPE
 __constant__ double llama8b_loopedbfs_stage7_ratio_dev[LLAMA8B_LOOPEDBFS_STAGE7_MICROBATCHES] = {
     0.35999999986961484, 0.8399999998509884, 1, 1, 1, 1, 1, 0.9999999995343387,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_loopedbfs_stage7_q_dev[LLAMA8B_LOOPEDBFS_STAGE7_MICROBATCHES] = {
     1546188226ull, 3607772528ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967294ull,
 };

@@ -45,7 +45,8 @@ __constant__ unsigned long long llama8b_zbh1_stage0_numel_dev[LLAMA8B_ZBH1_STAGE
 __constant__ double llama8b_zbh1_stage0_ratio_dev[LLAMA8B_ZBH1_STAGE0_MICROBATCHES] = {
     0, 0, 0, 0.2736841831356287, 0, 0, 0, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbh1_stage0_q_dev[LLAMA8B_ZBH1_STAGE0_MICROBATCHES] = {
     0ull, 0ull, 0ull, 1175464616ull, 0ull, 0ull, 0ull, 4294967296ull,
 };

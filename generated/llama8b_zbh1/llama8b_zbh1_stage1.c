@@ -95,7 +95,8 @@ const double llama8b_zbh1_stage1_ratio[LLAMA8B_ZBH1_STAGE1_MICROBATCHES] = {
     0, 0.15789470938034356, 0.3526315789204091, 0.3526315789204091, 0, 0, 0, 0.9789473682176322,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_zbh1_stage1_q[LLAMA8B_ZBH1_STAGE1_MICROBATCHES] = {
     0ull, 678152613ull, 1514541099ull, 1514541099ull, 0ull, 0ull, 0ull, 4204546931ull,
 };

@@ -95,7 +95,8 @@ const double llama8b_zbh1_stage2_ratio[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
     0.39473681477829814, 0.3526315789204091, 0.3526315789204091, 0.3526315789204091, 0, 0, 0, 0.957894736668095,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_zbh1_stage2_q[LLAMA8B_ZBH1_STAGE2_MICROBATCHES] = {
     1695381710ull, 1514541099ull, 1514541099ull, 1514541099ull, 0ull, 0ull, 0ull, 4114126567ull,
 };

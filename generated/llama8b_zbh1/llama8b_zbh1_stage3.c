@@ -98,7 +98,8 @@ const double llama8b_zbh1_stage3_ratio[LLAMA8B_ZBH1_STAGE3_MICROBATCHES] = {
     1, 1, 1, 1, 0, 0, 0.6923076922539622, 1,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_zbh1_stage3_q[LLAMA8B_ZBH1_STAGE3_MICROBATCHES] = {
     4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 2973438897ull, 4294967296ull,
 };

@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_zbv_stage1_numel_dev[LLAMA8B_ZBV_STAGE1_
 __constant__ double llama8b_zbv_stage1_ratio_dev[LLAMA8B_ZBV_STAGE1_MICROBATCHES] = {
     0.7052631119731814, 1, 0.7052631578408182, 0.7052631578408182, 0, 0, 0.010526315774768591, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage1_q_dev[LLAMA8B_ZBV_STAGE1_MICROBATCHES] = {
     3029082001ull, 4294967296ull, 3029082198ull, 3029082198ull, 0ull, 0ull, 45210182ull, 4294967296ull,
 };

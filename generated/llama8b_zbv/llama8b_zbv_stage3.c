@@ -55,7 +55,8 @@ const double llama8b_zbv_stage3_ratio[LLAMA8B_ZBV_STAGE3_MICROBATCHES] = {
     0, 0, 0.7578947367146611, 0.7052631578408182, 0, 1, 1, 1,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage3_q[LLAMA8B_ZBV_STAGE3_MICROBATCHES] = {
     0ull, 0ull, 3255133108ull, 3029082198ull, 0ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };

@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_zbv_stage3_numel_dev[LLAMA8B_ZBV_STAGE3_
 __constant__ double llama8b_zbv_stage3_ratio_dev[LLAMA8B_ZBV_STAGE3_MICROBATCHES] = {
     0, 0, 0.7578947367146611, 0.7052631578408182, 0, 1, 1, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage3_q_dev[LLAMA8B_ZBV_STAGE3_MICROBATCHES] = {
     0ull, 0ull, 3255133108ull, 3029082198ull, 0ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };

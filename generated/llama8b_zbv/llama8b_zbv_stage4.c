@@ -55,7 +55,8 @@ const double llama8b_zbv_stage4_ratio[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
     0, 0, 0.9894736383575946, 1, 0, 0, 0.03157894732430577, 1,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage4_q[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
     0ull, 0ull, 4249756917ull, 4294967296ull, 0ull, 0ull, 135630546ull, 4294967296ull,
 };

@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_zbv_stage4_numel_dev[LLAMA8B_ZBV_STAGE4_
 __constant__ double llama8b_zbv_stage4_ratio_dev[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
     0, 0, 0.9894736383575946, 1, 0, 0, 0.03157894732430577, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage4_q_dev[LLAMA8B_ZBV_STAGE4_MICROBATCHES] = {
     0ull, 0ull, 4249756917ull, 4294967296ull, 0ull, 0ull, 135630546ull, 4294967296ull,
 };

@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_zbv_stage5_numel_dev[LLAMA8B_ZBV_STAGE5_
 __constant__ double llama8b_zbv_stage5_ratio_dev[LLAMA8B_ZBV_STAGE5_MICROBATCHES] = {
     0, 0, 0.25263153295964, 1, 0, 0, 0.021052631549537182, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage5_q_dev[LLAMA8B_ZBV_STAGE5_MICROBATCHES] = {
     0ull, 0ull, 1085044172ull, 4294967296ull, 0ull, 0ull, 90420364ull, 4294967296ull,
 };

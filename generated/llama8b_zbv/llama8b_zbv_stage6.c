@@ -55,7 +55,8 @@ const double llama8b_zbv_stage6_ratio[LLAMA8B_ZBV_STAGE6_MICROBATCHES] = {
     0, 0, 0, 0.7578947367146611, 0, 0, 0, 1,
 };
 
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage6_q[LLAMA8B_ZBV_STAGE6_MICROBATCHES] = {
     0ull, 0ull, 0ull, 3255133108ull, 0ull, 0ull, 0ull, 4294967296ull,
 };

@@ -40,7 +40,8 @@ __constant__ unsigned long long llama8b_zbv_stage6_numel_dev[LLAMA8B_ZBV_STAGE6_
 __constant__ double llama8b_zbv_stage6_ratio_dev[LLAMA8B_ZBV_STAGE6_MICROBATCHES] = {
     0, 0, 0, 0.7578947367146611, 0, 0, 0, 1,
 };
-/* The ratios in fixed point, floor(ratio * 2^32), indexed by microbatch. */
+/* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
+ * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage6_q_dev[LLAMA8B_ZBV_STAGE6_MICROBATCHES] = {
     0ull, 0ull, 0ull, 3255133108ull, 0ull, 0ull, 0ull, 4294967296ull,
 };

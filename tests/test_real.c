@@ -1,0 +1,178 @@
+/* real: the canonical printer of reals against strtod and a brute-force
+ * search over printf's precisions, the fixed form's rounding and signs, the
+ * text comparison tfc verify uses, and the charts' exact tick labels. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart.h"
+#include "json.h"
+#include "real.h"
+
+static uint64_t next_bits(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Significant digits of a decimal text: its digits without leading zeros
+ * and, for the mantissa, without trailing ones ("100" has 1, "0.0250" 2). */
+static int significant_digits(const char *t)
+{
+    char d[64];
+    size_t n = 0;
+    for (const char *p = t; *p && *p != 'e' && *p != 'E'; p++)
+        if (*p >= '0' && *p <= '9' && n + 1 < sizeof d)
+            d[n++] = *p;
+    size_t a = 0;
+    while (a < n && d[a] == '0')
+        a++;
+    while (n > a && d[n - 1] == '0')
+        n--;
+    return n > a ? (int)(n - a) : 1;
+}
+
+/* The fewest significant digits %.*g needs to read back as v: brute force. */
+static int fewest_digits(double v)
+{
+    char buf[64];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, v);
+        if (strtod(buf, NULL) == v)
+            return p;
+    }
+    return 17;
+}
+
+static void check_shortest(double v)
+{
+    real_text t = real_shortest(v);
+    cr_assert_eq(strtod(t.s, NULL), v, "%a printed as %s", v, t.s);
+    cr_assert_eq(significant_digits(t.s), fewest_digits(v), "%a printed as %s: %d digits, %d suffice", v, t.s,
+                 significant_digits(t.s), fewest_digits(v));
+    cr_assert_null(strchr(t.s, ' '));
+}
+
+Test(real, shortest_reads_back_exactly_with_the_fewest_digits)
+{
+    static const double edges[] = {0.1,    0.2,   0.3,      1.0 / 3,  2.0 / 3, 1e-4,   9.999999999999999e-5,
+                                   1e15,   1e15 - 1, 999999999999999.9, 5e-324, 1.7976931348623157e308,
+                                   0.5,    1,     10,       100,      123.456, 0.8769230667510669, 272.3000002633314,
+                                   4096.5, 1e22,  1e23,     -2.5,     -1e-300};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
+        check_shortest(edges[i]);
+    uint64_t s = 42;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t b = next_bits(&s);
+        double v;
+        if (i % 2) { /* any finite bit pattern */
+            memcpy(&v, &b, sizeof v);
+            if (!isfinite(v))
+                continue;
+        } else { /* the magnitudes plans have: ratios, milliseconds */
+            v = ldexp((double)(b >> 11), -53) * pow(10.0, (double)(int)(b % 12) - 5);
+        }
+        check_shortest(v);
+    }
+}
+
+Test(real, negative_zero_and_nonfinite_values)
+{
+    cr_assert_str_eq(real_shortest(-0.0).s, "0");
+    cr_assert_str_eq(real_fixed(-0.0, 2).s, "0.00");
+    cr_assert_str_eq(real_fixed(-0.0004, 3).s, "0.000");
+    cr_assert_str_eq(real_fixed(-0.0006, 3).s, "-0.001");
+    cr_assert_str_eq(real_shortest(NAN).s, "nan");
+    cr_assert_str_eq(real_shortest(INFINITY).s, "inf");
+    cr_assert_str_eq(real_shortest(-INFINITY).s, "-inf");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    json_number(f, NAN);
+    fputc(' ', f);
+    json_number(f, -0.0);
+    fputc(' ', f);
+    json_number(f, 0.1);
+    fclose(f);
+    cr_assert_str_eq(buf, "null 0 0.1");
+    free(buf);
+}
+
+Test(real, fixed_rounds_the_exact_binary_value_half_to_even)
+{
+    /* 0.125 and 0.375 are exact: ties, to even; 2.675 is 2.67499999... in binary. */
+    cr_assert_str_eq(real_fixed(0.125, 2).s, "0.12");
+    cr_assert_str_eq(real_fixed(0.375, 2).s, "0.38");
+    cr_assert_str_eq(real_fixed(2.675, 2).s, "2.67");
+    cr_assert_str_eq(real_fixed(1.0 / 3, 4).s, "0.3333");
+    cr_assert_str_eq(real_fixed(1234.5, 0).s, "1234");
+    cr_assert_str_eq(real_fixed(279.6, 3).s, "279.600");
+    /* Past the fixed form's range: the shortest text, not 300 digits. */
+    cr_assert_str_eq(real_fixed(1e300, 2).s, "1e+300");
+    cr_assert_str_eq(real_fixed(2.5, 99).s, "2.50000000000000000");
+}
+
+Test(real, text_diff_counts_last_digits_and_nothing_else)
+{
+#define DIFF(a, b, rounded) real_text_diff(a, strlen(a), b, strlen(b), rounded)
+    cr_assert_eq(DIFF("{1, 0.5, x}", "{1, 0.5, x}", false), 0);
+    cr_assert_eq(DIFF("r = 0.1, 0.2;", "r = 0.10000000000000002, 0.2;", false), 1);
+    cr_assert_eq(DIFF("\"start_ms\": 10, \"d\": 2.5", "\"start_ms\": 10.000000000000002, \"d\": 2.5000000000000004",
+                      false),
+                 2);
+    cr_assert_eq(DIFF("0.5", "0.5000001", false), -1);   /* 2e-7 of itself: not the last digits */
+    cr_assert_eq(DIFF("8 actions", "9 actions", false), -1); /* integers must match */
+    cr_assert_eq(DIFF("17ull,", "18ull,", false), -1);      /* a mask's fixed point */
+    cr_assert_eq(DIFF("stage3", "stage4", false), -1);
+    cr_assert_eq(DIFF("0x1f", "0x2f", false), -1);
+    cr_assert_eq(DIFF("1.5", "1.5 ", false), -1);
+    cr_assert_eq(DIFF("<rect x=\"12.3\"", "<rect x=\"12.4\"", true), 1); /* rounded the other way */
+    cr_assert_eq(DIFF("<rect x=\"12.3\"", "<rect x=\"12.4\"", false), -1);
+    cr_assert_eq(DIFF("<rect x=\"12.3\"", "<rect x=\"12.5\"", true), -1); /* two units */
+    cr_assert_eq(DIFF("1e-05", "1.0000000000000001e-05", false), 1);
+    cr_assert_eq(DIFF("-2.5", "2.5", false), -1);
+#undef DIFF
+}
+
+Test(real, this_build_reports_its_arithmetic_pinned)
+{
+    /* CMakeLists.txt pins it for every target; ctest cross_build checks the
+     * same of gcc -O0, gcc -O3 -march=native and clang -O3 -march=native. */
+    const char *why = real_arith_check();
+    cr_assert_null(why, "%s", why);
+}
+
+Test(chart, tick_labels_are_the_exact_decimal_of_each_tick)
+{
+    uint64_t s = 7;
+    for (int i = 0; i < 20000; i++) {
+        double span = ldexp((double)(next_bits(&s) >> 11), -53) * pow(10.0, (double)(int)(next_bits(&s) % 16) - 6);
+        chart_axis a = chart_axis_for(span, 6.0);
+        cr_assert(a.mant == 1 || a.mant == 2 || a.mant == 5);
+        cr_assert(a.step * 6.0 >= span * (1 - 1e-12), "step %g for span %g", a.step, span);
+        cr_assert(a.step * 6.0 <= span * 10.0 * (1 + 1e-12), "step %g for span %g", a.step, span);
+        int64_t k = (int64_t)(next_bits(&s) % 2000) - 1000;
+        real_text t = chart_tick_label(&a, k);
+        /* strtod rounds the label's decimal once, as chart_tick rounds k x mant x 10^exp once. */
+        cr_assert_eq(strtod(t.s, NULL), chart_tick(&a, k), "tick %lld of step %g: label %s", (long long)k, a.step,
+                     t.s);
+        cr_assert(t.s[strlen(t.s) - 1] != '.' && (strchr(t.s, '.') == NULL || t.s[strlen(t.s) - 1] != '0'),
+                  "label %s has trailing zeros", t.s);
+    }
+    chart_axis a = chart_axis_for(403.2, 8.0); /* the default spec's timeline: 50.4 ms a tick at least */
+    cr_assert_eq(a.mant, 1);
+    cr_assert_eq(a.exp, 2);
+    cr_assert_str_eq(chart_tick_label(&a, 3).s, "300");
+    a = chart_axis_for(0.0301, 6.0); /* 0.005017: 0.01 */
+    cr_assert_str_eq(chart_tick_label(&a, 25).s, "0.25");
+    a = chart_axis_for(0.45, 6.0); /* 0.1 */
+    cr_assert_str_eq(chart_tick_label(&a, 3).s, "0.3");
+    cr_assert_str_eq(chart_tick_label(&a, -12).s, "-1.2");
+    cr_assert_str_eq(chart_tick_label(&a, 0).s, "0");
+}
