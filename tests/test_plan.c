@@ -532,3 +532,73 @@ Test(csv, columns_count_characters_not_bytes)
     CSV_ERROR(&c, 1, 15, "not a compute action");
     loaded_free(&c.l);
 }
+
+/* ---- ratios on the masks' grid ---- */
+
+/* A stage whose ratios, already on the grid, sum to exactly the cap as the
+ * floating-point product cap x 3 has it, while the exact product is below:
+ * Fraction(0.8721292599414785) * 3 * 2**32 = 11237299947.99999999..., and
+ * the double cap * 3 rounds up to 11237299948 x 2^-32 (both worked out
+ * outside this program with exact rational arithmetic). Nothing needs
+ * scaling, yet the ratios are one grid unit past the cap: that unit comes
+ * back from the partly frozen actions first, never from a fully frozen one,
+ * and the printed mean is within the cap. */
+Test(plan_grid, a_stage_one_unit_past_its_cap_gives_it_back_from_a_partly_frozen_action)
+{
+    loaded l;
+    load_str(&l, "tfc: 1\nname: g\nmodel: {stages: [{params: [{name: w, numel: 1000}]}]}\n"
+                 "pipeline: {schedule: GPipe, ranks: 1, microbatches: 3}\n"
+                 "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n"
+                 "freeze: {max_ratio: 0.8721292599414785}\n");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    plan *p;
+    plan_options opt = {.policy = POLICY_NONE};
+    cr_assert_eq(plan_build(l.s, &opt, &l.a, &l.d, &p), TFC_OK);
+    const double unit = ldexp(1.0, -PLAN_RATIO_GRID_BITS);
+    const double want_units[3] = {4294967296.0, 3471166326.0, 3471166326.0}; /* 11237299948 in all */
+    uint32_t b[3];
+    for (uint32_t m = 0; m < 3; m++) {
+        b[m] = sched_find(p->s, ACT_B, 0, m);
+        cr_assert_neq(b[m], SCHED_NONE);
+        p->x[b[m]] = want_units[m] * unit;
+    }
+    cr_assert_eq(l.s->freeze.max_ratio * 3.0, 11237299948.0 * unit, "the case needs cap x 3 to round up");
+    cr_assert_eq(plan_ratios_on_grid(p, &l.a, &l.d), TFC_OK);
+    cr_assert_eq(p->x[b[0]], 1.0, "a fully frozen action gave back a unit: %a", p->x[b[0]]);
+    cr_assert_eq(p->x[b[1]], 3471166325.0 * unit, "%a", p->x[b[1]]);
+    cr_assert_eq(p->x[b[2]], 3471166326.0 * unit, "%a", p->x[b[2]]);
+    loaded_free(&l);
+}
+
+/* Whatever the policy gives, ratios come out on the grid, within [0, 1],
+ * zero where nothing can freeze, and never above the policy's own value. */
+Test(plan_grid, every_ratio_is_a_multiple_of_the_grid_unit_and_never_rounded_up)
+{
+    loaded l;
+    load_str(&l, "tfc: 1\nname: g\nmodel: {stages: [{params: [{name: w, numel: 1}]}, {params: [{name: w, numel: 1}]}]}\n"
+                 "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 4}\n"
+                 "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n"
+                 "freeze: {max_ratio: 1}\n");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    plan *p;
+    plan_options opt = {.policy = POLICY_NONE};
+    cr_assert_eq(plan_build(l.s, &opt, &l.a, &l.d, &p), TFC_OK);
+    const double given[] = {-0.5, NAN, 0.0, 1e-300, 0.1, 0.3, 2.0 / 3, 0.7, 0.9999999999, 1.0, 1.5};
+    size_t n = p->s->n_actions, k = 0;
+    double *before = malloc(n * sizeof *before);
+    for (size_t i = 0; i < n; i++)
+        before[i] = p->x[i] = given[k++ % (sizeof given / sizeof *given)];
+    cr_assert_eq(plan_ratios_on_grid(p, &l.a, &l.d), TFC_OK);
+    for (size_t i = 0; i < n; i++) {
+        double u = ldexp(p->x[i], PLAN_RATIO_GRID_BITS);
+        cr_assert_eq(u, floor(u), "action %zu: %a is off the grid", i, p->x[i]);
+        cr_assert(p->x[i] >= 0.0 && p->x[i] <= 1.0, "action %zu: %a", i, p->x[i]);
+        if (!p->freezable[i])
+            cr_assert_eq(p->x[i], 0.0, "action %zu cannot freeze", i);
+        else if (before[i] >= 0.0 && before[i] <= 1.0) /* rounded down, at most one unit */
+            cr_assert(p->x[i] <= before[i] && before[i] - p->x[i] < ldexp(1.0, -PLAN_RATIO_GRID_BITS),
+                      "action %zu: %a from %a", i, p->x[i], before[i]);
+    }
+    free(before);
+    loaded_free(&l);
+}

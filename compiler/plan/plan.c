@@ -48,26 +48,45 @@ static uint64_t grid_units(double x)
     return (uint64_t)floor(ldexp(x, PLAN_RATIO_GRID_BITS)); /* exact scaling by a power of two */
 }
 
-/* The policy's ratios onto the grid, each stage held to its cap. A stage
- * over the cap by solver tolerance (or rounding in cap * count) is first
- * scaled back onto it: a tiny loss of speed, never of accuracy. Then every
- * ratio is rounded down to the grid, and a stage whose grid units still sum
- * past its count times the cap's own units (sums of floors can pass the
- * floor of the sum by up to one unit an action) gives back the difference
- * from its first actions, in action order. In units the sums are exact, so
- * the mean of the printed ratios is at most the cap rounded down to the
- * grid, whatever the floating-point sum would say. Linear in the actions. */
-static void ratios_on_grid(plan *p)
+/* floor(cap * count * 2^GRID), exactly, for a cap in [0, 1] and fewer than
+ * 2^32 actions: the most grid units a stage's ratios may sum to. The cap is
+ * M 2^(e - 53) with M an integer below 2^53, so this is M count shifted
+ * right by 53 - GRID - e, worked out in 128 bits (no rounding anywhere). */
+static uint64_t cap_units(double cap, uint64_t count)
+{
+    if (!(cap > 0.0) || count == 0)
+        return 0;
+    if (cap >= 1.0)
+        return count << PLAN_RATIO_GRID_BITS;
+    int e;
+    uint64_t m = (uint64_t)ldexp(frexp(cap, &e), 53); /* e <= 0 */
+    uint64_t ll = (m & 0xffffffffu) * (count & 0xffffffffu), lh = (m & 0xffffffffu) * (count >> 32);
+    uint64_t hl = (m >> 32) * (count & 0xffffffffu), hh = (m >> 32) * (count >> 32);
+    uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+    uint64_t lo = (ll & 0xffffffffu) | (mid << 32), hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+    int shift = 53 - PLAN_RATIO_GRID_BITS - e; /* at least 21 */
+    if (shift >= 128)
+        return 0;
+    if (shift >= 64)
+        return hi >> (shift - 64);
+    return (hi >> shift) ? UINT64_MAX : (lo >> shift) | (hi << (64 - shift));
+}
+
+tfc_status plan_ratios_on_grid(plan *p, arena *a, diag_list *d)
 {
     const sched *s = p->s;
     double cap = p->sp->freeze.max_ratio;
+    uint64_t *units = arena_alloc_array(a, s->n_stages ? s->n_stages : 1, sizeof *units);
+    if (!units)
+        return diag_nomem(d, "planning");
     for (uint32_t st = 0; st < s->n_stages; st++)
-        p->stage_freezable[st] = 0, p->stage_mean[st] = 0.0;
+        p->stage_freezable[st] = 0, p->stage_mean[st] = 0.0, units[st] = 0;
     for (size_t i = 0; i < s->n_actions; i++)
         if (p->freezable[i]) {
             p->stage_freezable[s->actions[i].stage]++;
             p->stage_mean[s->actions[i].stage] += p->x[i];
         }
+    /* Scaled back onto the cap where the solver's tolerance went past it. */
     bool over = false;
     for (uint32_t st = 0; st < s->n_stages; st++) {
         double limit = cap * (double)p->stage_freezable[st];
@@ -84,25 +103,28 @@ static void ratios_on_grid(plan *p)
             if (p->freezable[i] && scale >= 0.0)
                 p->x[i] *= scale;
         }
-    /* Rounded down; stage_max holds each stage's unit sum for a moment
-     * (exact in a double: under 2^53 units for fewer than 2^21 actions). */
-    for (uint32_t st = 0; st < s->n_stages; st++)
-        p->stage_max[st] = 0.0;
+    /* Rounded down onto the grid; each stage's units summed exactly. */
     for (size_t i = 0; i < s->n_actions; i++) {
         uint64_t u = p->freezable[i] ? grid_units(p->x[i]) : 0;
         p->x[i] = ldexp((double)u, -PLAN_RATIO_GRID_BITS);
-        p->stage_max[s->actions[i].stage] += (double)u;
+        units[s->actions[i].stage] += u;
     }
-    uint64_t cap_units = grid_units(cap);
-    for (size_t i = 0; i < s->n_actions; i++) {
-        uint32_t st = s->actions[i].stage;
-        double excess = p->stage_max[st] - (double)cap_units * (double)p->stage_freezable[st];
-        if (!p->freezable[i] || !(p->x[i] > 0.0) || !(excess > 0.0))
-            continue;
-        double u = (double)grid_units(p->x[i]), take = u < excess ? u : excess;
-        p->x[i] = ldexp(u - take, -PLAN_RATIO_GRID_BITS);
-        p->stage_max[st] -= take;
-    }
+    /* Still past the cap (a sum of floors can pass the floor of the sum by
+     * up to one unit an action): the excess is given back by the stage's
+     * partly frozen actions first, in action order, where a unit moves a
+     * mask's budget by a 2^-32 share of the stage; then by the fully frozen
+     * ones. */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < s->n_actions; i++) {
+            uint32_t st = s->actions[i].stage;
+            uint64_t limit = cap_units(cap, p->stage_freezable[st]), u = grid_units(p->x[i]);
+            if (!p->freezable[i] || u == 0 || units[st] <= limit || (pass == 0 && p->x[i] >= 1.0))
+                continue;
+            uint64_t take = u < units[st] - limit ? u : units[st] - limit;
+            p->x[i] = ldexp((double)(u - take), -PLAN_RATIO_GRID_BITS);
+            units[st] -= take;
+        }
+    return TFC_OK;
 }
 
 /* Per-stage means and counts of the ratios on the grid. */
@@ -230,7 +252,9 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
         break;
     }
     }
-    ratios_on_grid(p);
+    st = plan_ratios_on_grid(p, a, d);
+    if (st != TFC_OK)
+        return st;
     stage_means(p);
     for (size_t i = 0; i < p->s->n_actions; i++)
         p->opt_dur[i] = p->dur[i] - p->x[i] * (p->dur[i] - p->w_min[i]);

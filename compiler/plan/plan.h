@@ -32,7 +32,7 @@ const char *plan_policy_name(freeze_policy p);
  * from it. So the printed ratio (real_shortest reads back exactly), the
  * mask's fixed-point q = ratio * 2^32 (an integer, no rounding left) and
  * the printed makespan all rest on the same value, and rounding down keeps
- * every cap (docs/codegen.md, "Reals"). */
+ * every cap (plan_ratios_on_grid; docs/codegen.md, "Reals"). */
 #define PLAN_RATIO_GRID_BITS 32
 
 typedef struct plan_options {
@@ -80,6 +80,16 @@ typedef struct plan {
 /* Builds the schedule, checks it cannot deadlock, simulates the baseline,
  * and applies the policy. TFC_INFEASIBLE when the LP finds no plan. */
 tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out);
+
+/* The policy's ratios in p->x onto the grid, each stage held to its cap
+ * (plan_build runs it between the policy and the simulated step; exposed
+ * for tests). Freezable actions only, each ratio clamped to [0, 1] and
+ * rounded down to a multiple of 2^-PLAN_RATIO_GRID_BITS; a stage whose
+ * ratios still sum past max_ratio x its freezable actions (a sum of floors
+ * can pass the floor of the sum, the solver's tolerance can pass the cap)
+ * is brought back onto it: the mean of the printed ratios is at most the
+ * cap, exactly. Sets stage_freezable. */
+tfc_status plan_ratios_on_grid(plan *p, arena *a, diag_list *d);
 
 /* The LP problem of p (for dumping or re-solving). */
 lp_problem plan_lp_problem(const plan *p);

@@ -95,13 +95,13 @@ const uint64_t llama8b_1f1b_stage3_param_numel[LLAMA8B_1F1B_STAGE3_PARAMS] = {
 };
 
 const double llama8b_1f1b_stage3_ratio[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    0.9999999995343387, 1, 1, 0.6615384665783495, 0.6615384665783495, 0.8769230665639043, 1, 1,
+    1, 1, 1, 0.6615384665783495, 0.6615384665783495, 0.8769230665639043, 1, 1,
 };
 
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_1f1b_stage3_q[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    4294967294ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

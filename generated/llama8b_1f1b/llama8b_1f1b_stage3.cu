@@ -43,12 +43,12 @@ __constant__ unsigned long long llama8b_1f1b_stage3_numel_dev[LLAMA8B_1F1B_STAGE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_1f1b_stage3_ratio_dev[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    0.9999999995343387, 1, 1, 0.6615384665783495, 0.6615384665783495, 0.8769230665639043, 1, 1,
+    1, 1, 1, 0.6615384665783495, 0.6615384665783495, 0.8769230665639043, 1, 1,
 };
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_1f1b_stage3_q_dev[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    4294967294ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
 };
 /* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
@@ -80,10 +80,10 @@ static const unsigned long long llama8b_1f1b_stage3_numel_host[LLAMA8B_1F1B_STAG
     4096ull, 525336576ull,
 };
 static const double llama8b_1f1b_stage3_ratio_host[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    0.9999999995343387, 1, 1, 0.6615384665783495, 0.6615384665783495, 0.8769230665639043, 1, 1,
+    1, 1, 1, 0.6615384665783495, 0.6615384665783495, 0.8769230665639043, 1, 1,
 };
 static const unsigned long long llama8b_1f1b_stage3_q_host[LLAMA8B_1F1B_STAGE3_MICROBATCHES] = {
-    4294967294ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 2841286079ull, 2841286079ull, 3766355892ull, 4294967296ull, 4294967296ull,
 };
 static const unsigned long long llama8b_1f1b_stage3_weight_host[LLAMA8B_1F1B_STAGE3_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,

@@ -54,13 +54,13 @@ const uint64_t llama8b_interleaved_stage7_param_numel[LLAMA8B_INTERLEAVED_STAGE7
 };
 
 const double llama8b_interleaved_stage7_ratio[LLAMA8B_INTERLEAVED_STAGE7_MICROBATCHES] = {
-    0.9999999995343387, 1, 1, 1, 1, 1, 0.8727272571995854, 0.3272727425210178,
+    1, 1, 1, 1, 1, 1, 0.8727272571995854, 0.3272727425210178,
 };
 
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_interleaved_stage7_q[LLAMA8B_INTERLEAVED_STAGE7_MICROBATCHES] = {
-    4294967294ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 3748335028ull, 1405625726ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 3748335028ull, 1405625726ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

@@ -52,13 +52,13 @@ const uint64_t llama8b_loopedbfs_stage1_param_numel[LLAMA8B_LOOPEDBFS_STAGE1_PAR
 };
 
 const double llama8b_loopedbfs_stage1_ratio[LLAMA8B_LOOPEDBFS_STAGE1_MICROBATCHES] = {
-    1, 1, 1, 1, 0.9711999692954123, 0.5888000305276364, 0.6399999998975545, 0.9999999995343387,
+    1, 1, 1, 1, 0.9711999692954123, 0.5888000305276364, 0.6399999998975545, 1,
 };
 
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_loopedbfs_stage1_q[LLAMA8B_LOOPEDBFS_STAGE1_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4171272106ull, 2528876875ull, 2748779069ull, 4294967294ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4171272106ull, 2528876875ull, 2748779069ull, 4294967296ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

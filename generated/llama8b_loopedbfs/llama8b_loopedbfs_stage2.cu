@@ -38,12 +38,12 @@ __constant__ unsigned long long llama8b_loopedbfs_stage2_numel_dev[LLAMA8B_LOOPE
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_loopedbfs_stage2_ratio_dev[LLAMA8B_LOOPEDBFS_STAGE2_MICROBATCHES] = {
-    1, 1, 1, 0.9711999692954123, 0.5888000305276364, 0.6399999998975545, 1, 0.9999999995343387,
+    1, 1, 1, 0.9711999692954123, 0.5888000305276364, 0.6399999998975545, 1, 1,
 };
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_loopedbfs_stage2_q_dev[LLAMA8B_LOOPEDBFS_STAGE2_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 4294967296ull, 4171272106ull, 2528876875ull, 2748779069ull, 4294967296ull, 4294967294ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4171272106ull, 2528876875ull, 2748779069ull, 4294967296ull, 4294967296ull,
 };
 /* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
@@ -65,10 +65,10 @@ static const unsigned long long llama8b_loopedbfs_stage2_numel_host[LLAMA8B_LOOP
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_loopedbfs_stage2_ratio_host[LLAMA8B_LOOPEDBFS_STAGE2_MICROBATCHES] = {
-    1, 1, 1, 0.9711999692954123, 0.5888000305276364, 0.6399999998975545, 1, 0.9999999995343387,
+    1, 1, 1, 0.9711999692954123, 0.5888000305276364, 0.6399999998975545, 1, 1,
 };
 static const unsigned long long llama8b_loopedbfs_stage2_q_host[LLAMA8B_LOOPEDBFS_STAGE2_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 4294967296ull, 4171272106ull, 2528876875ull, 2748779069ull, 4294967296ull, 4294967294ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4171272106ull, 2528876875ull, 2748779069ull, 4294967296ull, 4294967296ull,
 };
 static const unsigned long long llama8b_loopedbfs_stage2_weight_host[LLAMA8B_LOOPEDBFS_STAGE2_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,

@@ -54,13 +54,13 @@ const uint64_t llama8b_loopedbfs_stage7_param_numel[LLAMA8B_LOOPEDBFS_STAGE7_PAR
 };
 
 const double llama8b_loopedbfs_stage7_ratio[LLAMA8B_LOOPEDBFS_STAGE7_MICROBATCHES] = {
-    0.35999999986961484, 0.8399999998509884, 1, 1, 1, 1, 1, 0.9999999995343387,
+    0.35999999986961484, 0.8399999998509884, 1, 1, 1, 1, 1, 1,
 };
 
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_loopedbfs_stage7_q[LLAMA8B_LOOPEDBFS_STAGE7_MICROBATCHES] = {
-    1546188226ull, 3607772528ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967294ull,
+    1546188226ull, 3607772528ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

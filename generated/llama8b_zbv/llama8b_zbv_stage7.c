@@ -54,13 +54,13 @@ const uint64_t llama8b_zbv_stage7_param_numel[LLAMA8B_ZBV_STAGE7_PARAMS] = {
 };
 
 const double llama8b_zbv_stage7_ratio[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
-    0.9999999993015081, 1, 1, 1, 1, 1, 1, 0.19999999995343387,
+    1, 1, 1, 1, 1, 1, 1, 0.19999999995343387,
 };
 
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_zbv_stage7_q[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
-    4294967293ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 858993459ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 858993459ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

@@ -38,12 +38,12 @@ __constant__ unsigned long long llama8b_zbv_stage7_numel_dev[LLAMA8B_ZBV_STAGE7_
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_zbv_stage7_ratio_dev[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
-    0.9999999993015081, 1, 1, 1, 1, 1, 1, 0.19999999995343387,
+    1, 1, 1, 1, 1, 1, 1, 0.19999999995343387,
 };
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_zbv_stage7_q_dev[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
-    4294967293ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 858993459ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 858993459ull,
 };
 /* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
@@ -65,10 +65,10 @@ static const unsigned long long llama8b_zbv_stage7_numel_host[LLAMA8B_ZBV_STAGE7
     4096ull, 58720256ull, 58720256ull, 58720256ull, 4096ull, 525336576ull,
 };
 static const double llama8b_zbv_stage7_ratio_host[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
-    0.9999999993015081, 1, 1, 1, 1, 1, 1, 0.19999999995343387,
+    1, 1, 1, 1, 1, 1, 1, 0.19999999995343387,
 };
 static const unsigned long long llama8b_zbv_stage7_q_host[LLAMA8B_ZBV_STAGE7_MICROBATCHES] = {
-    4294967293ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 858993459ull,
+    4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 4294967296ull, 858993459ull,
 };
 static const unsigned long long llama8b_zbv_stage7_weight_host[LLAMA8B_ZBV_STAGE7_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,
