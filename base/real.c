@@ -104,7 +104,11 @@ static size_t number_at(const char *t, size_t n, size_t i, bool *real, double *u
     }
     if (j < n && (ident_char(t[j]) || t[j] == '.'))
         return 0; /* 0x1f, 7ull, 1.2.3: not a number to compare by value */
-    *unit = pow(10.0, (double)(exp10 - (long)frac_digits));
+    long e = exp10 - (long)frac_digits; /* the unit of the last digit: 10^e */
+    double u = 1.0;
+    for (long k = 0; k < (e < 0 ? -e : e) && k < 400; k++)
+        u *= 10.0;
+    *unit = e < 0 ? 1.0 / u : u;
     return j - i;
 }
 
