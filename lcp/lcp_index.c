@@ -30,36 +30,26 @@
 #include "lcp_build_u32.inc"
 
 /* Runs body16 or body32 with dd (the core's data) and ii (its index) for ix. */
-#define WITH_CORE(ix, body16, body32)                                                                                  \
+#define WITH_CORE(ix, body16, body32)                                                                                 \
     do {                                                                                                               \
         if ((ix)->token_bytes == 2 && !(ix)->docs) {                                                                   \
-            lcp16_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint16_t *const *)(ix)->shard_tokens,    \
+            lcp16_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint16_t *const *)(ix)->shard_tokens,  \
                              (ix)->first};                                                                             \
-            lcp16_index ii = {(ix)->perm,      (ix)->lcp,                                                              \
-                              (ix)->lcp_bytes, (ix)->n,                                                                \
-                              (ix)->dir,       (ix)->n_dir,                                                            \
-                              (ix)->idmin,     (ix)->lcpmin,                                                           \
-                              (ix)->top,       (const lcp16_deep *)(ix)->deep,                                         \
-                              (ix)->idmin2,    (ix)->dtok,                                                             \
-                              (ix)->up,        (const lcp16_deep *)(ix)->deep_up,                                      \
-                              (ix)->perm_bits, (const lcp16_run *)(ix)->runs,                                          \
-                              (ix)->run_hash,  (ix)->run_mask};                                                        \
+            lcp16_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
+                              (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp16_deep *)(ix)->deep, (ix)->idmin2, \
+                              (ix)->dtok, (ix)->up, (const lcp16_deep *)(ix)->deep_up, (ix)->perm_bits,  \
+                              (const lcp16_run *)(ix)->runs, (ix)->run_hash, (ix)->run_mask};                           \
             (void)dd, (void)ii;                                                                                        \
             body16;                                                                                                    \
         } else {                                                                                                       \
-            lcp32_data dd = {(ix)->seq_len, (ix)->stride, (ix)->docs ? 1u : (ix)->sh->n,                               \
+            lcp32_data dd = {(ix)->seq_len, (ix)->stride, (ix)->docs ? 1u : (ix)->sh->n,                              \
                              (ix)->docs ? (const uint32_t *const *)&(ix)->docs                                         \
                                         : (const uint32_t *const *)(ix)->shard_tokens,                                 \
                              (ix)->docs ? (ix)->doc_first : (ix)->first};                                              \
-            lcp32_index ii = {(ix)->perm,      (ix)->lcp,                                                              \
-                              (ix)->lcp_bytes, (ix)->n,                                                                \
-                              (ix)->dir,       (ix)->n_dir,                                                            \
-                              (ix)->idmin,     (ix)->lcpmin,                                                           \
-                              (ix)->top,       (const lcp32_deep *)(ix)->deep,                                         \
-                              (ix)->idmin2,    (ix)->dtok,                                                             \
-                              (ix)->up,        (const lcp32_deep *)(ix)->deep_up,                                      \
-                              (ix)->perm_bits, (const lcp32_run *)(ix)->runs,                                          \
-                              (ix)->run_hash,  (ix)->run_mask};                                                        \
+            lcp32_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
+                              (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp32_deep *)(ix)->deep, (ix)->idmin2, \
+                              (ix)->dtok, (ix)->up, (const lcp32_deep *)(ix)->deep_up, (ix)->perm_bits,  \
+                              (const lcp32_run *)(ix)->runs, (ix)->run_hash, (ix)->run_mask};                           \
             (void)dd, (void)ii;                                                                                        \
             body32;                                                                                                    \
         }                                                                                                              \
@@ -107,9 +97,8 @@ static tfc_status pack_docs(const lcp_shards *sh, uint32_t sep, uint32_t L, uint
     }
     for (uint32_t i = 0; i < sh->n; i++)
         counts[i] = sh->s[i].n_tokens, toks[i] = sh->s[i].tokens;
-    int r = sh->token_bytes == 2
-            ? lcp16_pack_docs((const uint16_t *const *)toks, counts, sh->n, L, sep, out, n, pad_base)
-            : lcp32_pack_docs((const uint32_t *const *)toks, counts, sh->n, L, sep, out, n, pad_base);
+    int r = sh->token_bytes == 2 ? lcp16_pack_docs((const uint16_t *const *)toks, counts, sh->n, L, sep, out, n, pad_base)
+                                 : lcp32_pack_docs((const uint32_t *const *)toks, counts, sh->n, L, sep, out, n, pad_base);
     free(counts);
     free(toks);
     if (r == 1) {
@@ -628,10 +617,9 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
     }
     for (uint32_t i = 0; i < n_shards; i++) {
         const unsigned char *e = p + LCP_INDEX_HEADER_BYTES + (size_t)i * LCP_INDEX_SHARD_BYTES;
-        if (get64(e) != sh->s[i].file_size || get64(e + 8) != sh->s[i].n_tokens ||
-            get64(e + 16) != sh->s[i].fingerprint) {
-            diag_error(d, sh->s[i].path, 0, 0,
-                       "shard %u differs from the one index %s was built from (size or contents changed)", i + 1, path);
+        if (get64(e) != sh->s[i].file_size || get64(e + 8) != sh->s[i].n_tokens || get64(e + 16) != sh->s[i].fingerprint) {
+            diag_error(d, sh->s[i].path, 0, 0, "shard %u differs from the one index %s was built from (size or contents changed)",
+                       i + 1, path);
             goto fail;
         }
     }

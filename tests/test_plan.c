@@ -535,6 +535,17 @@ Test(csv, columns_count_characters_not_bytes)
 
 /* ---- ratios on the masks' grid ---- */
 
+/* yaml's plan with nothing frozen (the ratios are the test's to set). */
+static plan *plan_none(loaded *l, const char *yaml)
+{
+    load_str(l, yaml);
+    cr_assert_eq(l->status, TFC_OK, "%s", l->dump);
+    plan *p;
+    plan_options opt = {.policy = POLICY_NONE};
+    cr_assert_eq(plan_build(l->s, &opt, &l->a, &l->d, &p), TFC_OK);
+    return p;
+}
+
 /* A stage whose ratios, already on the grid, sum to exactly the cap as the
  * floating-point product cap x 3 has it, while the exact product is below:
  * Fraction(0.8721292599414785) * 3 * 2**32 = 11237299947.99999999..., and
@@ -546,14 +557,10 @@ Test(csv, columns_count_characters_not_bytes)
 Test(plan_grid, a_stage_one_unit_past_its_cap_gives_it_back_from_a_partly_frozen_action)
 {
     loaded l;
-    load_str(&l, "tfc: 1\nname: g\nmodel: {stages: [{params: [{name: w, numel: 1000}]}]}\n"
-                 "pipeline: {schedule: GPipe, ranks: 1, microbatches: 3}\n"
-                 "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n"
-                 "freeze: {max_ratio: 0.8721292599414785}\n");
-    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
-    plan *p;
-    plan_options opt = {.policy = POLICY_NONE};
-    cr_assert_eq(plan_build(l.s, &opt, &l.a, &l.d, &p), TFC_OK);
+    plan *p = plan_none(&l, "tfc: 1\nname: g\nmodel: {stages: [{params: [{name: w, numel: 1000}]}]}\n"
+                            "pipeline: {schedule: GPipe, ranks: 1, microbatches: 3}\n"
+                            "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n"
+                            "freeze: {max_ratio: 0.8721292599414785}\n");
     const double unit = ldexp(1.0, -PLAN_RATIO_GRID_BITS);
     const double want_units[3] = {4294967296.0, 3471166326.0, 3471166326.0}; /* 11237299948 in all */
     uint32_t b[3];
@@ -575,14 +582,11 @@ Test(plan_grid, a_stage_one_unit_past_its_cap_gives_it_back_from_a_partly_frozen
 Test(plan_grid, every_ratio_is_a_multiple_of_the_grid_unit_and_never_rounded_up)
 {
     loaded l;
-    load_str(&l, "tfc: 1\nname: g\nmodel: {stages: [{params: [{name: w, numel: 1}]}, {params: [{name: w, numel: 1}]}]}\n"
-                 "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 4}\n"
-                 "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n"
-                 "freeze: {max_ratio: 1}\n");
-    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
-    plan *p;
-    plan_options opt = {.policy = POLICY_NONE};
-    cr_assert_eq(plan_build(l.s, &opt, &l.a, &l.d, &p), TFC_OK);
+    plan *p = plan_none(&l, "tfc: 1\nname: g\nmodel: {stages: [{params: [{name: w, numel: 1}]}, "
+                            "{params: [{name: w, numel: 1}]}]}\n"
+                            "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 4}\n"
+                            "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n"
+                            "freeze: {max_ratio: 1}\n");
     const double given[] = {-0.5, NAN, 0.0, 1e-300, 0.1, 0.3, 2.0 / 3, 0.7, 0.9999999999, 1.0, 1.5};
     size_t n = p->s->n_actions, k = 0;
     double *before = malloc(n * sizeof *before);

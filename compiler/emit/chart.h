@@ -102,6 +102,24 @@ static inline real_text chart_tick_label(const chart_axis *a, int64_t k)
     return t;
 }
 
+/* The plot's frame (x0, y0, w, h) and, across it, a grey line and a label
+ * at each tick of the value axis ay, which spans the frame's height from
+ * its first tick at the bottom to its last at the top. */
+static inline void chart_frame(FILE *f, const chart_axis *ay, double x0, double y0, double w, double h)
+{
+    double lo = chart_tick(ay, ay->first), hi = chart_tick(ay, ay->last);
+    fprintf(f, "  <rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#999999\"/>\n",
+            real_fixed(x0, 1).s, real_fixed(y0, 1).s, real_fixed(w, 1).s, real_fixed(h, 1).s);
+    for (int64_t k = ay->first; k <= ay->last; k++) {
+        double y = y0 + h - (chart_tick(ay, k) - lo) / (hi - lo) * h;
+        fprintf(f,
+                "  <line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#e5e5e5\"/>"
+                "<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n",
+                real_fixed(x0, 1).s, real_fixed(y, 1).s, real_fixed(x0 + w, 1).s, real_fixed(y, 1).s,
+                real_fixed(x0 - 6, 1).s, real_fixed(y + 4, 1).s, chart_tick_label(ay, k).s);
+    }
+}
+
 /* label, made fit for an XML comment (no "--"): the second of two hyphens
  * becomes '_'. */
 static inline void chart_comment_text(const char *label, char *out, size_t cap)

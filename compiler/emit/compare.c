@@ -115,8 +115,7 @@ typedef struct compare_pool {
 static double job_cost(const spec *sp, const compare_job *j)
 {
     const compare_row *r = j->row;
-    double actions =
-            (double)sp->ranks * r->stages_per_rank * sp->microbatches * (spec_schedule_is_split(r->kind) ? 3 : 2);
+    double actions = (double)sp->ranks * r->stages_per_rank * sp->microbatches * (spec_schedule_is_split(r->kind) ? 3 : 2);
     return actions * (r->kind == SCHED_DUALPIPEV ? 1.1 : 1.0);
 }
 
@@ -511,10 +510,7 @@ void compare_write_csv(const compare_result *r, FILE *f)
 }
 
 /* x of a row: its peak bytes in GiB when every row has bytes, else sets. */
-static double row_x(const compare_row *w, bool bytes)
-{
-    return bytes ? (double)w->peak_bytes / 1073741824.0 : w->peak_sets;
-}
+static double row_x(const compare_row *w, bool bytes) { return bytes ? (double)w->peak_bytes / 1073741824.0 : w->peak_sets; }
 
 bool compare_write_svg(const spec *sp, const char *label, const compare_result *r, FILE *f)
 {
@@ -552,16 +548,7 @@ bool compare_write_svg(const spec *sp, const char *label, const compare_result *
         return false;
 #define PX(v_) (x0 + (v_) / xhi * w)
 #define PY(ms_) (y0 + h - ((ms_) - lo) / (hi - lo) * h)
-    fprintf(b, "  <rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#999999\"/>\n",
-            real_fixed(x0, 1).s, real_fixed(y0, 1).s, real_fixed(w, 1).s, real_fixed(h, 1).s);
-    for (int64_t k = ay.first; k <= ay.last; k++) {
-        double v = chart_tick(&ay, k);
-        fprintf(b,
-                "  <line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#e5e5e5\"/>"
-                "<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n",
-                real_fixed(x0, 1).s, real_fixed(PY(v), 1).s, real_fixed(x0 + w, 1).s, real_fixed(PY(v), 1).s,
-                real_fixed(x0 - 6, 1).s, real_fixed(PY(v) + 4, 1).s, chart_tick_label(&ay, k).s);
-    }
+    chart_frame(b, &ay, x0, y0, w, h);
     for (int64_t k = 0; k <= ax.last; k++)
         fprintf(b, "  <text x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n",
                 real_fixed(PX(chart_tick(&ax, k)), 1).s, real_fixed(y0 + h + 18, 1).s, chart_tick_label(&ax, k).s);

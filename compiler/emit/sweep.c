@@ -95,16 +95,7 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
         return false;
 #define PX(r_) (x0 + (r_) / xmax * w)
 #define PY(ms_) (y0 + h - ((ms_) - lo) / (hi - lo) * h)
-    fprintf(b, "  <rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" stroke=\"#999999\"/>\n",
-            real_fixed(x0, 1).s, real_fixed(y0, 1).s, real_fixed(w, 1).s, real_fixed(h, 1).s);
-    for (int64_t k = ay.first; k <= ay.last; k++) {
-        double v = chart_tick(&ay, k);
-        fprintf(b,
-                "  <line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#e5e5e5\"/>"
-                "<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n",
-                real_fixed(x0, 1).s, real_fixed(PY(v), 1).s, real_fixed(x0 + w, 1).s, real_fixed(PY(v), 1).s,
-                real_fixed(x0 - 6, 1).s, real_fixed(PY(v) + 4, 1).s, chart_tick_label(&ay, k).s);
-    }
+    chart_frame(b, &ay, x0, y0, w, h);
     int ticks = (int)lround(xmax * 10.0);
     for (int t = 0; t <= ticks; t++)
         fprintf(b, "  <text x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n", real_fixed(PX(t / 10.0), 1).s,

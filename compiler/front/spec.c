@@ -997,8 +997,7 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
     }
     const ydoc_node *tr = ydoc_get(t, "transformer"), *dv = ydoc_get(t, "device");
     if (tr || dv)
-        ERR(c, tr ? tr : dv, "timing.%s is for the cost model: add timing.source: model",
-            tr ? "transformer" : "device");
+        ERR(c, tr ? tr : dv, "timing.%s is for the cost model: add timing.source: model", tr ? "transformer" : "device");
     const ydoc_node *tf = ydoc_get(t, "file"), *tff = ydoc_get(t, "frozen_file");
     if (tf || tff)
         ERR(c, tf ? tf : tff, "timing.%s is for measured timings: add timing.source: measured (or trace)",

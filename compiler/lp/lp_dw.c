@@ -140,7 +140,7 @@ static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, arena *a, const c
     w->active = arena_alloc_array(a, nst, sizeof *w->active);
     w->start_lam[0] = arena_alloc_array(a, nst, sizeof *w->start_lam[0]);
     w->start_lam[1] = arena_alloc_array(a, nst, sizeof *w->start_lam[1]);
-    w->row = arena_alloc_array(a, nst + 4, sizeof *w->row); /* a master column: objective, budgets, T, convexity */
+    w->row = arena_alloc_array(a, nst + 4, sizeof *w->row);       /* a master column: objective, budgets, T, convexity */
     w->rowcol = arena_alloc_array(a, nst + 4, sizeof *w->rowcol);
     size_t *count = arena_alloc_array(a, nst, sizeof *count);
     int *bidx = arena_alloc_array(a, nst, sizeof *bidx);

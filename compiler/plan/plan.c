@@ -179,10 +179,7 @@ lp_problem plan_lp_problem(const plan *p)
                         .progress_ctx = p->progress_ctx};
 }
 
-plan_options plan_default_options(void)
-{
-    return (plan_options){.policy = POLICY_TIMELY, .lp_timeout_s = LP_TIMEOUT_S};
-}
+plan_options plan_default_options(void) { return (plan_options){.policy = POLICY_TIMELY, .lp_timeout_s = LP_TIMEOUT_S}; }
 
 tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out)
 {

@@ -227,10 +227,7 @@ static bool delta(const plan_doc *a, const plan_doc *b, double tol, plan_delta *
     return true;
 }
 
-static bool delta_any(const plan_delta *dl)
-{
-    return dl->header || dl->makespans || dl->stages_changed || dl->n_changes;
-}
+static bool delta_any(const plan_delta *dl) { return dl->header || dl->makespans || dl->stages_changed || dl->n_changes; }
 
 int plan_diff_same(const plan_doc *a, const plan_doc *b, double tol)
 {
@@ -345,8 +342,7 @@ static void json_action(FILE *f, const plan_doc_action *x)
 
 static void print_json(const plan_doc *a, const plan_doc *b, const plan_delta *dl, double tol, FILE *f)
 {
-    fprintf(f,
-            "{\n  \"format\": \"tfc-diff-1\",\n  \"same\": %s,\n  \"tolerance\": ", delta_any(dl) ? "false" : "true");
+    fprintf(f, "{\n  \"format\": \"tfc-diff-1\",\n  \"same\": %s,\n  \"tolerance\": ", delta_any(dl) ? "false" : "true");
     json_number(f, tol);
     fprintf(f, ",\n  \"same_pipeline\": %s,\n  \"a\": ", dl->header ? "false" : "true");
     json_side(f, a);

@@ -24,9 +24,8 @@ void plan_print_text(const plan *p, FILE *f)
                 real_shortest(sp->freeze.max_action_ratio).s, real_fixed(p->lp.t_star, 3).s,
                 real_fixed(p->lp.t_star_uncapped, 3).s);
     if (p->lp_used && p->lp.balance_incomplete)
-        fprintf(f,
-                "note: phase 3 (freeze.balance) ran past --lp-timeout: this is phase 2's plan (the same makespan and "
-                "total freezing), not balanced\n");
+        fprintf(f, "note: phase 3 (freeze.balance) ran past --lp-timeout: this is phase 2's plan (the same makespan and "
+                   "total freezing), not balanced\n");
     fprintf(f, "stage  freezable  mean freeze   max     min     fully frozen  partly frozen\n");
     for (uint32_t st = 0; st < s->n_stages; st++)
         fprintf(f, "%5u  %9zu  %11s  %6s  %6s  %12zu  %13zu\n", st, p->stage_freezable[st],

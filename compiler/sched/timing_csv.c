@@ -102,9 +102,7 @@ static tfc_status read_file(const spec *sp, const sched *s, const char *path, sp
         double ms;
         if (!parse_uint(f[0], UINT32_MAX, &rank) || !parse_uint(f[1], UINT32_MAX, &stage) ||
             !parse_uint(f[2], UINT32_MAX, &mb)) {
-            field bad = !parse_uint(f[0], UINT32_MAX, &rank) ? f[0]
-                    : !parse_uint(f[1], UINT32_MAX, &stage)  ? f[1]
-                                                             : f[2];
+            field bad = !parse_uint(f[0], UINT32_MAX, &rank) ? f[0] : !parse_uint(f[1], UINT32_MAX, &stage) ? f[1] : f[2];
             diag_error(d, path, line, bad.col, "expected a non-negative integer, got \"%.*s\"", (int)(bad.e - bad.b),
                        bad.b);
             st = TFC_INVALID;
