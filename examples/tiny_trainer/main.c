@@ -8,7 +8,7 @@
  *   tiny_trainer noise [--steps N] [--exact]   the gradient noise scale B_simple at fixed parameters
  *   tiny_trainer plot NOFREEZE.csv FREEZE.csv OUT.svg
  *
- * Options (usage() lists them with their defaults): --model mlp|gpt,
+ * Options (usage() lists them with their defaults): --model mlp|gpt|mlp_narrow,
  * --data DIR (alias --corpus), --part all|pretrain|finetune, --val-max N,
  * --seed N, --mb-seqs N, --order grouped|shuffled, --init FILE, --save FILE, --steps N, --first-step S,
  * --no-freeze, --lr X, --lr-warmup W, --lr-horizon H, --lr-min F,
@@ -33,7 +33,7 @@ _Static_assert(TINY_STAGES == MODEL_STAGES && TINY_RANKS == MODEL_STAGES, "the s
 _Static_assert(TINY_MASK_WORDS == 1, "masks of one word");
 _Static_assert(MAX_TENSORS <= 64, "a stage's tensors fit one mask word");
 
-enum { MB_SEQS_DEFAULT = 2, MB_SEQS_MAX = 64, MAX_EVALS_KEPT = 3 };
+enum { MB_SEQS_DEFAULT = 2, MB_SEQS_MAX = 4096, MAX_EVALS_KEPT = 3 };
 
 typedef struct options {
     const char *data, *log, *dir, *init, *save;
@@ -46,7 +46,8 @@ typedef struct options {
     bool no_freeze, shuffled, exact;
 } options;
 
-static const char *const kind_name[] = {"mlp", "gpt"};
+static const char *const kind_name[] = {"mlp", "gpt", "mlp_narrow"};
+static const char *const kind_spec[] = {"tiny.yaml", "tiny_gpt.yaml", "tiny_narrow.yaml"};
 static const char *const part_name[] = {"all", "pretrain", "finetune"};
 
 typedef struct trainer {
@@ -86,7 +87,7 @@ static bool next_batch(trainer *t)
  * names and sizes per stage. */
 static bool matches_plan(const trainer *t, const options *o)
 {
-    const char *spec = o->kind == MODEL_GPT ? "tiny_gpt.yaml" : "tiny.yaml";
+    const char *spec = kind_spec[o->kind];
     for (int s = 0; s < MODEL_STAGES; s++) {
         const stage_model *sm = &t->sm[s];
         bool ok = sm->n_tensors == (int)tiny_param_count[s];
@@ -156,8 +157,10 @@ static bool load_params(trainer *t, const char *path)
         fread(hdr, sizeof hdr, 1, f) != 1)
         why = "not a tiny_trainer parameter file (--save writes them)";
     else if (hdr[0] != (uint32_t)t->sm[0].kind)
-        why = hdr[0] < 2 ? (hdr[0] == MODEL_GPT ? "written for --model gpt" : "written for --model mlp")
-                         : "an unknown model kind";
+        why = hdr[0] == MODEL_GPT          ? "written for --model gpt"
+              : hdr[0] == MODEL_MLP        ? "written for --model mlp"
+              : hdr[0] == MODEL_MLP_NARROW ? "written for --model mlp_narrow"
+                                           : "an unknown model kind";
     else if (hdr[1] != sizeof(real) || hdr[2] != MODEL_STAGES)
         why = "written with another real type or stage count";
     for (int s = 0; !why && s < MODEL_STAGES; s++) {
@@ -532,7 +535,8 @@ static int cmd_train(const options *o)
         return 1;
     }
     if (log)
-        fprintf(log, "step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share\n");
+        fprintf(log, "step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share,"
+                     "plan_ms\n");
     double start[TINY_ACTIONS], end[TINY_ACTIONS];
     pipe_step_io io;
     io_init(&io, &t, start, end);
@@ -586,6 +590,17 @@ static int cmd_train(const options *o)
             full_ms_sum += io.makespan_ms + optim_ms;
             planned_sum += planned, frozen_sum += share, dw_sum += dw, dw_skip_sum += skip;
         }
+        /* The plan's step at this step's ratios (warm-up and ramp
+         * included): the profile's action times, each freezable one
+         * shortened by its ratio, replayed over the program. A step time
+         * free of the machine's drift, for comparing runs. */
+        double plan_d[TINY_ACTIONS];
+        for (uint32_t i = 0; i < TINY_ACTIONS; i++) {
+            const tiny_action *a = &tiny_program[i];
+            double r = a->type == TINY_B && !o->no_freeze ? tiny_freeze_ratio(a->stage, a->microbatch, step) : 0.0;
+            plan_d[i] = tiny_action_ms[i] - r * (tiny_action_ms[i] - tiny_action_frozen_ms[i]);
+        }
+        double plan_ms = replay_ms(plan_d);
         double val = NAN;
         bool last = s + 1 == o->steps;
         if (o->eval_every > 0 && ((s + 1) % o->eval_every == 0 || last)) {
@@ -596,8 +611,8 @@ static int cmd_train(const options *o)
             fprintf(log, "%llu,%.6f,", (unsigned long long)step, loss);
             if (!isnan(val)) /* to 1e-9: --stop-below compares the unrounded value */
                 fprintf(log, "%.9f", val);
-            fprintf(log, ",%.4f,%.4f,%.6f,%.6g,%.6f,%.6f,%.6f\n", io.makespan_ms, optim_ms, 1e-3 * wall_ms, op.lr,
-                    planned, share, dw > 0 ? skip / dw : 0.0);
+            fprintf(log, ",%.4f,%.4f,%.6f,%.6g,%.6f,%.6f,%.6f,%.6f\n", io.makespan_ms, optim_ms, 1e-3 * wall_ms, op.lr,
+                    planned, share, dw > 0 ? skip / dw : 0.0, plan_ms);
         }
         if (!isnan(val))
             printf("step %llu: train loss %.4f, validation loss %.4f, step %.2f ms + optimiser %.2f ms, lr %.3g\n",
@@ -875,13 +890,14 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: tiny_trainer profile DIR | train | check | noise | plot NOFREEZE.csv FREEZE.csv OUT.svg, with\n"
-            "  --model mlp|gpt      the model (default mlp); the binary must be built against its spec's plan\n"
+            "  --model mlp|gpt|mlp_narrow  the model (default mlp; mlp_narrow: the MLP 48 wide); the binary must\n"
+            "                       be built against its spec's plan (tiny.yaml, tiny_gpt.yaml, tiny_narrow.yaml)\n"
             "  --data DIR           text files under DIR, recursively (default /usr/share/common-licenses);\n"
             "                       --corpus DIR is the same\n"
             "  --part all|pretrain|finetune  the shards trained and validated on (default all)\n"
             "  --val-max N          evaluate on the part's first N validation sequences (default 0: all)\n"
             "  --seed N             initial weights and data order (default 1)\n"
-            "  --mb-seqs N          sequences per microbatch, 1 to 64 (default 2; the step: 8 microbatches)\n"
+            "  --mb-seqs N          sequences per microbatch, 1 to 4096 (default 2; the step: 8 microbatches)\n"
             "  --order grouped|shuffled  a step's sequences: a run of neighbours in sorted order, shuffled\n"
             "                       runs (default grouped); or each drawn on its own from the epoch's shuffle\n"
             "  --init FILE          start from parameters --save wrote (no optimiser state)\n"
@@ -1006,8 +1022,8 @@ int main(int argc, char **argv)
             o.init = v;
         else if (!strcmp(a, "--save"))
             o.save = v;
-        else if (!strcmp(a, "--model") && v && (!strcmp(v, "mlp") || !strcmp(v, "gpt")))
-            o.kind = !strcmp(v, "gpt") ? MODEL_GPT : MODEL_MLP;
+        else if (!strcmp(a, "--model") && v && (!strcmp(v, "mlp") || !strcmp(v, "gpt") || !strcmp(v, "mlp_narrow")))
+            o.kind = !strcmp(v, "gpt") ? MODEL_GPT : !strcmp(v, "mlp") ? MODEL_MLP : MODEL_MLP_NARROW;
         else if (!strcmp(a, "--grad") && v &&
                  (!strcmp(v, "share") || !strcmp(v, "mean") || !strcmp(v, "sqrt") || !strcmp(v, "linear")))
             o.grad = !strcmp(v, "mean") ? GRAD_MEAN : !strcmp(v, "sqrt") ? GRAD_SQRT : !strcmp(v, "linear") ? GRAD_LINEAR : GRAD_SHARE;

@@ -11,6 +11,8 @@
  * than the output layer's. Matrices are input-major (in x out), rows of a
  * microbatch are positions. Tensors, in tiny.yaml's order: stage 0 emb,
  * w1, b1, w2, b2, w3, b3; stage 1 w4, b4, w5, b5, w6, b6, wo, bo.
+ * MODEL_MLP_NARROW is the same network HID_NARROW wide (tiny_narrow.yaml):
+ * the batch-regime sweep's model, whose large batches two cores can afford.
  * Loops are plain C in a fixed order, so a run is deterministic. */
 #include "model_impl.h"
 
@@ -24,6 +26,7 @@ enum {
     CTX = 16,  /* characters of context per prediction */
     EMB = 16,  /* embedding width: CTX x EMB = 256 inputs */
     HID = 192, /* hidden width */
+    HID_NARROW = 48, /* --model mlp_narrow's: about a seventh of the work a prediction */
     MAX_LAYERS = 4,
     TARGETS = SEQ - CTX, /* predictions per sequence */
 };
@@ -53,9 +56,11 @@ int mlp_positions_per_seq(void)
     return TARGETS;
 }
 
+static int hidden(const stage_model *sm) { return sm->kind == MODEL_MLP_NARROW ? HID_NARROW : HID; }
+
 size_t mlp_message_reals(const stage_model *sm)
 {
-    return (size_t)sm->positions * HID;
+    return (size_t)sm->positions * (size_t)hidden(sm);
 }
 
 /* Position p's context token c and target, from whole sequences. */
@@ -78,7 +83,7 @@ bool mlp_init(stage_model *sm, uint64_t seed)
     int stage = sm->stage, positions = sm->positions, microbatches = sm->microbatches;
     uint64_t rng = seed * 0x2545F4914F6CDD1Dull + (uint64_t)stage;
     bool ok = true;
-    static const int widths[2][5] = {{CTX * EMB, HID, HID, HID, 0}, {HID, HID, HID, HID, VOCAB}};
+    const int h = hidden(sm), widths[2][5] = {{CTX * EMB, h, h, h, 0}, {h, h, h, h, VOCAB}};
     static const char *const names[2][8] = {{"w1", "b1", "w2", "b2", "w3", "b3"},
                                             {"w4", "b4", "w5", "b5", "w6", "b6", "wo", "bo"}};
     n->n_layers = stage == 0 ? 3 : 4;

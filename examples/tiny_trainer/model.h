@@ -7,6 +7,9 @@
  *   MODEL_MLP  a character-level MLP (mlp.c): each byte predicted from the
  *              CTX before it; stage 0 embeds and runs three tanh layers,
  *              stage 1 three more and the output layer with the loss.
+ *   MODEL_MLP_NARROW  the same MLP, narrower (tiny_narrow.yaml): a seventh
+ *              of the work a prediction, for the batch-regime sweep's
+ *              large batches.
  *   MODEL_GPT  a small GPT-style transformer (gpt.c): token and position
  *              embeddings, pre-norm blocks of causal self-attention and an
  *              MLP, a final layer norm and the output layer; stage 0 holds
@@ -37,7 +40,7 @@ enum {
     MAX_TENSORS = 32, /* per stage: one 64-bit mask word */
 };
 
-typedef enum { MODEL_MLP = 0, MODEL_GPT = 1 } model_kind;
+typedef enum { MODEL_MLP = 0, MODEL_GPT = 1, MODEL_MLP_NARROW = 2 } model_kind;
 
 /* What the optimiser does with a tensor's gradient after a step in which
  * only some microbatches computed it (docs/optimizer-contract.md; c: the

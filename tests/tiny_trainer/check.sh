@@ -58,7 +58,7 @@ cp "$ex/tiny.yaml" "$work/spec/"
 # 40 steps in the fully ramped regime (warm-up 300 + ramp 60).
 "$work/tiny_trainer" train --steps 40 --first-step 360 --eval-every 0 --log "$work/f.csv" > "$work/f.txt"
 "$work/tiny_trainer" train --steps 3 --no-freeze --eval-every 0 --save "$work/p.bin" > "$work/n.txt"
-want="step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share"
+want="step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share,plan_ms"
 [ "$(head -1 "$work/f.csv")" = "$want" ] || { echo "log header: $(head -1 "$work/f.csv")"; exit 1; }
 # Parameters round-trip: a run from the saved ones starts where that run ended.
 "$work/tiny_trainer" train --steps 1 --no-freeze --eval-every 0 --init "$work/p.bin" --lr-warmup 2 --lr-horizon 3 \
@@ -89,6 +89,13 @@ for r in rows:
         bad.append(f"step {r['step']}: frozen share {r['frozen_share']} above the plan's {r['planned_ratio']}")
 if float(nof["dw_skipped"]) != 0 or float(nof["frozen"]) != 0:
     bad.append("a run without freezing skipped work")
+# plan_ms, the trainer's own replay of the plan at each step's ratios, is
+# tfc's planned makespan once the ramp is done (tfc simulated the same
+# durations over its DAG).
+for r in rows:
+    if abs(float(r["plan_ms"]) - float(res["predicted_ms"])) > 1e-4 * float(res["predicted_ms"]):
+        bad.append(f"step {r['step']}: plan_ms {r['plan_ms']}, tfc's planned makespan {res['predicted_ms']}")
+        break
 print(f"tiny_trainer: loss {first:.3f} -> {last:.3f} over 40 steps; planned ratio {float(res['planned']):.3f}, "
       f"frozen share {float(res['frozen']):.3f}, weight-gradient work skipped {float(res['dw_skipped']):.3f}")
 for b in bad:
@@ -115,6 +122,15 @@ ok = ok and est["batch"] == exact["batch"] == 8 * 2 * 32 and abs(est["ratio"] - 
 sys.exit(0 if ok else 1)
 PY
 "$work/tiny_trainer" check --steps 2 --mb-seqs 5 --order shuffled
+
+# The narrow MLP against its own spec: pipelined = sequential, and a
+# microbatch of 64 sequences (the batch-regime sweep's large batches).
+"$tfc" compile "$ex/tiny_narrow.yaml" -o "$work/ngen" -q
+build "$work/ngen" "$work/tiny_narrow"
+"$work/tiny_narrow" check --model mlp_narrow --steps 2 --mb-seqs 64 --order shuffled
+if "$work/tiny_narrow" train --steps 1 --model mlp > "$work/x.txt" 2>&1; then
+  echo "a narrow-plan binary ran --model mlp"; exit 1
+fi
 
 # The transformer against its own spec.
 if [ -f "$ex/tiny_gpt.yaml" ]; then
