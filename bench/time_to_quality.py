@@ -102,10 +102,16 @@ def config(args):
 
 # ---------------------------------------------------------------- plans and builds
 
+SPECS = {"mlp": "tiny.yaml", "gpt": "tiny_gpt.yaml", "mlp_narrow": "tiny_narrow.yaml"}
+
+
 class Builder:
-    def __init__(self, tfc, out, model, data):
-        self.tfc, self.out, self.model, self.data = tfc, out, model, data
-        self.base_spec = os.path.join(EX, "tiny_gpt.yaml" if model == "gpt" else "tiny.yaml")
+    """Plans and trainer binaries for one model at one microbatch size
+    (mb_seqs sequences; the profile is measured at it), under out."""
+
+    def __init__(self, tfc, out, model, data, mb_seqs=2):
+        self.tfc, self.out, self.model, self.data, self.mb_seqs = tfc, out, model, data, mb_seqs
+        self.base_spec = os.path.join(EX, SPECS[model])
         plan = json.loads(run([tfc, "plan", self.base_spec, "--json", "--policy", "none"]))
         self.stage_params = plan["stage_params"]
         self.profile_dir = os.path.join(out, "profile")
@@ -125,10 +131,11 @@ class Builder:
         os.makedirs(os.path.dirname(binary), exist_ok=True)
         self.build(gen, binary)
         os.makedirs(self.profile_dir, exist_ok=True)
-        run([binary, "profile", self.profile_dir, "--model", self.model, "--steps", str(steps), "--data", self.data])
+        run([binary, "profile", self.profile_dir, "--model", self.model, "--steps", str(steps), "--data", self.data,
+             "--mb-seqs", str(self.mb_seqs)])
         return binary
 
-    def spec_text(self, cap, select, warmup, ramp):
+    def spec_text(self, cap, select, warmup, ramp, reselect=10, weights=None):
         lines = ["tfc: 1", "name: tiny", "model:", "  stages:"]
         for s, params in enumerate(self.stage_params):
             lines.append(f"    - name: stage{s}")
@@ -136,20 +143,20 @@ class Builder:
             for p in params:
                 w = ""
                 if select == "weights":
-                    w = f", freeze_weight: {tensor_weight(p['name'])}"
+                    w = f", freeze_weight: {(weights or {}).get(p['name'], tensor_weight(p['name']))}"
                 lines.append(f"        - {{name: {p['name']}, numel: {p['numel']}{w}}}")
         lines += [
             "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 8}",
             f"timing: {{source: measured, file: {self.profile_dir}/unfrozen.csv, "
             f"frozen_file: {self.profile_dir}/frozen.csv, comm_ms: 0.01}}",
-            f"freeze: {{max_ratio: {cap}, warmup_steps: {warmup}, ramp_steps: {ramp}, reselect_every: 10, "
+            f"freeze: {{max_ratio: {cap}, warmup_steps: {warmup}, ramp_steps: {ramp}, reselect_every: {reselect}, "
             f"seed: 7, select: {select}}}",
             "targets: {cuda: false}",
             "data: {lcp_index: {token_bytes: 2, seq_len: 48, topk: 8}}",
         ]
         return "\n".join(lines) + "\n"
 
-    def variant(self, key, cap, select, warmup, ramp, policy="timely"):
+    def variant(self, key, cap, select, warmup, ramp, policy="timely", reselect=10, weights=None):
         """(binary, plan dict) for a plan variant, built once."""
         if key in self.bins:
             return self.bins[key]
@@ -157,7 +164,7 @@ class Builder:
         os.makedirs(d, exist_ok=True)
         spec = os.path.join(d, "tiny.yaml")
         with open(spec, "w") as f:
-            f.write(self.spec_text(cap, select, warmup, ramp))
+            f.write(self.spec_text(cap, select, warmup, ramp, reselect, weights))
         gen = os.path.join(d, "gen")
         run([self.tfc, "compile", spec, "-o", gen, "-q", "--skip-cuda-check", "--policy", policy])
         binary = os.path.join(d, "tiny_trainer")

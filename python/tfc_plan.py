@@ -202,6 +202,44 @@ class Plan:
         return [self.params[stage][i][0] for i in self.frozen_tensors(stage, microbatch, step)]
 
 
+def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ramp):
+    """The batch-regime model (docs/time-to-quality.md, "The batch regime"):
+    the predicted time-to-quality speed-up of a run that freezes a share f
+    of its elements from step warmup (over ramp steps) with steps step_ratio
+    as long as without freezing, against the same run without freezing, of
+    `steps` steps, at beta = B_simple / batch. A tensor frozen on a share f
+    of a step's microbatches computes its gradient on (1 - f) of the batch;
+    with S = S_min (1 + B_noise / B) steps to a loss, such a step progresses
+    rho = (1 + beta) / (1 + beta / (1 - f)) as far as a full one. Freezing
+    from w = warmup + ramp / 2, the run reaches the no-freezing run's loss
+    after w + (steps - w) / rho steps, of which the last (steps - w) / rho
+    take step_ratio of the time:
+
+        speedup = steps / (w + (steps - w) step_ratio / rho)
+
+    The same function as the compiler's (compiler/plan/ttq.c); 1 with
+    nothing frozen."""
+    f = min(max(float(frozen_share), 0.0), 1.0)
+    if steps <= 0 or f <= 0.0:
+        return 1.0
+    if f >= 1.0:
+        return 0.0
+    rho = (1.0 + beta) / (1.0 + beta / (1.0 - f))
+    w = min(warmup + ramp / 2.0, float(steps))
+    return steps / (w + (steps - w) * step_ratio / rho)
+
+
+def break_even_beta(frozen_share, step_ratio):
+    """The beta below which freezing a share f at step ratio r can pay
+    (rho = r): (1 / r - 1) / (1 / (1 - f) - 1 / r); None when it never pays
+    (r >= 1), inf when it always does (r <= 1 - f)."""
+    f, r = float(frozen_share), float(step_ratio)
+    if not 0.0 < f < 1.0 or r >= 1.0 or r <= 0.0:
+        return None
+    denom = 1.0 / (1.0 - f) - 1.0 / r
+    return float("inf") if denom <= 0.0 else (1.0 / r - 1.0) / denom
+
+
 def _summary(plan, out):
     d = plan.data
     out.write(f"{d['name']}: {d['schedule']}, {d['ranks']} ranks, {plan.stage_count} stages, "

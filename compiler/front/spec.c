@@ -82,12 +82,13 @@ const char *spec_select_name(spec_select s)
 {
     return (unsigned)s < sizeof select_names / sizeof *select_names - 1 ? select_names[s] : "?";
 }
+static const char *const training_keys[] = {"batch_tokens", "noise_scale_tokens", "steps", NULL};
 static const char *const targets_keys[] = {"c", "cuda", NULL};
 static const char *const cuda_keys[] = {"enabled", "arch", NULL};
 static const char *const data_keys[] = {"lcp_index", NULL};
 static const char *const lcp_keys[] = {"token_bytes", "seq_len", "topk", NULL};
-static const char *const root_keys[] = {"tfc", "name", "model", "pipeline", "timing", "freeze", "targets", "data",
-                                        NULL};
+static const char *const root_keys[] = {"tfc",    "name",     "model",   "pipeline", "timing",
+                                        "freeze", "training", "targets", "data",     NULL};
 
 static const struct {
     const char *path; /* as docs/spec.md writes it */
@@ -102,6 +103,7 @@ static const struct {
     {"timing.transformer", transformer_keys},
     {"timing.device", device_keys},
     {"freeze", freeze_keys},
+    {"training", training_keys},
     {"targets", targets_keys},
     {"targets.cuda", cuda_keys},
     {"data", data_keys},
@@ -1076,8 +1078,13 @@ static void read_freeze(ctx *c, const ydoc_node *f)
     if (!check_map(c, f, "freeze", freeze_keys))
         return;
     const ydoc_node *v;
-    if ((v = require(c, f, "freeze", "max_ratio", freeze_keys)))
-        get_number(c, v, "freeze.max_ratio", 0.0, false, 1.0, &fr->max_ratio);
+    if ((v = require(c, f, "freeze", "max_ratio", freeze_keys))) {
+        fr->pos_max_ratio = (spec_pos){v->line, v->col};
+        if (v->kind == YDOC_SCALAR && ydoc_scalar_type(v) == YDOC_STR && v->n == 4 && memcmp(v->u.str, "auto", 4) == 0)
+            fr->max_ratio_auto = true; /* the plan chooses; check_auto holds it to a training section */
+        else
+            get_number(c, v, "freeze.max_ratio", 0.0, false, 1.0, &fr->max_ratio);
+    }
     static const char *const balances[] = {[BALANCE_MINMAX] = "minmax", [BALANCE_NONE] = "none",
                                            [BALANCE_LEXIMIN] = "leximin", NULL};
     if ((v = ydoc_get(f, "balance"))) {
@@ -1101,6 +1108,32 @@ static void read_freeze(ctx *c, const ydoc_node *f)
         if (r >= 0)
             fr->select = (spec_select)r;
     }
+}
+
+static void read_training(ctx *c, const ydoc_node *t)
+{
+    spec_training *tr = &c->s->training;
+    if (!check_map(c, t, "training", training_keys))
+        return;
+    tr->present = true;
+    const ydoc_node *v;
+    if ((v = require(c, t, "training", "batch_tokens", training_keys)))
+        get_uint(c, v, "training.batch_tokens", 1, UINT64_C(1) << 53, &tr->batch_tokens);
+    if ((v = require(c, t, "training", "noise_scale_tokens", training_keys)))
+        get_number(c, v, "training.noise_scale_tokens", 0.0, true, 1e18, &tr->noise_scale_tokens);
+    if ((v = require(c, t, "training", "steps", training_keys)))
+        get_uint(c, v, "training.steps", 1, UINT64_C(1) << 40, &tr->steps);
+}
+
+/* freeze.max_ratio: auto chooses the cap by predicted time to quality,
+ * which needs the batch regime. */
+static void check_auto(ctx *c)
+{
+    const spec *s = c->s;
+    if (s->freeze.max_ratio_auto && !s->training.present)
+        diag_error(c->d, c->file, s->freeze.pos_max_ratio.line, s->freeze.pos_max_ratio.col,
+                   "freeze.max_ratio: auto chooses the cap by predicted time to quality, which needs a training "
+                   "section (batch_tokens, noise_scale_tokens, steps; docs/time-to-quality.md)");
 }
 
 /* pipeline.memory_limit_bytes is compared with activation bytes, so every
@@ -1254,6 +1287,9 @@ static void read_root(ctx *c, const ydoc_node *root)
         read_timing(c, v, stages_known);
     if ((v = opt(root, "freeze")))
         read_freeze(c, v);
+    if ((v = opt(root, "training")))
+        read_training(c, v);
+    check_auto(c);
     check_freeze_weights(c);
     check_memory_limit(c);
     if ((v = opt(root, "targets")))

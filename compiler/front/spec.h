@@ -141,7 +141,9 @@ const char *spec_select_name(spec_select s);
 #define SPEC_DEFAULT_SELECT SELECT_BALANCED
 
 typedef struct spec_freeze {
-    double max_ratio;
+    double max_ratio;    /* with max_ratio_auto: 0 until the plan chooses (plan.h) */
+    bool max_ratio_auto; /* freeze.max_ratio: auto (needs training) */
+    spec_pos pos_max_ratio;
     spec_select select;
     spec_balance balance;
     double max_action_ratio; /* per-action cap on x; 1 = none */
@@ -150,6 +152,15 @@ typedef struct spec_freeze {
     uint64_t reselect_every;
     uint64_t seed;
 } spec_freeze;
+
+/* The batch regime (optional section training; docs/time-to-quality.md):
+ * what the plan needs to predict time to quality and to choose the cap. */
+typedef struct spec_training {
+    bool present;
+    uint64_t batch_tokens;     /* predictions per optimizer step */
+    double noise_scale_tokens; /* the measured gradient noise scale B_simple, in the same unit */
+    uint64_t steps;            /* the run's optimizer steps */
+} spec_training;
 
 typedef struct spec_targets {
     bool c;
@@ -186,6 +197,7 @@ typedef struct spec {
     spec_pos pos_schedule, pos_microbatches, pos_order, pos_timing;
     spec_timing timing;
     spec_freeze freeze;
+    spec_training training;
     spec_targets targets;
     spec_lcp_index lcp_index;
 } spec;

@@ -3,10 +3,13 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "actmem.h"
+#include "real.h"
 #include "sched_build.h"
 #include "timing_csv.h"
+#include "ttq.h"
 
 const char *plan_policy_name(freeze_policy p)
 {
@@ -181,10 +184,108 @@ lp_problem plan_lp_problem(const plan *p)
 
 plan_options plan_default_options(void) { return (plan_options){.policy = POLICY_TIMELY, .lp_timeout_s = LP_TIMEOUT_S}; }
 
+/* A ratio, beta or speed-up for the reason texts: three significant digits or so. */
+static real_text short_real(double v)
+{
+    double m = fabs(v);
+    return real_fixed(v, m >= 100 ? 0 : m >= 10 ? 1 : m >= 1 ? 2 : 3);
+}
+
+/* Time to quality of a built plan (ttq.h), when the spec has a training
+ * section, and the reason text for a cap the spec gave. */
+static void plan_ttq(plan *p)
+{
+    const spec *sp = p->sp;
+    if (!sp->training.present)
+        return;
+    double numel = 0.0, frozen = 0.0;
+    for (size_t st = 0; st < sp->n_stages; st++) {
+        numel += (double)sp->stages[st].numel;
+        frozen += (double)sp->stages[st].numel * p->stage_mean[st];
+    }
+    p->ttq_known = true;
+    p->ttq_beta = sp->training.noise_scale_tokens / (double)sp->training.batch_tokens;
+    p->ttq_frozen_share = numel > 0.0 ? frozen / numel : 0.0;
+    p->ttq_step_ratio = p->base.makespan > 0.0 ? p->opt.makespan / p->base.makespan : 1.0;
+    p->ttq_speedup = ttq_speedup(p->ttq_beta, p->ttq_frozen_share, p->ttq_step_ratio, (double)sp->training.steps,
+                                 (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps);
+    p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio);
+    real_text beta = short_real(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
+    if (!(p->ttq_frozen_share > 0.0))
+        snprintf(p->ttq_reason, sizeof p->ttq_reason, "nothing is frozen at cap %s", cap.s);
+    else if (p->ttq_speedup > 1.0)
+        snprintf(p->ttq_reason, sizeof p->ttq_reason, "freezing pays at beta %s: break-even %s at cap %s", beta.s,
+                 p->ttq_break_even < 0 ? "none" : short_real(p->ttq_break_even).s, cap.s);
+    else
+        snprintf(p->ttq_reason, sizeof p->ttq_reason,
+                 "freezing does not pay at beta %s: break-even %s at cap %s", beta.s,
+                 p->ttq_break_even < 0 ? "none (the step is no shorter)" : short_real(p->ttq_break_even).s, cap.s);
+}
+
+/* freeze.max_ratio: auto: every cap of PLAN_AUTO_CAPS planned (each in an
+ * arena of its own) and its time to quality predicted; the best is kept,
+ * the lowest cap among equals, and 0 unless it beats no freezing. Returns
+ * a copy of sp with that cap in *chosen (allocated in a), the reason in
+ * reason. */
+static tfc_status choose_cap(const spec *sp, const plan_options *opt, arena *a, diag_list *d, const spec **chosen,
+                             char *reason, size_t cap)
+{
+    double speed[PLAN_AUTO_CAPS + 1], be[PLAN_AUTO_CAPS + 1], beta = 0.0;
+    int best = 0, easiest = -1;
+    for (int i = 0; i <= PLAN_AUTO_CAPS; i++) {
+        arena tmp;
+        arena_init(&tmp, 0);
+        spec *c = arena_alloc(&tmp, sizeof *c);
+        plan *q = NULL;
+        tfc_status st = c ? TFC_OK : diag_nomem(d, "planning");
+        if (st == TFC_OK) {
+            *c = *sp;
+            c->freeze.max_ratio = (double)i / PLAN_AUTO_CAPS;
+            c->freeze.max_ratio_auto = false;
+            st = plan_build(c, opt, &tmp, d, &q);
+        }
+        if (st == TFC_OK) {
+            speed[i] = q->ttq_speedup, be[i] = q->ttq_frozen_share > 0.0 ? q->ttq_break_even : -1.0;
+            beta = q->ttq_beta;
+        }
+        arena_free(&tmp);
+        if (st != TFC_OK)
+            return st;
+        if (speed[i] > speed[best])
+            best = i;
+        if (i > 0 && be[i] >= 0.0 && (easiest < 0 || be[i] > be[easiest]))
+            easiest = i;
+    }
+    if (!(speed[best] > 1.0))
+        best = 0;
+    spec *c = arena_alloc(a, sizeof *c);
+    if (!c)
+        return diag_nomem(d, "planning");
+    *c = *sp;
+    c->freeze.max_ratio = (double)best / PLAN_AUTO_CAPS;
+    *chosen = c;
+    real_text b = short_real(beta);
+    if (best > 0)
+        snprintf(reason, cap, "cap %s predicts the best time to quality of caps 0 to 1 at beta %s: %sx (break-even %s)",
+                 real_shortest(c->freeze.max_ratio).s, b.s, short_real(speed[best]).s, short_real(be[best]).s);
+    else if (easiest > 0)
+        snprintf(reason, cap, "freezing does not pay at beta %s: break-even %s at cap %s", b.s,
+                 short_real(be[easiest]).s, real_shortest((double)easiest / PLAN_AUTO_CAPS).s);
+    else
+        snprintf(reason, cap, "freezing does not pay at beta %s: no cap shortens the step", b.s);
+    return TFC_OK;
+}
+
 tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out)
 {
     freeze_policy policy = opt->policy;
     *out = NULL;
+    char auto_reason[sizeof((plan *)0)->ttq_reason] = "";
+    if (sp->freeze.max_ratio_auto && sp->training.present) {
+        tfc_status st = choose_cap(sp, opt, a, d, &sp, auto_reason, sizeof auto_reason);
+        if (st != TFC_OK)
+            return st;
+    }
     plan *p = arena_alloc(a, sizeof *p);
     if (!p)
         return diag_nomem(d, "planning");
@@ -257,6 +358,11 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
         p->opt_dur[i] = p->dur[i] - p->x[i] * (p->dur[i] - p->w_min[i]);
     if (!sim_run(p->s, p->g, p->opt_dur, sp->timing.comm_ms, a, &p->opt))
         return diag_nomem(d, "simulating %zu actions", p->s->n_actions);
+    plan_ttq(p);
+    if (sp->freeze.max_ratio_auto && p->ttq_known) {
+        p->ttq_auto = true;
+        snprintf(p->ttq_reason, sizeof p->ttq_reason, "%s", auto_reason);
+    }
     *out = p;
     return TFC_OK;
 }

@@ -70,6 +70,17 @@ typedef struct plan {
     size_t *stage_full, *stage_partial;
     bool lp_used;
     lp_stats lp;
+    /* Time to quality (ttq.h), when the spec has a training section:
+     * beta = noise_scale_tokens / batch_tokens, the frozen element share
+     * (each stage's mean ratio weighted by its elements), the step ratio
+     * (optimised over baseline makespan), the predicted speed-up to the
+     * no-freezing run's loss and the break-even beta at this plan (-1:
+     * never pays, INFINITY: always). With freeze.max_ratio: auto the cap
+     * was chosen (ttq_auto) among PLAN_AUTO_CAPS + 1 caps, and ttq_reason
+     * says which and why. */
+    bool ttq_known, ttq_auto;
+    double ttq_beta, ttq_frozen_share, ttq_step_ratio, ttq_speedup, ttq_break_even;
+    char ttq_reason[320];
     /* Per rank: the most activation sets held at once, and bytes (actmem.h);
      * act_bytes_known when every stage gives model.stages[i].activation_bytes. */
     uint32_t *act_peak_sets;
@@ -77,8 +88,14 @@ typedef struct plan {
     bool act_bytes_known;
 } plan;
 
+/* freeze.max_ratio: auto tries caps 0, 1 / N, ..., 1 (tfc plan --sweep's). */
+#define PLAN_AUTO_CAPS 10
+
 /* Builds the schedule, checks it cannot deadlock, simulates the baseline,
- * and applies the policy. TFC_INFEASIBLE when the LP finds no plan. */
+ * and applies the policy; with freeze.max_ratio: auto, first plans every
+ * cap of PLAN_AUTO_CAPS and keeps the one with the best predicted time to
+ * quality (0 when none pays), p->sp then being a copy of sp with that cap.
+ * TFC_INFEASIBLE when the LP finds no plan. */
 tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out);
 
 /* The policy's ratios in p->x onto the grid, each stage held to its cap

@@ -2,6 +2,8 @@
  * the plan: same spec, same tfc, same bytes (no timings of tfc itself). */
 #include "plan_print.h"
 
+#include <math.h>
+
 #include "json.h"
 #include "real.h"
 #include "select.h"
@@ -19,6 +21,14 @@ void plan_print_text(const plan *p, FILE *f)
             plan_policy_name(p->policy), real_shortest(sp->freeze.max_ratio).s);
     fprintf(f, "speed-up            %10sx\n",
             real_fixed(p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0, 4).s);
+    if (p->ttq_known)
+        fprintf(f, "time to quality     %10sx predicted (beta %s; %s)\n", real_fixed(p->ttq_speedup, 4).s,
+                real_shortest(p->ttq_beta).s, p->ttq_reason);
+    else
+        fprintf(f, "time to quality     not predicted: the spec has no training section (batch_tokens, "
+                   "noise_scale_tokens, steps; docs/time-to-quality.md)\n");
+    if (p->ttq_auto)
+        fprintf(f, "note: freeze.max_ratio: auto chose %s\n", real_shortest(sp->freeze.max_ratio).s);
     if (p->lp_used && p->lp.t_star > p->lp.t_star_uncapped * (1 + 1e-9) + 1e-9)
         fprintf(f, "note: freeze.max_action_ratio %s lengthens the step: %s ms instead of %s ms\n",
                 real_shortest(sp->freeze.max_action_ratio).s, real_fixed(p->lp.t_star, 3).s,
@@ -108,6 +118,26 @@ void plan_print_json(const plan *p, FILE *f)
     top_number(f, "baseline_makespan_ms", p->base.makespan);
     top_number(f, "makespan_ms", p->opt.makespan);
     top_number(f, "speedup", p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
+    if (p->ttq_known) {
+        const spec_training *t = &sp->training;
+        fputs(",\n  \"time_to_quality\": {\"beta\": ", f);
+        json_number(f, p->ttq_beta);
+        fputs(", \"predicted_speedup\": ", f);
+        json_number(f, p->ttq_speedup);
+        fputs(", \"cap\": ", f);
+        json_number(f, sp->freeze.max_ratio);
+        fprintf(f, ", \"auto\": %s, \"reason\": ", p->ttq_auto ? "true" : "false");
+        json_string(f, p->ttq_reason);
+        fprintf(f, ", \"batch_tokens\": %llu, \"noise_scale_tokens\": ", (unsigned long long)t->batch_tokens);
+        json_number(f, t->noise_scale_tokens);
+        fprintf(f, ", \"steps\": %llu, \"frozen_share\": ", (unsigned long long)t->steps);
+        json_number(f, p->ttq_frozen_share);
+        fputs(", \"step_ratio\": ", f);
+        json_number(f, p->ttq_step_ratio);
+        fputs(", \"break_even_beta\": ", f);
+        json_number(f, p->ttq_break_even < 0 ? NAN : p->ttq_break_even); /* null: none, or any beta pays */
+        fputc('}', f);
+    }
     if (p->lp_used) {
         fprintf(f, ",\n  \"lp\": {\"rows\": %d, \"cols\": %d, \"nonzeros\": %lld, \"t_star_ms\": ", p->lp.rows,
                 p->lp.cols, p->lp.nonzeros);

@@ -4,4 +4,5 @@ set(TFC_PLAN_SOURCES
   compiler/plan/plan.c
   compiler/plan/plan_diff.c
   compiler/plan/plan_print.c
+  compiler/plan/ttq.c
 )

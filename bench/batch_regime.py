@@ -1,0 +1,545 @@
+#!/usr/bin/env python3
+"""The batch-regime sweep (bench/batch_regime.sh; docs/time-to-quality.md,
+"The batch-regime sweep"): does freezing pay where the batch is large
+against the gradient noise scale, and does the model tfc plans with
+(python/tfc_plan.py predicted_time_to_quality, the same function as the
+compiler's) predict it?
+
+The fine-tuning scenario of bench/time_to_quality.py, with the narrow MLP
+(tiny_trainer --model mlp_narrow) so that two cores can afford batches far
+above the noise scale. One model pretrained without freezing; then, at
+each batch size (sequences per microbatch, 8 microbatches a step):
+
+  - its own profile (tiny_trainer profile at that size) and plans;
+  - the no-freezing peak learning rate from a sweep (3 values, widened by
+    3x until the best is not at an edge); the best run is the no-freezing
+    run, and every run of the size uses its rate;
+  - B_simple at the fine-tuning start (the pretrained parameters) and at
+    the end (the no-freezing run's), per tensor too;
+  - runs: no freezing; timely at caps 0.3, 0.6, 0.9 (balanced), freezing
+    from half the run where the batch is below its noise scale (beta > 1)
+    and from a quarter above it;
+  - per run: steps to L* (the no-freezing run's final smoothed validation
+    loss; frozen runs continue to 2N), the gap at equal steps, the model's
+    prediction, the measured wall-clock speedup and the drift-free one
+    (each step's time from the plan at that step's ratios: the trainer's
+    plan_ms column).
+
+Seeds: 3 at the smallest beta for no freezing and the best cap. Each run is
+cached (its log and result) so that an interrupted sweep resumes.
+
+The last line is exactly
+  batch_regime points=K max_abs_err=E best_speedup=S best_beta=B best_cap=C
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import time_to_quality as ttq  # noqa: E402
+import tfc_plan  # noqa: E402
+
+CAPS = (0.3, 0.6, 0.9)
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def config(args):
+    """Sizes by mode. mb: sequences per microbatch, smallest batch first."""
+    if args.ci:  # it runs and writes its outputs; the numbers mean nothing
+        c = dict(mb=[2, 8], steps=12, pretrain=12, pretrain_mb=2, eval_every=3, val_max=64, profile_steps=4,
+                 noise_batches=8, seeds_small=1, lr0=3e-3, lr_sweep=False)
+    elif args.quick:
+        c = dict(mb=[32, 512], steps=60, pretrain=600, pretrain_mb=16, eval_every=4, val_max=2048, profile_steps=10,
+                 noise_batches=200, seeds_small=1, lr0=3e-3, lr_sweep=True)
+    else:
+        c = dict(mb=[8, 32, 128, 512], steps=80, pretrain=600, pretrain_mb=16, eval_every=4, val_max=2048,
+                 profile_steps=10, noise_batches=200, seeds_small=3, lr0=3e-3, lr_sweep=True)
+    if args.mb:
+        c["mb"] = [int(x) for x in args.mb.split(",")]
+    if args.steps:
+        c["steps"] = args.steps
+    c["ramp"] = max(1, c["steps"] // 10)
+    c["reselect"] = max(1, c["steps"] // 20)
+    return c
+
+
+def run(cmd):
+    return ttq.run(cmd)
+
+
+def result_of(text):
+    return ttq.parse_result(text)
+
+
+def tensor_noise(text):
+    """Per-tensor B_simple from tiny_trainer noise's lines."""
+    out = {}
+    for m in re.finditer(r"^noise: stage (\d) tensor (\S+): .* B_simple (-?[0-9.e+]+) predictions", text, re.M):
+        out[m.group(2)] = float(m.group(3))
+    return out
+
+
+class Sweep:
+    def __init__(self, args, cfg):
+        self.args, self.c = args, cfg
+        self.out = args.out
+        os.makedirs(os.path.join(self.out, "runs"), exist_ok=True)
+        self.builders = {}
+        self.cache = os.path.join(self.out, "cache.json")
+        self.state = json.load(open(self.cache)) if os.path.exists(self.cache) else {}
+
+    def save(self):
+        tmp = self.cache + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.state, f, indent=1, sort_keys=True)
+        os.replace(tmp, self.cache)
+
+    def builder(self, mb):
+        if mb not in self.builders:
+            b = ttq.Builder(self.args.tfc, os.path.join(self.out, f"mb{mb}"), "mlp_narrow", self.args.data, mb)
+            if not os.path.exists(os.path.join(b.profile_dir, "frozen.csv")):
+                log(f"profiling at {mb} sequences a microbatch")
+                b.profile(self.c["profile_steps"])
+            self.builders[mb] = b
+        return self.builders[mb]
+
+    # -------------------------------------------------------------- the model
+
+    def pretrain(self):
+        path = os.path.join(self.out, "pretrained.bin")
+        if os.path.exists(path):
+            return path
+        c = self.c
+        binary = self.builder(c["pretrain_mb"]).variant("none", 0.0, "balanced", 0, 1)[0]
+        log(f"pretraining {c['pretrain']} steps at {c['pretrain_mb']} sequences a microbatch")
+        out = run([binary, "train", "--model", "mlp_narrow", "--data", self.args.data, "--part", "pretrain",
+                   "--seed", "1", "--steps", str(c["pretrain"]), "--mb-seqs", str(c["pretrain_mb"]),
+                   "--eval-every", str(max(1, c["pretrain"] // 10)), "--val-max", str(c["val_max"]),
+                   "--lr", str(c["lr0"]), "--lr-warmup", str(max(1, c["pretrain"] // 20)),
+                   "--lr-horizon", str(c["pretrain"]), "--no-freeze", "--order", "shuffled",
+                   "--save", path + ".tmp", "--log", os.path.join(self.out, "runs", "pretrain.csv")])
+        os.replace(path + ".tmp", path)
+        self.state["pretrain_val_loss"] = result_of(out)["val_loss"]
+        self.save()
+        return path
+
+    def noise(self, key, params):
+        """B_simple (whole model and per tensor) at params on the finetune part."""
+        if key in self.state.get("noise", {}):
+            return self.state["noise"][key]
+        binary = self.builder(self.c["mb"][0]).variant("none", 0.0, "balanced", 0, 1)[0]
+        text = run([binary, "noise", "--model", "mlp_narrow", "--data", self.args.data, "--part", "finetune",
+                    "--init", params, "--steps", str(self.c["noise_batches"])])
+        res = result_of(text)
+        got = dict(b_simple=res["b_simple"], tensors=tensor_noise(text))
+        self.state.setdefault("noise", {})[key] = got
+        self.save()
+        log(f"  B_simple ({key}): {got['b_simple']:.0f} predictions")
+        return got
+
+    # -------------------------------------------------------------- runs
+
+    def train(self, key, mb, binary, seed, steps, lr, extra, save=None):
+        """One fine-tuning run, cached by key: (log path, RESULT dict)."""
+        runs = self.state.setdefault("runs", {})
+        logpath = os.path.join(self.out, "runs", f"{key}.csv")
+        if key in runs and os.path.exists(logpath) and (save is None or os.path.exists(save)):
+            return logpath, runs[key]
+        c = self.c
+        n = c["steps"]
+        cmd = [binary, "train", "--model", "mlp_narrow", "--data", self.args.data, "--part", "finetune",
+               "--init", self.pretrained, "--seed", str(seed), "--steps", str(steps), "--mb-seqs", str(mb),
+               "--eval-every", str(c["eval_every"]), "--val-max", str(c["val_max"]), "--lr", f"{lr:.6g}",
+               "--lr-warmup", str(max(1, n // 20)), "--lr-horizon", str(n), "--order", "shuffled",
+               "--log", logpath + ".tmp"] + extra
+        if save:
+            cmd += ["--save", save]
+        t0 = time.time()
+        res = result_of(run(cmd))
+        os.replace(logpath + ".tmp", logpath)
+        runs[key] = res
+        self.save()
+        log(f"  {key}: {time.time() - t0:.0f} s, final loss {res['val_loss']:.4f}, {int(res['steps'])} steps")
+        return logpath, res
+
+    def lr_for(self, mb):
+        """The no-freezing peak rate: the best final smoothed loss of a sweep
+        over x3 steps, widened until the best is not at an edge."""
+        c = self.c
+        b = self.builder(mb)
+        binary = b.variant("none", 0.0, "balanced", 0, 1)[0]
+        # A first guess that grows with the batch (square root), then the sweep.
+        guess = c["lr0"] * math.sqrt(mb / c["pretrain_mb"])
+        if not c["lr_sweep"]:
+            return guess, {}
+        tried = {}
+
+        def loss_at(lr):
+            key = f"mb{mb}_none_lr{lr:.3g}_s1"
+            if lr not in tried:
+                lp, _ = self.train(key, mb, binary, 1, c["steps"], lr, ["--no-freeze"])
+                v = ttq.smooth(ttq.read_log(lp)[1])[-1][2]
+                tried[lr] = v if math.isfinite(v) else float("inf")  # a rate that diverged
+            return tried[lr]
+
+        lrs = [guess / 3, guess, guess * 3]
+        for _ in range(4):
+            for lr in lrs:
+                loss_at(lr)
+            best = min(tried, key=tried.get)
+            lo, hi = min(tried), max(tried)
+            if best == lo:
+                lrs = [lo / 3]
+            elif best == hi:
+                lrs = [hi * 3]
+            else:
+                break
+        best = min(tried, key=tried.get)
+        return best, {f"{k:.3g}": v for k, v in sorted(tried.items())}
+
+    def batch_size(self, mb, smallest_beta):
+        c, n = self.c, self.c["steps"]
+        b = self.builder(mb)
+        lr, sweep = self.lr_for(mb)
+        entry = self.state.setdefault("points", {}).setdefault(str(mb), {})
+        entry.update(lr=lr, lr_sweep=sweep, batch=mb * 8 * 32)
+        beta = self.start_noise["b_simple"] / (mb * 8 * 32)
+        # Freezing from half the run below the noise scale (every skipped
+        # gradient costs steps, docs/time-to-quality.md: +1.3% against +3.6%
+        # from a tenth); from a quarter above it, where a skipped gradient is
+        # nearly free and more of the run can take the shorter step.
+        warmup = n // 2 if beta > 1 else n // 4
+        entry.update(beta=beta, warmup=warmup)
+        seeds = list(range(1, (c["seeds_small"] if smallest_beta else 1) + 1))
+        none_bin = b.variant("none", 0.0, "balanced", 0, 1)[0]
+        for s in seeds:
+            key = f"mb{mb}_none_lr{lr:.3g}_s{s}"
+            self.train(key, mb, none_bin, s, n, lr, ["--no-freeze"],
+                       save=os.path.join(self.out, f"mb{mb}_end.bin") if s == 1 else None)
+        end = self.noise(f"mb{mb}_end", os.path.join(self.out, f"mb{mb}_end.bin"))
+        entry["end_b_simple"] = end["b_simple"]
+        entry["end_tensors"] = end["tensors"]
+        for cap in CAPS:
+            binary, plan = b.variant(f"timely_{cap}_w{warmup}", cap, "balanced", warmup, c["ramp"], "timely",
+                                     c["reselect"])
+            entry.setdefault("plans", {})[str(cap)] = plan_numbers(plan)
+            for s in seeds[:1]:
+                self.capped_run(mb, cap, "balanced", s, lr, binary)
+        self.save()
+
+    def capped_run(self, mb, cap, select, seed, lr, binary, tag=""):
+        c, n = self.c, self.c["steps"]
+        lstar = self.lstar(mb, seed)
+        key = f"mb{mb}_timely_{cap}_{select}{tag}_s{seed}"
+        return self.train(key, mb, binary, seed, 2 * n, lr,
+                          ["--stop-below", f"{lstar:.12g}", "--stop-from", str(n)])
+
+    def lstar(self, mb, seed):
+        lr = self.state["points"][str(mb)]["lr"]
+        lp = os.path.join(self.out, "runs", f"mb{mb}_none_lr{lr:.3g}_s{seed}.csv")
+        return ttq.smooth(ttq.read_log(lp)[1])[-1][2]
+
+    def run_all(self):
+        c = self.c
+        self.pretrained = self.pretrain()
+        self.start_noise = self.noise("start", self.pretrained)
+        self.state["start_b_simple"] = self.start_noise["b_simple"]
+        smallest = max(c["mb"])
+        for mb in c["mb"]:
+            log(f"batch size: {mb} sequences a microbatch ({mb * 8 * 32} predictions a step)")
+            self.batch_size(mb, mb == smallest)
+        # The smallest beta: more seeds for the best cap, and weights from the
+        # measured per-tensor noise scales against balanced at the same cap
+        # (the same plan: the rule decides which tensors, not how many).
+        if c["seeds_small"] > 1 or not self.args.quick:
+            pts = self.points()
+            mine = [p for p in pts if p["mb"] == smallest and p["reached"]]
+            best = max(mine, key=lambda p: p["drift_free"])["cap"] if mine else 0.9
+            entry = self.state["points"][str(smallest)]
+            b = self.builder(smallest)
+            warmup = entry["warmup"]
+            binary = b.variant(f"timely_{best}_w{warmup}", best, "balanced", warmup, c["ramp"], "timely",
+                               c["reselect"])[0]
+            for s in range(2, c["seeds_small"] + 1):
+                self.capped_run(smallest, best, "balanced", s, entry["lr"], binary)
+            weights = noise_weights(self.start_noise["tensors"], smallest * 8 * 32)
+            entry["noise_weights"] = weights
+            wbin = b.variant(f"timely_{best}_weights_w{warmup}", best, "weights", warmup, c["ramp"], "timely",
+                             c["reselect"], weights)[0]
+            self.capped_run(smallest, best, "weights", 1, entry["lr"], wbin, tag="_noise")
+            self.save()
+
+    # -------------------------------------------------------------- metrics
+
+    def points(self):
+        """Every (batch size, cap) with its seeds' metrics, and the model's
+        prediction."""
+        c, n = self.c, self.c["steps"]
+        out = []
+        for mb_s, e in sorted(self.state.get("points", {}).items(), key=lambda kv: int(kv[0])):
+            mb = int(mb_s)
+            if "plans" not in e:
+                continue
+            for cap in CAPS:
+                for select, tag in (("balanced", ""), ("weights", "_noise")):
+                    seeds = []
+                    for s in range(1, 10):
+                        key = f"mb{mb}_timely_{cap}_{select}{tag}_s{s}"
+                        lp = os.path.join(self.out, "runs", f"{key}.csv")
+                        base = os.path.join(self.out, "runs", f"mb{mb}_none_lr{e['lr']:.3g}_s{s}.csv")
+                        if key in self.state.get("runs", {}) and os.path.exists(lp) and os.path.exists(base):
+                            seeds.append(metrics(base, lp, n))
+                    if not seeds:
+                        continue
+                    plan = e["plans"][str(cap)]
+                    pred = tfc_plan.predicted_time_to_quality(
+                        beta=e["beta"], frozen_share=plan["frozen_share"], step_ratio=plan["step_ratio"],
+                        steps=n, warmup=e["warmup"], ramp=c["ramp"])
+                    out.append(dict(mb=mb, batch=e["batch"], beta=e["beta"], cap=cap, select=select,
+                                    seeds=len(seeds), predicted=pred, plan=plan,
+                                    reached=all(x["reached"] for x in seeds),
+                                    drift_free=statistics.mean(x["drift_free"] for x in seeds),
+                                    drift_free_all=[x["drift_free"] for x in seeds],
+                                    wall=statistics.mean(x["wall"] for x in seeds),
+                                    steps_to=[x["steps_to"] for x in seeds], gap=[x["gap"] for x in seeds]))
+        return out
+
+
+def plan_numbers(plan):
+    """What the model needs from a plan: its step ratio and the frozen
+    element share (each stage's mean ratio weighted by its elements)."""
+    numel = [sum(p["numel"] for p in st) for st in plan["stage_params"]]
+    share = sum(numel[s["stage"]] * s["mean_freeze_ratio"] for s in plan["stages"]) / sum(numel)
+    return dict(step_ratio=plan["makespan_ms"] / plan["baseline_makespan_ms"], frozen_share=share,
+                makespan_ms=plan["makespan_ms"], baseline_ms=plan["baseline_makespan_ms"])
+
+
+def curve(path, n):
+    rows, evals = ttq.read_log(path)
+    plan_t, t = {}, 0.0
+    for r in rows:
+        t += float(r["plan_ms"])
+        plan_t[int(r["step"])] = t
+    # (step, wall_s, plan seconds, smoothed loss) at each evaluation
+    sm = ttq.smooth(evals)
+    return rows, [(s, w, plan_t.get(s, 0.0) / 1000.0, v) for s, w, v in sm]
+
+
+def time_at(points, target, col):
+    prev = None
+    for p in points:
+        if p[3] <= target:
+            if prev is None or prev[3] <= p[3]:
+                return p[col]
+            return prev[col] + (p[col] - prev[col]) * (prev[3] - target) / (prev[3] - p[3])
+        prev = p
+    return None
+
+
+def metrics(base_log, run_log, n):
+    _, b = curve(base_log, n)
+    rows, r = curve(run_log, n)
+    lstar = b[-1][3]
+    tb_plan, tb_wall, sb = time_at(b, lstar, 2), time_at(b, lstar, 1), time_at(b, lstar, 0)
+    tr_plan, tr_wall, sr = time_at(r, lstar, 2), time_at(r, lstar, 1), time_at(r, lstar, 0)
+    reached = tr_plan is not None
+    if not reached:  # the bound V = T_none(L*) / T_run(end)
+        tr_plan, tr_wall = r[-1][2], r[-1][1]
+    at_n = [p[3] for p in r if p[0] == n - 1]
+    gap = (at_n[0] - lstar) / lstar if at_n else float("nan")
+    return dict(reached=reached, drift_free=tb_plan / tr_plan, wall=tb_wall / tr_wall,
+                steps_to=(sr + 1) if reached else None, none_steps=sb + 1, gap=gap)
+
+
+def noise_weights(tensors, batch):
+    """freeze_weight per tensor from its measured noise scale: skipping a
+    share of a tensor's gradient costs about beta_k / (1 + beta_k) of its
+    progress (beta_k = B_simple_k / B), and its weight-gradient work is the
+    same per element for every matrix, so a tensor's odds of being frozen
+    go as 1 / beta_k, scaled so the cheapest is 1 (at least 1/64)."""
+    inv = {k: 1.0 / max(v / batch, 1e-6) for k, v in tensors.items() if v > 0}
+    top = max(inv.values()) if inv else 1.0
+    return {k: max(round(inv.get(k, top / 64) / top, 4), 1 / 64) for k in tensors}
+
+
+# ------------------------------------------------------------------ report
+
+def table(points):
+    lines = ["| batch (predictions) | beta | cap | select | seeds | step ratio (plan) | frozen share | steps to L* "
+             "(none: N) | gap at equal steps | predicted | drift-free speedup | wall-clock speedup |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for p in points:
+        st = ["-" if s is None else f"{s:.0f}" for s in p["steps_to"]]
+        df = p["drift_free_all"]
+        spread = f" [{min(df):.3f}, {max(df):.3f}]" if len(df) > 1 else ""
+        mark = "" if p["reached"] else "<"
+        gaps = [g for g in p["gap"] if not math.isnan(g)]
+        lines.append(f"| {p['batch']:,} | {p['beta']:.3f} | {p['cap']} | {p['select']} | {p['seeds']} | "
+                     f"{p['plan']['step_ratio']:.3f} | {p['plan']['frozen_share']:.3f} | {', '.join(st)} | "
+                     f"{100 * statistics.mean(gaps) if gaps else float('nan'):+.2f}% | {p['predicted']:.3f} | "
+                     f"{mark}{p['drift_free']:.3f}{spread} | {mark}{p['wall']:.3f} |")
+    return "\n".join(lines)
+
+
+def summary_line(points):
+    errs = []
+    for p in points:
+        if p["select"] != "balanced":
+            continue
+        if p["reached"]:
+            errs.append(abs(p["predicted"] - p["drift_free"]))
+        elif p["predicted"] > p["drift_free"]:  # only the bound, and only where the prediction is above it
+            errs.append(p["predicted"] - p["drift_free"])
+    bal = [p for p in points if p["select"] == "balanced"]
+    reached = [p for p in bal if p["reached"]]
+    best = max(reached, key=lambda p: p["drift_free"]) if reached else None
+    k = len(bal)
+    e = max(errs) if errs else 0.0
+    if best:
+        return (f"batch_regime points={k} max_abs_err={e:.4f} best_speedup={best['drift_free']:.4f} "
+                f"best_beta={best['beta']:.4f} best_cap={best['cap']}")
+    return f"batch_regime points={k} max_abs_err={e:.4f} best_speedup=0.0000 best_beta=0.0000 best_cap=0"
+
+
+def svg(points, path, ramp_share):
+    """Drift-free speedup against beta (log scale): measured points per cap,
+    the model's curves at each cap's mean step ratio and frozen share, and
+    each cap's break-even beta."""
+    W, H, x0, y0, w, h = 760, 440, 70, 30, 560, 340
+    bal = [p for p in points if p["select"] == "balanced"]
+    if not bal:
+        return
+    betas = [p["beta"] for p in bal]
+    lo, hi = math.floor(math.log10(min(betas) / 2)), math.ceil(math.log10(max(betas) * 2))
+    ys = [p["drift_free"] for p in bal] + [p["predicted"] for p in bal] + [1.0]
+    ylo, yhi = math.floor(min(ys) * 10 - 1) / 10, math.ceil(max(ys) * 10 + 1) / 10
+    px = lambda b: x0 + (math.log10(b) - lo) / (hi - lo) * w  # noqa: E731
+    py = lambda v: y0 + h - (v - ylo) / (yhi - ylo) * h  # noqa: E731
+    colours = {0.3: "#54a24b", 0.6: "#f58518", 0.9: "#e45756"}
+    o = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H + 40}" font-family="sans-serif" '
+         f'font-size="11">', f'<rect width="{W}" height="{H + 40}" fill="white"/>',
+         f'<rect x="{x0}" y="{y0}" width="{w}" height="{h}" fill="none" stroke="#999"/>',
+         f'<text x="{x0}" y="18" font-size="13">time-to-quality speedup (drift-free) against beta = B_simple / batch'
+         '</text>']
+    for e in range(lo, hi + 1):
+        o.append(f'<line x1="{px(10 ** e):.1f}" y1="{y0}" x2="{px(10 ** e):.1f}" y2="{y0 + h}" stroke="#eee"/>'
+                 f'<text x="{px(10 ** e):.1f}" y="{y0 + h + 16}" text-anchor="middle">{10.0 ** e:g}</text>')
+    v = ylo
+    while v <= yhi + 1e-9:
+        o.append(f'<line x1="{x0}" y1="{py(v):.1f}" x2="{x0 + w}" y2="{py(v):.1f}" stroke="#eee"/>'
+                 f'<text x="{x0 - 6}" y="{py(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>')
+        v += 0.1
+    o.append(f'<line x1="{x0}" y1="{py(1):.1f}" x2="{x0 + w}" y2="{py(1):.1f}" stroke="#333" stroke-dasharray="4 3"/>')
+    o.append(f'<text x="{x0 + w / 2}" y="{y0 + h + 32}" text-anchor="middle">beta (log scale): above 1 the batch is '
+             f'below its noise scale</text>')
+    ly = y0 + 10
+    for cap in CAPS:
+        mine = [p for p in bal if p["cap"] == cap]
+        if not mine:
+            continue
+        col = colours[cap]
+        r = statistics.mean(p["plan"]["step_ratio"] for p in mine)
+        f = statistics.mean(p["plan"]["frozen_share"] for p in mine)
+        pts = []
+        for i in range(101):
+            b = 10 ** (lo + (hi - lo) * i / 100)
+            # the sweep's own warm-up rule: half the run below the noise scale, a quarter above it
+            v = tfc_plan.predicted_time_to_quality(beta=b, frozen_share=f, step_ratio=r, steps=1000,
+                                                   warmup=500 if b > 1 else 250, ramp=int(1000 * ramp_share))
+            pts.append(f"{px(b):.1f},{py(max(ylo, min(yhi, v))):.1f}")
+        o.append(f'<polyline fill="none" stroke="{col}" stroke-width="1.5" stroke-dasharray="5 3" '
+                 f'points="{" ".join(pts)}"/>')
+        be = tfc_plan.break_even_beta(frozen_share=f, step_ratio=r)
+        if be and 10 ** lo < be < 10 ** hi:
+            o.append(f'<line x1="{px(be):.1f}" y1="{y0}" x2="{px(be):.1f}" y2="{y0 + h}" stroke="{col}" '
+                     f'stroke-width="0.8"/>')
+        for p in mine:
+            mark = "circle" if p["reached"] else "rect"
+            x, y = px(p["beta"]), py(max(ylo, min(yhi, p["drift_free"])))
+            if mark == "circle":
+                o.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{col}"><title>cap {cap}, beta '
+                         f'{p["beta"]:.3f}: {p["drift_free"]:.3f} (predicted {p["predicted"]:.3f})</title></circle>')
+            else:
+                o.append(f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="none" stroke="{col}">'
+                         f'<title>cap {cap}, beta {p["beta"]:.3f}: never reached L*, at most {p["drift_free"]:.3f}'
+                         f'</title></rect>')
+        o.append(f'<circle cx="{x0 + w + 20}" cy="{ly}" r="4" fill="{col}"/><text x="{x0 + w + 30}" y="{ly + 4}">'
+                 f'cap {cap}</text>')
+        o.append(f'<text x="{x0 + w + 30}" y="{ly + 18}" fill="#555">r {r:.2f}, f {f:.2f}'
+                 + (f', break-even {be:.2f}' if be else '') + '</text>')
+        ly += 40
+    o.append(f'<text x="{x0 + w + 12}" y="{ly + 4}" fill="#555">dashed: the model;</text>')
+    o.append(f'<text x="{x0 + w + 12}" y="{ly + 18}" fill="#555">vertical: break-even;</text>')
+    o.append(f'<text x="{x0 + w + 12}" y="{ly + 32}" fill="#555">square: never reached</text>')
+    o.append(f'<text x="{x0 + w + 12}" y="{ly + 46}" fill="#555">L* (its bound)</text>')
+    o.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(o) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="the smallest beta's three caps and one middle batch size")
+    ap.add_argument("--ci", action="store_true", help="a few steps of everything")
+    ap.add_argument("--data", help="a folder of text (default: Debian's documentation, about 40 MB)")
+    ap.add_argument("--out", help="output folder (default build/batch_regime_{full,quick,ci})")
+    ap.add_argument("--tfc", default=os.path.join(ROOT, "build", "tfc"))
+    ap.add_argument("--mb", help="sequences per microbatch, comma-separated (overrides the mode's)")
+    ap.add_argument("--steps", type=int, help="N, the no-freezing run's steps")
+    args = ap.parse_args()
+    mode = "ci" if args.ci else "quick" if args.quick else "full"
+    args.out = os.path.abspath(args.out or os.path.join(ROOT, "build", f"batch_regime_{mode}"))
+    os.makedirs(args.out, exist_ok=True)
+    if not args.data:
+        if args.ci:
+            args.data = "/usr/share/common-licenses"
+        else:
+            args.data = os.path.join(args.out, "data")
+            if not os.path.isdir(args.data):
+                total, kept = ttq.debian_text(args.data + ".tmp", 40 << 20)
+                os.replace(args.data + ".tmp", args.data)
+                log(f"data: {kept} files, {total / 1e6:.1f} MB of Debian's documentation")
+    cfg = config(args)
+    t0 = time.time()
+    sw = Sweep(args, cfg)
+    sw.run_all()
+    pts = sw.points()
+    md = table(pts)
+    st = sw.state
+    head = [f"# batch-regime sweep ({mode})", "",
+            f"narrow MLP, fine-tuning from {cfg['pretrain']} pretraining steps (validation loss "
+            f"{st.get('pretrain_val_loss', float('nan')):.4f}); N = {cfg['steps']} steps, ramp {cfg['ramp']}, "
+            f"re-drawn every {cfg['reselect']}; B_simple at the fine-tuning start {st['start_b_simple']:.0f} "
+            f"predictions; {time.time() - t0:.0f} s this run", "",
+            "| batch (predictions) | sequences a step | peak lr (sweep: final loss) | B_simple at the end | "
+            "freezing from |", "| --- | --- | --- | --- | --- |"]
+    for mb_s, e in sorted(st.get("points", {}).items(), key=lambda kv: int(kv[0])):
+        sweep = ", ".join(f"{k}: {v:.4f}" for k, v in e.get("lr_sweep", {}).items())
+        head.append(f"| {e['batch']:,} | {int(mb_s) * 8} | {e['lr']:.3g} ({sweep}) | "
+                    f"{e.get('end_b_simple', float('nan')):.0f} | step {e.get('warmup', 0)} |")
+    text = "\n".join(head) + "\n\n" + md + "\n"
+    with open(os.path.join(args.out, "results.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(dict(config=cfg, state=st, points=pts), f, indent=1, sort_keys=True, default=str)
+    svg(pts, os.path.join(args.out, "speedup_vs_beta.svg"), cfg["ramp"] / cfg["steps"])
+    print(text)
+    print(summary_line(pts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The batch-regime sweep: does freezing pay where the batch is large against
+# the gradient noise scale, and does tfc's time-to-quality model predict it?
+# (docs/time-to-quality.md, "The batch-regime sweep"; bench/batch_regime.py
+# says what is measured.)
+#   bench/batch_regime.sh [--quick | --ci] [--data DIR] [--out DIR] [--mb 2,8,...] [--steps N]
+# Full: five batch sizes, about 2 hours on 2 cores (run it in the
+# background; an interrupted sweep resumes from its cache). --quick: the
+# smallest beta's three caps and one middle batch size, one seed (about 25
+# minutes). --ci: a few steps of everything. Needs build/tfc and a C
+# compiler. The last line printed is
+#   batch_regime points=K max_abs_err=E best_speedup=S best_beta=B best_cap=C
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x build/tfc ] || { cmake -S . -B build -DTFC_TESTS=OFF >/dev/null && cmake --build build -j "$(nproc)" >/dev/null; }
+exec python3 bench/batch_regime.py "$@"
