@@ -768,3 +768,52 @@ Test(spec_review, a_number_too_long_to_read_says_so)
     EXPECT_ERROR(&l, 8, 22, "written with 152 characters");
     loaded_free(&l);
 }
+
+/* ---- training and freeze.max_ratio: auto ---- */
+
+Test(spec_valid, training_section_reads_its_three_keys)
+{
+    loaded l;
+    load_with(&l, 0, "freeze: {max_ratio: auto}\n"
+                     "training: {batch_tokens: 1_048_576, noise_scale_tokens: 3e5, steps: 10000}");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    cr_assert(l.s->training.present);
+    cr_assert_eq(l.s->training.batch_tokens, 1048576);
+    cr_assert(l.s->training.noise_scale_tokens == 3e5);
+    cr_assert_eq(l.s->training.steps, 10000);
+    cr_assert(l.s->freeze.max_ratio_auto && l.s->freeze.max_ratio == 0.0);
+    loaded_free(&l);
+    load_with(&l, 0, "freeze: {max_ratio: 0.5}");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    cr_assert(!l.s->training.present && !l.s->freeze.max_ratio_auto);
+    loaded_free(&l);
+}
+
+Test(spec_invalid, auto_without_training_says_what_it_needs)
+{
+    loaded l;
+    load_with(&l, 0, "freeze: {max_ratio: auto}");
+    EXPECT_ERROR(&l, 9, 21, "freeze.max_ratio: auto chooses the cap by predicted time to quality, which needs a "
+                            "training section");
+    loaded_free(&l);
+    load_with(&l, 0, "freeze: {max_ratio: fast}");
+    EXPECT_ERROR(&l, 9, 21, "freeze.max_ratio must be a number from 0 to 1, or auto, got \"fast\"");
+    loaded_free(&l);
+}
+
+Test(spec_invalid, training_needs_every_key_in_range)
+{
+    loaded l;
+    load_with(&l, 0, "training: {batch_tokens: 4096, steps: 100}");
+    EXPECT_ERROR(&l, 9, 11, "noise_scale_tokens");
+    loaded_free(&l);
+    load_with(&l, 0, "training: {batch_tokens: 0, noise_scale_tokens: 10, steps: 100}");
+    EXPECT_ERROR(&l, 9, 26, "training.batch_tokens");
+    loaded_free(&l);
+    load_with(&l, 0, "training: {batch_tokens: 8, noise_scale_tokens: 0, steps: 100}");
+    EXPECT_ERROR(&l, 9, 49, "training.noise_scale_tokens must be a number above 0");
+    loaded_free(&l);
+    load_with(&l, 0, "training: {batch_tokens: 8, noise_scale_tokens: 1, steps: 1, batch: 3}");
+    EXPECT_ERROR(&l, 9, 62, "unknown key \"batch\" in training");
+    loaded_free(&l);
+}

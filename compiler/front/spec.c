@@ -1080,8 +1080,12 @@ static void read_freeze(ctx *c, const ydoc_node *f)
     const ydoc_node *v;
     if ((v = require(c, f, "freeze", "max_ratio", freeze_keys))) {
         fr->pos_max_ratio = (spec_pos){v->line, v->col};
-        if (v->kind == YDOC_SCALAR && ydoc_scalar_type(v) == YDOC_STR && v->n == 4 && memcmp(v->u.str, "auto", 4) == 0)
+        char q[TEXT_QUOTE_CAP];
+        bool str = v->kind == YDOC_SCALAR && ydoc_scalar_type(v) == YDOC_STR;
+        if (str && v->n == 4 && memcmp(v->u.str, "auto", 4) == 0)
             fr->max_ratio_auto = true; /* the plan chooses; check_auto holds it to a training section */
+        else if (str)
+            ERR(c, v, "freeze.max_ratio must be a number from 0 to 1, or auto, got %s", describe(v, q, sizeof q));
         else
             get_number(c, v, "freeze.max_ratio", 0.0, false, 1.0, &fr->max_ratio);
     }

@@ -224,7 +224,8 @@ static void plan_ttq(plan *p)
 
 /* freeze.max_ratio: auto: every cap of PLAN_AUTO_CAPS planned (each in an
  * arena of its own) and its time to quality predicted; the best is kept,
- * the lowest cap among equals, and 0 unless it beats no freezing. Returns
+ * the lowest cap among equals (so 0, which predicts 1, unless a cap beats
+ * no freezing). Returns
  * a copy of sp with that cap in *chosen (allocated in a), the reason in
  * reason. */
 static tfc_status choose_cap(const spec *sp, const plan_options *opt, arena *a, diag_list *d, const spec **chosen,
@@ -256,8 +257,7 @@ static tfc_status choose_cap(const spec *sp, const plan_options *opt, arena *a, 
         if (i > 0 && be[i] >= 0.0 && (easiest < 0 || be[i] > be[easiest]))
             easiest = i;
     }
-    if (!(speed[best] > 1.0))
-        best = 0;
+    /* Cap 0 freezes nothing and predicts 1: a cap is kept only when it beats that. */
     spec *c = arena_alloc(a, sizeof *c);
     if (!c)
         return diag_nomem(d, "planning");
