@@ -91,6 +91,9 @@ static void fill_row(compare_row *r, const plan *p, const spec *sp)
             r->peak_bytes = p->act_peak_bytes[k];
     }
     r->fits = !sp->has_memory_limit || (r->bytes_known && r->peak_bytes <= sp->memory_limit_bytes);
+    r->ttq_known = p->ttq_known;
+    r->ttq_speedup = p->ttq_speedup;
+    r->ttq_cap = p->sp->freeze.max_ratio;
 }
 
 /* One plan to make: the spec's own (var == NULL until taken: sp), or a
@@ -282,6 +285,8 @@ tfc_status compare_run(const spec *sp, const plan_options *opt, arena *a, diag_l
         rows[j] = key;
     }
     for (size_t i = 0; i < n; i++) {
+        if (rows[i].ttq_known)
+            out->ttq_known = true;
         if (rows[i].is_spec)
             out->spec_row = (long)i;
         if (out->recommended < 0 && rows[i].applicable && rows[i].fits)
@@ -411,6 +416,18 @@ void compare_print_text(const spec *sp, const char *label, const compare_result 
                 fprintf(f, "  %s: %s\n", how_names[k].json, how_names[k].text);
     if (used)
         fputs("  (docs/schedules.md, \"Comparing schedules\")\n", f);
+    if (r->ttq_known) {
+        fprintf(f, "predicted time to quality (beta %s, the batch regime of the spec's training section):\n",
+                real_fixed(sp->training.noise_scale_tokens / (double)sp->training.batch_tokens, 3).s);
+        for (size_t i = 0; i < r->n; i++) {
+            const compare_row *w = &r->row[i];
+            char name[48];
+            if (w->applicable && w->ttq_known)
+                fprintf(f, "  %-22s %8sx at cap %s%s\n", row_name(w, name, sizeof name),
+                        real_fixed(w->ttq_speedup, 4).s, real_shortest(w->ttq_cap).s,
+                        w->ttq_speedup > 1.0 ? "" : " (freezing does not pay)");
+        }
+    }
 }
 
 void compare_print_json(const spec *sp, const char *label, const compare_result *r, FILE *f)
@@ -462,6 +479,13 @@ void compare_print_json(const spec *sp, const char *label, const compare_result 
             fprintf(f, "%llu", (unsigned long long)w->peak_bytes);
         else
             fputs("null", f);
+        if (w->ttq_known) {
+            fputs(", \"time_to_quality\": {\"predicted_speedup\": ", f);
+            json_number(f, w->ttq_speedup);
+            fputs(", \"cap\": ", f);
+            json_number(f, w->ttq_cap);
+            fputc('}', f);
+        }
         fprintf(f, ", \"within_memory_limit\": %s, \"rederived\": %s, \"derivation\": [", w->fits ? "true" : "false",
                 w->how ? "true" : "false");
         const char *sep = "";
@@ -478,8 +502,9 @@ void compare_print_json(const spec *sp, const char *label, const compare_result 
 void compare_write_csv(const compare_result *r, FILE *f)
 {
     fputs("schedule,stages_per_rank,applicable,baseline_ms,optimised_ms,speedup,mean_freeze_ratio,"
-          "peak_activation_sets,peak_activation_bytes,within_memory_limit,spec_schedule,derivation,recommended\n",
+          "peak_activation_sets,peak_activation_bytes,within_memory_limit,spec_schedule,derivation,recommended",
           f);
+    fputs(r->ttq_known ? ",predicted_time_to_quality,time_to_quality_cap\n" : "\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const compare_row *w = &r->row[i];
         fprintf(f, "%s,%u,%s,", spec_schedule_name(w->kind), w->stages_per_rank, w->applicable ? "yes" : "no");
@@ -505,7 +530,16 @@ void compare_write_csv(const compare_result *r, FILE *f)
                 fprintf(f, "%s%s", sep, how_names[k].json);
                 sep = "+";
             }
-        fprintf(f, ",%s\n", (long)i == r->recommended ? "yes" : "no");
+        fprintf(f, ",%s", (long)i == r->recommended ? "yes" : "no");
+        if (r->ttq_known) {
+            fputc(',', f);
+            if (w->applicable && w->ttq_known)
+                json_number(f, w->ttq_speedup);
+            fputc(',', f);
+            if (w->applicable && w->ttq_known)
+                json_number(f, w->ttq_cap);
+        }
+        fputc('\n', f);
     }
 }
 

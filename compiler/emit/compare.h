@@ -28,6 +28,9 @@ typedef struct compare_row {
     uint64_t peak_bytes; /* the same in bytes, when bytes_known */
     bool bytes_known;
     bool fits; /* within pipeline.memory_limit_bytes (true without one) */
+    bool ttq_known;     /* the spec has training: the plan's predicted time to quality */
+    double ttq_speedup; /* at the row's cap (freeze.max_ratio: auto chooses one per schedule) */
+    double ttq_cap;
 } compare_row;
 
 typedef struct compare_result {
@@ -35,6 +38,8 @@ typedef struct compare_result {
     size_t n;
     long recommended; /* the fastest row that fits, or -1 */
     long spec_row;    /* the spec's own schedule, or -1 */
+    bool ttq_known;   /* some row predicts time to quality (the spec has training) */
+    double ttq_beta;
 } compare_result;
 
 /* Plans each schedule under opt (per-schedule memory freed as it goes). */

@@ -24,6 +24,7 @@ tfc_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, ar
     for (unsigned i = 0; i <= steps; i++) {
         spec copy = *sp;
         copy.freeze.max_ratio = (double)i / steps;
+        copy.freeze.max_ratio_auto = false; /* the sweep sets the cap itself */
         sweep_point *p = &out->pt[i];
         p->max_ratio = copy.freeze.max_ratio;
         for (int k = 0; k < 2; k++) {
@@ -42,6 +43,9 @@ tfc_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, ar
                     cnt++;
                 }
             p->mean_ratio[k] = cnt ? sum / (double)cnt : 0.0;
+            p->ttq[k] = pl->ttq_speedup;
+            out->ttq_known = pl->ttq_known;
+            out->ttq_beta = pl->ttq_beta;
             out->baseline_ms = pl->base.makespan;
         }
         out->n = i + 1;
@@ -51,7 +55,8 @@ tfc_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, ar
 
 void sweep_write_csv(const sweep_result *r, FILE *f)
 {
-    fputs("max_ratio,policy,makespan_ms,speedup,mean_freeze_ratio\n", f);
+    fprintf(f, "max_ratio,policy,makespan_ms,speedup,mean_freeze_ratio%s\n",
+            r->ttq_known ? ",predicted_time_to_quality" : "");
     for (size_t i = 0; i < r->n; i++)
         for (int k = 0; k < 2; k++) {
             json_number(f, r->pt[i].max_ratio);
@@ -61,8 +66,21 @@ void sweep_write_csv(const sweep_result *r, FILE *f)
             json_number(f, r->pt[i].makespan[k] > 0 ? r->baseline_ms / r->pt[i].makespan[k] : 1.0);
             fputc(',', f);
             json_number(f, r->pt[i].mean_ratio[k]);
+            if (r->ttq_known) {
+                fputc(',', f);
+                json_number(f, r->pt[i].ttq[k]);
+            }
             fputc('\n', f);
         }
+}
+
+size_t sweep_best_ttq(const sweep_result *r)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < r->n; i++)
+        if (r->pt[i].ttq[0] > r->pt[best].ttq[0])
+            best = i;
+    return best;
 }
 
 bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result *r, FILE *f)
@@ -131,6 +149,21 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
                         real_fixed(k ? x + 6 : x - 6, 1).s, real_fixed(k ? y - 6 : y + 13, 1).s, colour[k],
                         k ? "" : " text-anchor=\"end\"", real_shortest(r->pt[i].max_ratio).s);
         }
+    }
+    if (r->ttq_known) { /* the best predicted time to quality, timely: a ring and a line under the title */
+        size_t i = sweep_best_ttq(r);
+        double x = PX(r->pt[i].mean_ratio[0]), y = PY(r->pt[i].makespan[0]);
+        fprintf(b, "  <circle class=\"best-ttq\" cx=\"%s\" cy=\"%s\" r=\"8\" fill=\"none\" stroke=\"#2ca02c\" "
+                   "stroke-width=\"2\"/>\n",
+                real_fixed(x, 1).s, real_fixed(y, 1).s);
+        fprintf(b, "  <text x=\"%s\" y=\"%s\" fill=\"#2ca02c\">", real_fixed(x0, 1).s, real_fixed(y0 - 8, 1).s);
+        if (r->pt[i].ttq[0] > 1.0)
+            fprintf(b, "best predicted time to quality at beta %s: cap %s, %sx (timely)</text>\n",
+                    real_fixed(r->ttq_beta, r->ttq_beta >= 10 ? 1 : 3).s, real_shortest(r->pt[i].max_ratio).s,
+                    real_fixed(r->pt[i].ttq[0], 3).s);
+        else
+            fprintf(b, "at beta %s no cap beats no freezing in predicted time to quality</text>\n",
+                    real_fixed(r->ttq_beta, r->ttq_beta >= 10 ? 1 : 3).s);
     }
 #undef PX
 #undef PY

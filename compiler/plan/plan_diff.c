@@ -259,7 +259,8 @@ static void print_text(const plan_doc *a, const plan_doc *b, const plan_delta *d
         fprintf(f, "different pipelines: actions are compared by (stage, microbatch, type)\n");
     fprintf(f, "baseline makespan   %12s ms -> %12s ms\n", real_fixed(a->baseline_ms, 3).s,
             real_fixed(b->baseline_ms, 3).s);
-    real_text pct = real_fixed(a->makespan_ms > 0 ? 100.0 * (b->makespan_ms - a->makespan_ms) / a->makespan_ms : 0.0, 3);
+    real_text pct =
+        real_fixed(a->makespan_ms > 0 ? 100.0 * (b->makespan_ms - a->makespan_ms) / a->makespan_ms : 0.0, 3);
     fprintf(f, "optimised makespan  %12s ms -> %12s ms  (%s%s%%)\n", real_fixed(a->makespan_ms, 3).s,
             real_fixed(b->makespan_ms, 3).s, pct.s[0] == '-' ? "" : "+", pct.s);
     fprintf(f, "speed-up            %12sx   -> %12sx\n", real_fixed(a->speedup, 4).s, real_fixed(b->speedup, 4).s);

@@ -169,6 +169,37 @@ def main():
             if f"freeze.max_ratio: auto chose {got['max_ratio']:g}" not in text:
                 bad.append(f"tfc plan does not say what auto chose: {text[:400]}")
 
+        # 3b. --sweep and --compare with training: each cap's predicted time
+        # to quality is that cap's own plan's, the best is marked.
+        p = os.path.join(work, "sweep.yaml")
+        with open(p, "w") as fh:
+            fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000))
+        sweep = os.path.join(work, "sweep")
+        subprocess.run([tfc, "plan", p, "--sweep", sweep], check=True, capture_output=True)
+        import csv
+        rows = [r for r in csv.DictReader(open(os.path.join(sweep, "pareto.csv"))) if r["policy"] == "timely"]
+        best = None
+        for r in rows:
+            q = os.path.join(work, "swcap.yaml")
+            with open(q, "w") as fh:
+                fh.write(with_training(base, 1 << 20, 200000, 10000, r["max_ratio"], 5000, 1000))
+            want = plan_json(q)["time_to_quality"]["predicted_speedup"]
+            if float(r["predicted_time_to_quality"]) != want:
+                bad.append(f"--sweep at cap {r['max_ratio']}: {r['predicted_time_to_quality']}, the plan's {want!r}")
+            if best is None or want > best[1]:
+                best = (r["max_ratio"], want)
+        svg_text = open(os.path.join(sweep, "pareto.svg")).read()
+        if f"cap {best[0]}, {best[1]:.3f}x" not in svg_text or 'class="best-ttq"' not in svg_text:
+            bad.append(f"pareto.svg does not mark cap {best[0]} ({best[1]:.3f}x) as the best time to quality")
+        cmp_dir = os.path.join(work, "compare")
+        subprocess.run([tfc, "plan", p, "--compare", cmp_dir], check=True, capture_output=True)
+        own = [r for r in csv.DictReader(open(os.path.join(cmp_dir, "compare.csv"))) if r["spec_schedule"] == "yes"]
+        want = plan_json(p)["time_to_quality"]["predicted_speedup"]
+        if len(own) != 1 or float(own[0]["predicted_time_to_quality"]) != want:
+            bad.append(f"--compare's row for the spec's schedule does not predict {want!r}: {own}")
+        print(f"ttq check: --sweep's {len(rows)} caps and --compare's own row predict as their plans do; "
+              f"best cap {best[0]} marked")
+
         # 4. without training
         plain = plan_json(os.path.join(src, "specs", "llama8b_1f1b.yaml"))
         if "time_to_quality" in plain:
