@@ -43,6 +43,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EX = os.path.join(ROOT, "examples", "tiny_trainer")
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import tfc_plan  # noqa: E402  (the time-to-quality model, as the compiler has it)
 RULES = ["uniform", "front_first", "balanced", "weights"]
 
 
@@ -468,18 +470,16 @@ def predicted_speedup(exp, scen, run, r, f):
     sequences progresses rho = (1 + beta) / (1 + beta / (1 - f)) as fast a
     step; a run that freezes from step w' (the warm-up plus half the ramp)
     with steps r as long then needs N / (w' + (N - w') r / rho) of the
-    no-freezing run's time. Fine-tuning only (beta is measured there)."""
+    no-freezing run's time: python/tfc_plan.py's predicted_time_to_quality,
+    the compiler's model. Fine-tuning only (beta is measured there)."""
     if scen != "finetune" or exp.regime is None or run.policy == "none" or not f < 1:
         return None
     n, fz, beta = exp.cfg["steps"], exp.cfg["freeze"], exp.regime["beta"]
     if not beta >= 0:  # an estimate from too few batches can come out negative
         return None
-    w = fz["warmup"] + fz["ramp"] / 2
-    if "_warmup_" in run.label:
-        w = exp.cfg["early_warmup"] + fz["ramp"] / 2
-    w = min(w, n)
-    rho = (1 + beta) / (1 + beta / (1 - f))
-    return n / (w + (n - w) * r / rho)
+    warmup = exp.cfg["early_warmup"] if "_warmup_" in run.label else fz["warmup"]
+    return tfc_plan.predicted_time_to_quality(beta=beta, frozen_share=f, step_ratio=r, steps=n, warmup=warmup,
+                                              ramp=fz["ramp"])
 
 
 def fmt_spread(v, pct=False, digits=3):

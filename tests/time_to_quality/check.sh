@@ -66,7 +66,7 @@ if len(runs) != len(labels) or len(runs) < 20:  # one seed a run at CI size
     bad.append(f"{len(runs)} run logs for {len(labels)} table rows")
 for f in runs:
     rows = open(os.path.join(out, "logs", f)).read().split("\n")
-    if rows[0] != "step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share":
+    if rows[0] != "step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share,plan_ms":
         bad.append(f"{f}: header {rows[0]!r}")
 svg = ET.parse(os.path.join(out, "loss_vs_time.svg")).getroot()
 lines = [e for e in svg.iter("{http://www.w3.org/2000/svg}polyline")]

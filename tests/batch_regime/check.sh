@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The batch-regime sweep at CI size (ctest batch_regime): its metrics on
+# logs with known answers (steps to L*, the drift-free and wall-clock
+# speed-ups, the bound of a run that never reaches L*, the summary line's
+# error rule), then bench/batch_regime.sh --ci end to end: every (batch,
+# cap) point in the table, the chart, summary.json, the last line. Not the
+# numbers (a few steps of everything).
+#   check.sh TFC SOURCE_DIR
+set -euo pipefail
+tfc=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 - "$src/bench" "$work" <<'PY'
+import math, os, sys
+sys.path.insert(0, sys.argv[1])
+import batch_regime as br
+w = sys.argv[2]
+head = "step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share,plan_ms\n"
+def write(path, vals, plan_ms, wall_step):
+    """A log of len(vals) steps, evaluated every step with loss vals[i]."""
+    with open(path, "w") as f:
+        f.write(head)
+        for i, v in enumerate(vals):
+            f.write(f"{i},{v},{v},{wall_step},0,{wall_step * (i + 1) / 1000},0.001,0,0,0,{plan_ms}\n")
+# No freezing: 6 steps of 10 ms (plan) and 20 ms (wall) each, losses falling by 1 a step;
+# smoothed over 3: the last is (3 + 2 + 1) / 3 = 2.0 = L*, reached at step 5.
+write(f"{w}/none.csv", [6, 5, 4, 3, 2, 1], 10.0, 20.0)
+# Freezing: steps of 8 ms (plan), 10 ms (wall), the loss falling half as fast.
+write(f"{w}/run.csv", [6, 5.5, 5, 4.5, 4, 3.5, 3, 2.5, 2, 1.5, 1], 8.0, 10.0)
+m = br.metrics(f"{w}/none.csv", f"{w}/run.csv", 6)
+# The run's smoothed curve reaches 2.0 at step 9 ((2.5 + 2 + 1.5) / 3): 10 steps of 8 ms (plan) and 10 ms
+# (wall) against 6 of 10 and 20; at step 5 it is 4.0 against L* 2.0.
+assert m["reached"] and m["steps_to"] == 10 and m["none_steps"] == 6 and m["gap"] == 1.0, m
+assert abs(m["drift_free"] - 60 / 80) < 1e-12 and abs(m["wall"] - 120 / 100) < 1e-12, m
+# One that never gets there: the bound, T_none(L*) / T_run(end).
+write(f"{w}/slow.csv", [6, 5.8, 5.6, 5.4, 5.2, 5.0, 4.8], 8.0, 10.0)
+m = br.metrics(f"{w}/none.csv", f"{w}/slow.csv", 6)
+assert not m["reached"] and abs(m["drift_free"] - 60 / 56) < 1e-12, m
+# The summary line: a bound counts only where the prediction is above it.
+pts = [dict(select="balanced", reached=True, predicted=1.2, drift_free=1.1, beta=0.1, cap=0.3),
+       dict(select="balanced", reached=False, predicted=0.9, drift_free=0.95, beta=2.0, cap=0.9),
+       dict(select="balanced", reached=False, predicted=0.8, drift_free=0.6, beta=4.0, cap=0.6),
+       dict(select="weights", reached=True, predicted=3.0, drift_free=1.0, beta=0.1, cap=0.3)]
+line = br.summary_line(pts)
+assert line == "batch_regime points=3 max_abs_err=0.2000 best_speedup=1.1000 best_beta=0.1000 best_cap=0.3", line
+# Weights from noise scales: the tensor with the smallest noise scale freezes likeliest.
+wts = br.noise_weights({"a": 1000.0, "b": 4000.0, "c": -5.0}, 2000)
+assert wts["a"] == 1 and abs(wts["b"] - 0.25) < 1e-9 and wts["c"] == 1 / 64, wts
+print("batch_regime: metrics on known logs ok")
+PY
+python3 "$src/bench/batch_regime.py" --ci --tfc "$tfc" --out "$work/out" >"$work/stdout.txt" 2>"$work/stderr.txt" ||
+  { tail -20 "$work/stderr.txt"; exit 1; }
+python3 - "$work/out" "$work/stdout.txt" <<'PY'
+import json, os, re, sys, xml.etree.ElementTree as ET
+out, stdout = sys.argv[1], open(sys.argv[2]).read().rstrip("\n").split("\n")
+bad = []
+last = stdout[-1]
+if not re.fullmatch(r"batch_regime points=\d+ max_abs_err=[0-9.]+ best_speedup=[0-9.]+ best_beta=[0-9.]+ "
+                    r"best_cap=[0-9.]+", last):
+    bad.append(f"last line: {last!r}")
+rows = [l for l in open(os.path.join(out, "results.md")) if re.match(r"\| [0-9,]+ \| [0-9.]+ \| 0\.[369] ", l)]
+points = {(l.split("|")[1].strip(), l.split("|")[3].strip()) for l in rows if "| balanced |" in l}
+if len(points) != 6:  # two batch sizes x three caps
+    bad.append(f"table points: {sorted(points)}")
+if int(re.search(r"points=(\d+)", last).group(1)) != len(points):
+    bad.append("the last line's point count is not the table's")
+svg = ET.parse(os.path.join(out, "speedup_vs_beta.svg")).getroot()
+marks = [e for e in svg.iter() if e.tag.endswith("circle") or (e.tag.endswith("rect") and e.get("fill") == "none"
+                                                                and e.get("stroke") not in (None, "#999"))]
+if len(marks) < 6:
+    bad.append(f"the chart has {len(marks)} measured points")
+summary = json.load(open(os.path.join(out, "summary.json")))
+if not summary["points"] or summary["state"].get("start_b_simple") is None:
+    bad.append("summary.json")
+runs = [f for f in os.listdir(os.path.join(out, "runs")) if f.endswith(".csv")]
+if len(runs) < 9:
+    bad.append(f"{len(runs)} run logs")
+for b in bad:
+    print("batch_regime check FAILED:", b)
+print(f"batch_regime: {len(points)} points, {len(runs)} run logs; last line: {last}")
+sys.exit(1 if bad else 0)
+PY
