@@ -46,6 +46,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import noise_weights as nw  # noqa: E402
 import time_to_quality as ttq  # noqa: E402
 import tfc_plan  # noqa: E402
 
@@ -365,14 +367,8 @@ def metrics(base_log, run_log, n):
 
 
 def noise_weights(tensors, batch):
-    """freeze_weight per tensor from its measured noise scale: skipping a
-    share of a tensor's gradient costs about beta_k / (1 + beta_k) of its
-    progress (beta_k = B_simple_k / B), and its weight-gradient work is the
-    same per element for every matrix, so a tensor's odds of being frozen
-    go as 1 / beta_k, scaled so the cheapest is 1 (at least 1/64)."""
-    inv = {k: 1.0 / max(v / batch, 1e-6) for k, v in tensors.items() if v > 0}
-    top = max(inv.values()) if inv else 1.0
-    return {k: max(round(inv.get(k, top / 64) / top, 4), 1 / 64) for k in tensors}
+    """freeze_weight per tensor from its noise scale (tools/noise_weights.py)."""
+    return nw.weights(tensors, batch)
 
 
 # ------------------------------------------------------------------ report

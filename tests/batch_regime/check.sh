@@ -49,6 +49,17 @@ wts = br.noise_weights({"a": 1000.0, "b": 4000.0, "c": -5.0}, 2000)
 assert wts["a"] == 1 and abs(wts["b"] - 0.25) < 1e-9 and wts["c"] == 1 / 64, wts
 print("batch_regime: metrics on known logs ok")
 PY
+# tools/noise_weights.py writes the weights into a spec tfc accepts, select: weights.
+printf 'noise: stage 0 tensor a: |G|^2 1, tr(Sigma) 1, B_simple 500 predictions\nnoise: stage 1 tensor b: |G|^2 1, tr(Sigma) 1, B_simple 4000 predictions\nnoise: stage 1 tensor c: |G|^2 1, tr(Sigma) 1, B_simple 2000 predictions\n' >"$work/noise.txt"
+sed 's/^freeze: .*/freeze: {max_ratio: 0.5, select: balanced}/' "$src/tests/specs/custom_1f1b.yaml" |
+  sed 's/w0, numel: 8/a, numel: 8/; s/w1, numel: 8/b, numel: 8}, {name: c, numel: 4/' >"$work/nw.yaml"
+grep -q '^freeze:' "$work/nw.yaml" || echo 'freeze: {max_ratio: 0.5, select: balanced}' >>"$work/nw.yaml"
+cp "$src/tests/specs/custom_1f1b.csv" "$work/"
+python3 "$src/tools/noise_weights.py" "$work/nw.yaml" "$work/noise.txt" 1000 -o "$work/nw_out.yaml" >/dev/null
+grep -q 'select: weights' "$work/nw_out.yaml" && grep -q '{name: a, numel: 8, freeze_weight: 1}' "$work/nw_out.yaml" &&
+  grep -q '{name: b, numel: 8, freeze_weight: 0.125}' "$work/nw_out.yaml" ||
+  { echo "noise_weights.py wrote:"; cat "$work/nw_out.yaml"; exit 1; }
+"$tfc" check "$work/nw_out.yaml" -q
 python3 "$src/bench/batch_regime.py" --ci --tfc "$tfc" --out "$work/out" >"$work/stdout.txt" 2>"$work/stderr.txt" ||
   { tail -20 "$work/stderr.txt"; exit 1; }
 python3 - "$work/out" "$work/stdout.txt" <<'PY'
