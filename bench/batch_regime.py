@@ -177,6 +177,10 @@ class Sweep:
         log(f"  {key}: {time.time() - t0:.0f} s, final loss {res['val_loss']:.4f}, {int(res['steps'])} steps")
         return logpath, res
 
+    def end_params(self, mb, lr):
+        """Where the no-freezing run of seed 1 at this rate leaves its parameters."""
+        return os.path.join(self.out, f"mb{mb}_lr{lr:.3g}_end.bin")
+
     def lr_for(self, mb):
         """The no-freezing peak rate: the best final smoothed loss of a sweep
         over x3 steps, widened until the best is not at an edge."""
@@ -192,7 +196,7 @@ class Sweep:
         def loss_at(lr):
             key = f"mb{mb}_none_lr{lr:.3g}_s1"
             if lr not in tried:
-                lp, _ = self.train(key, mb, binary, 1, c["steps"], lr, ["--no-freeze"])
+                lp, _ = self.train(key, mb, binary, 1, c["steps"], lr, ["--no-freeze"], save=self.end_params(mb, lr))
                 v = ttq.smooth(ttq.read_log(lp)[1])[-1][2]
                 tried[lr] = v if math.isfinite(v) else float("inf")  # a rate that diverged
             return tried[lr]
@@ -229,9 +233,8 @@ class Sweep:
         none_bin = b.variant("none", 0.0, "balanced", 0, 1)[0]
         for s in seeds:
             key = f"mb{mb}_none_lr{lr:.3g}_s{s}"
-            self.train(key, mb, none_bin, s, n, lr, ["--no-freeze"],
-                       save=os.path.join(self.out, f"mb{mb}_end.bin") if s == 1 else None)
-        end = self.noise(f"mb{mb}_end", os.path.join(self.out, f"mb{mb}_end.bin"))
+            self.train(key, mb, none_bin, s, n, lr, ["--no-freeze"], save=self.end_params(mb, lr) if s == 1 else None)
+        end = self.noise(f"mb{mb}_end", self.end_params(mb, lr))
         entry["end_b_simple"] = end["b_simple"]
         entry["end_tensors"] = end["tensors"]
         for cap in CAPS:
@@ -318,6 +321,24 @@ class Sweep:
                                     wall=statistics.mean(x["wall"] for x in seeds),
                                     steps_to=[x["steps_to"] for x in seeds], gap=[x["gap"] for x in seeds]))
         return out
+
+
+def auto_choice(sweep, mb):
+    """What freeze.max_ratio: auto chooses with this batch size's own
+    measurements: its profile, the warm-up and ramp its runs used, and a
+    training section from its batch and the noise scale measured at the
+    fine-tuning start. (cap, predicted speed-up, reason)."""
+    e, c = sweep.state["points"][str(mb)], sweep.c
+    b = sweep.builder(mb)
+    spec = os.path.join(b.out, "variants", "auto.yaml")
+    os.makedirs(os.path.dirname(spec), exist_ok=True)
+    text = b.spec_text(0.9, "balanced", e["warmup"], c["ramp"], c["reselect"]).replace("max_ratio: 0.9", "max_ratio: auto")
+    text += (f"training: {{batch_tokens: {e['batch']}, noise_scale_tokens: {sweep.state['start_b_simple']}, "
+             f"steps: {c['steps']}}}\n")
+    with open(spec, "w") as f:
+        f.write(text)
+    t = json.loads(run([sweep.args.tfc, "plan", spec, "--json"]))["time_to_quality"]
+    return t["cap"], t["predicted_speedup"], t["reason"]
 
 
 def plan_numbers(plan):
@@ -414,7 +435,7 @@ def svg(points, path, ramp_share):
     """Drift-free speedup against beta (log scale): measured points per cap,
     the model's curves at each cap's mean step ratio and frozen share, and
     each cap's break-even beta."""
-    W, H, x0, y0, w, h = 760, 440, 70, 30, 560, 340
+    W, H, x0, y0, w, h = 940, 420, 70, 30, 560, 340
     bal = [p for p in points if p["select"] == "balanced"]
     if not bal:
         return
@@ -477,10 +498,10 @@ def svg(points, path, ramp_share):
         o.append(f'<text x="{x0 + w + 30}" y="{ly + 18}" fill="#555">r {r:.2f}, f {f:.2f}'
                  + (f', break-even {be:.2f}' if be else '') + '</text>')
         ly += 40
-    o.append(f'<text x="{x0 + w + 12}" y="{ly + 4}" fill="#555">dashed: the model;</text>')
-    o.append(f'<text x="{x0 + w + 12}" y="{ly + 18}" fill="#555">vertical: break-even;</text>')
-    o.append(f'<text x="{x0 + w + 12}" y="{ly + 32}" fill="#555">square: never reached</text>')
-    o.append(f'<text x="{x0 + w + 12}" y="{ly + 46}" fill="#555">L* (its bound)</text>')
+    for k, line in enumerate(["dashed: the model (tfc's), at each cap's", "mean step ratio r and frozen share f,",
+                              "freezing from N/4 below beta 1, N/2 above;", "vertical: the break-even beta;",
+                              "square: never reached L* (its bound)"]):
+        o.append(f'<text x="{x0 + w + 12}" y="{ly + 4 + 14 * k}" fill="#555">{line}</text>')
     o.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(o) + "\n")
@@ -495,6 +516,7 @@ def main():
     ap.add_argument("--tfc", default=os.path.join(ROOT, "build", "tfc"))
     ap.add_argument("--mb", help="sequences per microbatch, comma-separated (overrides the mode's)")
     ap.add_argument("--steps", type=int, help="N, the no-freezing run's steps")
+    ap.add_argument("--report", action="store_true", help="only the report, from the runs cached in --out")
     args = ap.parse_args()
     mode = "ci" if args.ci else "quick" if args.quick else "full"
     args.out = os.path.abspath(args.out or os.path.join(ROOT, "build", f"batch_regime_{mode}"))
@@ -511,7 +533,8 @@ def main():
     cfg = config(args)
     t0 = time.time()
     sw = Sweep(args, cfg)
-    sw.run_all()
+    if not args.report:
+        sw.run_all()
     pts = sw.points()
     md = table(pts)
     st = sw.state
@@ -521,11 +544,14 @@ def main():
             f"re-drawn every {cfg['reselect']}; B_simple at the fine-tuning start {st['start_b_simple']:.0f} "
             f"predictions; {time.time() - t0:.0f} s this run", "",
             "| batch (predictions) | sequences a step | peak lr (sweep: final loss) | B_simple at the end | "
-            "freezing from |", "| --- | --- | --- | --- | --- |"]
+            "freezing from | max_ratio: auto chooses |", "| --- | --- | --- | --- | --- | --- |"]
     for mb_s, e in sorted(st.get("points", {}).items(), key=lambda kv: int(kv[0])):
         sweep = ", ".join(f"{k}: {v:.4f}" for k, v in e.get("lr_sweep", {}).items())
+        cap, pred, why = auto_choice(sw, int(mb_s))
+        e["auto"] = dict(cap=cap, predicted=pred, reason=why)
         head.append(f"| {e['batch']:,} | {int(mb_s) * 8} | {e['lr']:.3g} ({sweep}) | "
-                    f"{e.get('end_b_simple', float('nan')):.0f} | step {e.get('warmup', 0)} |")
+                    f"{e.get('end_b_simple', float('nan')):.0f} | step {e.get('warmup', 0)} | "
+                    f"{cap} ({pred:.3f}x predicted; {why}) |")
     text = "\n".join(head) + "\n\n" + md + "\n"
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write(text)

@@ -23,7 +23,7 @@ void plan_print_text(const plan *p, FILE *f)
             real_fixed(p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0, 4).s);
     if (p->ttq_known)
         fprintf(f, "time to quality     %10sx predicted (beta %s; %s)\n", real_fixed(p->ttq_speedup, 4).s,
-                real_shortest(p->ttq_beta).s, p->ttq_reason);
+                real_fixed(p->ttq_beta, p->ttq_beta >= 10 ? 1 : p->ttq_beta >= 1 ? 2 : 3).s, p->ttq_reason);
     else
         fprintf(f, "time to quality     not predicted: the spec has no training section (batch_tokens, "
                    "noise_scale_tokens, steps; docs/time-to-quality.md)\n");
