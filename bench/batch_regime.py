@@ -178,8 +178,28 @@ class Sweep:
         return logpath, res
 
     def end_params(self, mb, lr):
-        """Where the no-freezing run of seed 1 at this rate leaves its parameters."""
-        return os.path.join(self.out, f"mb{mb}_lr{lr:.3g}_end.bin")
+        """Where the no-freezing run of seed 1 at this rate leaves its parameters
+        (mb{mb}_end.bin in sweeps cached before the name had the rate)."""
+        older = os.path.join(self.out, f"mb{mb}_end.bin")
+        return older if os.path.exists(older) else os.path.join(self.out, f"mb{mb}_lr{lr:.3g}_end.bin")
+
+    def freeze_noise(self, mb):
+        """B_simple where freezing starts: the no-freezing run (seed 1) again
+        up to its warm-up step (the same steps: the schedule is the run's),
+        its parameters there measured. The noise scale grows as the loss
+        falls, so this is the batch regime the frozen steps meet."""
+        e = self.state["points"][str(mb)]
+        if "freeze_b_simple" in e:
+            return e["freeze_b_simple"]
+        c, n, w = self.c, self.c["steps"], e["warmup"]
+        binary = self.builder(mb).variant("none", 0.0, "balanced", 0, 1)[0]
+        path = os.path.join(self.out, f"mb{mb}_at_w{w}.bin")
+        self.train(f"mb{mb}_none_lr{e['lr']:.3g}_to_w{w}", mb, binary, 1, w, e["lr"], ["--no-freeze"], save=path)
+        got = self.noise(f"mb{mb}_at_w{w}", path)
+        e["freeze_b_simple"] = got["b_simple"]
+        e["freeze_tensors"] = got["tensors"]
+        self.save()
+        return got["b_simple"]
 
     def lr_for(self, mb):
         """The no-freezing peak rate: the best final smoothed loss of a sweep
@@ -228,7 +248,12 @@ class Sweep:
         # from a tenth); from a quarter above it, where a skipped gradient is
         # nearly free and more of the run can take the shorter step.
         warmup = n // 2 if beta > 1 else n // 4
-        entry.update(beta=beta, warmup=warmup)
+        # The optimiser contract (docs/optimizer-contract.md): below the noise
+        # scale each tensor's gradient is rescaled over the microbatches that
+        # computed it (mean); above it, shares (measured here: with shares
+        # below it freezing cuts Adam's step instead of its batch).
+        contract = "share" if beta > 1 else "mean"
+        entry.update(beta=beta, warmup=warmup, contract=contract)
         seeds = list(range(1, (c["seeds_small"] if smallest_beta else 1) + 1))
         none_bin = b.variant("none", 0.0, "balanced", 0, 1)[0]
         for s in seeds:
@@ -237,20 +262,22 @@ class Sweep:
         end = self.noise(f"mb{mb}_end", self.end_params(mb, lr))
         entry["end_b_simple"] = end["b_simple"]
         entry["end_tensors"] = end["tensors"]
+        self.freeze_noise(mb)
         for cap in CAPS:
             binary, plan = b.variant(f"timely_{cap}_w{warmup}", cap, "balanced", warmup, c["ramp"], "timely",
                                      c["reselect"])
             entry.setdefault("plans", {})[str(cap)] = plan_numbers(plan)
             for s in seeds[:1]:
-                self.capped_run(mb, cap, "balanced", s, lr, binary)
+                self.capped_run(mb, cap, "balanced", s, lr, binary, contract=contract)
         self.save()
 
-    def capped_run(self, mb, cap, select, seed, lr, binary, tag=""):
+    def capped_run(self, mb, cap, select, seed, lr, binary, tag="", extra=(), contract="share"):
         c, n = self.c, self.c["steps"]
         lstar = self.lstar(mb, seed)
+        tag += "" if contract == "share" else f"_{contract}"  # share runs keep their cache keys
         key = f"mb{mb}_timely_{cap}_{select}{tag}_s{seed}"
         return self.train(key, mb, binary, seed, 2 * n, lr,
-                          ["--stop-below", f"{lstar:.12g}", "--stop-from", str(n)])
+                          ["--stop-below", f"{lstar:.12g}", "--stop-from", str(n), "--grad", contract] + list(extra))
 
     def lstar(self, mb, seed):
         lr = self.state["points"][str(mb)]["lr"]
@@ -271,7 +298,7 @@ class Sweep:
         # (the same plan: the rule decides which tensors, not how many).
         if c["seeds_small"] > 1 or not self.args.quick:
             pts = self.points()
-            mine = [p for p in pts if p["mb"] == smallest and p["reached"]]
+            mine = [p for p in pts if p["mb"] == smallest and p["reached"] and p["regime"]]
             best = max(mine, key=lambda p: p["drift_free"])["cap"] if mine else 0.9
             entry = self.state["points"][str(smallest)]
             b = self.builder(smallest)
@@ -279,12 +306,13 @@ class Sweep:
             binary = b.variant(f"timely_{best}_w{warmup}", best, "balanced", warmup, c["ramp"], "timely",
                                c["reselect"])[0]
             for s in range(2, c["seeds_small"] + 1):
-                self.capped_run(smallest, best, "balanced", s, entry["lr"], binary)
-            weights = noise_weights(self.start_noise["tensors"], smallest * 8 * 32)
+                self.capped_run(smallest, best, "balanced", s, entry["lr"], binary, contract=entry["contract"])
+            weights = noise_weights(entry.get("freeze_tensors", self.start_noise["tensors"]), smallest * 8 * 32)
             entry["noise_weights"] = weights
             wbin = b.variant(f"timely_{best}_weights_w{warmup}", best, "weights", warmup, c["ramp"], "timely",
                              c["reselect"], weights)[0]
-            self.capped_run(smallest, best, "weights", 1, entry["lr"], wbin, tag="_noise")
+            self.capped_run(smallest, best, "weights", 1, entry["lr"], wbin, tag="_noise",
+                            contract=entry["contract"])
             self.save()
 
     # -------------------------------------------------------------- metrics
@@ -299,7 +327,8 @@ class Sweep:
             if "plans" not in e:
                 continue
             for cap in CAPS:
-                for select, tag in (("balanced", ""), ("weights", "_noise")):
+                for select, tag, contract in (("balanced", "", "share"), ("balanced", "_mean", "mean"),
+                                              ("weights", "_noise", "share"), ("weights", "_noise_mean", "mean")):
                     seeds = []
                     for s in range(1, 10):
                         key = f"mb{mb}_timely_{cap}_{select}{tag}_s{s}"
@@ -310,11 +339,19 @@ class Sweep:
                     if not seeds:
                         continue
                     plan = e["plans"][str(cap)]
-                    pred = tfc_plan.predicted_time_to_quality(
-                        beta=e["beta"], frozen_share=plan["frozen_share"], step_ratio=plan["step_ratio"],
-                        steps=n, warmup=e["warmup"], ramp=c["ramp"])
-                    out.append(dict(mb=mb, batch=e["batch"], beta=e["beta"], cap=cap, select=select,
-                                    seeds=len(seeds), predicted=pred, plan=plan,
+
+                    def model(beta):
+                        return tfc_plan.predicted_time_to_quality(
+                            beta=beta, frozen_share=plan["frozen_share"], step_ratio=plan["step_ratio"], steps=n,
+                            warmup=e["warmup"], ramp=c["ramp"])
+                    # beta where freezing starts (the model's input, docs/time-to-quality.md); at the
+                    # fine-tuning start too, for comparison
+                    beta_w = e.get("freeze_b_simple", e["beta"] * e["batch"]) / e["batch"]
+                    pred = model(beta_w if beta_w > 0 else float("inf"))
+                    out.append(dict(mb=mb, batch=e["batch"], beta=e["beta"], beta_freeze=beta_w, cap=cap,
+                                    select=select, contract=contract,
+                                    regime=contract == e.get("contract", "share"),  # this batch size's contract
+                                    seeds=len(seeds), predicted=pred, predicted_start=model(e["beta"]), plan=plan,
                                     reached=all(x["reached"] for x in seeds),
                                     drift_free=statistics.mean(x["drift_free"] for x in seeds),
                                     drift_free_all=[x["drift_free"] for x in seeds],
@@ -326,15 +363,15 @@ class Sweep:
 def auto_choice(sweep, mb):
     """What freeze.max_ratio: auto chooses with this batch size's own
     measurements: its profile, the warm-up and ramp its runs used, and a
-    training section from its batch and the noise scale measured at the
-    fine-tuning start. (cap, predicted speed-up, reason)."""
+    training section from its batch and the noise scale measured where
+    freezing starts. (cap, predicted speed-up, reason)."""
     e, c = sweep.state["points"][str(mb)], sweep.c
     b = sweep.builder(mb)
     spec = os.path.join(b.out, "variants", "auto.yaml")
     os.makedirs(os.path.dirname(spec), exist_ok=True)
     text = b.spec_text(0.9, "balanced", e["warmup"], c["ramp"], c["reselect"]).replace("max_ratio: 0.9", "max_ratio: auto")
-    text += (f"training: {{batch_tokens: {e['batch']}, noise_scale_tokens: {sweep.state['start_b_simple']}, "
-             f"steps: {c['steps']}}}\n")
+    noise = e.get("freeze_b_simple", sweep.state["start_b_simple"])  # where freezing starts: the model's input
+    text += f"training: {{batch_tokens: {e['batch']}, noise_scale_tokens: {max(noise, 1e-3)}, steps: {c['steps']}}}\n"
     with open(spec, "w") as f:
         f.write(text)
     t = json.loads(run([sweep.args.tfc, "plan", spec, "--json"]))["time_to_quality"]
@@ -395,18 +432,22 @@ def noise_weights(tensors, batch):
 # ------------------------------------------------------------------ report
 
 def table(points):
-    lines = ["| batch (predictions) | beta | cap | select | seeds | step ratio (plan) | frozen share | steps to L* "
-             "(none: N) | gap at equal steps | predicted | drift-free speedup | wall-clock speedup |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| batch (predictions) | beta at the start | beta where freezing starts | cap | select | contract | seeds | "
+             "step ratio (plan) | frozen share | steps to L* (none: N) | gap at equal steps | predicted (from the "
+             "start's beta) | drift-free speedup | wall-clock speedup |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for p in points:
         st = ["-" if s is None else f"{s:.0f}" for s in p["steps_to"]]
         df = p["drift_free_all"]
         spread = f" [{min(df):.3f}, {max(df):.3f}]" if len(df) > 1 else ""
         mark = "" if p["reached"] else "<"
         gaps = [g for g in p["gap"] if not math.isnan(g)]
-        lines.append(f"| {p['batch']:,} | {p['beta']:.3f} | {p['cap']} | {p['select']} | {p['seeds']} | "
-                     f"{p['plan']['step_ratio']:.3f} | {p['plan']['frozen_share']:.3f} | {', '.join(st)} | "
-                     f"{100 * statistics.mean(gaps) if gaps else float('nan'):+.2f}% | {p['predicted']:.3f} | "
+        bw = p.get("beta_freeze", p["beta"])
+        contract = p.get("contract", "share") + ("" if p.get("regime", True) else " (contrast)")
+        lines.append(f"| {p['batch']:,} | {p['beta']:.3f} | {bw:.3f} | {p['cap']} | {p['select']} | {contract} | "
+                     f"{p['seeds']} | {p['plan']['step_ratio']:.3f} | {p['plan']['frozen_share']:.3f} | "
+                     f"{', '.join(st)} | {100 * statistics.mean(gaps) if gaps else float('nan'):+.2f}% | "
+                     f"{p['predicted']:.3f} ({p.get('predicted_start', p['predicted']):.3f}) | "
                      f"{mark}{p['drift_free']:.3f}{spread} | {mark}{p['wall']:.3f} |")
     return "\n".join(lines)
 
@@ -414,13 +455,13 @@ def table(points):
 def summary_line(points):
     errs = []
     for p in points:
-        if p["select"] != "balanced":
+        if p["select"] != "balanced" or not p.get("regime", True):
             continue
         if p["reached"]:
             errs.append(abs(p["predicted"] - p["drift_free"]))
         elif p["predicted"] > p["drift_free"]:  # only the bound, and only where the prediction is above it
             errs.append(p["predicted"] - p["drift_free"])
-    bal = [p for p in points if p["select"] == "balanced"]
+    bal = [p for p in points if p["select"] == "balanced" and p.get("regime", True)]
     reached = [p for p in bal if p["reached"]]
     best = max(reached, key=lambda p: p["drift_free"]) if reached else None
     k = len(bal)
@@ -436,11 +477,14 @@ def svg(points, path, ramp_share):
     the model's curves at each cap's mean step ratio and frozen share, and
     each cap's break-even beta."""
     W, H, x0, y0, w, h = 940, 420, 70, 30, 560, 340
-    bal = [p for p in points if p["select"] == "balanced"]
+    bal = [p for p in points if p["select"] == "balanced" and p.get("regime", True)]
     if not bal:
         return
-    betas = [p["beta"] for p in bal]
-    lo, hi = math.floor(math.log10(min(betas) / 2)), math.ceil(math.log10(max(betas) * 2))
+    def xb(p):  # the model's input: beta where freezing starts (past the axis: at its end)
+        b = p.get("beta_freeze", p["beta"])
+        return b if 0 < b < 1e6 else 1e6
+    betas = [xb(p) for p in bal]
+    lo, hi = math.floor(math.log10(min(betas) / 2)), min(3, math.ceil(math.log10(max(betas) * 2)))
     ys = [p["drift_free"] for p in bal] + [p["predicted"] for p in bal] + [1.0]
     ylo, yhi = math.floor(min(ys) * 10 - 1) / 10, math.ceil(max(ys) * 10 + 1) / 10
     px = lambda b: x0 + (math.log10(b) - lo) / (hi - lo) * w  # noqa: E731
@@ -449,8 +493,8 @@ def svg(points, path, ramp_share):
     o = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H + 40}" font-family="sans-serif" '
          f'font-size="11">', f'<rect width="{W}" height="{H + 40}" fill="white"/>',
          f'<rect x="{x0}" y="{y0}" width="{w}" height="{h}" fill="none" stroke="#999"/>',
-         f'<text x="{x0}" y="18" font-size="13">time-to-quality speedup (drift-free) against beta = B_simple / batch'
-         '</text>']
+         f'<text x="{x0}" y="18" font-size="13">time-to-quality speedup (drift-free) against beta = B_simple / batch '
+         'where freezing starts</text>']
     for e in range(lo, hi + 1):
         o.append(f'<line x1="{px(10 ** e):.1f}" y1="{y0}" x2="{px(10 ** e):.1f}" y2="{y0 + h}" stroke="#eee"/>'
                  f'<text x="{px(10 ** e):.1f}" y="{y0 + h + 16}" text-anchor="middle">{10.0 ** e:g}</text>')
@@ -460,8 +504,8 @@ def svg(points, path, ramp_share):
                  f'<text x="{x0 - 6}" y="{py(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>')
         v += 0.1
     o.append(f'<line x1="{x0}" y1="{py(1):.1f}" x2="{x0 + w}" y2="{py(1):.1f}" stroke="#333" stroke-dasharray="4 3"/>')
-    o.append(f'<text x="{x0 + w / 2}" y="{y0 + h + 32}" text-anchor="middle">beta (log scale): above 1 the batch is '
-             f'below its noise scale</text>')
+    o.append(f'<text x="{x0 + w / 2}" y="{y0 + h + 32}" text-anchor="middle">beta where freezing starts (log scale; '
+             f'above 1 the batch is below its noise scale)</text>')
     ly = y0 + 10
     for cap in CAPS:
         mine = [p for p in bal if p["cap"] == cap]
@@ -475,7 +519,7 @@ def svg(points, path, ramp_share):
             b = 10 ** (lo + (hi - lo) * i / 100)
             # the sweep's own warm-up rule: half the run below the noise scale, a quarter above it
             v = tfc_plan.predicted_time_to_quality(beta=b, frozen_share=f, step_ratio=r, steps=1000,
-                                                   warmup=500 if b > 1 else 250, ramp=int(1000 * ramp_share))
+                                                   warmup=500, ramp=int(1000 * ramp_share))
             pts.append(f"{px(b):.1f},{py(max(ylo, min(yhi, v))):.1f}")
         o.append(f'<polyline fill="none" stroke="{col}" stroke-width="1.5" stroke-dasharray="5 3" '
                  f'points="{" ".join(pts)}"/>')
@@ -484,23 +528,27 @@ def svg(points, path, ramp_share):
             o.append(f'<line x1="{px(be):.1f}" y1="{y0}" x2="{px(be):.1f}" y2="{y0 + h}" stroke="{col}" '
                      f'stroke-width="0.8"/>')
         for p in mine:
+            # the model's own prediction for this run (its warm-up): a cross
+            xp, yp = px(min(xb(p), 10 ** hi)), py(max(ylo, min(yhi, p["predicted"])))
+            o.append(f'<path d="M{xp - 4:.1f},{yp - 4:.1f} L{xp + 4:.1f},{yp + 4:.1f} M{xp - 4:.1f},{yp + 4:.1f} '
+                     f'L{xp + 4:.1f},{yp - 4:.1f}" stroke="{col}" stroke-width="1.5"/>')
             mark = "circle" if p["reached"] else "rect"
-            x, y = px(p["beta"]), py(max(ylo, min(yhi, p["drift_free"])))
+            x, y = px(min(xb(p), 10 ** hi)), py(max(ylo, min(yhi, p["drift_free"])))
             if mark == "circle":
                 o.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{col}"><title>cap {cap}, beta '
-                         f'{p["beta"]:.3f}: {p["drift_free"]:.3f} (predicted {p["predicted"]:.3f})</title></circle>')
+                         f'{xb(p):.3g}: {p["drift_free"]:.3f} (predicted {p["predicted"]:.3f})</title></circle>')
             else:
                 o.append(f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="none" stroke="{col}">'
-                         f'<title>cap {cap}, beta {p["beta"]:.3f}: never reached L*, at most {p["drift_free"]:.3f}'
+                         f'<title>cap {cap}, beta {xb(p):.3g}: never reached L*, at most {p["drift_free"]:.3f}'
                          f'</title></rect>')
         o.append(f'<circle cx="{x0 + w + 20}" cy="{ly}" r="4" fill="{col}"/><text x="{x0 + w + 30}" y="{ly + 4}">'
                  f'cap {cap}</text>')
         o.append(f'<text x="{x0 + w + 30}" y="{ly + 18}" fill="#555">r {r:.2f}, f {f:.2f}'
                  + (f', break-even {be:.2f}' if be else '') + '</text>')
         ly += 40
-    for k, line in enumerate(["dashed: the model (tfc's), at each cap's", "mean step ratio r and frozen share f,",
-                              "freezing from N/4 below beta 1, N/2 above;", "vertical: the break-even beta;",
-                              "square: never reached L* (its bound)"]):
+    for k, line in enumerate(["dots: measured; crosses: the model's", "prediction for that run (tfc's model);",
+                              "dashed: the model at each cap's mean step", "ratio r and frozen share f, freezing",
+                              "from N/2; vertical: the break-even beta;", "square: never reached L* (its bound)"]):
         o.append(f'<text x="{x0 + w + 12}" y="{ly + 4 + 14 * k}" fill="#555">{line}</text>')
     o.append("</svg>")
     with open(path, "w") as f:

@@ -224,9 +224,22 @@ def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ram
         return 1.0
     if f >= 1.0:
         return 0.0
-    rho = (1.0 + beta) / (1.0 + beta / (1.0 - f))
+    rho = 1.0 - f if beta == float("inf") else (1.0 + beta) / (1.0 + beta / (1.0 - f))
     w = min(warmup + ramp / 2.0, float(steps))
     return steps / (w + (steps - w) * step_ratio / rho)
+
+
+# Below this beta the optimiser contract is "mean", above it "share" (the
+# compiler's TTQ_RESCALE_BELOW; docs/optimizer-contract.md).
+RESCALE_BELOW = 1.0
+
+
+def optimizer_contract(beta):
+    """"mean" (rescale each tensor's gradient over the microbatches that
+    computed it) below the noise scale, "share" at or above it: the contract
+    the predicted time to quality assumes, as plan.json's
+    time_to_quality.optimizer_contract says."""
+    return "mean" if beta < RESCALE_BELOW else "share"
 
 
 def break_even_beta(frozen_share, step_ratio):

@@ -162,10 +162,17 @@ static bool emit_public(const emit_ctx *c, gen_folder *out, diag_list *d)
     emit_var_u(&vs, "MASK_WORDS", c->mask_words);
     for (int b = 0; b < B_COUNT; b++)
         emit_var(&vs, block_keys[b], blocks[b] ? blocks[b] : "");
+    /* The optimiser contract for the plan's batch regime: rescaled below the
+     * noise scale (a training section saying so), shares otherwise. */
+    char *contract = ok ? emit_render_text(c->p->ttq_rescale ? "contract_mean.inc" : "contract_share.inc", &vs, d)
+                        : NULL;
+    ok = ok && contract;
+    emit_var(&vs, "OPTIMIZER_CONTRACT", contract ? contract : "");
     ok = ok && emit_render(out, hfile, "public.h.in", &vs, d);
     ok = ok && emit_render(out, cfile, "public.c.in", &vs, d);
     for (int b = 0; b < B_COUNT; b++)
         free(blocks[b]);
+    free(contract);
     return ok;
 }
 

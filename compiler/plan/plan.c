@@ -210,6 +210,7 @@ static void plan_ttq(plan *p)
     p->ttq_speedup = ttq_speedup(p->ttq_beta, p->ttq_frozen_share, p->ttq_step_ratio, (double)sp->training.steps,
                                  (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps);
     p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio);
+    p->ttq_rescale = p->ttq_beta < TTQ_RESCALE_BELOW;
     real_text beta = short_real(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
     if (!(p->ttq_frozen_share > 0.0))
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "nothing is frozen at cap %s", cap.s);

@@ -79,6 +79,7 @@ typedef struct plan {
      * was chosen (ttq_auto) among PLAN_AUTO_CAPS + 1 caps, and ttq_reason
      * says which and why. */
     bool ttq_known, ttq_auto;
+    bool ttq_rescale; /* beta below 1: the optimiser contract to use is mean (docs/optimizer-contract.md) */
     double ttq_beta, ttq_frozen_share, ttq_step_ratio, ttq_speedup, ttq_break_even;
     char ttq_reason[320];
     /* Per rank: the most activation sets held at once, and bytes (actmem.h);

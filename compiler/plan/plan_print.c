@@ -27,6 +27,11 @@ void plan_print_text(const plan *p, FILE *f)
     else
         fprintf(f, "time to quality     not predicted: the spec has no training section (batch_tokens, "
                    "noise_scale_tokens, steps; docs/time-to-quality.md)\n");
+    if (p->ttq_known)
+        fprintf(f, "optimiser contract  %s (beta %s 1; docs/optimizer-contract.md)\n",
+                p->ttq_rescale ? "mean: rescale each tensor's gradient over the microbatches that computed it"
+                               : "share: accumulate shares, never rescale",
+                p->ttq_rescale ? "below" : "at or above");
     if (p->ttq_auto)
         fprintf(f, "note: freeze.max_ratio: auto chose %s\n", real_shortest(sp->freeze.max_ratio).s);
     if (p->lp_used && p->lp.t_star > p->lp.t_star_uncapped * (1 + 1e-9) + 1e-9)
@@ -136,7 +141,7 @@ void plan_print_json(const plan *p, FILE *f)
         json_number(f, p->ttq_step_ratio);
         fputs(", \"break_even_beta\": ", f);
         json_number(f, p->ttq_break_even < 0 ? NAN : p->ttq_break_even); /* null: none, or any beta pays */
-        fputc('}', f);
+        fprintf(f, ", \"optimizer_contract\": \"%s\"}", p->ttq_rescale ? "mean" : "share");
     }
     if (p->lp_used) {
         fprintf(f, ",\n  \"lp\": {\"rows\": %d, \"cols\": %d, \"nonzeros\": %lld, \"t_star_ms\": ", p->lp.rows,

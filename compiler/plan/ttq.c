@@ -11,7 +11,7 @@ double ttq_speedup(double beta, double frozen_share, double step_ratio, double s
         return 1.0;
     if (f >= 1.0)
         return 0.0;
-    double rho = (1.0 + beta) / (1.0 + beta / (1.0 - f));
+    double rho = isinf(beta) ? 1.0 - f : (1.0 + beta) / (1.0 + beta / (1.0 - f)); /* the limit far below B_simple */
     double w = warmup + ramp / 2.0;
     if (w > steps)
         w = steps;

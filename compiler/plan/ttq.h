@@ -21,4 +21,10 @@ double ttq_speedup(double beta, double frozen_share, double step_ratio, double s
  * or nothing frozen), INFINITY when it always does (r <= 1 - f). */
 double ttq_break_even(double frozen_share, double step_ratio);
 
+/* Below this beta the optimiser contract is `mean` (each tensor's gradient
+ * rescaled over the microbatches that computed it), above it `share`
+ * (docs/optimizer-contract.md; measured in docs/time-to-quality.md, "The
+ * batch-regime sweep"). The model's speed-up assumes that contract. */
+#define TTQ_RESCALE_BELOW 1.0
+
 #endif

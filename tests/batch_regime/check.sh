@@ -70,8 +70,9 @@ last = stdout[-1]
 if not re.fullmatch(r"batch_regime points=\d+ max_abs_err=[0-9.]+ best_speedup=[0-9.]+ best_beta=[0-9.]+ "
                     r"best_cap=[0-9.]+", last):
     bad.append(f"last line: {last!r}")
-rows = [l for l in open(os.path.join(out, "results.md")) if re.match(r"\| [0-9,]+ \| [0-9.]+ \| 0\.[369] ", l)]
-points = {(l.split("|")[1].strip(), l.split("|")[3].strip()) for l in rows if "| balanced |" in l}
+rows = [l for l in open(os.path.join(out, "results.md")) if re.match(r"\| [0-9,]+ \| [0-9.]+ \| -?[0-9.]+ \| 0\.[369] ", l)]
+points = {(l.split("|")[1].strip(), l.split("|")[4].strip()) for l in rows
+          if "| balanced |" in l and "(contrast)" not in l}
 if len(points) != 6:  # two batch sizes x three caps
     bad.append(f"table points: {sorted(points)}")
 if int(re.search(r"points=(\d+)", last).group(1)) != len(points):

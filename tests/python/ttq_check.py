@@ -85,7 +85,8 @@ def recompute(plan, spec_yaml_text, where):
     checks = [("beta", t["beta"], beta), ("frozen_share", t["frozen_share"], f), ("step_ratio", t["step_ratio"], r),
               ("predicted_speedup", t["predicted_speedup"], want),
               ("break_even_beta", t["break_even_beta"], be if be is not None and math.isfinite(be) else None),
-              ("cap", t["cap"], plan["max_ratio"])]
+              ("cap", t["cap"], plan["max_ratio"]),
+              ("optimizer_contract", t["optimizer_contract"], tfc_plan.optimizer_contract(beta))]
     for key, got, exp in checks:
         if got != exp:
             bad.append(f"{where}: time_to_quality.{key} {got!r}, recomputed {exp!r}")
