@@ -344,14 +344,15 @@ class Sweep:
                         return tfc_plan.predicted_time_to_quality(
                             beta=beta, frozen_share=plan["frozen_share"], step_ratio=plan["step_ratio"], steps=n,
                             warmup=e["warmup"], ramp=c["ramp"])
-                    # beta where freezing starts (the model's input, docs/time-to-quality.md); at the
-                    # fine-tuning start too, for comparison
+                    # beta at the fine-tuning start (the model's input, docs/time-to-quality.md); where
+                    # freezing starts too, for comparison
                     beta_w = e.get("freeze_b_simple", e["beta"] * e["batch"]) / e["batch"]
-                    pred = model(beta_w if beta_w > 0 else float("inf"))
+                    pred = model(e["beta"])
+                    pred_w = model(beta_w if beta_w > 0 else float("inf"))
                     out.append(dict(mb=mb, batch=e["batch"], beta=e["beta"], beta_freeze=beta_w, cap=cap,
                                     select=select, contract=contract,
                                     regime=contract == e.get("contract", "share"),  # this batch size's contract
-                                    seeds=len(seeds), predicted=pred, predicted_start=model(e["beta"]), plan=plan,
+                                    seeds=len(seeds), predicted=pred, predicted_freeze=pred_w, plan=plan,
                                     reached=all(x["reached"] for x in seeds),
                                     drift_free=statistics.mean(x["drift_free"] for x in seeds),
                                     drift_free_all=[x["drift_free"] for x in seeds],
@@ -363,14 +364,14 @@ class Sweep:
 def auto_choice(sweep, mb):
     """What freeze.max_ratio: auto chooses with this batch size's own
     measurements: its profile, the warm-up and ramp its runs used, and a
-    training section from its batch and the noise scale measured where
-    freezing starts. (cap, predicted speed-up, reason)."""
+    training section from its batch and the noise scale measured at the
+    fine-tuning start. (cap, predicted speed-up, reason)."""
     e, c = sweep.state["points"][str(mb)], sweep.c
     b = sweep.builder(mb)
     spec = os.path.join(b.out, "variants", "auto.yaml")
     os.makedirs(os.path.dirname(spec), exist_ok=True)
     text = b.spec_text(0.9, "balanced", e["warmup"], c["ramp"], c["reselect"]).replace("max_ratio: 0.9", "max_ratio: auto")
-    noise = e.get("freeze_b_simple", sweep.state["start_b_simple"])  # where freezing starts: the model's input
+    noise = sweep.state["start_b_simple"]  # at the fine-tuning start: the model's input
     text += f"training: {{batch_tokens: {e['batch']}, noise_scale_tokens: {max(noise, 1e-3)}, steps: {c['steps']}}}\n"
     with open(spec, "w") as f:
         f.write(text)
@@ -433,8 +434,8 @@ def noise_weights(tensors, batch):
 
 def table(points):
     lines = ["| batch (predictions) | beta at the start | beta where freezing starts | cap | select | contract | seeds | "
-             "step ratio (plan) | frozen share | steps to L* (none: N) | gap at equal steps | predicted (from the "
-             "start's beta) | drift-free speedup | wall-clock speedup |",
+             "step ratio (plan) | frozen share | steps to L* (none: N) | gap at equal steps | predicted (from beta "
+             "where freezing starts, for comparison) | drift-free speedup | wall-clock speedup |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for p in points:
         st = ["-" if s is None else f"{s:.0f}" for s in p["steps_to"]]
@@ -447,7 +448,7 @@ def table(points):
         lines.append(f"| {p['batch']:,} | {p['beta']:.3f} | {bw:.3f} | {p['cap']} | {p['select']} | {contract} | "
                      f"{p['seeds']} | {p['plan']['step_ratio']:.3f} | {p['plan']['frozen_share']:.3f} | "
                      f"{', '.join(st)} | {100 * statistics.mean(gaps) if gaps else float('nan'):+.2f}% | "
-                     f"{p['predicted']:.3f} ({p.get('predicted_start', p['predicted']):.3f}) | "
+                     f"{p['predicted']:.3f} ({p.get('predicted_freeze', p['predicted']):.3f}) | "
                      f"{mark}{p['drift_free']:.3f}{spread} | {mark}{p['wall']:.3f} |")
     return "\n".join(lines)
 
@@ -480,9 +481,8 @@ def svg(points, path, ramp_share):
     bal = [p for p in points if p["select"] == "balanced" and p.get("regime", True)]
     if not bal:
         return
-    def xb(p):  # the model's input: beta where freezing starts (past the axis: at its end)
-        b = p.get("beta_freeze", p["beta"])
-        return b if 0 < b < 1e6 else 1e6
+    def xb(p):  # the model's input: beta at the fine-tuning start
+        return p["beta"]
     betas = [xb(p) for p in bal]
     lo, hi = math.floor(math.log10(min(betas) / 2)), min(3, math.ceil(math.log10(max(betas) * 2)))
     ys = [p["drift_free"] for p in bal] + [p["predicted"] for p in bal] + [1.0]
@@ -494,7 +494,7 @@ def svg(points, path, ramp_share):
          f'font-size="11">', f'<rect width="{W}" height="{H + 40}" fill="white"/>',
          f'<rect x="{x0}" y="{y0}" width="{w}" height="{h}" fill="none" stroke="#999"/>',
          f'<text x="{x0}" y="18" font-size="13">time-to-quality speedup (drift-free) against beta = B_simple / batch '
-         'where freezing starts</text>']
+         'at the fine-tuning start</text>']
     for e in range(lo, hi + 1):
         o.append(f'<line x1="{px(10 ** e):.1f}" y1="{y0}" x2="{px(10 ** e):.1f}" y2="{y0 + h}" stroke="#eee"/>'
                  f'<text x="{px(10 ** e):.1f}" y="{y0 + h + 16}" text-anchor="middle">{10.0 ** e:g}</text>')
@@ -504,7 +504,7 @@ def svg(points, path, ramp_share):
                  f'<text x="{x0 - 6}" y="{py(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>')
         v += 0.1
     o.append(f'<line x1="{x0}" y1="{py(1):.1f}" x2="{x0 + w}" y2="{py(1):.1f}" stroke="#333" stroke-dasharray="4 3"/>')
-    o.append(f'<text x="{x0 + w / 2}" y="{y0 + h + 32}" text-anchor="middle">beta where freezing starts (log scale; '
+    o.append(f'<text x="{x0 + w / 2}" y="{y0 + h + 32}" text-anchor="middle">beta at the fine-tuning start (log scale; '
              f'above 1 the batch is below its noise scale)</text>')
     ly = y0 + 10
     for cap in CAPS:
