@@ -4,11 +4,12 @@
 # (docs/time-to-quality.md, "The batch-regime sweep"; bench/batch_regime.py
 # says what is measured.)
 #   bench/batch_regime.sh [--quick | --ci] [--data DIR] [--out DIR] [--mb 2,8,...] [--steps N]
-# Full: five batch sizes, about 2 hours on 2 cores (run it in the
+# Full: four batch sizes, about an hour on 2 cores (run it in the
 # background; an interrupted sweep resumes from its cache). --quick: the
-# smallest beta's three caps and one middle batch size, one seed (about 25
-# minutes). --ci: a few steps of everything. Needs build/tfc and a C
-# compiler. The last line printed is
+# smallest beta's three caps and one middle batch size, one seed (18
+# minutes measured). --ci: a few steps of everything. --report: the table
+# and chart again from the cached runs. Needs build/tfc and a C compiler.
+# The last line printed is
 #   batch_regime points=K max_abs_err=E best_speedup=S best_beta=B best_cap=C
 set -euo pipefail
 cd "$(dirname "$0")/.."
