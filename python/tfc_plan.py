@@ -315,7 +315,13 @@ def main(argv=None):
     return 0
 
 
-if __name__ == "__main__":
+def cli():
+    """The command line (`tfc-plan`, `python -m tfc_plan`): main() with
+    `| head` ending the output quietly."""
     import signal
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     raise SystemExit(main())
+
+
+if __name__ == "__main__":
+    cli()

@@ -490,5 +490,13 @@ def main(argv=None):
     return 0
 
 
-if __name__ == "__main__":
+def cli():
+    """The command line (`tfc-spec`, `python -m tfc_spec`): main() with
+    `| head` ending the output quietly."""
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    cli()

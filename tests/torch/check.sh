@@ -2,8 +2,10 @@
 # The PyTorch tests (tests/torch/): the freeze example's training loop
 # (examples/pytorch_freeze), tfc's schedule.csv run by
 # torch.distributed.pipelining on 4 CPU processes over gloo for every spec,
-# and torchtitan's llama3 model run the same way (torchtitan_pp.py).
-#   check.sh example|pipelining|torchtitan TFC SOURCE_DIR
+# and torchtitan's llama3 model run the same way (torchtitan_pp.py), all
+# freezing with python/tfc_torch.py; tfc_torch.NoiseScale against the exact
+# noise scale (noise_check.py).
+#   check.sh example|pipelining|torchtitan|noise TFC SOURCE_DIR
 # Python with torch: $TFC_TORCH_PYTHON, else SOURCE_DIR/.venv-torch (which
 # ./run.sh test creates). Without torch: fails, unless TFC_SKIP_TORCH=1
 # (run.sh sets it off CI when it could not install torch; likewise
@@ -39,8 +41,11 @@ case $what in
   torchtitan)
     "$py" "$src/tests/torch/torchtitan_pp.py" "$tfc" "$src"
     ;;
+  noise)
+    "$py" "$src/tests/torch/noise_check.py"
+    ;;
   *)
-    echo "usage: check.sh example|pipelining|torchtitan TFC SOURCE_DIR" >&2
+    echo "usage: check.sh example|pipelining|torchtitan|noise TFC SOURCE_DIR" >&2
     exit 2
     ;;
 esac

@@ -26,6 +26,7 @@ spec passes.
 import csv
 import datetime
 import json
+import math
 import os
 import socket
 import subprocess
@@ -38,6 +39,9 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch.distributed.pipelining import PipelineStage
 from torch.distributed.pipelining.schedules import _PipelineScheduleRuntime
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import tfc_torch  # noqa: E402
 
 WIDTH = 8          # features of the tiny model
 MB_SIZE = 2        # samples per microbatch
@@ -73,6 +77,12 @@ def set_frozen(module, stage, mb):
         p.requires_grad_(i not in frozen(stage, mb))
 
 
+def frozen_names(stage, mb, step):
+    """frozen() as tfc_torch.apply_plan's callable form takes it: names."""
+    names = [n for n, _ in stage_module(stage).named_parameters()]
+    return [names[i] for i in sorted(frozen(stage, mb))]
+
+
 def reference(n_stages, n_mb):
     """The whole model in one process, microbatch by microbatch with the
     same tensors frozen: the summed loss and each stage's gradients (the
@@ -89,6 +99,41 @@ def reference(n_stages, n_mb):
         loss.backward()
         total += loss.item() * n_mb
     return total, [[p.grad if p.grad is not None else torch.zeros_like(p) for p in m.parameters()] for m in mods]
+
+
+def noise_terms(n_stages, n_mb):
+    """Per stage, tfc_torch.NoiseScale's two sums (tr Sigma, |G|^2) from
+    each microbatch's own gradient, computed here one microbatch at a time
+    in one process (summed loss, as the runtime's loss_fn) with the same
+    tensors frozen: what the hooks in the pipelined run must add up to."""
+    mods = [stage_module(i) for i in range(n_stages)]
+    x, y = batch(n_mb)
+    per = [[[] for _ in m.parameters()] for m in mods]
+    for mb, (xm, ym) in enumerate(zip(x.chunk(n_mb), y.chunk(n_mb))):
+        h = xm
+        for s, m in enumerate(mods):
+            set_frozen(m, s, mb)
+            m.zero_grad(set_to_none=True)
+            h = m(h)
+        loss_fn(h, ym).backward()
+        for s, m in enumerate(mods):
+            for k, p in enumerate(m.parameters()):
+                if p.grad is not None:
+                    per[s][k].append(p.grad.double().flatten())
+    out = {}
+    for s in range(n_stages):
+        tr, g2, n = 0.0, 0.0, 0
+        for gs in per[s]:
+            m = len(gs)
+            if m < 2:
+                continue
+            a = sum(g.pow(2).sum().item() for g in gs) / m
+            big = torch.stack(gs).sum(0).pow(2).sum().item() / (m * m)
+            tr += MB_SIZE * m * (a - big) / (m - 1)
+            g2 += (m * big - a) / (m - 1)
+            n += 1
+        out[s] = (tr, g2, n)
+    return out
 
 
 def worker(rank, *args):
@@ -112,9 +157,11 @@ def run_rank(rank, world, port, csv_path, n_stages, n_mb, out_dir):
         mine = sorted({_stage_of(a) for a in rows[rank]})
         log = []
         stages = []
+        noise = tfc_torch.NoiseScale(MB_SIZE)
         for s in mine:
             st = PipelineStage(stage_module(s), s, n_stages, torch.device("cpu"))
-            record_actions(st, s, log, set_frozen)
+            record_actions(tfc_torch.apply_plan(st, frozen_names), log)
+            noise.watch(st, group=s)
             stages.append(st)
         sched = _PipelineScheduleRuntime(stages, n_mb, loss_fn=loss_fn)
         sched._load_csv(csv_path, format="compute_only")
@@ -129,6 +176,7 @@ def run_rank(rank, world, port, csv_path, n_stages, n_mb, out_dir):
             "loss": float(sum(l.item() for l in losses)) if has_last else None,
             "grads": {str(s): [(p.grad if p.grad is not None else torch.zeros_like(p)).tolist()
                                for p in st.submod.parameters()] for s, st in zip(mine, stages)},
+            "noise": {str(g): v for g, v in noise.terms().items()},
         }
         with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:
             json.dump(result, f)
@@ -156,30 +204,12 @@ def _stage_of(action):
     return int(action[:i])
 
 
-def record_actions(stage, s, log, set_frozen_fn):
-    """Logs each compute call the runtime makes on the stage, as tfc's
-    action names (F, B, I, W), and sets the microbatch's frozen tensors
-    before it: set_frozen_fn(module, stage, microbatch)."""
-    fwd, bwd, wgt = stage.forward_one_chunk, stage.backward_one_chunk, stage.backward_weight_one_chunk
-
-    def forward_one_chunk(mb, *a, **k):
-        log.append(f"{s}F{mb}")
-        set_frozen_fn(stage.submod, s, mb)
-        return fwd(mb, *a, **k)
-
-    def backward_one_chunk(mb, *a, **k):
-        log.append(f"{s}{'B' if k.get('full_backward', True) else 'I'}{mb}")
-        set_frozen_fn(stage.submod, s, mb)
-        return bwd(mb, *a, **k)
-
-    def backward_weight_one_chunk(mb, *a, **k):
-        log.append(f"{s}W{mb}")
-        set_frozen_fn(stage.submod, s, mb)
-        return wgt(mb, *a, **k)
-
-    stage.forward_one_chunk = forward_one_chunk
-    stage.backward_one_chunk = backward_one_chunk
-    stage.backward_weight_one_chunk = backward_weight_one_chunk
+def record_actions(freezer, log):
+    """Logs each compute call the runtime makes on the freezer's stage, as
+    tfc's action names (F, B, I, W), into log (shared by a rank's stages,
+    so it is the rank's order); with the names frozen before it."""
+    freezer.calls = log
+    freezer.record = True
 
 
 def free_port():
@@ -213,14 +243,21 @@ def check_spec(tfc, spec, tmp):
     mp.start_processes(worker, args=(ranks, free_port(), csv_path, n_stages, n_mb, runs), nprocs=ranks,
                        start_method="spawn")
     want_loss, want_grads = reference(n_stages, n_mb)
+    want_noise = noise_terms(n_stages, n_mb)
     got_loss = None
     seen = set()
     for r in range(ranks):
         res = json.load(open(os.path.join(runs, f"rank{r}.json")))
-        if res["executed"] != rows[r]:
-            errors.append(f"rank {r}: PyTorch executed {','.join(res['executed'])}\n  tfc planned     {','.join(rows[r])}")
+        if [name for name, _ in res["executed"]] != rows[r]:
+            errors.append(f"rank {r}: PyTorch executed {','.join(n for n, _ in res['executed'])}\n  tfc planned     {','.join(rows[r])}")
         if res["loss"] is not None:
             got_loss = res["loss"]
+        for s, (tr, g2, n) in res["noise"].items():
+            w = want_noise[int(s)]
+            if n != w[2] or not (math.isclose(tr, w[0], rel_tol=1e-3, abs_tol=1e-9) and
+                                 math.isclose(g2, w[1], rel_tol=1e-3, abs_tol=1e-6 * abs(w[0]) + 1e-9)):
+                errors.append(f"stage {s}: NoiseScale's terms (tr Sigma {tr:.6g}, |G|^2 {g2:.6g}, {n} tensors) "
+                              f"are not the single-process ({w[0]:.6g}, {w[1]:.6g}, {w[2]})")
         for s, grads in res["grads"].items():
             if int(s) in seen:
                 errors.append(f"stage {s} reported by two ranks")

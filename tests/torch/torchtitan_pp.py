@@ -9,8 +9,8 @@ out of it with torchtitan's pipeline splitter, and run one step under
 torch.distributed.pipelining's runtime with tfc's schedule.csv, loaded as
 torchtitan loads `parallelism.pipeline_parallel_schedule_csv`, freezing
 each stage's tensors per microbatch as plan.json says at a step past the
-ramp (`requires_grad` from python/tfc_plan.py before every compute call,
-as tests/torch/pipelining_interop.py does). Checks:
+ramp (tfc_torch.apply_plan: `requires_grad` from the plan before every
+compute call, as tests/torch/pipelining_interop.py does). Checks:
   - each stage module's named_parameters() are the spec's tensors of that
     stage, in order, with their numel; spec_from_modules() over the same
     stage modules lists the same tensors;
@@ -45,6 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, HERE)
 import tfc_spec  # noqa: E402
+import tfc_torch  # noqa: E402
 from tfc_plan import Plan  # noqa: E402
 from pipelining_interop import free_port, record_actions  # noqa: E402
 
@@ -131,7 +132,7 @@ def run_rank(rank, world, port, out_dir):
         log, stages = [], []
         for s in mine:
             st = PipelineStage(mods[s], s, n_stages, torch.device("cpu"))
-            record_actions(st, s, log, lambda module, stage, mb: set_frozen(plan, module, stage, mb))
+            record_actions(tfc_torch.apply_plan(st, plan, STEP), log)
             stages.append(st)
         # As torchtitan builds it from parallelism.pipeline_parallel_schedule_csv
         # (torchtitan/distributed/pipeline_parallel.py): unscaled gradients,
@@ -204,8 +205,9 @@ def check(tfc, src, sched, tmp):
     got_loss, seen, n_frozen, n_never = None, set(), 0, 0
     for r in range(4):
         res = json.load(open(os.path.join(out, f"rank{r}.json")))
-        if res["executed"] != rows[r]:
-            errors.append(f"rank {r}: PyTorch executed {','.join(res['executed'])}, schedule.csv {','.join(rows[r])}")
+        executed = [name for name, _ in res["executed"]]
+        if executed != rows[r]:
+            errors.append(f"rank {r}: PyTorch executed {','.join(executed)}, schedule.csv {','.join(rows[r])}")
         if res["loss"] is not None:
             got_loss = res["loss"]
         for s, grads in res["grads"].items():

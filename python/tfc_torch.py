@@ -1,0 +1,406 @@
+"""tfc_torch: tfc's plans inside PyTorch.
+
+Three things a PyTorch trainer needs from tfc, each usable on its own:
+
+  apply_plan(stage, plan, step)
+      Freezing inside torch.distributed.pipelining: wraps a PipelineStage's
+      forward_one_chunk, backward_one_chunk and backward_weight_one_chunk so
+      that, before each call, every parameter of the stage has
+      requires_grad set as the plan says for that (stage, microbatch, step).
+      A tensor frozen on a microbatch then gets no weight gradient from it,
+      and one frozen on every microbatch keeps .grad None, so optimisers
+      skip it (docs/optimizer-contract.md).
+
+  profile(step_fn, stages, out_dir, steps=K)
+      Runs K steps of the caller's pipeline under torch.profiler on this
+      rank, with nothing frozen and with everything frozen, and writes the
+      two Chrome traces (plain .json) that `timing.source: trace` reads:
+      the runtime labels each action PP:<stage><type><microbatch>.
+
+  NoiseScale
+      The gradient noise scale B_simple estimated during ordinary training
+      from each microbatch's gradient and the step's accumulated one (the
+      two-batch estimator), per stage and in total; it prints the spec's
+      `training` keys.
+
+Standard library only at import; torch is imported where it is used.
+"""
+import math
+import os
+
+__all__ = ["apply_plan", "Freezer", "PlanMismatch", "profile", "timing_yaml", "NoiseScale"]
+
+
+class PlanMismatch(ValueError):
+    """The plan's tensors are not the stage's named_parameters()."""
+
+
+def _load_plan(plan):
+    """A tfc_plan.Plan from a Plan, a path to plan.json or its parsed dict."""
+    import tfc_plan
+    if isinstance(plan, tfc_plan.Plan):
+        return plan
+    if isinstance(plan, (str, os.PathLike)):
+        return tfc_plan.Plan.load(os.fspath(plan))
+    if isinstance(plan, dict):
+        return tfc_plan.Plan(plan)
+    raise TypeError(f"apply_plan: a plan is a tfc_plan.Plan, a path to plan.json, a plan dict, or a callable "
+                    f"frozen(stage, microbatch, step) -> tensor names; got {type(plan).__name__}")
+
+
+def check_stage(plan, stage_index, module, num_stages=None):
+    """Raises PlanMismatch unless the plan's tensors of stage_index are the
+    module's named_parameters(), name and element count, in order."""
+    if num_stages is not None and num_stages != plan.stage_count:
+        raise PlanMismatch(f"the plan has {plan.stage_count} stages, the pipeline {num_stages}")
+    if not 0 <= stage_index < len(plan.params):
+        raise PlanMismatch(f"stage {stage_index}: the plan has stages 0 to {len(plan.params) - 1}")
+    want = plan.params[stage_index]
+    have = [(n, p.numel()) for n, p in module.named_parameters()]
+    for i, (w, h) in enumerate(zip(want, have)):
+        if w != h:
+            raise PlanMismatch(f"stage {stage_index}: tensor {i} is {h[0]!r} ({h[1]} elements) in the stage, "
+                               f"{w[0]!r} ({w[1]} elements) in the plan")
+    if len(want) != len(have):
+        i = min(len(want), len(have))
+        extra = f"the stage's {have[i][0]!r}" if len(have) > len(want) else f"the plan's {want[i][0]!r}"
+        raise PlanMismatch(f"stage {stage_index}: the plan has {len(want)} tensors, the stage {len(have)}; "
+                           f"the first unmatched is {extra}")
+
+
+class Freezer:
+    """What apply_plan installs on a stage. Set .step before each training
+    step (or give apply_plan a callable step). .remove() restores the
+    stage's methods and sets every parameter's requires_grad back to True.
+    .override: None (the plan), "none" (nothing frozen) or "all"."""
+
+    _METHODS = ("forward_one_chunk", "backward_one_chunk", "backward_weight_one_chunk")
+
+    def __init__(self, stage, stage_index, module, frozen, step):
+        self.stage, self.stage_index, self.module = stage, stage_index, module
+        self._frozen, self._step = frozen, step
+        self.override = None
+        self.calls = []  # (action name, frozen names) when .record is True
+        self.record = False
+        self._params = list(module.named_parameters())
+        self._names = {n for n, _ in self._params}
+        self._saved = {}
+        for m in self._METHODS:
+            if hasattr(stage, m):
+                self._saved[m] = getattr(stage, m)
+                setattr(stage, m, self._wrap(m, self._saved[m]))
+        stage._tfc_freezer = self
+
+    @property
+    def step(self):
+        return self._step() if callable(self._step) else self._step
+
+    @step.setter
+    def step(self, value):
+        self._step = value
+
+    def frozen(self, microbatch):
+        """The names frozen on microbatch at the current step."""
+        if self.override == "none":
+            return set()
+        if self.override == "all":
+            return set(self._names)
+        names = set(self._frozen(self.stage_index, microbatch, self.step))
+        unknown = names - self._names
+        if unknown:
+            raise PlanMismatch(f"stage {self.stage_index}: frozen(...) named {sorted(unknown)[0]!r}, "
+                               f"not a parameter of the stage")
+        return names
+
+    def set(self, microbatch):
+        """requires_grad of every parameter for microbatch; returns the frozen names."""
+        off = self.frozen(microbatch)
+        for n, p in self._params:
+            want = n not in off
+            if p.requires_grad != want:
+                p.requires_grad_(want)
+        return off
+
+    def _wrap(self, method, original):
+        kind = {"forward_one_chunk": "F", "backward_weight_one_chunk": "W"}.get(method)
+
+        def call(*args, **kwargs):
+            mb = args[0] if args else kwargs.get("fwd_chunk_id", kwargs.get("bwd_chunk_id"))
+            off = self.set(mb)
+            if self.record:
+                full = kwargs.get("full_backward", args[2] if len(args) > 2 else True)
+                t = kind or ("B" if full else "I")
+                self.calls.append((f"{self.stage_index}{t}{mb}", sorted(off)))
+            return original(*args, **kwargs)
+
+        call.__name__ = method
+        call.__wrapped__ = original
+        return call
+
+    def remove(self):
+        for m, f in self._saved.items():
+            setattr(self.stage, m, f)
+        self._saved = {}
+        for _, p in self._params:
+            p.requires_grad_(True)
+        if getattr(self.stage, "_tfc_freezer", None) is self:
+            del self.stage._tfc_freezer
+
+
+def apply_plan(stage, plan, step=0, *, module=None, stage_index=None):
+    """Freezes a torch.distributed.pipelining PipelineStage's parameters as
+    a tfc plan says, per microbatch, before every forward, backward and
+    weight-backward call of the stage. Returns the Freezer; set its .step
+    each training step (or pass step as a callable returning it).
+
+    plan: a tfc_plan.Plan, a path to plan.json, or a callable
+    frozen(stage, microbatch, step) -> names of the stage's parameters to
+    freeze (for tests and hand-made rules). A plan is checked against the
+    stage's named_parameters(): PlanMismatch names the first difference.
+
+    module, stage_index: default to stage.submod and stage.stage_index; give
+    them for any other object with the three methods."""
+    module = stage.submod if module is None else module
+    stage_index = stage.stage_index if stage_index is None else stage_index
+    if getattr(stage, "_tfc_freezer", None) is not None:
+        raise ValueError(f"stage {stage_index}: a plan is already applied (Freezer.remove() first)")
+    if callable(plan) and not hasattr(plan, "frozen_names"):
+        frozen = plan
+    else:
+        plan = _load_plan(plan)
+        check_stage(plan, stage_index, module, getattr(stage, "num_stages", None))
+        frozen = plan.frozen_names
+    return Freezer(stage, stage_index, module, frozen, step)
+
+
+# ---- profiler traces as timings ----
+
+def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trace"):
+    """Runs step_fn() (one training step of the caller's pipeline on this
+    rank) warmup + steps times with nothing frozen and again with every
+    parameter of `stages` frozen, the `steps` timed ones under
+    torch.profiler; writes out_dir/PREFIX_unfrozen_rankR.json and
+    PREFIX_frozen_rankR.json (plain JSON Chrome traces) and returns their
+    paths. Every rank calls it (the pipeline needs every rank); `stages`
+    are this rank's PipelineStages. The optimiser is the caller's: step_fn
+    should not change what is being timed (a fixed batch is fine).
+
+    The spec then reads them: timing: {source: trace, file: [...unfrozen
+    of every rank], frozen_file: [...frozen of every rank]} (timing_yaml)."""
+    import torch
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+    if rank is None:
+        rank = torch.distributed.get_rank() if torch.distributed.is_initialized() else 0
+    os.makedirs(out_dir, exist_ok=True)
+    installed = []
+    for st in stages:
+        if getattr(st, "_tfc_freezer", None) is None:
+            installed.append(apply_plan(st, lambda s, m, t: (), 0))
+    freezers = [st._tfc_freezer for st in stages]
+    saved = [fz.override for fz in freezers]
+    paths = []
+    try:
+        for mode in ("unfrozen", "frozen"):
+            for fz in freezers:
+                fz.override = "none" if mode == "unfrozen" else "all"
+            for _ in range(warmup):
+                step_fn()
+            with torch_profile(activities=[ProfilerActivity.CPU]) as prof:
+                for _ in range(steps):
+                    step_fn()
+            path = os.path.join(out_dir, f"{prefix}_{mode}_rank{rank}.json")
+            tmp = path + ".tmp"
+            prof.export_chrome_trace(tmp)
+            os.replace(tmp, path)
+            paths.append(path)
+    finally:
+        for fz, o in zip(freezers, saved):
+            fz.override = o
+        for fz in installed:
+            fz.remove()
+    return tuple(paths)
+
+
+def timing_yaml(unfrozen, frozen, spec_dir="."):
+    """The spec's timing section for per-rank traces: paths relative to the
+    spec's folder."""
+    def rel(ps):
+        return "[" + ", ".join(_yaml_str(os.path.relpath(p, spec_dir)) for p in ps) + "]"
+    return f"timing:\n  source: trace\n  file: {rel(unfrozen)}\n  frozen_file: {rel(frozen)}\n"
+
+
+def _yaml_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# ---- the gradient noise scale ----
+
+class _Tally:
+    """Per tensor within one step: the microbatches that computed it, the
+    sum of their gradients' squared norms, and twice the sum of the
+    pairwise dot products (so |sum g_i|^2 = sq + cross)."""
+    __slots__ = ("count", "sq", "cross")
+
+    def __init__(self):
+        self.count, self.sq, self.cross = 0, 0.0, 0.0
+
+
+class NoiseScale:
+    """B_simple = tr(Sigma) / |G|^2 (the simple gradient noise scale), in
+    the units of `microbatch_size` (tokens, usually), from what a training
+    loop already has: each microbatch's gradient before accumulation (a
+    hook on every parameter sees it) and the accumulated one. Per tensor
+    with m >= 2 microbatches of b each in a step, from the mean squared
+    microbatch norm a = sum|g_i|^2 / m and the accumulated s = |sum g_i|^2 / m^2:
+        |G|^2 ~ (m s - a) / (m - 1),  tr(Sigma) ~ b m (a - s) / (m - 1)
+    (both unbiased; a gradient's overall scale cancels in the ratio, so the
+    loss may be summed or averaged, and the runtime may or may not divide
+    by the microbatch count). They are summed over tensors, per group (a
+    pipeline stage) and in total, and averaged over the steps observed
+    (smoothing=None) or as an exponential moving average (smoothing=alpha,
+    the weight of the past); B_simple is the ratio of the averages.
+
+    Use: watch(module_or_stage, group=...) once; each training step run
+    the microbatches' backward passes as usual, with gradients starting
+    from None or zero (optimizer.zero_grad()), then call step() before the
+    optimiser changes .grad. Tensors frozen on some microbatches count only
+    those that computed them. Across pipeline ranks, step(all_reduce=True)
+    sums the stages' terms over torch.distributed's default group so every
+    rank sees the total."""
+
+    def __init__(self, microbatch_size, smoothing=None):
+        if not microbatch_size > 0:
+            raise ValueError("NoiseScale: microbatch_size must be > 0")
+        if smoothing is not None and not 0.0 <= smoothing < 1.0:
+            raise ValueError("NoiseScale: smoothing is None or in [0, 1)")
+        self.b = float(microbatch_size)
+        self.smoothing = smoothing
+        self.microbatches = None  # the most microbatches any tensor saw in a step
+        self._tally = {}          # id(param) -> (group, _Tally)
+        self._handles = []
+        self._avg = {}            # group -> [S, G2, weight]
+        self._last = {}           # group -> (S, G2) of the last step
+        self.steps = 0
+
+    def watch(self, module, group=0):
+        """Hooks every parameter of module (a PipelineStage: its submod) into group."""
+        module = getattr(module, "submod", module)
+        for _, p in module.named_parameters():
+            if id(p) in self._tally:
+                continue
+            t = _Tally()
+            self._tally[id(p)] = (group, t)
+            self._handles.append(p.register_hook(self._hook(p, t)))
+        return self
+
+    @staticmethod
+    def _hook(p, t):
+        def hook(g):
+            g64 = g.detach().double()
+            t.sq += float(g64.pow(2).sum())
+            if p.grad is not None and t.count:
+                t.cross += 2.0 * float((g64 * p.grad.detach().double()).sum())
+            t.count += 1
+        return hook
+
+    def terms(self):
+        """{group: (tr Sigma, |G|^2, tensors counted)} of the step so far."""
+        out = {}
+        for group, t in self._tally.values():
+            s_sum, g2_sum, n = out.get(group, (0.0, 0.0, 0))
+            m = t.count
+            if m >= 2:
+                a = t.sq / m
+                s = (t.sq + t.cross) / (m * m)
+                s_sum += self.b * m * (a - s) / (m - 1)
+                g2_sum += (m * s - a) / (m - 1)
+                n += 1
+            out[group] = (s_sum, g2_sum, n)
+        return out
+
+    def step(self, all_reduce=False):
+        """Ends a step: folds its terms into the averages and resets the
+        tallies. Returns this step's {group: B_simple} (inf or negative
+        when |G|^2 is not resolved by one step; the averages are what to
+        use)."""
+        terms = self.terms()
+        m = max((t.count for _, t in self._tally.values()), default=0)
+        self.microbatches = max(self.microbatches or 0, m)
+        if all_reduce:
+            terms = self._all_reduce(terms)
+        a = self.smoothing
+        for group, (s, g2, n) in terms.items():
+            if not n:
+                continue
+            avg = self._avg.setdefault(group, [0.0, 0.0, 0.0])
+            if a is None:
+                avg[0] += s
+                avg[1] += g2
+                avg[2] += 1.0
+            else:
+                avg[0] = a * avg[0] + (1 - a) * s
+                avg[1] = a * avg[1] + (1 - a) * g2
+                avg[2] = a * avg[2] + (1 - a)
+            self._last[group] = (s, g2)
+        for _, t in self._tally.values():
+            t.count, t.sq, t.cross = 0, 0.0, 0.0
+        self.steps += 1
+        return {g: _ratio(s, g2) for g, (s, g2, n) in terms.items() if n}
+
+    @staticmethod
+    def _all_reduce(terms):
+        import torch
+        import torch.distributed as dist
+        if not (dist.is_available() and dist.is_initialized()):
+            return terms
+        groups = [None] * dist.get_world_size()
+        dist.all_gather_object(groups, {g: v for g, v in terms.items()})
+        out = {}
+        for part in groups:
+            for g, (s, g2, n) in part.items():
+                if g in out and out[g][2] and n:
+                    raise ValueError(f"NoiseScale: group {g!r} is watched on two ranks; name groups by stage")
+                if n or g not in out:
+                    out[g] = (s, g2, n)
+        del torch
+        return out
+
+    def groups(self):
+        """{group: B_simple} from the averages."""
+        return {g: _ratio(v[0], v[1]) for g, v in sorted(self._avg.items(), key=lambda kv: str(kv[0]))}
+
+    @property
+    def b_simple(self):
+        """The total over groups, from the averages (nan before any step)."""
+        if not self._avg:
+            return math.nan
+        return _ratio(sum(v[0] for v in self._avg.values()), sum(v[1] for v in self._avg.values()))
+
+    def training_yaml(self, steps=None):
+        """The spec's `training` keys: batch_tokens (microbatch size x the
+        microbatches a step), noise_scale_tokens (this estimate) and, when
+        given, steps."""
+        b = self.b_simple
+        if not (b > 0 and math.isfinite(b)):
+            raise ValueError(f"NoiseScale: no usable estimate yet (B_simple {b}): observe more steps")
+        batch = int(round(self.b * (self.microbatches or 1)))
+        text = f"training:\n  batch_tokens: {batch}\n  noise_scale_tokens: {_num(b)}\n"
+        if steps is not None:
+            text += f"  steps: {int(steps)}\n"
+        return text
+
+    def close(self):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+
+
+def _ratio(s, g2):
+    if g2 == 0.0:
+        return math.inf if s > 0 else math.nan
+    return s / g2
+
+
+def _num(x):
+    return f"{x:.6g}" if abs(x) < 1e6 else str(int(round(x)))

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The Python package (ctest python_package): `pip install ./python` into a
+# fresh venv gives the modules tfc_plan, tfc_spec and tfc_torch, the console
+# scripts tfc-plan and tfc-spec, and `python -m tfc_plan` / `-m tfc_spec`,
+# all answering from the installed copy; the old `python3 python/X.py`
+# paths still run. With torch (the test venv's, $TFC_TORCH_PYTHON or
+# SOURCE_DIR/.venv-torch, seen by the fresh venv through a .pth file):
+# tfc_torch.apply_plan on a stand-in stage sets requires_grad per
+# microbatch as the plan says and refuses a plan of other tensors.
+#   package_check.sh TFC SOURCE_DIR
+# python/ is copied first so the build writes nothing into the source tree.
+set -euo pipefail
+tfc=$(realpath "$1") src=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "package check: $*" >&2; exit 1; }
+
+cp -r "$src/python" "$work/pkg"
+rm -rf "$work/pkg/build" "$work/pkg"/*.egg-info
+python3 -m venv "$work/venv" || fail "python3 -m venv failed (Debian: apt-get install python3-venv)"
+venv=$work/venv/bin
+# As the README says it (pip fetches setuptools into an isolated build
+# environment); offline, the system's setuptools and wheel instead.
+if ! "$venv/pip" install -q --disable-pip-version-check "$work/pkg" >"$work/pip.log" 2>&1; then
+  echo "package check: pip install ./python with build isolation failed (offline?); trying the system's setuptools"
+  rm -rf "$work/venv"
+  python3 -m venv --system-site-packages "$work/venv"
+  "$venv/pip" install -q --disable-pip-version-check --no-build-isolation "$work/pkg" >>"$work/pip.log" 2>&1 ||
+    { cat "$work/pip.log" >&2; fail "pip install ./python failed (both ways; Debian: python3-setuptools python3-wheel)"; }
+fi
+
+"$tfc" compile "$src/examples/pytorch_freeze/tiny.yaml" -o "$work/tiny" --skip-cuda-check -q
+cd "$work"  # nowhere near python/: imports must come from the venv
+"$venv/python" - "$work/venv" <<'PY' || fail "the installed modules"
+import sys, os
+venv = os.path.realpath(sys.argv[1])
+for name in ("tfc_plan", "tfc_spec", "tfc_torch"):
+    m = __import__(name)
+    assert os.path.realpath(m.__file__).startswith(venv), f"{name} imported from {m.__file__}, not the venv"
+print("package check: tfc_plan, tfc_spec, tfc_torch import from the venv")
+PY
+"$venv/tfc-plan" summary "$work/tiny/plan.json" >"$work/summary.txt" && grep -q "^torch_tiny: 1F1B" "$work/summary.txt" ||
+  fail "tfc-plan summary"
+"$venv/python" -m tfc_plan mask "$work/tiny/plan.json" --stage 0 --microbatch 0 --step 1000 --json |
+  cmp -s - <(python3 "$src/python/tfc_plan.py" mask "$work/tiny/plan.json" --stage 0 --microbatch 0 --step 1000 --json) ||
+  fail "python -m tfc_plan and python/tfc_plan.py disagree"
+"$venv/tfc-spec" --help >"$work/help.txt" && grep -q "from-hf" "$work/help.txt" || fail "tfc-spec --help"
+"$venv/python" -m tfc_spec --help >"$work/help.txt" && grep -q "from-hf" "$work/help.txt" || fail "python -m tfc_spec --help"
+"$venv/tfc-spec" from-hf "$src/tests/python/hf_configs/Llama-3.2-1B.json" --ranks 4 -o "$work/from_pkg.yaml" -q ||
+  fail "tfc-spec from-hf"
+"$tfc" check "$work/from_pkg.yaml" -q || fail "the spec tfc-spec wrote does not check"
+cmp -s "$work/from_pkg.yaml" <(python3 "$src/python/tfc_spec.py" from-hf "$src/tests/python/hf_configs/Llama-3.2-1B.json" \
+  --ranks 4 -q) || fail "tfc-spec and python3 python/tfc_spec.py write different specs"
+echo "package check: tfc-plan, tfc-spec, python -m tfc_plan / tfc_spec work"
+
+tpy=${TFC_TORCH_PYTHON:-$src/.venv-torch/bin/python}
+if ! "$tpy" -c 'import torch' 2>/dev/null; then
+  [ -n "${CI:-}" ] && fail "no torch at $tpy: in CI the torch part is required"
+  echo "package check: no torch at $tpy: the tfc_torch part skipped"
+  exit 0
+fi
+site=$("$venv/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+"$tpy" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' >"$site/torch_from_elsewhere.pth"
+"$venv/python" - "$work/tiny/plan.json" <<'PY' || fail "tfc_torch.apply_plan"
+import sys
+import torch
+import tfc_plan, tfc_torch
+
+plan = tfc_plan.Plan.load(sys.argv[1])
+step = plan.warmup + plan.ramp + 5
+
+
+class Stage:
+    """The three calls a pipeline runtime makes, recording what was frozen."""
+    def __init__(self, index, module):
+        self.stage_index, self.submod, self.num_stages, self.seen = index, module, plan.stage_count, []
+
+    def _record(self, kind, mb):
+        self.seen.append((kind, mb, sorted(n for n, p in self.submod.named_parameters() if not p.requires_grad)))
+
+    def forward_one_chunk(self, mb, *a, **k):
+        self._record("F", mb)
+
+    def backward_one_chunk(self, mb, loss=None, full_backward=True, last_backward=False):
+        self._record("B" if full_backward else "I", mb)
+
+    def backward_weight_one_chunk(self, mb, last_backward=False):
+        self._record("W", mb)
+
+
+def module_for(stage):
+    m = torch.nn.Module()
+    for name, numel in plan.params[stage]:
+        parts = name.split(".")
+        owner = m
+        for p in parts[:-1]:
+            if not hasattr(owner, p):
+                owner.add_module(p, torch.nn.Module())
+            owner = getattr(owner, p)
+        owner.register_parameter(parts[-1], torch.nn.Parameter(torch.zeros(numel)))
+    return m
+
+
+frozen_any = 0
+for s in range(plan.stage_count):
+    st = Stage(s, module_for(s))
+    fz = tfc_torch.apply_plan(st, sys.argv[1], step)
+    for mb in range(plan.microbatches):
+        st.forward_one_chunk(mb, (), {})
+        st.backward_one_chunk(mb, full_backward=False)
+        st.backward_weight_one_chunk(mb)
+    for kind, mb, off in st.seen:
+        want = sorted(plan.frozen_names(s, mb, step))
+        assert off == want, f"stage {s} {kind}{mb}: frozen {off}, the plan says {want}"
+        frozen_any += len(off)
+    fz.remove()
+    assert all(p.requires_grad for p in st.submod.parameters()), "remove() left tensors frozen"
+assert frozen_any, "the plan froze nothing at the step: the check would not see freezing"
+
+# A stage whose tensors are not the plan's: refused, naming the first mismatch.
+m = module_for(1)
+name, numel = plan.params[1][1]
+owner = m
+for p in name.split(".")[:-1]:
+    owner = getattr(owner, p)
+setattr(owner, name.split(".")[-1], torch.nn.Parameter(torch.zeros(numel + 1)))
+try:
+    tfc_torch.apply_plan(Stage(1, m), plan, step)
+    raise SystemExit("apply_plan took a stage whose tensor 1 has another size")
+except tfc_torch.PlanMismatch as e:
+    assert "tensor 1" in str(e) and repr(name) in str(e), e
+print(f"package check: tfc_torch.apply_plan froze {frozen_any} (call, tensor) pairs as the plan says; "
+      "a mismatched stage is refused")
+PY
