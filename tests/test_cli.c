@@ -484,6 +484,35 @@ static void generate(const char *name, const char *dir, char *path, size_t cap)
         char other[1100];
         snprintf(other, sizeof other, "%s/order.csv", dir);
         cr_assert_eq(strcmp(name, "order_fifo") == 0 ? mkfifo(other, 0600) : mkdir(other, 0700), 0);
+    } else if (strcmp(name, "timing_list_100k") == 0) {
+        FILE *f = fopen(path, "w");
+        fprintf(f, "tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: a, numel: 10}]\n"
+                   "    - params: [{name: b, numel: 20}]\n"
+                   "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 2}\n"
+                   "timing: {source: measured, frozen_file: f.csv, file: [");
+        for (int i = 0; i < 100000; i++)
+            fprintf(f, "p%d.csv%s", i, i + 1 < 100000 ? ", " : "]}\n");
+        fclose(f);
+    } else if (strcmp(name, "timing_list_fifo") == 0) {
+        /* timing.file lists two files; the second is a FIFO nobody writes to. */
+        FILE *f = fopen(path, "w");
+        fprintf(f, "tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: a, numel: 10}]\n"
+                   "    - params: [{name: b, numel: 20}]\n"
+                   "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 2}\n"
+                   "timing: {source: measured, file: [t.csv, t1.csv], frozen_file: f.csv}\n");
+        fclose(f);
+        char first[1100], second[1100], frozen[1100];
+        snprintf(first, sizeof first, "%s/t.csv", dir);
+        snprintf(second, sizeof second, "%s/t1.csv", dir);
+        snprintf(frozen, sizeof frozen, "%s/f.csv", dir);
+        FILE *t = fopen(first, "w"), *fz = fopen(frozen, "w");
+        for (int mb = 0; mb < 2; mb++) {
+            fprintf(t, "0,0,%d,F,1\n0,0,%d,B,2\n", mb, mb);
+            fprintf(fz, "0,0,%d,B,1\n1,1,%d,B,1\n", mb, mb);
+        }
+        fclose(t);
+        fclose(fz);
+        cr_assert_eq(mkfifo(second, 0600), 0);
     } else if (strcmp(name, "timing_fifo") == 0 || strcmp(name, "frozen_device") == 0) {
         FILE *f = fopen(path, "w");
         fprintf(f, "tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: a, numel: 10}]\n"
@@ -546,7 +575,7 @@ ParameterizedTest(hostile_row *row, hostile, input_is_refused_as_the_table_says,
 
     if (generated && strcmp(path, dir) != 0 && strncmp(path, "/proc", 5) != 0 && strncmp(path, "/dev", 4) != 0)
         unlink(path);
-    static const char *const others[] = {"order.csv", "t.csv", "f.csv"};
+    static const char *const others[] = {"order.csv", "t.csv", "t1.csv", "f.csv"};
     for (size_t i = 0; generated && i < sizeof others / sizeof *others; i++) {
         char o[1100];
         snprintf(o, sizeof o, "%s/%s", dir, others[i]);

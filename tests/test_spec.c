@@ -817,3 +817,176 @@ Test(spec_invalid, training_needs_every_key_in_range)
     EXPECT_ERROR(&l, 9, 62, "unknown key \"batch\" in training");
     loaded_free(&l);
 }
+
+/* ---- timing.file and timing.frozen_file: one path or a list of paths ---- */
+
+Test(spec_valid, timing_file_takes_a_list_of_paths_kept_in_the_order_written)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {source: trace, file: [r0.json, \"dir/r1.json\", r2.json], frozen_file: f.json}");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    const spec_files *f = &l.s->timing.file, *ff = &l.s->timing.frozen_file;
+    cr_assert_eq(f->n, 3);
+    cr_assert(f->listed);
+    cr_assert_str_eq(f->path[0], "r0.json");
+    cr_assert_str_eq(f->path[1], "dir/r1.json");
+    cr_assert_str_eq(f->path[2], "r2.json");
+    cr_assert_eq(f->at.line, 8);
+    cr_assert_eq(f->at.col, 31);
+    const unsigned cols[] = {32, 41, 56};
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_eq(f->pos[i].line, 8);
+        cr_assert_eq(f->pos[i].col, cols[i], "path %zu at column %u", i, f->pos[i].col);
+    }
+    cr_assert_eq(ff->n, 1);
+    cr_assert_not(ff->listed);
+    cr_assert_str_eq(ff->path[0], "f.json");
+    cr_assert_eq(ff->pos[0].col, 79);
+    loaded_free(&l);
+}
+
+Test(spec_valid, timing_file_as_one_string_reads_as_it_always_did)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {source: measured, file: t.csv, frozen_file: f.csv}");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    const spec_files *f = &l.s->timing.file;
+    cr_assert_eq(f->n, 1);
+    cr_assert_not(f->listed);
+    cr_assert_str_eq(f->path[0], "t.csv");
+    cr_assert_eq(f->pos[0].line, 8);
+    cr_assert_eq(f->pos[0].col, 34);
+    cr_assert_eq(f->at.col, 34);
+    cr_assert_str_eq(l.s->timing.frozen_file.path[0], "f.csv");
+    cr_assert_eq(l.s->timing.frozen_file.pos[0].col, 54);
+    loaded_free(&l);
+}
+
+Test(spec_valid, block_lists_of_timing_files_keep_each_item_position)
+{
+    loaded l;
+    load_with(&l, 8, "timing:\n  source: measured\n  file:\n    - r0.csv\n    - r1.csv\n  frozen_file: [f.csv]");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    const spec_files *f = &l.s->timing.file, *ff = &l.s->timing.frozen_file;
+    cr_assert_eq(f->n, 2);
+    cr_assert_str_eq(f->path[1], "r1.csv");
+    cr_assert_eq(f->pos[0].line, 11);
+    cr_assert_eq(f->pos[0].col, 7);
+    cr_assert_eq(f->pos[1].line, 12);
+    cr_assert_eq(f->pos[1].col, 7);
+    cr_assert_eq(ff->n, 1);
+    cr_assert(ff->listed, "a list of one path is still a list");
+    cr_assert_eq(ff->pos[0].line, 13);
+    cr_assert_eq(ff->pos[0].col, 17);
+    loaded_free(&l);
+}
+
+Test(spec_valid, spec_inputs_lists_every_timing_path_file_before_frozen_file)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {source: measured, file: [r1.csv, r0.csv], frozen_file: [f1.csv, f0.csv, f2.csv]}");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    const char **in;
+    size_t n = spec_inputs(l.s, &l.a, &in);
+    cr_assert_eq(n, 5);
+    const char *want[] = {"r1.csv", "r0.csv", "f1.csv", "f0.csv", "f2.csv"};
+    for (size_t i = 0; i < 5; i++)
+        cr_assert_str_eq(in[i], want[i], "input %zu", i);
+    loaded_free(&l);
+}
+
+/* One error, at line 8, column col, with fragment: nothing else reported. */
+static void expect_only_error(const char *timing, unsigned col, const char *frag)
+{
+    loaded l;
+    load_with(&l, 8, timing);
+    cr_assert_eq(l.status, TFC_INVALID, "%s", l.dump);
+    EXPECT_ERROR(&l, 8, col, frag);
+    cr_assert_eq(l.d.n, 1, "one error, got:\n%s", l.dump);
+    loaded_free(&l);
+}
+
+Test(spec_invalid, an_empty_timing_file_list_is_an_error_at_the_list)
+{
+    expect_only_error("timing: {source: measured, file: [], frozen_file: f.csv}", 34,
+                      "timing.file must list at least one file");
+}
+
+Test(spec_invalid, a_timing_file_item_that_is_not_a_string_is_an_error_at_the_item)
+{
+    expect_only_error("timing: {source: measured, file: [a.csv, 7], frozen_file: f.csv}", 42,
+                      "timing.file[1] must be a string, got integer \"7\"; quote it");
+    expect_only_error("timing: {source: measured, file: [a.csv, \"\"], frozen_file: f.csv}", 42,
+                      "timing.file[1] must not be empty");
+    expect_only_error("timing: {source: measured, file: [a.csv, ~], frozen_file: f.csv}", 42,
+                      "timing.file[1] must be a string, got null");
+}
+
+Test(spec_invalid, a_nested_timing_file_list_is_an_error_at_the_inner_list)
+{
+    expect_only_error("timing: {source: measured, file: [a.csv, [b.csv]], frozen_file: f.csv}", 42,
+                      "timing.file[1] must be a string, got a sequence");
+}
+
+Test(spec_invalid, a_mapping_for_a_timing_file_says_what_the_key_takes)
+{
+    expect_only_error("timing: {source: measured, file: t.csv, frozen_file: {rank0: f.csv}}", 54,
+                      "timing.frozen_file must be a path or a sequence of paths, got a mapping");
+}
+
+Test(spec_invalid, a_path_repeated_in_a_timing_file_list_is_an_error_at_the_repeat)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {source: measured, file: [a.csv, b.csv, a.csv], frozen_file: f.csv}");
+    EXPECT_ERROR(&l, 8, 49, "duplicate timing.file path \"a.csv\"");
+    cr_assert_eq(l.d.n, 1, "%s", l.dump);
+    loaded_free(&l);
+    /* The same file as both keys is fine (tfc's own timeline.json has both). */
+    load_with(&l, 8, "timing: {source: trace, file: [a.json], frozen_file: [a.json]}");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    loaded_free(&l);
+}
+
+Test(spec_limits, a_timing_file_path_past_4096_bytes_is_an_error_at_the_item)
+{
+    const char *head = "timing: {source: measured, file: t.csv, frozen_file: [f.csv, ";
+    char *line = malloc(8192);
+    size_t o = (size_t)snprintf(line, 8192, "%s", head);
+    unsigned col = (unsigned)o + 1;
+    memset(line + o, 'p', 4097);
+    snprintf(line + o + 4097, 8192 - o - 4097, "]}");
+    expect_only_error(line, col, "timing.frozen_file[1] is 4097 bytes long, more than the limit of 4096");
+    free(line);
+}
+
+/* A timing line whose file lists n paths p0.csv, p1.csv, ...; *col_of_256
+ * gets the column of the 257th path (0 if there is none). */
+static char *list_of(unsigned n, unsigned *col_of_256)
+{
+    char *line = malloc(64 + 16 * (size_t)n);
+    size_t o = (size_t)sprintf(line, "timing: {source: measured, frozen_file: f.csv, file: [");
+    *col_of_256 = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (i == 256)
+            *col_of_256 = (unsigned)o + 1;
+        o += (size_t)sprintf(line + o, "p%u.csv%s", i, i + 1 < n ? ", " : "");
+    }
+    sprintf(line + o, "]}");
+    return line;
+}
+
+Test(spec_limits, timing_file_lists_256_paths_and_no_more)
+{
+    unsigned col;
+    char *line = list_of(256, &col);
+    loaded l;
+    load_with(&l, 8, line);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    cr_assert_eq(l.s->timing.file.n, 256);
+    cr_assert_str_eq(l.s->timing.file.path[255], "p255.csv");
+    loaded_free(&l);
+    free(line);
+    line = list_of(300, &col);
+    expect_only_error(line, col, "timing.file lists 300 files, more than the limit of 256");
+    free(line);
+}

@@ -3,7 +3,10 @@
 the table-timed default spec's own plan (three per action, jittered around
 the true value so that the median is it) must give the same plan as the
 tables; and every kind of bad measurement file is an error at its line and
-column.
+column. The same samples split across lists of files (per rank, and not)
+give the one-file plan byte for byte, in any order; the depfile names every
+file, tfc verify DIR SPEC sees a change in the second, and a bad sample in
+any file is reported at that file's line.
 
     timing_measured_check.py TFC SOURCE_DIR
 """
@@ -179,6 +182,218 @@ for what, text, where, frag in trace_cases:
         print(f"trace {what}: exit {r.returncode}; {r.stderr.strip()[:300]}", file=sys.stderr)
         bad += 1
 
+# Lists of files (timing.file / timing.frozen_file as YAML sequences, as
+# torch.profiler writes a trace per rank): the same samples split across
+# files, by rank and otherwise, pooled, must give the one-file spec's plan.
+# The oracle is that one-file spec: every generated file the same bytes once
+# the spec's sha256 (which differs with the spec's text) is masked, and
+# `tfc plan --json` too; the list's order changes nothing. The depfile names
+# every path in the order written; tfc verify DIR SPEC reads all of them.
+def list_spec(folder, source, file, frozen):
+    os.makedirs(os.path.join(W, folder), exist_ok=True)
+    yl = lambda v: v if isinstance(v, str) else "[" + ", ".join(v) + "]"
+    text = timing_re.sub(f"timing:\n  source: {source}\n  file: {yl(file)}\n  frozen_file: {yl(frozen)}\n"
+                         f"  comm_ms: 0.2\n", spec_text)
+    path = os.path.join(W, folder, "m.yaml")
+    open(path, "w").write(text)
+    return path
+
+
+def in_folder(folder, name, text):
+    path = os.path.join(W, folder, name)
+    open(path, "w").write(text)
+    return path
+
+
+def csv_text(lines, header=True):
+    return ("rank,stage,microbatch,type,duration_ms\n" if header else "") + "".join(x + "\n" for x in lines)
+
+
+def trace_text(events, wrap=True):
+    body = ",\n".join(json.dumps(e) for e in events)
+    return '{"traceEvents": [\n' + body + '\n], "displayTimeUnit": "ms"}\n' if wrap else "[\n" + body + "\n]\n"
+
+
+def compiled(spec_path, out):
+    """(rc, stderr, {file: bytes with the spec's sha256 masked}, depfile inputs, plan --json)"""
+    gen, dep = os.path.join(W, out), os.path.join(W, out + ".d")
+    r = subprocess.run([TFC, "compile", spec_path, "-o", gen, "-q", "--skip-cuda-check", "--depfile", dep],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return r.returncode, r.stderr, None, None, None
+    sha = json.load(open(os.path.join(gen, "plan.json")))["spec_sha256"]
+    files = {n: open(os.path.join(gen, n), "rb").read().replace(sha.encode(), b"SHA")
+             for n in sorted(os.listdir(gen)) if n != "MANIFEST"}
+    deps = open(dep).read().split(":", 1)[1].split()
+    pj = subprocess.run([TFC, "plan", spec_path, "--json"], capture_output=True, text=True).stdout.replace(sha, "SHA")
+    return 0, "", files, deps, pj
+
+
+ranks = sorted({a["rank"] for a in plan["actions"]})
+by_rank = {k: [x for x in rows if int(x.split(",")[0]) == k] for k in ranks}
+fz_half = [frozen_rows[0::2], frozen_rows[1::2]]  # not by rank: any split pools the same
+one_csv = list_spec("one_csv", "measured", "t.csv", "f.csv")
+in_folder("one_csv", "t.csv", csv_text(rows))
+in_folder("one_csv", "f.csv", csv_text(frozen_rows, False))
+split_names = [f"t_r{k}.csv" for k in ranks]
+fz_names = ["f_a.csv", "f_b.csv"]
+split_csv = list_spec("split_csv", "measured", split_names, fz_names)
+for k, name in zip(ranks, split_names):
+    in_folder("split_csv", name, csv_text(by_rank[k]))
+for half, name in zip(fz_half, fz_names):
+    in_folder("split_csv", name, csv_text(half, False))
+
+ev_rank = {k: [e for e in ev if e.get("pid") == k] for k in ranks}
+one_tr = list_spec("one_tr", "trace", "t.json", "f.json")
+in_folder("one_tr", "t.json", trace_text(ev))
+in_folder("one_tr", "f.json", trace_text(fev, False))
+tr_names = [f"rank{k}.json" for k in ranks]
+ftr_names = ["frozen_a.json", "frozen_b.json", "frozen_c.json"]
+split_tr = list_spec("split_tr", "trace", tr_names, ftr_names)
+for k, name in zip(ranks, tr_names):
+    in_folder("split_tr", name, trace_text(ev_rank[k] + ([{"name": "ProfilerStep#1", "ph": "X", "dur": 5}] if k else [])))
+for j, name in enumerate(ftr_names):
+    in_folder("split_tr", name, trace_text(fev[j::3], wrap=j != 1))
+
+list_cases = 0
+for what, one, split, names, fnames in (("CSV", one_csv, split_csv, split_names, fz_names),
+                                         ("trace", one_tr, split_tr, tr_names, ftr_names)):
+    folder = os.path.dirname(split)
+    rc1, err1, want_files, _, want_pj = compiled(one, "gen_one_" + what)
+    rc2, err2, got_files, deps, got_pj = compiled(split, "gen_split_" + what)
+    list_cases += 1
+    if rc1 or rc2:
+        print(f"{what} lists: compile exit {rc1} / {rc2}: {(err1 + err2)[:400]}", file=sys.stderr)
+        bad += 1
+        continue
+    if want_files != got_files or want_pj != got_pj:
+        diff = [n for n in want_files if want_files.get(n) != got_files.get(n)]
+        print(f"{what} lists: the split plan differs from the one-file plan in {diff or 'tfc plan --json'}",
+              file=sys.stderr)
+        bad += 1
+    # The depfile: the spec, then every path of file, then of frozen_file, as written.
+    want_deps = [split] + [os.path.join(folder, n) for n in names + fnames]
+    if deps != want_deps:
+        print(f"{what} lists: depfile inputs {deps} want {want_deps}", file=sys.stderr)
+        bad += 1
+    # The order of the lists does not matter.
+    rev = list_spec(os.path.basename(folder), "trace" if what == "trace" else "measured", names[::-1], fnames[::-1])
+    rc3, err3, rev_files, rev_deps, rev_pj = compiled(rev, "gen_rev_" + what)
+    if rc3 or rev_files != want_files or rev_pj != want_pj or rev_deps != [rev] + [os.path.join(folder, n) for n in
+                                                                                 names[::-1] + fnames[::-1]]:
+        print(f"{what} lists reversed: exit {rc3}, same plan {rev_files == want_files}, deps {rev_deps}: {err3[:300]}",
+              file=sys.stderr)
+        bad += 1
+    # tfc verify DIR SPEC: the same bytes, then a change in the second file
+    # (its samples 1.5x) is a different plan.
+    list_spec(os.path.basename(folder), "trace" if what == "trace" else "measured", names, fnames)
+    gen = os.path.join(W, "gen_split_" + what)
+    r = subprocess.run([TFC, "verify", gen, split], capture_output=True, text=True)
+    if r.returncode != 0 or "writes the same bytes" not in r.stdout:
+        print(f"{what} lists: verify of a fresh folder: exit {r.returncode}: {r.stdout[:300]} {r.stderr[:300]}",
+              file=sys.stderr)
+        bad += 1
+    second = os.path.join(folder, names[1])
+    kept = open(second).read()
+    if what == "CSV":
+        slower = csv_text([",".join(x.split(",")[:4] + [repr(float(x.split(",")[4]) * 1.5)])
+                           for x in by_rank[ranks[1]]])
+    else:
+        slower = trace_text([dict(e, dur=e["dur"] * 1.5) for e in ev_rank[ranks[1]]])
+    open(second, "w").write(slower)
+    r = subprocess.run([TFC, "verify", gen, split], capture_output=True, text=True)
+    if r.returncode != 1 or "the plan itself" not in r.stdout or "is different" not in r.stdout:
+        print(f"{what} lists: verify after the second file changed: exit {r.returncode}: {r.stdout[:400]}",
+              file=sys.stderr)
+        bad += 1
+    open(second, "w").write(kept)
+
+# Diagnostics name the file and line a sample came from, in any file of a list.
+sf = os.path.join(W, "split_csv")
+t1 = by_rank[ranks[1]]
+key4 = lambda x: x.split(",")[:4]
+x_act = key4(fz_half[1][0])  # an action whose frozen samples both files hold
+list_bad = [
+    # (what, {file name: its new text, None: removed}, exit, where, message fragment)
+    ("bad row in the second file",
+     {split_names[1]: csv_text(t1[:2] + [t1[2].rsplit(",", 1)[0] + ",-1"] + t1[3:])}, 1,
+     f"{split_names[1]}:4:{len(t1[2].rsplit(',', 1)[0]) + 2}:", "duration_ms must be"),
+    ("wrong rank in the second file", {split_names[1]: csv_text(t1 + [f"{ranks[1]},0,0,F,1"])}, 1,
+     f"{split_names[1]}:{len(t1) + 2}:1:", f"stage 0 runs on rank {ranks[0]} in this schedule, not rank {ranks[1]}"),
+    # Frozen samples of x_act only in the second frozen file, and too long.
+    ("frozen longer in the second frozen file",
+     {fz_names[0]: csv_text([x for x in fz_half[0] if key4(x) != x_act], False),
+      fz_names[1]: csv_text([",".join(key4(x) + ["1000"]) if key4(x) == x_act else x for x in fz_half[1]], False)},
+     1, f"{fz_names[1]}:1:5:", "longer than the median"),
+    ("missing second file", {split_names[1]: None}, 4, f"{split_names[1]}: error:", "No such file"),
+    # Every file is read and every problem reported; a missing one makes it
+    # an I/O error (exit 4) even after a bad row in an earlier file.
+    ("a bad row in the first file, the second and fourth missing",
+     {split_names[0]: csv_text(by_rank[ranks[0]] + ["0,0,0,X,1"]), split_names[1]: None, split_names[3]: None}, 4,
+     [f"{split_names[0]}:{len(by_rank[ranks[0]]) + 2}:7: error: type must be", f"{split_names[1]}: error:",
+      f"{split_names[3]}: error:", "named by timing.file[3] here"], "No such file"),
+]
+for what, change, code, where, frag in list_bad:
+    kept = {name: open(os.path.join(sf, name)).read() for name in change}
+    for name, text in change.items():
+        if text is None:
+            os.remove(os.path.join(sf, name))
+        else:
+            open(os.path.join(sf, name), "w").write(text)
+    r = subprocess.run([TFC, "plan", split_csv], capture_output=True, text=True)
+    if r.returncode != code or any(w not in r.stderr for w in ([where] if isinstance(where, str) else where)) or \
+            frag not in r.stderr:
+        print(f"lists, {what}: exit {r.returncode}; {r.stderr.strip()[:400]}", file=sys.stderr)
+        bad += 1
+    if what.startswith("frozen longer"):
+        # ... naming the file and line of the action's first unfrozen sample.
+        fname = split_names[ranks.index(int(x_act[0]))]
+        first = next(i for i, x in enumerate(by_rank[int(x_act[0])]) if key4(x) == x_act)
+        if f"({os.path.join(sf, fname)} line {first + 2})" not in r.stderr:
+            print(f"lists, {what}: no ({fname} line {first + 2}): {r.stderr.strip()[:400]}", file=sys.stderr)
+            bad += 1
+    if what.startswith("missing"):
+        # The note points at the second path of the list in the spec.
+        lines = open(split_csv).read().split("\n")
+        at = next(f"{i + 1}:{x.index(split_names[1]) + 1}" for i, x in enumerate(lines) if x.startswith("  file: ["))
+        if f"m.yaml:{at}: note: named by timing.file[1] here" not in r.stderr:
+            print(f"lists, {what}: no note at {at}, timing.file[1]: {r.stderr.strip()[:400]}", file=sys.stderr)
+            bad += 1
+    for name, text in kept.items():
+        open(os.path.join(sf, name), "w").write(text)
+    list_cases += 1
+# A rank's file left out of the list: its actions have no samples; the error
+# is at the list in the spec and names the rank that runs them.
+short = list_spec("split_csv", "measured", split_names[:-1], fz_names)
+r = subprocess.run([TFC, "plan", short], capture_output=True, text=True)
+line = spec_text[:timing_re.search(spec_text).start()].count("\n") + 3
+if r.returncode != 1 or f"m.yaml:{line}:9: error: no samples for action" not in r.stderr or \
+        f"runs it on rank {ranks[-1]}) in any of the {len(ranks) - 1} files timing.file lists" not in r.stderr:
+    print(f"lists, a rank's file left out: exit {r.returncode}; {r.stderr.strip()[:400]}", file=sys.stderr)
+    bad += 1
+# A bad event in the second trace file, at its line and column.
+tf = os.path.join(W, "split_tr", tr_names[1])
+kept = open(tf).read()
+open(tf, "w").write('{"traceEvents": [\n' + json.dumps(ev_rank[ranks[1]][0]) + ',\n  {"name": "PP:0F0", "ph": "X", "dur": -2}]}')
+r = subprocess.run([TFC, "plan", split_tr], capture_output=True, text=True)
+if r.returncode != 1 or f"{tr_names[1]}:3:" not in r.stderr or "must be > 0" not in r.stderr:
+    print(f"lists, a bad event in the second trace: exit {r.returncode}; {r.stderr.strip()[:400]}", file=sys.stderr)
+    bad += 1
+open(tf, "w").write(kept)
+list_cases += 2
+# The samples of one key are bounded (2^23, past what one 64 MiB file can
+# hold): three names of one 2.8-million-row file pass it, at the third.
+big = in_folder("split_csv", "big.csv", "0,0,0,F,1\n" * 2800000)
+for k in range(3):
+    os.symlink(big, os.path.join(sf, f"big{k}.csv"))
+r = subprocess.run([TFC, "plan", list_spec("split_csv", "measured", [f"big{k}.csv" for k in range(3)], fz_names)],
+                   capture_output=True, text=True)
+if r.returncode != 1 or f"big2.csv: error: the files of timing.file up to this one hold 8400000 samples, more " \
+        "than the limit of 8388608" not in r.stderr:
+    print(f"lists, too many samples: exit {r.returncode}; {r.stderr.strip()[:400]}", file=sys.stderr)
+    bad += 1
+list_cases += 1
+
 # tfc's own timeline.json back as a trace: its baseline process holds the
 # durations the plan assumed, so a spec timed by it plans the same baseline,
 # action by action, on every example spec (split schedules included).
@@ -219,5 +434,5 @@ for spec in sorted(os.listdir(os.path.join(SRC, "specs"))):
 subprocess.run(["rm", "-rf", W])
 print(f"timing_measured_check: {roundtrips} timeline.json round trips plan the same baseline; "
       f"measured CSV and trace plans equal the tables' plan; "
-      f"{len(cases) + 1 + len(trace_cases)} bad inputs, {bad} problems")
+      f"{len(cases) + 1 + len(trace_cases)} bad inputs; {list_cases} cases of files in lists; {bad} problems")
 sys.exit(1 if bad else 0)

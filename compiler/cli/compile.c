@@ -80,8 +80,8 @@ static void make_escape(FILE *f, const char *s)
 static tfc_status write_depfile(const char *depfile, const char *spec_path, const spec *sp, const char *dir,
                                 const gen_folder *g, arena *a, diag_list *d)
 {
-    const char *inputs[SPEC_MAX_INPUTS];
-    size_t n_inputs = spec_inputs(sp, a, inputs);
+    const char **inputs;
+    size_t n_inputs = spec_inputs(sp, a, &inputs);
     if (n_inputs == SIZE_MAX)
         return diag_nomem(d, "writing the depfile");
     char *text = NULL;

@@ -36,8 +36,8 @@ typedef struct compile_report {
  * problem in d; on anything but TFC_OK the output folder is as it was. With
  * o->depfile, the depfile (written atomically after the folder) says that
  * every file of the folder depends on the spec and on every file it names
- * (pipeline.order, timing.file, timing.frozen_file), for Make, Ninja and
- * CMake's DEPFILE. */
+ * (pipeline.order, every path of timing.file and timing.frozen_file, as
+ * spec_inputs lists them), for Make, Ninja and CMake's DEPFILE. */
 tfc_status compile_spec(const char *path, const compile_options *o, arena *a, diag_list *d, compile_report *rep);
 
 /* The same up to the MANIFEST, the folder's files left in g (the caller

@@ -108,7 +108,8 @@ static const char compile_help[] =
     "  --policy, --lp-timeout, --lp-method  as for tfc plan\n"
     "  --depfile FILE        also write Make-style dependencies to FILE: every file\n"
     "                        of the folder depends on SPEC and the files it names\n"
-    "                        (pipeline.order, timing.file, timing.frozen_file)\n"
+    "                        (pipeline.order, every path of timing.file and\n"
+    "                        timing.frozen_file)\n"
     "  -q, --quiet           no summary line, no progress line\n"
     "Exit 1 invalid spec, 3 no plan, 4 I/O error, 5 NVRTC rejected generated CUDA.\n";
 

@@ -141,21 +141,26 @@ const char *spec_relative_path(const spec *sp, const char *path, arena *a)
     return p;
 }
 
-size_t spec_inputs(const spec *sp, arena *a, const char **out)
+size_t spec_inputs(const spec *sp, arena *a, const char ***out)
 {
-    const char *named[SPEC_MAX_INPUTS];
-    size_t n = 0;
+    bool measured = sp->timing.source == TIMING_MEASURED || sp->timing.source == TIMING_TRACE;
+    const spec_files *keys[2] = {&sp->timing.file, &sp->timing.frozen_file};
+    size_t n = sp->schedule == SCHED_CUSTOM && sp->order ? 1 : 0;
+    if (measured)
+        n += keys[0]->n + keys[1]->n;
+    const char **v = arena_alloc_array(a, n ? n : 1, sizeof *v);
+    if (!v)
+        return SIZE_MAX;
+    size_t k = 0;
     if (sp->schedule == SCHED_CUSTOM && sp->order)
-        named[n++] = sp->order;
-    if (sp->timing.source == TIMING_MEASURED || sp->timing.source == TIMING_TRACE) {
-        if (sp->timing.file)
-            named[n++] = sp->timing.file;
-        if (sp->timing.frozen_file)
-            named[n++] = sp->timing.frozen_file;
-    }
+        v[k++] = spec_relative_path(sp, sp->order, a);
+    for (size_t j = 0; measured && j < 2; j++)
+        for (size_t i = 0; i < keys[j]->n; i++)
+            v[k++] = spec_relative_path(sp, keys[j]->path[i], a);
     for (size_t i = 0; i < n; i++)
-        if (!(out[i] = spec_relative_path(sp, named[i], a)))
+        if (!v[i])
             return SIZE_MAX;
+    *out = v;
     return n;
 }
 
@@ -946,7 +951,67 @@ static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
     tm->has_model = true;
 }
 
-/* timing.source: measured: two CSV files of samples, read with the
+/* timing.file or timing.frozen_file: one path, kept as it always was, or a
+ * sequence of paths (each checked as a path on its own, errors at the
+ * item), none repeated: a repeat would count its samples twice. */
+static void read_files(ctx *c, const ydoc_node *v, const char *key, spec_files *out)
+{
+    char path[PATH_CAP], q[TEXT_QUOTE_CAP];
+    path_key(path, "timing", key);
+    out->at = (spec_pos){v->line, v->col};
+    if (v->kind != YDOC_SEQ) {
+        if (v->kind == YDOC_MAP) {
+            ERR(c, v, "%s must be a path or a sequence of paths, got %s", path, got(v, q, sizeof q));
+            return;
+        }
+        out->path = arena_alloc_array(c->a, 1, sizeof *out->path);
+        out->pos = arena_alloc_array(c->a, 1, sizeof *out->pos);
+        if (!out->path || !out->pos) {
+            out_of_memory(c, v);
+            return;
+        }
+        out->pos[0] = out->at;
+        if ((out->path[0] = get_string(c, v, path, SPEC_MAX_PATH_BYTES)))
+            out->n = 1;
+        return;
+    }
+    out->listed = true;
+    if (v->n == 0) {
+        ERR(c, v, "%s must list at least one file", path);
+        return;
+    }
+    if (v->n > SPEC_MAX_TIMING_FILES) {
+        ERR(c, v->u.items[SPEC_MAX_TIMING_FILES], "%s lists %u files, more than the limit of %u", path, v->n,
+            SPEC_MAX_TIMING_FILES);
+        return;
+    }
+    out->path = arena_alloc_array(c->a, v->n, sizeof *out->path);
+    out->pos = arena_alloc_array(c->a, v->n, sizeof *out->pos);
+    name_list names;
+    bool names_ok = name_list_init(&names, v->n);
+    if (!out->path || !out->pos || !names_ok) {
+        name_list_check(c, &names, "");
+        out_of_memory(c, v);
+        return;
+    }
+    size_t errors = diag_count(c->d);
+    uint32_t i = 0;
+    for (; i < v->n && !diag_full(c->d); i++) {
+        const ydoc_node *item = v->u.items[i];
+        char at[PATH_CAP];
+        path_index(at, path, i);
+        out->pos[i] = (spec_pos){item->line, item->col};
+        if ((out->path[i] = get_string(c, item, at, SPEC_MAX_PATH_BYTES)))
+            name_list_add(&names, out->path[i], &out->pos[i]);
+    }
+    char what[PATH_CAP + 8];
+    snprintf(what, sizeof what, "%s path", path);
+    name_list_check(c, &names, what);
+    if (i == v->n && diag_count(c->d) == errors)
+        out->n = v->n;
+}
+
+/* timing.source: measured or trace: files of samples, read with the
  * schedule (timing_csv.c); here only their names. */
 static void read_measured(ctx *c, const ydoc_node *t)
 {
@@ -961,14 +1026,10 @@ static void read_measured(ctx *c, const ydoc_node *t)
                 not_here[i]);
     }
     const ydoc_node *v;
-    if ((v = require(c, t, "timing", "file", timing_keys))) {
-        tm->pos_file = (spec_pos){v->line, v->col};
-        tm->file = get_string(c, v, "timing.file", SPEC_MAX_PATH_BYTES);
-    }
-    if ((v = require(c, t, "timing", "frozen_file", timing_keys))) {
-        tm->pos_frozen_file = (spec_pos){v->line, v->col};
-        tm->frozen_file = get_string(c, v, "timing.frozen_file", SPEC_MAX_PATH_BYTES);
-    }
+    if ((v = require(c, t, "timing", "file", timing_keys)))
+        read_files(c, v, "file", &tm->file);
+    if ((v = require(c, t, "timing", "frozen_file", timing_keys)))
+        read_files(c, v, "frozen_file", &tm->frozen_file);
     if ((v = ydoc_get(t, "comm_ms")))
         get_number(c, v, "timing.comm_ms", 0.0, false, SPEC_MAX_MS, &tm->comm_ms);
 }

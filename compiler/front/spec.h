@@ -97,12 +97,26 @@ typedef enum {
     TIMING_TRACE,    /* the same from Chrome traces (timing_trace.c) */
 } spec_timing_source;
 
+/* timing.file or timing.frozen_file lists at most this many files. */
+#define SPEC_MAX_TIMING_FILES 256u
+
+/* The files one measured-timing key names: one path, or a sequence of them
+ * whose samples are pooled (a trace per rank, as torch.profiler writes
+ * them). Paths as written in the spec, in its order; n is 0 when the key is
+ * absent or wrong. */
+typedef struct spec_files {
+    const char **path;
+    spec_pos *pos; /* each path's position */
+    size_t n;
+    spec_pos at;   /* the key's value: the string, or the sequence */
+    bool listed;   /* written as a sequence (of one path, even) */
+} spec_files;
+
 /* Per-stage timing tables in milliseconds (NULL when the spec leaves one
  * out, and all NULL with source measured). */
 typedef struct spec_timing {
     spec_timing_source source;
-    const char *file, *frozen_file; /* measured: as written in the spec */
-    spec_pos pos_file, pos_frozen_file;
+    spec_files file, frozen_file; /* measured and trace: timing.file, timing.frozen_file */
     double *forward_ms;
     double *backward_ms;
     double *backward_frozen_ms;
@@ -207,11 +221,12 @@ typedef struct spec {
  * spec's folder unless absolute or read from stdin; NULL on out of memory. */
 const char *spec_relative_path(const spec *sp, const char *path, arena *a);
 
-/* The files the spec names and a plan reads (pipeline.order, timing.file,
- * timing.frozen_file), resolved as spec_relative_path does, into out (at
- * most SPEC_MAX_INPUTS); returns the count, or SIZE_MAX on out of memory. */
-#define SPEC_MAX_INPUTS 4u
-size_t spec_inputs(const spec *sp, arena *a, const char **out);
+/* The files the spec names and a plan reads (pipeline.order, then every
+ * path of timing.file and of timing.frozen_file in the spec's order),
+ * resolved as spec_relative_path does, into *out (an array in a); returns
+ * the count, at most SPEC_MAX_INPUTS, or SIZE_MAX on out of memory. */
+#define SPEC_MAX_INPUTS (1u + 2u * SPEC_MAX_TIMING_FILES)
+size_t spec_inputs(const spec *sp, arena *a, const char ***out);
 
 /* The i-th key of the schema as a dotted path ("pipeline.ranks",
  * "model.stages[i].params[j].numel"); false past the last one. */

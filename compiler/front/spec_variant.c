@@ -175,7 +175,7 @@ spec *spec_variant(const spec *sp, const spec_times *base, unsigned base_how, sp
     out->n_stages = (size_t)n;
     out->order = NULL;
     out->timing.source = sp->timing.source == TIMING_MODEL ? TIMING_MODEL : TIMING_TABLE;
-    out->timing.file = out->timing.frozen_file = NULL;
+    out->timing.file = out->timing.frozen_file = (spec_files){0};
     out->timing.forward_ms = tab[0];
     out->timing.backward_ms = tab[1];
     out->timing.backward_frozen_ms = tab[2];

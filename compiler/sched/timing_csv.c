@@ -1,9 +1,11 @@
-/* timing_csv: parse, collect samples per action, take medians. */
+/* timing_csv: parse, collect samples per action (from every file a key
+ * names), take medians. */
 #define _POSIX_C_SOURCE 200809L
 #include "timing_csv.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,7 +147,7 @@ static tfc_status read_file(const spec *sp, const sched *s, const char *path, sp
             st = TFC_INVALID;
             continue;
         }
-        if (!samples_push(out, (sample){u, line, ms})) {
+        if (!samples_push(out, (sample){.action = u, .line = line, .ms = ms})) {
             st = diag_nomem(d, "reading the timings");
             break;
         }
@@ -162,80 +164,158 @@ static int cmp_sample(const void *a, const void *b)
     return (x->ms > y->ms) - (x->ms < y->ms);
 }
 
-/* median[u] (NAN without samples) and the first line of each action. */
-static void medians(samples *s, size_t n, double *median, uint32_t *first_line)
+/* Where an action's samples start: its first file in the key's order, and
+ * the first line there. Messages about the action point at it. */
+typedef struct first_at {
+    uint32_t file, line;
+} first_at;
+
+/* median[u] (NAN without samples) and where each action's samples start.
+ * The median of the pooled samples does not depend on the order of the
+ * files they came from. */
+static void medians(samples *s, size_t n, double *median, first_at *first)
 {
     for (size_t u = 0; u < n; u++)
-        median[u] = NAN, first_line[u] = 0;
+        median[u] = NAN, first[u] = (first_at){0, 0};
     if (s->n) /* qsort must not see a null pointer, even for no elements */
         qsort(s->v, s->n, sizeof *s->v, cmp_sample);
     for (size_t i = 0; i < s->n;) {
         size_t j = i;
-        uint32_t line = s->v[i].line;
+        first_at at = {s->v[i].file, s->v[i].line};
         while (j < s->n && s->v[j].action == s->v[i].action) {
-            if (s->v[j].line < line)
-                line = s->v[j].line;
+            if (s->v[j].file < at.file || (s->v[j].file == at.file && s->v[j].line < at.line))
+                at = (first_at){s->v[j].file, s->v[j].line};
             j++;
         }
         size_t k = j - i;
         median[s->v[i].action] = k % 2 ? s->v[i + k / 2].ms : 0.5 * (s->v[i + k / 2 - 1].ms + s->v[i + k / 2].ms);
-        first_line[s->v[i].action] = line;
+        first[s->v[i].action] = at;
         i = j;
     }
+}
+
+/* Several files' outcome as one: an I/O error wins (exit 4, as for one
+ * missing file), else the first problem. */
+static tfc_status worse(tfc_status st, tfc_status next)
+{
+    if (st == TFC_OK)
+        return next;
+    return next == TFC_IO ? TFC_IO : st;
+}
+
+/* The paths of one key, resolved against the spec's folder; NULL on out of
+ * memory. */
+static const char **resolve(const spec *sp, const spec_files *f, arena *a)
+{
+    const char **v = arena_alloc_array(a, f->n ? f->n : 1, sizeof *v);
+    for (size_t i = 0; v && i < f->n; i++)
+        if (!(v[i] = spec_relative_path(sp, f->path[i], a)))
+            return NULL;
+    return v;
+}
+
+/* Every file of one key (timing.file or timing.frozen_file) into out, each
+ * sample marked with its file's index in the key. All files are read, so
+ * that one run reports the problems of every one of them. */
+static tfc_status read_key(const spec *sp, const sched *s, const spec_files *f, const char *key, const char **paths,
+                           samples *out, diag_list *d)
+{
+    bool trace = sp->timing.source == TIMING_TRACE;
+    tfc_status st = TFC_OK;
+    for (size_t i = 0; i < f->n; i++) {
+        char named[32]; /* "named by timing.file[3] here" in a note on a file that cannot be read */
+        if (f->listed)
+            snprintf(named, sizeof named, "%s[%zu]", key, i);
+        else
+            snprintf(named, sizeof named, "%s", key);
+        size_t from = out->n;
+        tfc_status fs = trace ? timing_trace_read(sp, s, paths[i], f->pos[i], named, out, d)
+                              : read_file(sp, s, paths[i], f->pos[i], named, out, d);
+        for (size_t k = from; k < out->n; k++)
+            out->v[k].file = (uint32_t)i;
+        st = worse(st, fs);
+        if (out->n > TIMING_MAX_SAMPLES) { /* reading on would only cost more memory */
+            diag_error(d, paths[i], 0, 0,
+                       "the files of timing.%s up to this one hold %zu samples, more than the limit of %u: "
+                       "profile fewer steps",
+                       key, out->n, TIMING_MAX_SAMPLES);
+            return worse(st, TFC_INVALID);
+        }
+    }
+    return st;
+}
+
+/* "no samples ... for action A": at the file for one path, as it always
+ * was; for a list, at the list in the spec (which file should have had the
+ * action is the user's to say; the rank that runs it is the hint). */
+static void report_missing(const spec *sp, const sched *s, const spec_files *f, const char *key, const char *path,
+                           const char *what, size_t missing, uint32_t u, diag_list *d)
+{
+    char name[32];
+    sched_action_name(s, u, name, sizeof name);
+    if (!f->listed) {
+        diag_error(d, path, 0, 0, "no samples%s for action %s%s%zu more)", what, name,
+                   missing > 1 ? " (and " : " (", missing - 1);
+        return;
+    }
+    char in[64], more[48] = "";
+    if (f->n == 1)
+        snprintf(in, sizeof in, "the file timing.%s lists", key);
+    else
+        snprintf(in, sizeof in, "any of the %zu files timing.%s lists", f->n, key);
+    if (missing > 1)
+        snprintf(more, sizeof more, "; %zu more action%s %s none", missing - 1, missing > 2 ? "s" : "",
+                 missing > 2 ? "have" : "has");
+    diag_error(d, sp->path, f->at.line, f->at.col, "no samples%s for action %s (the schedule runs it on rank %u) in %s%s",
+               what, name, s->rank_of[u], in, more);
 }
 
 tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur, double *w_min, diag_list *d)
 {
     const spec_timing *tm = &sp->timing;
-    const char *path = spec_relative_path(sp, tm->file, a), *fpath = spec_relative_path(sp, tm->frozen_file, a);
+    const char **paths = resolve(sp, &tm->file, a), **fpaths = resolve(sp, &tm->frozen_file, a);
     size_t n = s->n_actions;
     double *frozen = arena_alloc_array(a, n ? n : 1, sizeof *frozen);
-    uint32_t *line = arena_alloc_array(a, n ? n : 1, sizeof *line);
-    uint32_t *fline = arena_alloc_array(a, n ? n : 1, sizeof *fline);
-    if (!path || !fpath || !frozen || !line || !fline) {
+    first_at *at = arena_alloc_array(a, n ? n : 1, sizeof *at);
+    first_at *fat = arena_alloc_array(a, n ? n : 1, sizeof *fat);
+    if (!paths || !fpaths || !frozen || !at || !fat) {
         return diag_nomem(d, "reading the timings");
     }
     samples su = {0}, sf = {0};
     bool trace = tm->source == TIMING_TRACE;
-    tfc_status st = trace ? timing_trace_read(sp, s, path, tm->pos_file, "file", &su, d)
-                           : read_file(sp, s, path, tm->pos_file, "file", &su, d);
-    tfc_status st2 = trace ? timing_trace_read(sp, s, fpath, tm->pos_frozen_file, "frozen_file", &sf, d)
-                            : read_file(sp, s, fpath, tm->pos_frozen_file, "frozen_file", &sf, d);
-    if (st == TFC_OK)
-        st = st2;
-    else if (st2 == TFC_IO)
-        st = TFC_IO;
+    tfc_status st = read_key(sp, s, &tm->file, "file", paths, &su, d);
+    st = worse(st, read_key(sp, s, &tm->frozen_file, "frozen_file", fpaths, &sf, d));
     if (st == TFC_OK) {
-        medians(&su, n, dur, line);
-        medians(&sf, n, frozen, fline);
+        medians(&su, n, dur, at);
+        medians(&sf, n, frozen, fat);
         size_t missing = 0, missing_frozen = 0;
-        char name[32], first[32] = "", first_frozen[32] = "";
+        uint32_t first = 0, first_frozen = 0;
+        char name[32];
         for (size_t u = 0; u < n; u++) {
             bool freezable = act_type_freezable(s->actions[u].type);
             if (isnan(dur[u]) && missing++ == 0)
-                sched_action_name(s, u, first, sizeof first);
+                first = (uint32_t)u;
             if (freezable && isnan(frozen[u]) && missing_frozen++ == 0)
-                sched_action_name(s, u, first_frozen, sizeof first_frozen);
+                first_frozen = (uint32_t)u;
             if (!freezable || isnan(dur[u]) || isnan(frozen[u]))
                 continue;
             if (frozen[u] > dur[u]) {
-                diag_error(d, fpath, fline[u], trace ? 1 : 5,
+                diag_error(d, fpaths[fat[u].file], fat[u].line, trace ? 1 : 5,
                            "action %s: median %s ms with everything frozen is longer than "
                            "the median %s ms with nothing frozen (%s line %u)",
                            sched_action_name(s, u, name, sizeof name), real_shortest(frozen[u]).s,
-                           real_shortest(dur[u]).s, path, line[u]);
+                           real_shortest(dur[u]).s, paths[at[u].file], at[u].line);
                 st = TFC_INVALID;
             }
             w_min[u] = frozen[u];
         }
         if (missing) {
-            diag_error(d, path, 0, 0, "no samples for action %s%s%zu more)", first, missing > 1 ? " (and " : " (",
-                       missing - 1);
+            report_missing(sp, s, &tm->file, "file", tm->file.n ? paths[0] : sp->path, "", missing, first, d);
             st = TFC_INVALID;
         }
         if (missing_frozen) {
-            diag_error(d, fpath, 0, 0, "no samples with everything frozen for action %s%s%zu more)", first_frozen,
-                       missing_frozen > 1 ? " (and " : " (", missing_frozen - 1);
+            report_missing(sp, s, &tm->frozen_file, "frozen_file", tm->frozen_file.n ? fpaths[0] : sp->path,
+                           " with everything frozen", missing_frozen, first_frozen, d);
             st = TFC_INVALID;
         }
         for (size_t u = 0; u < n; u++)

@@ -1,9 +1,10 @@
-/* timing_csv: timing.source: measured. Per-action durations from two CSV
- * files of samples (docs/spec.md, "Measured timings"): rows
+/* timing_csv: timing.source: measured (and trace). Per-action durations
+ * from CSV files of samples (docs/spec.md, "Measured timings"): rows
  * rank,stage,microbatch,type,duration_ms, any number of samples per action,
  * an optional header row; the median of each action's samples is its
  * duration, from timing.file with nothing frozen (w_max) and from
- * timing.frozen_file with everything frozen (w_min, for B and W). */
+ * timing.frozen_file with everything frozen (w_min, for B and W). Each key
+ * names one file or a list of them; a list's samples are pooled. */
 #ifndef TFC_TIMING_CSV_H
 #define TFC_TIMING_CSV_H
 

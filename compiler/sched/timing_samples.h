@@ -14,9 +14,16 @@
 
 typedef struct sample {
     uint32_t action;
-    uint32_t line; /* where it was read, for messages about the action */
+    uint32_t file; /* which of the key's files (timing_csv.c sets it), and */
+    uint32_t line; /* the line it was read at, for messages about the action */
     double ms;
 } sample;
+
+/* The files of one key (timing.file, timing.frozen_file) hold at most this
+ * many samples. Checked after each file, so a list of files costs no more
+ * memory than this plus one file's samples; a single file never reaches it
+ * (a 64 MiB CSV holds fewer than 7 million rows). */
+#define TIMING_MAX_SAMPLES (1u << 23)
 
 typedef struct samples {
     sample *v;
@@ -25,9 +32,10 @@ typedef struct samples {
 
 bool samples_push(samples *s, sample x);
 
-/* Reads one timing file (path, named by timing.KEY at named_at in the spec)
- * into a malloc'd buffer; on failure the error carries a note pointing at
- * the spec. TFC_OK, TFC_INVALID (too large) or TFC_IO. */
+/* Reads one timing file (path, named by timing.KEY at named_at in the spec;
+ * KEY is "file[2]" for the third path of a list) into a malloc'd buffer; on
+ * failure the error carries a note pointing at the spec. TFC_OK,
+ * TFC_INVALID (too large) or TFC_IO. */
 tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
                               size_t *len, diag_list *d);
 

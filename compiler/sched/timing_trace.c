@@ -289,7 +289,7 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
         r->st = TFC_INVALID;
         return true;
     }
-    if (!samples_push(r->out, (sample){u, line, ms})) {
+    if (!samples_push(r->out, (sample){.action = u, .line = line, .ms = ms})) {
         r->st = TFC_IO;
         return fail(p, "out of memory");
     }
