@@ -35,30 +35,35 @@ static char *vformat(const char *fmt, va_list ap)
     return s;
 }
 
-void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+/* Stores one item; a warning that finds no room is dropped silently (it
+ * must never read as an error). */
+static void add(diag_list *d, bool warning, const char *file, unsigned line, unsigned col, const char *fmt,
+                va_list ap)
 {
     if (d->n >= d->max_errors) {
-        d->n_dropped++;
+        if (!warning)
+            d->n_dropped++;
         return;
     }
     if (d->n == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 8;
         diag *items = realloc(d->items, cap * sizeof *items);
         if (!items) {
-            d->oom = d->nomem = true;
-            d->n_dropped++;
+            if (!warning) {
+                d->oom = d->nomem = true;
+                d->n_dropped++;
+            }
             return;
         }
         d->items = items;
         d->cap = cap;
     }
-    va_list ap;
-    va_start(ap, fmt);
     char *msg = vformat(fmt, ap);
-    va_end(ap);
     if (!msg) {
-        d->oom = d->nomem = true;
-        d->n_dropped++;
+        if (!warning) {
+            d->oom = d->nomem = true;
+            d->n_dropped++;
+        }
         return;
     }
     diag *e = &d->items[d->n];
@@ -68,7 +73,25 @@ void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, con
     e->col = col;
     e->msg = msg;
     e->seq = d->n;
+    e->warning = warning;
     d->n++;
+    d->n_warnings += warning;
+}
+
+void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add(d, false, file, line, col, fmt, ap);
+    va_end(ap);
+}
+
+void diag_warning(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add(d, true, file, line, col, fmt, ap);
+    va_end(ap);
 }
 
 tfc_status diag_nomem(diag_list *d, const char *fmt, ...)
@@ -127,7 +150,10 @@ void diag_move(diag_list *to, diag_list *from)
 {
     for (size_t i = 0; i < from->n; i++) {
         const diag *x = &from->items[i];
-        diag_error(to, x->file, x->line, x->col, "%s", x->msg);
+        if (x->warning)
+            diag_warning(to, x->file, x->line, x->col, "%s", x->msg);
+        else
+            diag_error(to, x->file, x->line, x->col, "%s", x->msg);
         if (x->note)
             diag_note_in(to, x->note_file ? x->note_file : x->file, x->note_line, x->note_col, "%s", x->note);
     }
@@ -139,7 +165,7 @@ void diag_move(diag_list *to, diag_list *from)
     diag_free(from);
 }
 
-size_t diag_count(const diag_list *d) { return d->n + d->n_dropped; }
+size_t diag_count(const diag_list *d) { return d->n - d->n_warnings + d->n_dropped; }
 
 bool diag_full(const diag_list *d) { return d->n >= d->max_errors; }
 
@@ -171,7 +197,7 @@ void diag_print(diag_list *d, FILE *out)
     for (size_t i = 0; i < d->n; i++) {
         const diag *e = &d->items[i];
         print_prefix(out, e->file, e->line, e->col);
-        fprintf(out, "error: %s\n", e->msg);
+        fprintf(out, "%s: %s\n", e->warning ? "warning" : "error", e->msg);
         if (e->note) {
             print_prefix(out, e->note_file ? e->note_file : e->file, e->note_line, e->note_col);
             fprintf(out, "note: %s\n", e->note);
@@ -186,6 +212,6 @@ void diag_print(diag_list *d, FILE *out)
         if (d->oom)
             fprintf(out, "error: out of memory while storing diagnostics; some are not shown\n");
         else
-            fprintf(out, "error: too many errors; stopped after %zu\n", d->n);
+            fprintf(out, "error: too many errors; stopped after %zu\n", d->n - d->n_warnings);
     }
 }

@@ -1,5 +1,6 @@
 /* diag: diagnostics as values. Library code appends; only main prints.
- * Printed GCC-style: FILE:LINE:COL: error: MESSAGE (line 0 = no position). */
+ * Printed GCC-style: FILE:LINE:COL: error: MESSAGE (line 0 = no position);
+ * warnings likewise with "warning:", and they count as no error. */
 #ifndef TFC_DIAG_H
 #define TFC_DIAG_H
 
@@ -17,6 +18,7 @@ typedef struct diag {
     const char *note_file; /* NULL: the error's file */
     unsigned note_line, note_col;
     size_t seq; /* insertion order, keeps sorting stable */
+    bool warning; /* printed as a warning; not an error */
 } diag;
 
 typedef struct diag_list {
@@ -24,6 +26,7 @@ typedef struct diag_list {
     size_t n, cap;
     size_t max_errors; /* errors kept; later ones are counted in n_dropped */
     size_t n_dropped;
+    size_t n_warnings; /* of the n items */
     bool oom; /* a message could not be stored */
     bool nomem; /* diag_nomem was called (or a message could not be stored) */
     bool nomem_shown; /* an "out of memory" message is among items */
@@ -42,7 +45,12 @@ void diag_free(diag_list *d);
 
 void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
     DIAG_PRINTF(5, 6);
-/* Attach a note to the most recent error (ignored when that error was dropped). */
+/* A warning: printed with the errors, but counted as none (diag_count,
+ * diag_full) and no reason to fail. Kept while fewer than max_errors
+ * items are stored; dropped silently after. */
+void diag_warning(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+    DIAG_PRINTF(5, 6);
+/* Attach a note to the most recent error or warning (ignored when it was dropped). */
 void diag_note(diag_list *d, unsigned line, unsigned col, const char *fmt, ...) DIAG_PRINTF(4, 5);
 /* The same, for a note about another file (the spec that named a CSV). */
 void diag_note_in(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
@@ -61,7 +69,7 @@ tfc_status diag_status(const diag_list *d, tfc_status st);
  * frees from. */
 void diag_move(diag_list *to, diag_list *from);
 
-size_t diag_count(const diag_list *d); /* errors reported, including dropped ones */
+size_t diag_count(const diag_list *d); /* errors reported, including dropped ones; no warnings */
 bool diag_full(const diag_list *d);     /* cap reached: callers may stop early */
 
 /* Prints errors ordered by position (ties by insertion order), then, when

@@ -121,3 +121,35 @@ Test(text, position_skips_a_byte_order_mark_like_libyaml)
     text_position(s, sizeof s - 1, 5, &line, &col);
     cr_assert(line == 1 && col == 3, "got %u:%u", line, col);
 }
+
+/* diag (base/diag.c) lives beside text in base/: warnings are printed but
+ * are no errors, survive diag_move, and never count as dropped errors. */
+#include "diag.h"
+
+Test(diag, warnings_print_as_warnings_and_count_as_no_error)
+{
+    diag_list d, to;
+    diag_init(&d, 3);
+    diag_init(&to, 3);
+    diag_warning(&d, "f.json", 4, 1, "median %d longer", 12);
+    cr_assert_eq(diag_count(&d), 0);
+    diag_error(&d, "s.yaml", 2, 3, "bad %s", "key");
+    cr_assert_eq(diag_count(&d), 1);
+    diag_move(&to, &d);
+    cr_assert_eq(diag_count(&to), 1);
+    diag_warning(&to, "g.json", 1, 1, "a second");
+    diag_warning(&to, "h.json", 1, 1, "a third: no room, dropped silently");
+    cr_assert_eq(diag_count(&to), 1);
+    char buf[512] = "";
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    diag_print(&to, f);
+    rewind(f);
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    cr_assert_str_eq(buf, "g.json:1:1: warning: a second\n"
+                          "s.yaml:2:3: error: bad key\n"
+                          "f.json:4:1: warning: median 12 longer\n");
+    diag_free(&to);
+}

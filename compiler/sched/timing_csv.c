@@ -270,6 +270,32 @@ static void report_missing(const spec *sp, const sched *s, const spec_files *f, 
                what, name, s->rank_of[u], in, more);
 }
 
+/* Frozen medians longer than the unfrozen ones: noise when some are (a
+ * warning; they count as no saving), the two keys swapped when most are
+ * (an error). Reported at the first such action's first frozen sample. */
+static tfc_status report_longer(const sched *s, const char **paths, const char **fpaths, const first_at *at,
+                                const first_at *fat, const double *dur, const double *frozen, uint32_t u,
+                                size_t longer, size_t compared, bool trace, diag_list *d)
+{
+    char name[32], more[64] = "";
+    sched_action_name(s, u, name, sizeof name);
+    if (longer > 1)
+        snprintf(more, sizeof more, "; %zu of the %zu freezable actions are", longer, compared);
+    if (longer >= 2 && 2 * longer > compared) {
+        diag_error(d, fpaths[fat[u].file], fat[u].line, trace ? 1 : 5,
+                   "action %s: median %s ms with everything frozen is longer than the median %s ms with "
+                   "nothing frozen (%s line %u)%s: are timing.file and timing.frozen_file swapped?",
+                   name, real_shortest(frozen[u]).s, real_shortest(dur[u]).s, paths[at[u].file], at[u].line, more);
+        return TFC_INVALID;
+    }
+    diag_warning(d, fpaths[fat[u].file], fat[u].line, trace ? 1 : 5,
+                 "action %s: median %s ms with everything frozen is longer than the median %s ms with nothing "
+                 "frozen (%s line %u)%s; taken as no saving from freezing (measurement noise, or little "
+                 "weight-gradient work: more profiled steps narrow it)",
+                 name, real_shortest(frozen[u]).s, real_shortest(dur[u]).s, paths[at[u].file], at[u].line, more);
+    return TFC_OK;
+}
+
 tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur, double *w_min, diag_list *d)
 {
     const spec_timing *tm = &sp->timing;
@@ -288,9 +314,8 @@ tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur
     if (st == TFC_OK) {
         medians(&su, n, dur, at);
         medians(&sf, n, frozen, fat);
-        size_t missing = 0, missing_frozen = 0;
-        uint32_t first = 0, first_frozen = 0;
-        char name[32];
+        size_t missing = 0, missing_frozen = 0, compared = 0, longer = 0;
+        uint32_t first = 0, first_frozen = 0, first_longer = 0;
         for (size_t u = 0; u < n; u++) {
             bool freezable = act_type_freezable(s->actions[u].type);
             if (isnan(dur[u]) && missing++ == 0)
@@ -299,16 +324,18 @@ tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur
                 first_frozen = (uint32_t)u;
             if (!freezable || isnan(dur[u]) || isnan(frozen[u]))
                 continue;
-            if (frozen[u] > dur[u]) {
-                diag_error(d, fpaths[fat[u].file], fat[u].line, trace ? 1 : 5,
-                           "action %s: median %s ms with everything frozen is longer than "
-                           "the median %s ms with nothing frozen (%s line %u)",
-                           sched_action_name(s, u, name, sizeof name), real_shortest(frozen[u]).s,
-                           real_shortest(dur[u]).s, paths[at[u].file], at[u].line);
-                st = TFC_INVALID;
-            }
-            w_min[u] = frozen[u];
+            compared++;
+            /* Freezing only removes work: a frozen median above the
+             * unfrozen one is the measurement's noise (an action with
+             * little weight-gradient work, ranks sharing cores), so it
+             * counts as no saving. */
+            w_min[u] = frozen[u] > dur[u] ? dur[u] : frozen[u];
+            if (frozen[u] > dur[u] && longer++ == 0)
+                first_longer = (uint32_t)u;
         }
+        if (longer)
+            st = worse(st, report_longer(s, paths, fpaths, at, fat, dur, frozen, first_longer, longer, compared,
+                                         trace, d));
         if (missing) {
             report_missing(sp, s, &tm->file, "file", tm->file.n ? paths[0] : sp->path, "", missing, first, d);
             st = TFC_INVALID;

@@ -45,7 +45,7 @@ build "$work/gen" "$work/tiny_trainer"
 mkdir -p "$work/spec/profile"
 # Medians of 9 steps: a machine busy elsewhere can stretch any one action
 # several times over (one such outlier in 2 steps once made a frozen B read
-# longer than the unfrozen one, and tfc rightly refused the profile).
+# longer than the unfrozen one; tfc now warns and takes no saving there).
 "$work/tiny_trainer" profile "$work/spec/profile" --steps 9
 actions=$(sed -n 's/^#define TINY_ACTIONS \([0-9]*\)u$/\1/p' "$work/gen/tiny.h")
 for f in unfrozen frozen; do
