@@ -182,10 +182,10 @@ static void emit_small(gen_folder *g, const char *label, loaded *l, plan **p)
     cr_assert_eq(l->status, TFC_OK, "%s", l->dump);
     plan_options o = plan_default_options();
     cr_assert_eq(plan_build(l->s, &o, &l->a, &l->d, p), TFC_OK);
-    emit_input in = {*p, label, l->s->sha256};
+    emit_input in = {*p, label, l->s->sha256, l->s->inputs, l->s->n_inputs};
     memset(g, 0, sizeof *g);
     cr_assert(emit_folder(&in, g, &l->d), "%s", l->d.n ? l->d.items[0].msg : "");
-    cr_assert(emit_manifest(&in, g));
+    cr_assert_eq(emit_manifest(&in, g, &l->d), TFC_OK);
 }
 
 Test(emit, folder_lists_every_file_once_and_is_reproducible)

@@ -895,6 +895,36 @@ Test(spec_valid, spec_inputs_lists_every_timing_path_file_before_frozen_file)
     loaded_free(&l);
 }
 
+/* The MANIFEST's input lines come from here: each input as written and as
+ * resolved against the spec's folder, and the sha256 of the bytes a reader
+ * read, recorded for the input at that resolved path only. */
+Test(spec_valid, inputs_keep_the_path_as_written_and_the_sha256_of_what_was_read)
+{
+    char *yaml = spec_with(8, "timing: {source: measured, file: [r1.csv, /abs/r0.csv], frozen_file: f.csv}");
+    arena a;
+    arena_init(&a, 0);
+    diag_list d;
+    diag_init(&d, 10);
+    const spec *s;
+    cr_assert_eq(spec_load_buffer("dir/t.yaml", yaml, strlen(yaml), &a, &d, &s), TFC_OK);
+    cr_assert_eq(s->n_inputs, 3);
+    const char *written[] = {"r1.csv", "/abs/r0.csv", "f.csv"}, *path[] = {"dir/r1.csv", "/abs/r0.csv", "dir/f.csv"};
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_str_eq(s->inputs[i].written, written[i], "input %zu", i);
+        cr_assert_str_eq(s->inputs[i].path, path[i], "input %zu", i);
+        cr_assert_str_eq(s->inputs[i].sha256, "", "input %zu", i);
+    }
+    spec_input_read(s, "f.csv", "abc", 3); /* as written: not a path a reader reads */
+    cr_assert_str_eq(s->inputs[2].sha256, "");
+    spec_input_read(s, "dir/f.csv", "abc", 3);
+    cr_assert_str_eq(s->inputs[2].sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    cr_assert_str_eq(s->inputs[0].sha256, "");
+    cr_assert_str_eq(s->inputs[1].sha256, "");
+    arena_free(&a);
+    diag_free(&d);
+    free(yaml);
+}
+
 /* One error, at line 8, column col, with fragment: nothing else reported. */
 static void expect_only_error(const char *timing, unsigned col, const char *frag)
 {

@@ -5,11 +5,13 @@ the true value so that the median is it) must give the same plan as the
 tables; and every kind of bad measurement file is an error at its line and
 column. The same samples split across lists of files (per rank, and not)
 give the one-file plan byte for byte, in any order; the depfile names every
-file, tfc verify DIR SPEC sees a change in the second, and a bad sample in
-any file is reported at that file's line.
+file, the MANIFEST records each with its sha256, tfc verify DIR SPEC names
+the second when it changes, and a bad sample in any file is reported at that
+file's line.
 
     timing_measured_check.py TFC SOURCE_DIR
 """
+import hashlib
 import json
 import os
 import re
@@ -301,10 +303,18 @@ for what, one, split, names, fnames in (("CSV", one_csv, split_csv, split_names,
         print(f"{what} lists reversed: exit {rc3}, same plan {rev_files == want_files}, deps {rev_deps}: {err3[:300]}",
               file=sys.stderr)
         bad += 1
-    # tfc verify DIR SPEC: the same bytes, then a change in the second file
-    # (its samples 1.5x) is a different plan.
-    list_spec(os.path.basename(folder), "trace" if what == "trace" else "measured", names, fnames)
+    # The MANIFEST: after the spec's line, one line per file in the spec's
+    # order, its sha256 and its path as written.
     gen = os.path.join(W, "gen_split_" + what)
+    want_in = [f"# input {hashlib.sha256(open(os.path.join(folder, n), 'rb').read()).hexdigest()}  {n}"
+               for n in names + fnames]
+    head = open(os.path.join(gen, "MANIFEST")).read().splitlines()
+    if head[3:3 + len(want_in)] != want_in or not head[3 + len(want_in)].startswith("# sha256 of every"):
+        print(f"{what} lists: MANIFEST input lines {head[3:4 + len(want_in)]} want {want_in}", file=sys.stderr)
+        bad += 1
+    # tfc verify DIR SPEC: the same bytes, then a change in the second file
+    # (its samples 1.5x) is a different plan, and that file is named.
+    list_spec(os.path.basename(folder), "trace" if what == "trace" else "measured", names, fnames)
     r = subprocess.run([TFC, "verify", gen, split], capture_output=True, text=True)
     if r.returncode != 0 or "writes the same bytes" not in r.stdout:
         print(f"{what} lists: verify of a fresh folder: exit {r.returncode}: {r.stdout[:300]} {r.stderr[:300]}",
@@ -319,7 +329,8 @@ for what, one, split, names, fnames in (("CSV", one_csv, split_csv, split_names,
         slower = trace_text([dict(e, dur=e["dur"] * 1.5) for e in ev_rank[ranks[1]]])
     open(second, "w").write(slower)
     r = subprocess.run([TFC, "verify", gen, split], capture_output=True, text=True)
-    if r.returncode != 1 or "the plan itself" not in r.stdout or "is different" not in r.stdout:
+    if (r.returncode != 1 or "the plan itself" not in r.stdout or "is different" not in r.stdout
+            or f": input {names[1]} changed since the folder was written" not in (r.stdout.splitlines() + ["", ""])[1]):
         print(f"{what} lists: verify after the second file changed: exit {r.returncode}: {r.stdout[:400]}",
               file=sys.stderr)
         bad += 1

@@ -27,10 +27,12 @@ const char cli_verify_help[] =
     "its MANIFEST: every file listed is there with its sha256, and nothing\n"
     "else is; each missing, changed or extra file is named. With SPEC, also\n"
     "compiles SPEC in memory (writing nothing; --policy as compile had it) and\n"
-    "says whether this tfc would write the same bytes, which files differ if\n"
-    "not, and whether the differences are only the version stamp, only the\n"
-    "last digits of reals (a tfc built with other floating-point settings),\n"
-    "or the plan itself (schedule, makespans, ratios: tfc diff on the two\n"
+    "says whether this tfc would write the same bytes; if not, first which\n"
+    "files SPEC names (order CSV, timing files) changed since the MANIFEST\n"
+    "recorded their sha256, then which files differ, and whether the\n"
+    "differences are only the version stamp, only the last digits of reals\n"
+    "(a tfc built with other floating-point settings), only the MANIFEST, or\n"
+    "the plan itself (schedule, makespans, ratios: tfc diff on the two\n"
     "plan.json shows how) or the code (the masks included).\n"
     "\n"
     "Exit codes: 0 the folder matches its MANIFEST (and, with SPEC, this tfc\n"
@@ -122,11 +124,21 @@ typedef struct entry {
     char sha[65];
 } entry;
 
+/* One "# input SHA  PATH" line: a file the spec names, the path as the
+ * spec writes it. */
+typedef struct input {
+    const char *path; /* in the arena */
+    char sha[65];
+} input;
+
 typedef struct manifest {
     char version[64];   /* "# tfc VERSION" */
     char spec[256];     /* the spec's file name in "# spec SHA  NAME" */
+    char spec_sha[65];
     entry *e;
     size_t n;
+    input *in; /* in the arena, room for SPEC_MAX_INPUTS */
+    size_t n_in;
 } manifest;
 
 static char *join(const char *dir, const char *name)
@@ -147,7 +159,89 @@ static const char *ajoin(arena *a, const char *dir, const char *name)
     return q ? q : dir;
 }
 
-/* Parses DIR/MANIFEST; TFC_INVALID (with the line) when it is not one. */
+/* "SHA  REST" (64 hex digits, two spaces, something): REST, or NULL. */
+static const char *after_sha(const char *l, char sha[65])
+{
+    if (strspn(l, "0123456789abcdef") != 64 || strncmp(l + 64, "  ", 2) != 0 || !l[66])
+        return NULL;
+    memcpy(sha, l, 64);
+    sha[64] = '\0';
+    return l + 66;
+}
+
+/* Parses a MANIFEST's text (buf, NUL-terminated, taken apart) into m; path
+ * names it in messages. TFC_INVALID (with the line) when it is not one. */
+static tfc_status parse_manifest(const char *path, char *buf, const char *dir, manifest *m, arena *a, diag_list *d)
+{
+    memset(m, 0, sizeof *m);
+    tfc_status st;
+    size_t cap = 64;
+    m->e = malloc(cap * sizeof *m->e);
+    unsigned line = 0;
+    char *save = NULL;
+    st = m->e ? TFC_OK : diag_nomem(d, "verifying %s", dir);
+    for (char *l = strtok_r(buf, "\n", &save); l && st == TFC_OK; l = strtok_r(NULL, "\n", &save)) {
+        line++;
+        if (line == 1) {
+            if (strncmp(l, "# tfc MANIFEST", 14) != 0) {
+                diag_error(d, path, 1, 1, "not a tfc MANIFEST (it starts \"# tfc MANIFEST\")");
+                st = TFC_INVALID;
+            }
+            continue;
+        }
+        if (l[0] == '#') {
+            if (sscanf(l, "# tfc %63s", m->version) == 1 && strchr(m->version, '.'))
+                continue;
+            if (sscanf(l, "# spec %64s %255s", m->spec_sha, m->spec) == 2)
+                continue;
+            if (strncmp(l, "# input ", 8) == 0) {
+                if (!m->in && !(m->in = arena_alloc_array(a, SPEC_MAX_INPUTS, sizeof *m->in))) {
+                    st = diag_nomem(d, "verifying %s", dir);
+                    break;
+                }
+                if (m->n_in == SPEC_MAX_INPUTS) {
+                    diag_error(d, path, line, 1, "more input lines than a spec names (at most %u)", SPEC_MAX_INPUTS);
+                    st = TFC_INVALID;
+                    break;
+                }
+                input *in = &m->in[m->n_in];
+                const char *name = after_sha(l + 8, in->sha);
+                if (!name || strlen(name) > SPEC_MAX_PATH_BYTES) {
+                    diag_error(d, path, line, 1, "not a MANIFEST input line (64 hex digits, two spaces, a path)");
+                    st = TFC_INVALID;
+                    break;
+                }
+                if (!(in->path = arena_strndup(a, name, strlen(name)))) {
+                    st = diag_nomem(d, "verifying %s", dir);
+                    break;
+                }
+                m->n_in++;
+            }
+            continue;
+        }
+        if (m->n == cap) {
+            entry *ne = realloc(m->e, 2 * cap * sizeof *ne);
+            if (!ne) {
+                st = diag_nomem(d, "verifying %s", dir);
+                break;
+            }
+            m->e = ne;
+            cap *= 2;
+        }
+        entry *e = &m->e[m->n];
+        const char *name = after_sha(l, e->sha);
+        if (!name || strlen(name) >= sizeof e->name || strchr(name, '/')) {
+            diag_error(d, path, line, 1, "not a MANIFEST line (64 hex digits, two spaces, a file name)");
+            st = TFC_INVALID;
+            break;
+        }
+        snprintf(e->name, sizeof e->name, "%s", name);
+        m->n++;
+    }
+    return st;
+}
+
+/* Reads and parses DIR/MANIFEST. */
 static tfc_status read_manifest(const char *dir, manifest *m, arena *a, diag_list *d)
 {
     memset(m, 0, sizeof *m);
@@ -166,50 +260,7 @@ static tfc_status read_manifest(const char *dir, manifest *m, arena *a, diag_lis
     tfc_status st = fio_read_all(path, (size_t)16 << 20, &buf, &len, d);
     if (st != TFC_OK)
         return st;
-    size_t cap = 64;
-    m->e = malloc(cap * sizeof *m->e);
-    unsigned line = 0;
-    char *save = NULL;
-    st = m->e ? TFC_OK : diag_nomem(d, "verifying %s", dir);
-    for (char *l = strtok_r(buf, "\n", &save); l && st == TFC_OK; l = strtok_r(NULL, "\n", &save)) {
-        line++;
-        if (line == 1) {
-            if (strncmp(l, "# tfc MANIFEST", 14) != 0) {
-                diag_error(d, path, 1, 1, "not a tfc MANIFEST (it starts \"# tfc MANIFEST\")");
-                st = TFC_INVALID;
-            }
-            continue;
-        }
-        if (l[0] == '#') {
-            if (sscanf(l, "# tfc %63s", m->version) == 1 && strchr(m->version, '.'))
-                continue;
-            char sha[65];
-            if (sscanf(l, "# spec %64s %255s", sha, m->spec) == 2)
-                continue;
-            continue;
-        }
-        if (m->n == cap) {
-            entry *ne = realloc(m->e, 2 * cap * sizeof *ne);
-            if (!ne) {
-                st = diag_nomem(d, "verifying %s", dir);
-                break;
-            }
-            m->e = ne;
-            cap *= 2;
-        }
-        entry *e = &m->e[m->n];
-        size_t hl = strspn(l, "0123456789abcdef");
-        if (hl != 64 || strncmp(l + 64, "  ", 2) != 0 || !l[66] || strlen(l + 66) >= sizeof e->name ||
-            strchr(l + 66, '/')) {
-            diag_error(d, path, line, 1, "not a MANIFEST line (64 hex digits, two spaces, a file name)");
-            st = TFC_INVALID;
-            break;
-        }
-        memcpy(e->sha, l, 64);
-        e->sha[64] = '\0';
-        snprintf(e->name, sizeof e->name, "%s", l + 66);
-        m->n++;
-    }
+    st = parse_manifest(path, buf, dir, m, a, d);
     free(buf);
     return st;
 }
@@ -306,6 +357,48 @@ static char *replace_all(const char *old, size_t len, const char *from, const ch
     return o;
 }
 
+/* The inputs (the files the spec names) whose sha256 is not the one in the
+ * folder's MANIFEST, and those only one side names, each on a line of its
+ * own; how many lines. */
+static size_t report_inputs(const char *dir, const char *spec_path, const manifest *was, const manifest *now)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < now->n_in; i++) {
+        const input *b = &now->in[i], *a = NULL;
+        for (size_t j = 0; j < was->n_in && !a; j++)
+            if (strcmp(was->in[j].path, b->path) == 0)
+                a = &was->in[j];
+        if (!a)
+            printf("%s: input %s, named by %s, is not in the MANIFEST\n", dir, b->path, spec_path);
+        else if (strcmp(a->sha, b->sha) != 0)
+            printf("%s: input %s changed since the folder was written (sha256 %.12s... in the MANIFEST, %.12s... "
+                   "now)\n",
+                   dir, b->path, a->sha, b->sha);
+        n += !a || strcmp(a->sha, b->sha) != 0;
+    }
+    for (size_t j = 0; j < was->n_in; j++) {
+        bool named = false;
+        for (size_t i = 0; i < now->n_in && !named; i++)
+            named = strcmp(was->in[j].path, now->in[i].path) == 0;
+        if (!named) {
+            printf("%s: input %s in the MANIFEST is not named by %s\n", dir, was->in[j].path, spec_path);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The MANIFEST this tfc wrote in memory, parsed like the folder's. */
+static tfc_status parse_own_manifest(const gen_folder *g, const char *dir, manifest *m, arena *a, diag_list *d)
+{
+    memset(m, 0, sizeof *m);
+    const gen_file *f = gen_find(g, "MANIFEST");
+    char *buf = f ? arena_strndup(a, f->data, f->len) : NULL;
+    if (!buf)
+        return diag_nomem(d, "verifying %s", dir);
+    return parse_manifest("MANIFEST (this tfc's)", buf, dir, m, a, d);
+}
+
 int cli_verify(int argc, char **argv)
 {
     const char *dir = NULL, *spec_path = NULL, *policy = "timely";
@@ -348,7 +441,7 @@ int cli_verify(int argc, char **argv)
     diag_init(&d, DIAG_DEFAULT_MAX);
     arena a;
     arena_init(&a, 0);
-    manifest m;
+    manifest m, now = {0};
     size_t bad = 0;
     tfc_status st = read_manifest(dir, &m, &a, &d);
     if (st == TFC_OK)
@@ -362,6 +455,8 @@ int cli_verify(int argc, char **argv)
     if (st == TFC_OK && spec_path) {
         compile_report rep;
         st = compile_in_memory(spec_path, &co, &a, &d, &g, &rep);
+        if (st == TFC_OK)
+            st = parse_own_manifest(&g, dir, &now, &a, &d);
     }
     if (st == TFC_OK && spec_path) {
         size_t same = 0, stamp = 0, other = 0, missing = 0, len_unused = 0, real_files = 0, real_count = 0;
@@ -437,6 +532,7 @@ int cli_verify(int argc, char **argv)
         bool identical = same + 1 == g.n && manifest_same && !missing;
         differs = differs || !identical;
         if (!quiet) {
+            size_t inputs = identical ? 0 : report_inputs(dir, spec_path, &m, &now);
             if (identical) {
                 printf("%s: this tfc (%s) writes the same bytes from %s (%zu files, the MANIFEST included)\n", dir,
                        version_string(), spec_path, g.n);
@@ -457,13 +553,19 @@ int cli_verify(int argc, char **argv)
                            "floating-point settings? (tfc --version says whether a build's arithmetic is pinned; "
                            "pinned builds of one release write the same bytes)\n",
                            dir, real_count, real_count == 1 ? "" : "s", real_files, real_files == 1 ? "" : "s");
-                else if (!other)
+                else if (!other && stamp)
                     printf("%s: only the version stamp differs: the plan, the masks and the code are the same\n", dir);
+                else if (!other)
+                    printf("%s: only the MANIFEST differs%s: the plan, the masks and the code are the same\n", dir,
+                           inputs                              ? " (the inputs above)"
+                           : strcmp(m.spec_sha, now.spec_sha) ? " (the spec's sha256)"
+                                                               : "");
             }
         }
     }
     gen_folder_free(&g);
     free(m.e);
+    free(now.e);
     st = cli_report(&d, st); /* before the arena goes: the diagnostics name files kept in it */
     arena_free(&a);
     if (fflush(stdout) != 0 && st == TFC_OK)

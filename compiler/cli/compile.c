@@ -133,7 +133,7 @@ tfc_status compile_in_memory(const char *path, const compile_options *o, arena *
 
     char label[256];
     emit_spec_label(path, label, sizeof label);
-    emit_input in = {p, label, sp->sha256};
+    emit_input in = {p, label, sp->sha256, sp->inputs, sp->n_inputs};
     t0 = clock_now_s();
     if (!emit_folder(&in, g, d)) {
         gen_folder_free(g);
@@ -143,8 +143,8 @@ tfc_status compile_in_memory(const char *path, const compile_options *o, arena *
     t0 = clock_now_s();
     st = check_cuda(sp, g, o, a, d, rep);
     rep->nvrtc_s = clock_now_s() - t0;
-    if (st == TFC_OK && !emit_manifest(&in, g))
-        st = diag_nomem(d, "writing the MANIFEST");
+    if (st == TFC_OK)
+        st = emit_manifest(&in, g, d);
     if (st != TFC_OK)
         gen_folder_free(g);
     return st;

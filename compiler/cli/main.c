@@ -323,12 +323,10 @@ static tfc_status run_sweep(const char *path, const plan_options *opt, const cha
     if (st == TFC_OK) {
         char label[256];
         emit_spec_label(path, label, sizeof label);
-        emit_input in = {NULL, label, s->sha256};
+        emit_input in = {NULL, label, s->sha256, s->inputs, s->n_inputs};
         if (!sweep_folder(s, label, &r, &g, &d))
             st = TFC_IO;
-        else if (!emit_manifest(&in, &g))
-            st = diag_nomem(&d, "writing the MANIFEST");
-        else
+        else if ((st = emit_manifest(&in, &g, &d)) == TFC_OK)
             st = outdir_write(dir, &g, &d);
     }
     const gen_file *csv = st == TFC_OK ? gen_find(&g, "pareto.csv") : NULL;
@@ -354,12 +352,10 @@ static tfc_status run_compare(const char *path, const plan_options *opt, const c
     char label[256];
     emit_spec_label(path, label, sizeof label);
     if (st == TFC_OK) {
-        emit_input in = {NULL, label, s->sha256};
+        emit_input in = {NULL, label, s->sha256, s->inputs, s->n_inputs};
         if (!compare_folder(s, label, &r, &g, &d))
             st = TFC_IO;
-        else if (!emit_manifest(&in, &g))
-            st = diag_nomem(&d, "writing the MANIFEST");
-        else
+        else if ((st = emit_manifest(&in, &g, &d)) == TFC_OK)
             st = outdir_write(dir, &g, &d);
     }
     if (st == TFC_OK) {

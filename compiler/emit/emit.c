@@ -28,19 +28,29 @@ bool emit_folder(const emit_input *in, gen_folder *out, diag_list *d)
     return ok;
 }
 
-bool emit_manifest(const emit_input *in, gen_folder *out)
+tfc_status emit_manifest(const emit_input *in, gen_folder *out, diag_list *d)
 {
+    for (size_t i = 0; i < in->n_inputs; i++)
+        if (!in->inputs[i].sha256[0]) {
+            diag_error(d, in->inputs[i].path, 0, 0,
+                       "no plan read this input, so the MANIFEST cannot record it (a tfc bug)");
+            return TFC_IO;
+        }
     gen_writer w;
     if (!gen_open(&w))
-        return false;
+        return diag_nomem(d, "writing the MANIFEST");
     fprintf(w.f, "# tfc MANIFEST 1\n# tfc %s\n# spec %s  %s\n", version_string(), in->spec_sha256, in->spec_label);
+    /* As the spec writes them, so that the folder does not depend on where
+     * the spec is; never control characters (spec.c refuses them). */
+    for (size_t i = 0; i < in->n_inputs; i++)
+        fprintf(w.f, "# input %s  %s\n", in->inputs[i].sha256, in->inputs[i].written);
     fputs("# sha256 of every other file in this folder (check: grep -v '^#' MANIFEST | sha256sum -c)\n", w.f);
     for (size_t i = 0; i < out->n; i++) {
         char hex[65];
         sha256_hex(out->files[i].data, out->files[i].len, hex);
         fprintf(w.f, "%s  %s\n", hex, out->files[i].name);
     }
-    return gen_close(out, "MANIFEST", &w);
+    return gen_close(out, "MANIFEST", &w) ? TFC_OK : diag_nomem(d, "writing the MANIFEST");
 }
 
 void emit_spec_label(const char *path, char *out, size_t cap)

@@ -16,10 +16,13 @@
  * or a template bug). */
 bool emit_folder(const emit_input *in, gen_folder *out, diag_list *d);
 
-/* Appends MANIFEST: tfc's version, the spec's sha256 and the sha256 of every
- * file already in out (docs/codegen.md, "MANIFEST"). Reads only in's label
- * and hash (in->p may be NULL: the sweep's folder has a MANIFEST too). */
-bool emit_manifest(const emit_input *in, gen_folder *out);
+/* Appends MANIFEST: tfc's version, the spec's sha256, the sha256 and path as
+ * written of each of its input files, and the sha256 of every file already
+ * in out (docs/codegen.md, "MANIFEST"). Reads only in's label, hashes and
+ * inputs (in->p may be NULL: the sweep's folder has a MANIFEST too).
+ * TFC_NOMEM, or TFC_IO for an input no plan read (a tfc bug), with the
+ * reason in d. */
+tfc_status emit_manifest(const emit_input *in, gen_folder *out, diag_list *d);
 
 /* A file name safe to print in a comment or a MANIFEST line: the base name
  * of path with every byte outside [A-Za-z0-9._+-] replaced by '_'

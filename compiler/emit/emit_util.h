@@ -16,6 +16,8 @@ typedef struct emit_input {
     const plan *p;
     const char *spec_label; /* the spec's file name, no folder (for comments and MANIFEST) */
     const char *spec_sha256; /* of the spec's bytes, 64 hex digits */
+    const spec_input *inputs; /* the files the spec names, each with the sha256 a plan read (spec.h) */
+    size_t n_inputs;
 } emit_input;
 
 typedef struct emit_ctx {

@@ -4,6 +4,7 @@ set(TFC_FRONT_SOURCES
   compiler/front/cost_model.c
   compiler/front/select.c
   compiler/front/spec.c
+  compiler/front/spec_inputs.c
   compiler/front/spec_variant.c
   compiler/front/ydoc.c
   compiler/front/ydoc_scalar.c

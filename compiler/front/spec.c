@@ -127,43 +127,6 @@ bool spec_schema_key(size_t i, char *out, size_t cap)
 
 const char *spec_schedule_name(spec_schedule s) { return schedule_names[s]; }
 
-const char *spec_relative_path(const spec *sp, const char *path, arena *a)
-{
-    const char *slash = strrchr(sp->path, '/');
-    if (path[0] == '/' || !slash || strcmp(sp->path, "<stdin>") == 0)
-        return path;
-    size_t dir = (size_t)(slash - sp->path) + 1, n = strlen(path);
-    char *p = arena_alloc(a, dir + n + 1);
-    if (!p)
-        return NULL;
-    memcpy(p, sp->path, dir);
-    memcpy(p + dir, path, n + 1);
-    return p;
-}
-
-size_t spec_inputs(const spec *sp, arena *a, const char ***out)
-{
-    bool measured = sp->timing.source == TIMING_MEASURED || sp->timing.source == TIMING_TRACE;
-    const spec_files *keys[2] = {&sp->timing.file, &sp->timing.frozen_file};
-    size_t n = sp->schedule == SCHED_CUSTOM && sp->order ? 1 : 0;
-    if (measured)
-        n += keys[0]->n + keys[1]->n;
-    const char **v = arena_alloc_array(a, n ? n : 1, sizeof *v);
-    if (!v)
-        return SIZE_MAX;
-    size_t k = 0;
-    if (sp->schedule == SCHED_CUSTOM && sp->order)
-        v[k++] = spec_relative_path(sp, sp->order, a);
-    for (size_t j = 0; measured && j < 2; j++)
-        for (size_t i = 0; i < keys[j]->n; i++)
-            v[k++] = spec_relative_path(sp, keys[j]->path[i], a);
-    for (size_t i = 0; i < n; i++)
-        if (!v[i])
-            return SIZE_MAX;
-    *out = v;
-    return n;
-}
-
 bool spec_schedule_is_split(spec_schedule s) { return s == SCHED_ZBH1 || s == SCHED_ZBV || s == SCHED_DUALPIPEV; }
 
 /* ---- reporting ---- */
@@ -1399,6 +1362,8 @@ tfc_status spec_load_buffer(const char *file, const char *buf, size_t len, arena
     read_root(&c, root);
     if (diag_count(d) > before)
         return diag_status(d, TFC_INVALID);
+    if (!spec_inputs_list(s, a))
+        return diag_nomem(d, "reading the spec");
     *out = s;
     return TFC_OK;
 }

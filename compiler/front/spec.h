@@ -189,6 +189,14 @@ typedef struct spec_lcp_index {
     uint32_t topk;
 } spec_lcp_index;
 
+/* A file the spec names and a plan reads (spec_inputs), and the sha256 of
+ * the bytes the latest plan read from it, for the MANIFEST. */
+typedef struct spec_input {
+    const char *written; /* as the spec writes it */
+    const char *path;    /* resolved, as spec_relative_path resolves it */
+    char sha256[65];     /* hex; "" until a plan reads the file */
+} spec_input;
+
 typedef struct spec {
     const char *path; /* as given on the command line */
     char sha256[65];  /* of the spec's bytes, hex */
@@ -214,6 +222,13 @@ typedef struct spec {
     spec_training training;
     spec_targets targets;
     spec_lcp_index lcp_index;
+    /* spec_inputs' files, listed when the spec is loaded. The one part of a
+     * loaded spec that changes: the readers of those files (sched_csv.c,
+     * timing_samples.c) record the sha256 of what they read through this
+     * pointer (spec_input_read), so the plans of one spec are built one at a
+     * time (variants, which read no files, have none). */
+    spec_input *inputs;
+    size_t n_inputs;
 } spec;
 
 
@@ -227,6 +242,14 @@ const char *spec_relative_path(const spec *sp, const char *path, arena *a);
  * the count, at most SPEC_MAX_INPUTS, or SIZE_MAX on out of memory. */
 #define SPEC_MAX_INPUTS (1u + 2u * SPEC_MAX_TIMING_FILES)
 size_t spec_inputs(const spec *sp, arena *a, const char ***out);
+
+/* Lists spec_inputs' files in s->inputs, each as written and resolved, no
+ * hash yet (spec_load_buffer's last step); false on out of memory. */
+bool spec_inputs_list(spec *s, arena *a);
+
+/* A reader of the file at path (resolved) has read len bytes at buf for a
+ * plan: their sha256 becomes that of every input of sp at path. */
+void spec_input_read(const spec *sp, const char *path, const void *buf, size_t len);
 
 /* The i-th key of the schema as a dotted path ("pipeline.ranks",
  * "model.stages[i].params[j].numel"); false past the last one. */

@@ -174,6 +174,8 @@ spec *spec_variant(const spec *sp, const spec_times *base, unsigned base_how, sp
     out->stages = stages;
     out->n_stages = (size_t)n;
     out->order = NULL;
+    out->inputs = NULL; /* no order, no timing files */
+    out->n_inputs = 0;
     out->timing.source = sp->timing.source == TIMING_MODEL ? TIMING_MODEL : TIMING_TABLE;
     out->timing.file = out->timing.frozen_file = (spec_files){0};
     out->timing.forward_ms = tab[0];

@@ -296,6 +296,7 @@ tfc_status sched_csv_read(const spec *sp, arena *a, diag_list *d, sched **out)
         diag_note_in(d, sp->path, sp->pos_order.line, sp->pos_order.col, "named by pipeline.order here");
         return st;
     }
+    spec_input_read(sp, path, buf, len);
     bool ok = sched_csv_parse(sp, path, buf, len, a, d, out);
     free(buf);
     return ok ? TFC_OK : diag_status(d, TFC_INVALID);

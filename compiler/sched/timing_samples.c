@@ -25,6 +25,8 @@ tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at
                               size_t *len, diag_list *d)
 {
     tfc_status fs = fio_read_all(path, SPEC_MAX_FILE_BYTES, buf, len, d);
+    if (fs == TFC_OK)
+        spec_input_read(sp, path, *buf, *len);
     if (fs == TFC_OK || fs == TFC_NOMEM)
         return fs;
     diag_note_in(d, sp->path, named_at.line, named_at.col, "named by timing.%s here", key);

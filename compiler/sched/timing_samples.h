@@ -33,9 +33,10 @@ typedef struct samples {
 bool samples_push(samples *s, sample x);
 
 /* Reads one timing file (path, named by timing.KEY at named_at in the spec;
- * KEY is "file[2]" for the third path of a list) into a malloc'd buffer; on
- * failure the error carries a note pointing at the spec. TFC_OK,
- * TFC_INVALID (too large) or TFC_IO. */
+ * KEY is "file[2]" for the third path of a list) into a malloc'd buffer and
+ * records its sha256 for the MANIFEST (spec_input_read); on failure the
+ * error carries a note pointing at the spec. TFC_OK, TFC_INVALID (too large)
+ * or TFC_IO. */
 tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
                               size_t *len, diag_list *d);
 

@@ -5,7 +5,8 @@
 # older release's (its version stamp changed and its MANIFEST rewritten to
 # match, as that release would have written it), that only the stamp
 # differs and the plan is the same; for a folder from another plan, that the
-# plan differs. diff: same plans exit 0, different ones 1 with the changes
+# plan differs; the input files a spec names are recorded and checked.
+# diff: same plans exit 0, different ones 1 with the changes
 # (checked against a comparison of the two plan.json written here), bad
 # input 2; --json parses and agrees; a format-1 plan (the "stages" key
 # twice) is read; the tolerance is honoured.
@@ -13,6 +14,7 @@
 set -uo pipefail
 tfc=$1
 src=$2
+case $tfc in /*) ;; *) tfc=$PWD/$tfc ;; esac # the inputs' spec is compiled from another folder
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -146,6 +148,84 @@ run 1 "$tfc" verify "$src/specs"
 run 2 "$tfc" verify
 run 2 "$tfc" verify "$work/a" "$spec" extra
 
+# Input files. A spec that reads none has no "# input" line; one whose plan
+# reads an order CSV and measured timings (timing.file: two files, one in a
+# subfolder; timing.frozen_file: one) has one per file right after the
+# spec's, in the spec's order, with the sha256 of the file's bytes and the
+# path as the spec writes it. Moved with its inputs to another folder, the
+# spec gives the same folder byte for byte. verify DIR SPEC passes; after
+# one byte of an input changes it fails and names that input, with both
+# sha256, before anything else; an input whose new bytes plan the same
+# (rows reordered) is named too, and only the MANIFEST differs.
+[ "$(grep -c '^# input' "$work/a/MANIFEST")" -eq 0 ] || fail "a spec without input files has # input lines"
+in=$work/in/deep
+mkdir -p "$in/times"
+cp "$src/specs/llama8b_custom.csv" "$in/order.csv"
+"$tfc" plan "$src/specs/llama8b_custom.yaml" --json >"$work/custom.json" || fail "plan --json of llama8b_custom"
+python3 - "$src/specs/llama8b_custom.yaml" "$work/custom.json" "$in" <<'PY'
+import json, os, re, sys
+spec, plan, d = sys.argv[1:4]
+rows, frozen = ([], []), []
+for a in json.load(open(plan))["actions"]:
+    key = f"{a['rank']},{a['stage']},{a['microbatch']},{a['type']}"
+    rows[a["microbatch"] % 2].append(f"{key},{a['baseline_duration_ms']!r}\n")
+    if a["type"] == "B":
+        frozen.append(f"{key},{a['baseline_duration_ms'] / 2!r}\n")
+open(os.path.join(d, "times", "t_even.csv"), "w").write("".join(rows[0]))
+open(os.path.join(d, "t_odd.csv"), "w").write("".join(rows[1]))
+open(os.path.join(d, "frozen.csv"), "w").write("".join(frozen))
+t = open(spec).read().replace("order: llama8b_custom.csv", "order: order.csv")
+t = re.sub(r"^timing:\n(?:  .*\n)+", "timing:\n  source: measured\n  file: [times/t_even.csv, t_odd.csv]\n"
+           "  frozen_file: frozen.csv\n  comm_ms: 0.2\n", t, flags=re.M)
+open(os.path.join(d, "inputs.yaml"), "w").write(t)
+PY
+(cd "$work/in" && "$tfc" compile deep/inputs.yaml -o "$work/i1" -q --skip-cuda-check) || fail "compile of a spec with inputs"
+want=$(cd "$in" && for f in order.csv times/t_even.csv t_odd.csv frozen.csv; do
+  echo "# input $(sha256sum "$f" | cut -c1-64)  $f"
+done)
+[ "$(sed -n 4,7p "$work/i1/MANIFEST")" = "$want" ] ||
+  fail "input lines: want after the spec's:"$'\n'"$want"$'\n'"got:"$'\n'"$(head -8 "$work/i1/MANIFEST")"
+sed -n 3p "$work/i1/MANIFEST" | grep -q '^# spec ' && sed -n 8p "$work/i1/MANIFEST" | grep -q '^# sha256 of every' ||
+  fail "input lines not between the spec's line and the file list: $(head -8 "$work/i1/MANIFEST")"
+(cd "$work/i1" && grep -v '^#' MANIFEST | sha256sum -c --quiet) || fail "sha256sum -c on a MANIFEST with input lines"
+mkdir -p "$work/moved/else"
+mv "$work/in/deep" "$work/moved/else/where"
+"$tfc" compile "$work/moved/else/where/inputs.yaml" -o "$work/i2" -q --skip-cuda-check || fail "compile after the move"
+diff -r "$work/i1" "$work/i2" >/dev/null || fail "moving the spec and its inputs changed the folder: $(diff -r "$work/i1" "$work/i2" | head -5)"
+in=$work/moved/else/where
+ispec=$in/inputs.yaml
+run 0 "$tfc" verify "$work/i1"
+run 0 "$tfc" verify "$work/i1" "$ispec"
+grep -q "writes the same bytes" "$work/out" || fail "verify with inputs, unchanged: $(cat "$work/out")"
+cp "$in/times/t_even.csv" "$work/t_even.kept"
+was=$(sha256sum "$in/times/t_even.csv" | cut -c1-12)
+sed -i '1s/,\([0-9]\)\([0-9.]*\)$/,9\2/' "$in/times/t_even.csv" # the first sample's first digit: one byte
+[ "$(cmp -l "$work/t_even.kept" "$in/times/t_even.csv" | wc -l)" -eq 1 ] || fail "the edit changed other than one byte"
+now=$(sha256sum "$in/times/t_even.csv" | cut -c1-12)
+run 1 "$tfc" verify "$work/i1" "$ispec"
+[ "$(head -2 "$work/out" | tail -1)" = "$work/i1: input times/t_even.csv changed since the folder was written (sha256 $was... in the MANIFEST, $now... now)" ] ||
+  fail "one byte of an input changed: not named first: $(cat "$work/out")"
+grep -q "the plan itself .* is different" "$work/out" || fail "one byte of an input changed: the plan should differ: $(cat "$work/out")"
+[ "$(grep -c ': input ' "$work/out")" -eq 1 ] || fail "unchanged inputs named: $(cat "$work/out")"
+cp "$work/t_even.kept" "$in/times/t_even.csv"
+run 0 "$tfc" verify "$work/i1" "$ispec"
+sort -r "$in/frozen.csv" >"$work/frozen.rev" && cp "$work/frozen.rev" "$in/frozen.csv"
+run 1 "$tfc" verify "$work/i1" "$ispec"
+grep -q "^$work/i1: input frozen.csv changed since the folder was written" "$work/out" &&
+  grep -q "only the MANIFEST differs (the inputs above): the plan, the masks and the code are the same" "$work/out" ||
+  fail "an input reordered to the same plan: $(cat "$work/out")"
+# A folder whose MANIFEST has no input lines (as tfc wrote them before it
+# recorded inputs): intact, but not what this tfc writes, each input named.
+cp -r "$work/i1" "$work/i3"
+grep -v '^# input' "$work/i1/MANIFEST" >"$work/i3/MANIFEST"
+run 0 "$tfc" verify "$work/i3"
+run 1 "$tfc" verify "$work/i3" "$ispec"
+grep -q "^$work/i3: input order.csv, named by $ispec, is not in the MANIFEST" "$work/out" ||
+  fail "inputs missing from the MANIFEST not named: $(cat "$work/out")"
+sed 's/^# input /# input x/' "$work/i1/MANIFEST" >"$work/i3/MANIFEST"
+run 1 "$tfc" verify "$work/i3"
+grep -q "i3/MANIFEST:4:1: error: not a MANIFEST input line" "$work/err" || fail "bad input line: $(cat "$work/err")"
+
 # tfc diff.
 "$tfc" compile "$work/llama8b_1f1b.yaml" -o "$work/c" -q --skip-cuda-check
 run 0 "$tfc" diff "$work/a/plan.json" "$work/a/plan.json"
@@ -217,5 +297,5 @@ run 2 "$tfc" diff "$work/a/plan.json" "$work/c/plan.json" --tolerance -1
 # Standard input as one side.
 timeout 60 "$tfc" diff - "$work/a/plan.json" <"$work/a/plan.json" >/dev/null 2>&1 || fail "diff - PLAN from stdin"
 
-[ "$failures" -eq 0 ] && echo "verify check: verify (intact, changed/missing/added, same bytes, stamp only, other plan) and diff (same, different against an independent comparison, tolerance, format 1, bad input) as documented"
+[ "$failures" -eq 0 ] && echo "verify check: verify (intact, changed/missing/added, same bytes, stamp only, other plan, input files) and diff (same, different against an independent comparison, tolerance, format 1, bad input) as documented"
 [ "$failures" -eq 0 ]
