@@ -371,7 +371,9 @@ def spec_from_modules(stages, *, name, schedule=None, ranks=None, stages_per_ran
     named_parameters(). `ranks` defaults to len(stages) / stages_per_rank.
 
     Timings: `timing` a dict of per-stage tables (forward_ms, backward_ms,
-    ... as docs/spec.md names them) written as given; else estimated per
+    ... as docs/spec.md names them) written as given; or {"source": "trace"
+    (or "measured"), "file": FILES, "frozen_file": FILES} with a path or a
+    list of paths each (tfc_torch.profile's per-rank traces); else estimated per
     stage from its parameters, 2 FLOPs per parameter per token for the
     forward (embedding tables excluded: a lookup is not a matmul) at the
     device's peak x mfu, with the cost model's rules for the backward
@@ -402,10 +404,29 @@ def spec_from_modules(stages, *, name, schedule=None, ranks=None, stages_per_ran
     lines = [f"# {name}: {sum(n for _, t in listed for _, n in t):,} parameters in {len(stages)} stage modules.",
              "# Written by python/tfc_spec.py (spec_from_modules)."]
     lines += ["tfc: 1", f"name: {c_name(name)}"] + _stage_lines(listed) + _pipeline(o) + ["timing:"]
+    if timing.get("source") in ("trace", "measured"):
+        # Measured per action: files (one, or a list, e.g. one per rank as
+        # tfc_torch.profile writes them), relative to the spec's folder.
+        extra = set(timing) - {"source", "file", "frozen_file"}
+        if extra:
+            raise SpecError(f"timing source {timing['source']} takes file and frozen_file, not {sorted(extra)}")
+        lines.append(f"  source: {timing['source']}")
+        for k in ("file", "frozen_file"):
+            v = timing.get(k)
+            if not v:
+                raise SpecError(f"timing source {timing['source']} needs {k}")
+            vals = [v] if isinstance(v, (str, os.PathLike)) else list(v)
+            lines.append(f"  {k}: [{', '.join(yaml_quoted(os.fspath(x)) for x in vals)}]")
+        return "\n".join(lines + _tail(o, hidden, vocab)) + "\n"
     for k, v in timing.items():
         vals = v if isinstance(v, (list, tuple)) else [v] * len(stages)
         lines.append(f"  {k}: [{', '.join(f'{x:.6g}' for x in vals)}]")
     return "\n".join(lines + _tail(o, hidden, vocab)) + "\n"
+
+
+def yaml_quoted(text):
+    """A YAML double-quoted scalar (backslashes and quotes escaped)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def write_atomic(path, text):

@@ -82,6 +82,7 @@ class Freezer:
         self.override = None
         self.calls = []  # (action name, frozen names) when .record is True
         self.record = False
+        self.label = False  # each call inside torch.profiler's record_function("PP:<stage><type><mb>")
         self._params = list(module.named_parameters())
         self._names = {n for n, _ in self._params}
         self._saved = {}
@@ -127,10 +128,15 @@ class Freezer:
         def call(*args, **kwargs):
             mb = args[0] if args else kwargs.get("fwd_chunk_id", kwargs.get("bwd_chunk_id"))
             off = self.set(mb)
-            if self.record:
+            if self.record or self.label:
                 full = kwargs.get("full_backward", args[2] if len(args) > 2 else True)
-                t = kind or ("B" if full else "I")
-                self.calls.append((f"{self.stage_index}{t}{mb}", sorted(off)))
+                name = f"{self.stage_index}{kind or ('B' if full else 'I')}{mb}"
+                if self.record:
+                    self.calls.append((name, sorted(off)))
+                if self.label:
+                    from torch.profiler import record_function
+                    with record_function("PP:" + name):
+                        return original(*args, **kwargs)
             return original(*args, **kwargs)
 
         call.__name__ = method
@@ -175,7 +181,7 @@ def apply_plan(stage, plan, step=0, *, module=None, stage_index=None):
 
 # ---- profiler traces as timings ----
 
-def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trace"):
+def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trace", schedule=None):
     """Runs step_fn() (one training step of the caller's pipeline on this
     rank) warmup + steps times with nothing frozen and again with every
     parameter of `stages` frozen, the `steps` timed ones under
@@ -184,6 +190,12 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     paths. Every rank calls it (the pipeline needs every rank); `stages`
     are this rank's PipelineStages. The optimiser is the caller's: step_fn
     should not change what is being timed (a fixed batch is fine).
+
+    Actions: torch's multi-stage runtime (PipelineScheduleMulti: Interleaved1F1B,
+    LoopedBFS, the zero-bubble schedules, DualPipeV) names each one
+    PP:<stage><type><microbatch> itself; the single-stage schedules
+    (Schedule1F1B, ScheduleGPipe) do not, so unless `schedule` is a
+    PipelineScheduleMulti the stages' calls are labelled here, the same way.
 
     The spec then reads them: timing: {source: trace, file: [...unfrozen
     of every rank], frozen_file: [...frozen of every rank]} (timing_yaml)."""
@@ -198,7 +210,11 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
         if getattr(st, "_tfc_freezer", None) is None:
             installed.append(apply_plan(st, lambda s, m, t: (), 0))
     freezers = [st._tfc_freezer for st in stages]
-    saved = [fz.override for fz in freezers]
+    saved = [(fz.override, fz.label) for fz in freezers]
+    from torch.distributed.pipelining.schedules import PipelineScheduleMulti
+    label = not isinstance(schedule, PipelineScheduleMulti)
+    for fz in freezers:
+        fz.label = label
     paths = []
     try:
         for mode in ("unfrozen", "frozen"):
@@ -215,8 +231,8 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
             os.replace(tmp, path)
             paths.append(path)
     finally:
-        for fz, o in zip(freezers, saved):
-            fz.override = o
+        for fz, (o, lb) in zip(freezers, saved):
+            fz.override, fz.label = o, lb
         for fz in installed:
             fz.remove()
     return tuple(paths)
@@ -225,13 +241,11 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
 def timing_yaml(unfrozen, frozen, spec_dir="."):
     """The spec's timing section for per-rank traces: paths relative to the
     spec's folder."""
+    from tfc_spec import yaml_quoted
+
     def rel(ps):
-        return "[" + ", ".join(_yaml_str(os.path.relpath(p, spec_dir)) for p in ps) + "]"
+        return "[" + ", ".join(yaml_quoted(os.path.relpath(p, spec_dir)) for p in ps) + "]"
     return f"timing:\n  source: trace\n  file: {rel(unfrozen)}\n  frozen_file: {rel(frozen)}\n"
-
-
-def _yaml_str(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 # ---- the gradient noise scale ----

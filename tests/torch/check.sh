@@ -5,7 +5,7 @@
 # and torchtitan's llama3 model run the same way (torchtitan_pp.py), all
 # freezing with python/tfc_torch.py; tfc_torch.NoiseScale against the exact
 # noise scale (noise_check.py).
-#   check.sh example|pipelining|torchtitan|noise TFC SOURCE_DIR
+#   check.sh example|pipelining|torchtitan|noise|titan_example|step TFC SOURCE_DIR
 # Python with torch: $TFC_TORCH_PYTHON, else SOURCE_DIR/.venv-torch (which
 # ./run.sh test creates). Without torch: fails, unless TFC_SKIP_TORCH=1
 # (run.sh sets it off CI when it could not install torch; likewise
@@ -14,13 +14,13 @@ set -euo pipefail
 what=$1 tfc=$2 src=$3
 py=${TFC_TORCH_PYTHON:-$src/.venv-torch/bin/python}
 need='import numpy, torch'
-[ "$what" = torchtitan ] && need='import numpy, torch, torchtitan.models.llama3'
+case $what in torchtitan | titan_example) need='import numpy, torch, torchtitan.models.llama3' ;; esac
 if ! "$py" -c "$need" 2>/dev/null; then
   if [ -n "${CI:-}" ]; then
     echo "check.sh: '$need' fails with $py: in CI every part but the GPU run is required (TFC_SKIP_TORCH does not apply)"
     exit 1
   fi
-  if [ "${TFC_SKIP_TORCH:-}" = 1 ] || { [ "$what" = torchtitan ] && [ "${TFC_SKIP_TORCHTITAN:-}" = 1 ]; }; then
+  if [ "${TFC_SKIP_TORCH:-}" = 1 ] || { [ "$need" != "import numpy, torch" ] && [ "${TFC_SKIP_TORCHTITAN:-}" = 1 ]; }; then
     echo "check.sh: skipped: '$need' fails with $py (TFC_SKIP_TORCH or TFC_SKIP_TORCHTITAN set)"
     exit 77
   fi
@@ -44,8 +44,15 @@ case $what in
   noise)
     "$py" "$src/tests/torch/noise_check.py"
     ;;
+  titan_example)
+    "$py" "$src/examples/torchtitan/train.py" "$tfc" --steps 12 --profile-steps 2 --check --out "$work/titan" \
+      2> >(grep -v -e '^USDT:' -e 'gpuGetDeviceCount failed' >&2)
+    ;;
+  step)
+    "$py" "$src/tests/torch/torch_step_check.py" "$tfc" "$src"
+    ;;
   *)
-    echo "usage: check.sh example|pipelining|torchtitan|noise TFC SOURCE_DIR" >&2
+    echo "usage: check.sh example|pipelining|torchtitan|noise|titan_example|step TFC SOURCE_DIR" >&2
     exit 2
     ;;
 esac

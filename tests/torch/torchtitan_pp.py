@@ -49,38 +49,14 @@ import tfc_torch  # noqa: E402
 from tfc_plan import Plan  # noqa: E402
 from pipelining_interop import free_port, record_actions  # noqa: E402
 
+sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "torchtitan"))
+from train import stage_modules, whole_model  # noqa: E402  (the example's model, as the user runs it)
+
 FLAVOUR = "debugmodel"
 SEQ = 64
 SEED = 2024
 STEP = 100  # past --train-steps 20's warm-up (10) and ramp (2): the plan's full ratios
 SCHEDULES = ("1F1B", "ZBH1", "GPipe")
-
-
-def whole_model():
-    """torchtitan's llama3 debugmodel, seeded, with CPU-trainable attention."""
-    from torchtitan.models.llama3 import llama3_configs
-    from torchtitan.models.common.attention import ScaledDotProductAttention
-    torch.manual_seed(SEED)
-    model = llama3_configs[FLAVOUR]("flex").build()
-    for layer in model.layers.values():
-        layer.attention.inner_attention = ScaledDotProductAttention(ScaledDotProductAttention.Config())
-    model.init_weights()
-    return model
-
-
-def stage_modules(model, stage_layers):
-    """The stages as torchtitan's pipeline splitter cuts them."""
-    from torchtitan.distributed.pipeline_parallel import _split_module
-    out, i = [], 0
-    for s, c in enumerate(stage_layers):
-        names = [f"layers.{k}" for k in range(i, i + c)]
-        if s == 0:
-            names = ["tok_embeddings"] + names
-        if s == len(stage_layers) - 1:
-            names += ["norm", "lm_head"]
-        out.append(_split_module(model, names))
-        i += c
-    return out
 
 
 def batch(n_mb, vocab):

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""bench/torch_step.py --quick, checked (ctest torch_step).
+
+The bench profiles its pipeline on 4 gloo processes with tfc_torch.profile,
+plans from those torch.profiler traces and runs torch's Schedule1F1B with
+and without the plan. Checked here, independently of tfc's reader:
+  - each rank wrote two traces (nothing and everything frozen), Chrome
+    JSON as torch.profiler writes it, holding PP:<stage><type><mb> events
+    for its own stage only: K steps x M microbatches of F and of B;
+  - the plan's duration of every action is the median of that action's
+    samples pooled over the four files (nothing frozen), and each
+    backward's planned duration follows from its freeze ratio and the
+    median with everything frozen: d - r (d - d_frozen), as docs/spec.md
+    defines w_min;
+  - the MANIFEST and the depfile name every trace (they are the plan's inputs);
+  - the bench's last line has the documented form;
+  - its shared-core model (torch_step.shared_step) with a core per rank is
+    tfc's model: on every generated/ plan and its own it gives the plan's
+    makespans (the DAG's longest path, re-derived from the actions alone),
+    and on one core the sum of the durations; fewer cores never shorten it.
+The accuracy of the prediction is the bench's result (docs/torch.md),
+not asserted here: 4 ranks share the CI machine's cores.
+
+    torch_step_check.py TFC SOURCE_DIR
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+import torch_step  # noqa: E402
+
+
+def model_errors(plan, where):
+    """The shared-core model against the plan's own makespans."""
+    errors, acts, comm = [], plan["actions"], plan["comm_ms"]
+    for key, span in (("baseline_duration_ms", plan["baseline_makespan_ms"]), ("duration_ms", plan["makespan_ms"])):
+        work = [a[key] for a in acts]
+        steps = [torch_step.shared_step(acts, work, c, comm) for c in range(1, plan["ranks"] + 1)]
+        if abs(steps[-1] - span) > 1e-6 * span:
+            errors.append(f"{where}: a core per rank gives {steps[-1]} ms, the plan's makespan is {span} ms")
+        if comm == 0 and abs(steps[0] - sum(work)) > 1e-6 * sum(work):
+            errors.append(f"{where}: one core gives {steps[0]} ms, the work is {sum(work)} ms")
+        if any(a < b - 1e-9 * span for a, b in zip(steps, steps[1:])):
+            errors.append(f"{where}: more cores gave a longer step: {steps}")
+    return errors
+
+
+def main():
+    tfc, src = sys.argv[1], sys.argv[2]
+    errors = []
+    gen = os.path.join(src, "generated")
+    for name in sorted(os.listdir(gen)):
+        if os.path.exists(os.path.join(gen, name, "plan.json")):
+            errors += model_errors(json.load(open(os.path.join(gen, name, "plan.json"))), f"generated/{name}")
+    with tempfile.TemporaryDirectory() as out:
+        run = subprocess.run([sys.executable, os.path.join(src, "bench", "torch_step.py"), tfc, "--quick",
+                              "--out", out], capture_output=True, text=True)
+        lines = run.stdout.strip().splitlines()
+        if run.returncode != 0:
+            print(run.stdout + "\n".join(l for l in run.stderr.splitlines() if not l.startswith("USDT:")))
+            print("torch_step check: the bench failed")
+            return 1
+        print("\n".join(lines))
+        if not re.fullmatch(r"torch_step ranks=4 baseline_err=-?\d+\.\d{4} speedup_pred=\d+\.\d{4} "
+                            r"speedup_meas=\d+\.\d{4}", lines[-1]):
+            errors.append(f"last line {lines[-1]!r} is not the documented form")
+        plan = json.load(open(os.path.join(out, "plan", "plan.json")))
+        errors += model_errors(plan, "the bench's plan")
+        m, k = plan["microbatches"], None
+        samples = {"unfrozen": {}, "frozen": {}}
+        for mode in samples:
+            for r in range(4):
+                path = os.path.join(out, f"trace_{mode}_rank{r}.json")
+                trace = json.load(open(path))
+                if "traceEvents" not in trace or "schemaVersion" not in trace:
+                    errors.append(f"{path}: not a trace as torch.profiler writes it")
+                    continue
+                pp = [e for e in trace["traceEvents"] if e.get("ph") == "X" and e["name"].startswith("PP:")]
+                stages = {int(re.match(r"PP:(\d+)", e["name"]).group(1)) for e in pp}
+                if stages != {r}:
+                    errors.append(f"{path}: events of stages {sorted(stages)}, rank {r} runs stage {r}")
+                per = {}
+                for e in pp:
+                    per.setdefault(e["name"][3:], []).append(e["dur"] / 1000.0)
+                counts = {len(v) for v in per.values()}
+                if len(per) != 2 * m or len(counts) != 1:
+                    errors.append(f"{path}: {len(per)} actions with {sorted(counts)} samples each, expected "
+                                  f"{2 * m} with the same count")
+                k = k or min(counts)
+                samples[mode].update(per)
+        worst = 0.0
+        for a in plan["actions"]:
+            name = f"{a['stage']}{a['type']}{a['microbatch']}"
+            d = statistics.median(samples["unfrozen"][name])
+            worst = max(worst, abs(a["baseline_duration_ms"] - d) / d)
+            if a["type"] == "B":
+                w = min(statistics.median(samples["frozen"][name]), d)
+                want = d - a["freeze_ratio"] * (d - w)
+                if abs(a["duration_ms"] - want) > 1e-6 * d:
+                    errors.append(f"{name}: planned {a['duration_ms']} ms at ratio {a['freeze_ratio']}, the "
+                                  f"medians give {want}")
+        if worst > 1e-9:
+            errors.append(f"the plan's baseline durations are not the traces' medians (worst {worst:.3g} relative)")
+        manifest = open(os.path.join(out, "plan", "MANIFEST")).read()
+        dep = subprocess.run([tfc, "compile", os.path.join(out, "torch_step.yaml"), "-o", os.path.join(out, "again"),
+                              "--skip-cuda-check", "-q", "--depfile", os.path.join(out, "deps.d")],
+                             capture_output=True, text=True)
+        deps = open(os.path.join(out, "deps.d")).read() if dep.returncode == 0 else ""
+        for mode in samples:
+            for r in range(4):
+                f = f"trace_{mode}_rank{r}.json"
+                if f not in manifest:
+                    errors.append(f"MANIFEST does not name {f}")
+                if f not in deps:
+                    errors.append(f"the depfile does not name {f}")
+        print(f"torch_step check: {len(plan['actions'])} actions, each the median of {k} samples pooled over "
+              f"4 per-rank traces per mode")
+    for e in errors:
+        print("  " + e)
+    print("torch_step check: " + ("ok" if not errors else "FAILED"))
+    return 0 if not errors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
