@@ -183,6 +183,28 @@ else:
         if abs(got[k] - plan[k]) > 1e-9 * plan[k]:
             print(f"trace {k}: {got[k]} vs tables {plan[k]}", file=sys.stderr)
             bad += 1
+# A trace with CUDA activity holds each PP: range twice: on the CPU (the
+# launches, here a third of the time) and on the GPU ("gpu_user_annotation",
+# the kernels' time): the GPU ranges are the samples, wherever in the file
+# the first one comes, and the plan is the tables' again.
+gev = []
+for k, e in enumerate(x for x in ev if x["ph"] == "X" and x["name"].startswith("PP:")):
+    cpu = dict(e, cat="user_annotation", dur=e["dur"] / 3)
+    gev += [cpu, dict(e, cat="gpu_user_annotation", pid=e.get("pid", 0) + 100)] if k % 2 else [cpu]
+gev += [dict(e, cat="gpu_user_annotation", pid=e.get("pid", 0) + 100)
+        for k, e in enumerate(x for x in ev if x["ph"] == "X" and x["name"].startswith("PP:")) if k % 2 == 0]
+trace("g.json", gev)
+open(os.path.join(W, "trg.yaml"), "w").write(open(tspec).read().replace("t.json", "g.json"))
+r = subprocess.run([TFC, "plan", os.path.join(W, "trg.yaml"), "--json"], capture_output=True, text=True)
+if r.returncode != 0:
+    print("GPU trace plan failed:", r.stderr, file=sys.stderr)
+    bad += 1
+else:
+    got = json.loads(r.stdout)
+    for k in ("baseline_makespan_ms", "makespan_ms"):
+        if abs(got[k] - plan[k]) > 1e-9 * plan[k]:
+            print(f"GPU trace {k}: {got[k]} vs tables {plan[k]} (CPU ranges counted?)", file=sys.stderr)
+            bad += 1
 trace_cases = [
     ("truncated JSON", '{"traceEvents": [{"name": "PP:0F0", "ph": "X", "dur": 5', "t.json:1:56", "expected ',' or '}'"),
     ("negative dur", '{"traceEvents": [\n{"name": "PP:0F0", "ph": "X", "dur": -3}]}', "t.json:2:", "must be > 0"),

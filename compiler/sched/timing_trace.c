@@ -189,6 +189,8 @@ typedef struct reader {
     diag_list *d;
     tfc_status st;
     bool found; /* a traceEvents array was there */
+    size_t first; /* out->n when this file's reading began */
+    bool gpu;     /* a gpu_user_annotation PP: event was seen in this file */
 } reader;
 
 static void at(const reader *r, size_t off, unsigned *line, unsigned *col)
@@ -198,7 +200,7 @@ static void at(const reader *r, size_t off, unsigned *line, unsigned *col)
 
 /* The fields of one trace event that matter. */
 typedef struct event_fields {
-    char name[64], ph[8], cat[8];
+    char name[64], ph[8], cat[24];
     size_t name_len, ph_len, cat_len, dur_at;
     double dur, pid;
 } event_fields;
@@ -246,8 +248,20 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
     if (name_len >= sizeof e.name || !(ph_len == 1 && ph[0] == 'X'))
         return true;
     const char *q;
-    if (strncmp(name, "PP:", 3) == 0)
+    if (strncmp(name, "PP:", 3) == 0) {
+        /* With CUDA activity on, torch.profiler writes each PP: range twice:
+         * on the CPU (the launches) and on the GPU ("gpu_user_annotation",
+         * the kernels' time, the step's). A file's GPU ranges are its
+         * samples when it has any; its CPU ones then are not. */
+        bool gpu = e.cat_len == 19 && strcmp(e.cat, "gpu_user_annotation") == 0;
+        if (gpu && !r->gpu) {
+            r->gpu = true;
+            r->out->n = r->first;
+        } else if (!gpu && r->gpu) {
+            return true;
+        }
         q = name + 3;
+    }
     else if (e.cat_len == 1 && e.pid == 1.0 && strchr(name, e.cat[0]) && strchr("FBIW", e.cat[0]))
         q = name;
     else
@@ -316,7 +330,7 @@ tfc_status timing_trace_read(const spec *sp, const sched *s, const char *path, s
     tfc_status in = timing_read_input(sp, path, named_at, key, &buf, &len, d);
     if (in != TFC_OK)
         return in;
-    reader r = {{buf, len, 0, NULL, 0}, sp, s, path, out, d, TFC_OK, false};
+    reader r = {{buf, len, 0, NULL, 0}, sp, s, path, out, d, TFC_OK, false, out->n, false};
     jp *p = &r.p;
     ws(p);
     bool ok;
