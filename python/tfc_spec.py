@@ -312,7 +312,13 @@ def _tail(o, hidden, vocab):
     comm = o["comm_ms"] if o.get("comm_ms") is not None else comm
     out = [f"  comm_ms: {comm:.4g}", "freeze:", f"  max_ratio: {o['max_ratio']:g}", "  select: balanced"]
     if o.get("train_steps"):
-        out += [f"  warmup_steps: {o['train_steps'] // 2}", f"  ramp_steps: {max(1, o['train_steps'] // 10)}"]
+        # The frozen set is drawn per window of reselect_every steps at the
+        # window's first step's ratio; the default 10 on a short run would
+        # leave the first window after the warm-up (ratio 0 at the ramp's
+        # start) unfrozen, all of a 20-step run's frozen half.
+        n = o["train_steps"]
+        out += [f"  warmup_steps: {n // 2}", f"  ramp_steps: {max(1, n // 10)}",
+                f"  reselect_every: {max(1, min(10, n // 20))}"]
     out += ["targets:", "  c: true", f"  cuda: {{enabled: true, arch: {o['arch']}}}"]
     if vocab:
         out += ["data:", f"  lcp_index: {{token_bytes: {4 if vocab > 65536 else 2}, seq_len: {o['seq_len']}, topk: 8}}"]
@@ -460,8 +466,9 @@ def main(argv=None):
                    help="layers over stages: evenly by count, or balancing parameters; default layers")
     g.add_argument("--max-ratio", type=float, help=f"freeze.max_ratio; default {DEFAULTS['max_ratio']} "
                    "(docs/time-to-quality.md)")
-    g.add_argument("--train-steps", type=int, help="the run's length: freezing warms up for half of it and "
-                   "ramps over a tenth; default the spec's defaults (1000, 3000)")
+    g.add_argument("--train-steps", type=int, help="the run's length: freezing warms up for half of it, "
+                   "ramps over a tenth and redraws the frozen set every twentieth (1 to 10 steps); default "
+                   "the spec's defaults (1000, 3000, 10)")
     t = common.add_argument_group("timings (the cost model)")
     t.add_argument("--seq-len", type=int, help=f"tokens per sequence; default {DEFAULTS['seq_len']}")
     t.add_argument("--microbatch-size", type=int, help=f"sequences per microbatch; default "

@@ -142,6 +142,27 @@ for vocab, want in ((65536, 2), (65537, 4)):
     if r.returncode or f"token_bytes: {want}," not in r.stdout:
         fail(f"vocabulary {vocab}: want token_bytes {want}")
 
+# --train-steps N: once the ramp is over, every step of the run freezes
+# something (the frozen set is drawn per reselect_every window at the
+# window's first step's ratio; a window starting at the ramp's ratio 0 once
+# left all of a 20-step run's frozen half unfrozen).
+from tfc_plan import Plan  # noqa: E402
+for n in (12, 20, 40, 100, 1000):
+    spec, out = os.path.join(W, f"steps{n}.yaml"), os.path.join(W, f"steps{n}")
+    r = run(TOOL + ["from-hf", os.path.join(CONFIGS, "Llama-3.2-1B.json"), "--ranks", "4", "--train-steps", str(n),
+                    "--max-ratio", "0.5", "-o", spec, "-q"])
+    c = run([TFC, "compile", spec, "-o", out, "--skip-cuda-check", "-q"]) if r.returncode == 0 else r
+    if c.returncode:
+        fail(f"--train-steps {n}: {c.stderr.strip()[:300]}")
+        continue
+    plan = Plan.load(os.path.join(out, "plan.json"))
+    start = plan.warmup + plan.ramp
+    idle = [t for t in range(start, n) if not any(plan.frozen_tensors(st, m, t) for st in range(plan.stage_count)
+                                                  for m in range(plan.microbatches))]
+    if start >= n or idle:
+        fail(f"--train-steps {n}: warm-up {plan.warmup}, ramp {plan.ramp}, reselect {plan.reselect}: "
+             f"steps {idle[:5]} of {start}..{n - 1} freeze nothing")
+
 # --help, and errors that write nothing.
 r = run(TOOL + ["--help"])
 if r.returncode or "from-hf" not in r.stdout or "from-torchtitan" not in r.stdout:
