@@ -1,6 +1,7 @@
 /* lcp_index: building, writing, loading and querying LCP index files
  * (docs/lcp-index.md) with the same code tfc emits as NAME_lcp_index.c
- * (templates/lcp_core.inc, filled at build time for 2- and 4-byte tokens). */
+ * (templates/lcp_core.inc and its parts, filled at build time for 2- and
+ * 4-byte tokens). */
 #ifndef TFC_LCP_INDEX_H
 #define TFC_LCP_INDEX_H
 

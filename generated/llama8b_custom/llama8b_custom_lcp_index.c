@@ -12,7 +12,11 @@
  * `tfc index` (32-bit tokens) and for the generated
  * NAME_lcp_index.c and .cu (static inline makes the functions __host__
  * __device__ there), so all of them run the same code. The types are in
- * lcp_types.inc; building the index is in lcp_build.inc. */
+ * lcp_types.inc; building the index is in lcp_build.inc. The queries are
+ * in seven parts, pasted in this order (emit_lcp.c and CMakeLists.txt
+ * list them): this one (sequences, LCPs, the packed permutation, keys),
+ * lcp_levels.inc, lcp_codes.inc, lcp_search.inc, lcp_select.inc,
+ * lcp_runs.inc, lcp_query.inc. */
 
 
 /* The tokens of sequence i < N. */
@@ -140,6 +144,10 @@ static inline uint32_t llama8b_custom_lcp_key_lcp(uint64_t x, uint64_t y)
     return t;
 }
 
+/* LCP index, part 2 of 7 (lcp_core.inc lists them): the sampled
+ * directory of sorted keys, the per-block minima of numbers and LCPs, and
+ * the levels of units above the blocks. */
+
 /* Directory entries for ix->n sorted positions: (n + STEP - 1) / STEP. */
 static inline uint64_t llama8b_custom_lcp_dir_size(uint64_t n) { return (n + llama8b_custom_lcp_DIR_STEP - 1) / llama8b_custom_lcp_DIR_STEP; }
 
@@ -249,6 +257,9 @@ static inline llama8b_custom_lcp_up_view llama8b_custom_lcp_up_levels(const llam
     u.levels = llama8b_custom_lcp_UP_LEVELS;
     return u;
 }
+
+/* LCP index, part 3 of 7: the deep directory's entries and the
+ * distinguishing-token codes that let a search skip token reads. */
 
 /* A deep entry's packed key, and its LCP with the previous sample (bits
  * 25-29 of dlcp_shift are the block's dtok shift, bits 30-31 its kind). */
@@ -451,6 +462,10 @@ static inline void llama8b_custom_lcp_deep_fill(const llama8b_custom_lcp_data *d
         }
     }
 }
+
+/* LCP index, part 4 of 7: finding a query's place among the sorted
+ * sequences (directory bracket, deep walk and narrowing, block scans) and
+ * the range of sequences that start with a prefix. */
 
 /* LCP of the query q (seq_len tokens) with sequence i, from `from` on. */
 static inline uint32_t llama8b_custom_lcp_lcp_query(const llama8b_custom_lcp_data *d, const uint32_t *q, uint64_t i, uint32_t from)
@@ -913,6 +928,10 @@ static inline void llama8b_custom_lcp_prefix_range(const llama8b_custom_lcp_data
     *last = llama8b_custom_lcp_search(d, ix, prefix, plen, true);
 }
 
+/* LCP index, part 5 of 7: the smallest numbers in ranges of sorted
+ * positions (block minima, the up levels) and the ranges' growth by LCP
+ * level, for top-k's ties. */
+
 /* Puts x into best[0..*cnt) (ascending, at most need entries) if it is
  * among the need smallest so far. */
 static inline void llama8b_custom_lcp_keep(uint32_t *best, uint64_t need, uint64_t *cnt, uint32_t x)
@@ -1289,6 +1308,9 @@ static inline void llama8b_custom_lcp_prefetch_block(const llama8b_custom_lcp_in
     llama8b_custom_lcp_prefetch_perm(ix, b, e);
 }
 
+/* LCP index, part 6 of 7: the run table, large LCP intervals with
+ * their smallest numbers, so top-k need not scan them. */
+
 /* The run table (llama8b_custom_lcp_index.runs): the LCP intervals of at least RUN_MIN
  * sorted positions, found in one pass over the adjacent LCPs with a stack
  * of the intervals still open (their LCPs increase up the stack, so it
@@ -1461,6 +1483,8 @@ static inline const llama8b_custom_lcp_run *llama8b_custom_lcp_run_find(const ll
     }
     return NULL;
 }
+
+/* LCP index, part 7 of 7: the queries, top-k and dedup. */
 
 /* The k sequences with the longest common prefix with q (seq_len tokens),
  * best first: LCP descending, ties by smaller number. Writes up to k
@@ -2002,7 +2026,11 @@ static inline void llama8b_custom_lcp_docs_map_query(const uint32_t *q, uint32_t
  * `tfc index` (32-bit tokens) and for the generated
  * NAME_lcp_index.c and .cu (static inline makes the functions __host__
  * __device__ there), so all of them run the same code. The types are in
- * lcp_types.inc; building the index is in lcp_build.inc. */
+ * lcp_types.inc; building the index is in lcp_build.inc. The queries are
+ * in seven parts, pasted in this order (emit_lcp.c and CMakeLists.txt
+ * list them): this one (sequences, LCPs, the packed permutation, keys),
+ * lcp_levels.inc, lcp_codes.inc, lcp_search.inc, lcp_select.inc,
+ * lcp_runs.inc, lcp_query.inc. */
 
 
 /* The tokens of sequence i < N. */
@@ -2130,6 +2158,10 @@ static inline uint32_t llama8b_custom_lcpd_key_lcp(uint64_t x, uint64_t y)
     return t;
 }
 
+/* LCP index, part 2 of 7 (lcp_core.inc lists them): the sampled
+ * directory of sorted keys, the per-block minima of numbers and LCPs, and
+ * the levels of units above the blocks. */
+
 /* Directory entries for ix->n sorted positions: (n + STEP - 1) / STEP. */
 static inline uint64_t llama8b_custom_lcpd_dir_size(uint64_t n) { return (n + llama8b_custom_lcpd_DIR_STEP - 1) / llama8b_custom_lcpd_DIR_STEP; }
 
@@ -2239,6 +2271,9 @@ static inline llama8b_custom_lcpd_up_view llama8b_custom_lcpd_up_levels(const ll
     u.levels = llama8b_custom_lcpd_UP_LEVELS;
     return u;
 }
+
+/* LCP index, part 3 of 7: the deep directory's entries and the
+ * distinguishing-token codes that let a search skip token reads. */
 
 /* A deep entry's packed key, and its LCP with the previous sample (bits
  * 25-29 of dlcp_shift are the block's dtok shift, bits 30-31 its kind). */
@@ -2441,6 +2476,10 @@ static inline void llama8b_custom_lcpd_deep_fill(const llama8b_custom_lcpd_data 
         }
     }
 }
+
+/* LCP index, part 4 of 7: finding a query's place among the sorted
+ * sequences (directory bracket, deep walk and narrowing, block scans) and
+ * the range of sequences that start with a prefix. */
 
 /* LCP of the query q (seq_len tokens) with sequence i, from `from` on. */
 static inline uint32_t llama8b_custom_lcpd_lcp_query(const llama8b_custom_lcpd_data *d, const uint32_t *q, uint64_t i, uint32_t from)
@@ -2903,6 +2942,10 @@ static inline void llama8b_custom_lcpd_prefix_range(const llama8b_custom_lcpd_da
     *last = llama8b_custom_lcpd_search(d, ix, prefix, plen, true);
 }
 
+/* LCP index, part 5 of 7: the smallest numbers in ranges of sorted
+ * positions (block minima, the up levels) and the ranges' growth by LCP
+ * level, for top-k's ties. */
+
 /* Puts x into best[0..*cnt) (ascending, at most need entries) if it is
  * among the need smallest so far. */
 static inline void llama8b_custom_lcpd_keep(uint32_t *best, uint64_t need, uint64_t *cnt, uint32_t x)
@@ -3279,6 +3322,9 @@ static inline void llama8b_custom_lcpd_prefetch_block(const llama8b_custom_lcpd_
     llama8b_custom_lcpd_prefetch_perm(ix, b, e);
 }
 
+/* LCP index, part 6 of 7: the run table, large LCP intervals with
+ * their smallest numbers, so top-k need not scan them. */
+
 /* The run table (llama8b_custom_lcpd_index.runs): the LCP intervals of at least RUN_MIN
  * sorted positions, found in one pass over the adjacent LCPs with a stack
  * of the intervals still open (their LCPs increase up the stack, so it
@@ -3451,6 +3497,8 @@ static inline const llama8b_custom_lcpd_run *llama8b_custom_lcpd_run_find(const 
     }
     return NULL;
 }
+
+/* LCP index, part 7 of 7: the queries, top-k and dedup. */
 
 /* The k sequences with the longest common prefix with q (seq_len tokens),
  * best first: LCP descending, ties by smaller number. Writes up to k

@@ -145,7 +145,11 @@ typedef struct llama8b_custom_lcp_index {
  * `tfc index` (32-bit tokens) and for the generated
  * NAME_lcp_index.c and .cu (__host__ __device__ static inline makes the functions __host__
  * __device__ there), so all of them run the same code. The types are in
- * lcp_types.inc; building the index is in lcp_build.inc. */
+ * lcp_types.inc; building the index is in lcp_build.inc. The queries are
+ * in seven parts, pasted in this order (emit_lcp.c and CMakeLists.txt
+ * list them): this one (sequences, LCPs, the packed permutation, keys),
+ * lcp_levels.inc, lcp_codes.inc, lcp_search.inc, lcp_select.inc,
+ * lcp_runs.inc, lcp_query.inc. */
 
 
 /* The tokens of sequence i < N. */
@@ -273,6 +277,10 @@ __host__ __device__ static inline uint32_t llama8b_custom_lcp_key_lcp(uint64_t x
     return t;
 }
 
+/* LCP index, part 2 of 7 (lcp_core.inc lists them): the sampled
+ * directory of sorted keys, the per-block minima of numbers and LCPs, and
+ * the levels of units above the blocks. */
+
 /* Directory entries for ix->n sorted positions: (n + STEP - 1) / STEP. */
 __host__ __device__ static inline uint64_t llama8b_custom_lcp_dir_size(uint64_t n) { return (n + llama8b_custom_lcp_DIR_STEP - 1) / llama8b_custom_lcp_DIR_STEP; }
 
@@ -382,6 +390,9 @@ __host__ __device__ static inline llama8b_custom_lcp_up_view llama8b_custom_lcp_
     u.levels = llama8b_custom_lcp_UP_LEVELS;
     return u;
 }
+
+/* LCP index, part 3 of 7: the deep directory's entries and the
+ * distinguishing-token codes that let a search skip token reads. */
 
 /* A deep entry's packed key, and its LCP with the previous sample (bits
  * 25-29 of dlcp_shift are the block's dtok shift, bits 30-31 its kind). */
@@ -584,6 +595,10 @@ __host__ __device__ static inline void llama8b_custom_lcp_deep_fill(const llama8
         }
     }
 }
+
+/* LCP index, part 4 of 7: finding a query's place among the sorted
+ * sequences (directory bracket, deep walk and narrowing, block scans) and
+ * the range of sequences that start with a prefix. */
 
 /* LCP of the query q (seq_len tokens) with sequence i, from `from` on. */
 __host__ __device__ static inline uint32_t llama8b_custom_lcp_lcp_query(const llama8b_custom_lcp_data *d, const uint32_t *q, uint64_t i, uint32_t from)
@@ -1046,6 +1061,10 @@ __host__ __device__ static inline void llama8b_custom_lcp_prefix_range(const lla
     *last = llama8b_custom_lcp_search(d, ix, prefix, plen, true);
 }
 
+/* LCP index, part 5 of 7: the smallest numbers in ranges of sorted
+ * positions (block minima, the up levels) and the ranges' growth by LCP
+ * level, for top-k's ties. */
+
 /* Puts x into best[0..*cnt) (ascending, at most need entries) if it is
  * among the need smallest so far. */
 __host__ __device__ static inline void llama8b_custom_lcp_keep(uint32_t *best, uint64_t need, uint64_t *cnt, uint32_t x)
@@ -1422,6 +1441,9 @@ __host__ __device__ static inline void llama8b_custom_lcp_prefetch_block(const l
     llama8b_custom_lcp_prefetch_perm(ix, b, e);
 }
 
+/* LCP index, part 6 of 7: the run table, large LCP intervals with
+ * their smallest numbers, so top-k need not scan them. */
+
 /* The run table (llama8b_custom_lcp_index.runs): the LCP intervals of at least RUN_MIN
  * sorted positions, found in one pass over the adjacent LCPs with a stack
  * of the intervals still open (their LCPs increase up the stack, so it
@@ -1594,6 +1616,8 @@ __host__ __device__ static inline const llama8b_custom_lcp_run *llama8b_custom_l
     }
     return NULL;
 }
+
+/* LCP index, part 7 of 7: the queries, top-k and dedup. */
 
 /* The k sequences with the longest common prefix with q (seq_len tokens),
  * best first: LCP descending, ties by smaller number. Writes up to k
