@@ -208,6 +208,9 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     core per rank: the first stage's backward at ratio ~0.47 took 19.6 ms
     where the skipped-backward w_min of 0.2 ms gave 14.9 ms planned.)
 
+    With the stages' parameters on a GPU, CUDA activity is recorded too, and
+    the spec's durations are the GPU's (docs/spec.md, "Measured timings").
+
     The spec then reads them: timing: {source: trace, file: [...unfrozen
     of every rank], frozen_file: [...frozen of every rank]} (timing_yaml)."""
     import torch
@@ -228,6 +231,12 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
         fz.label = label
         first = getattr(st, "is_first", fz.stage_index == 0)
         fz.keep = {fz._params[0][0]} if first and fz._params else set()
+    # On a GPU the actions' time is the kernels': with CUDA activity the
+    # trace holds each PP: range on the device too ("gpu_user_annotation"),
+    # and tfc takes those over the CPU's launch-side ranges.
+    activities = [ProfilerActivity.CPU]
+    if any(p.is_cuda for fz in freezers for _, p in fz._params):
+        activities.append(ProfilerActivity.CUDA)
     paths = []
     try:
         for mode in ("unfrozen", "frozen"):
@@ -235,7 +244,7 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
                 fz.override = "none" if mode == "unfrozen" else "all"
             for _ in range(warmup):
                 step_fn()
-            with torch_profile(activities=[ProfilerActivity.CPU]) as prof:
+            with torch_profile(activities=activities) as prof:
                 for _ in range(steps):
                     step_fn()
             path = os.path.join(out_dir, f"{prefix}_{mode}_rank{rank}.json")
