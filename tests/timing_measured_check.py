@@ -173,16 +173,23 @@ trace("t.json", ev)
 trace("f.json", fev, wrap=False)
 tspec = os.path.join(W, "tr.yaml")
 open(tspec, "w").write(open(measured_spec("tr0.yaml", "t.json", "f.json")).read().replace("source: measured", "source: trace"))
-r = subprocess.run([TFC, "plan", tspec, "--json"], capture_output=True, text=True)
-if r.returncode != 0:
-    print("trace plan failed:", r.stderr, file=sys.stderr)
-    bad += 1
-else:
-    got = json.loads(r.stdout)
+
+
+def plans_as_tables(spec_path, what):
+    """Problems unless `tfc plan` on the spec gives the tables' makespans."""
+    r = subprocess.run([TFC, "plan", spec_path, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"{what}: plan failed: {r.stderr}", file=sys.stderr)
+        return 1
+    got, n = json.loads(r.stdout), 0
     for k in ("baseline_makespan_ms", "makespan_ms"):
         if abs(got[k] - plan[k]) > 1e-9 * plan[k]:
-            print(f"trace {k}: {got[k]} vs tables {plan[k]}", file=sys.stderr)
-            bad += 1
+            print(f"{what} {k}: {got[k]} vs tables {plan[k]}", file=sys.stderr)
+            n += 1
+    return n
+
+
+bad += plans_as_tables(tspec, "trace")
 # A trace with CUDA activity holds each PP: range twice: on the CPU (the
 # launches, here a third of the time) and on the GPU ("gpu_user_annotation",
 # the kernels' time): the GPU ranges are the samples, wherever in the file
@@ -195,16 +202,7 @@ gev += [dict(e, cat="gpu_user_annotation", pid=e.get("pid", 0) + 100)
         for k, e in enumerate(x for x in ev if x["ph"] == "X" and x["name"].startswith("PP:")) if k % 2 == 0]
 trace("g.json", gev)
 open(os.path.join(W, "trg.yaml"), "w").write(open(tspec).read().replace("t.json", "g.json"))
-r = subprocess.run([TFC, "plan", os.path.join(W, "trg.yaml"), "--json"], capture_output=True, text=True)
-if r.returncode != 0:
-    print("GPU trace plan failed:", r.stderr, file=sys.stderr)
-    bad += 1
-else:
-    got = json.loads(r.stdout)
-    for k in ("baseline_makespan_ms", "makespan_ms"):
-        if abs(got[k] - plan[k]) > 1e-9 * plan[k]:
-            print(f"GPU trace {k}: {got[k]} vs tables {plan[k]} (CPU ranges counted?)", file=sys.stderr)
-            bad += 1
+bad += plans_as_tables(os.path.join(W, "trg.yaml"), "GPU trace (CPU ranges counted?)")
 trace_cases = [
     ("truncated JSON", '{"traceEvents": [{"name": "PP:0F0", "ph": "X", "dur": 5', "t.json:1:56", "expected ',' or '}'"),
     ("negative dur", '{"traceEvents": [\n{"name": "PP:0F0", "ph": "X", "dur": -3}]}', "t.json:2:", "must be > 0"),
