@@ -751,3 +751,14 @@ void lcp_index_prefix_range(const lcp_index *ix, const void *prefix, uint32_t pl
     if (dq && dq != local)
         free(dq);
 }
+
+const void *lcp_index_seq(const lcp_index *ix, uint64_t i)
+{
+    if (ix->docs)
+        return ix->docs + i * ix->seq_len;
+    const void *r = NULL;
+    WITH_CORE(ix, r = lcp16_seq(&dd, i), r = lcp32_seq(&dd, i));
+    return r;
+}
+
+uint64_t lcp_index_checksum(const lcp_index *ix) { return get64((const unsigned char *)ix->map + 40); }

@@ -101,4 +101,12 @@ uint64_t lcp_index_dedup(const lcp_index *ix, uint32_t min_lcp, uint8_t *dup);
 /* The sorted positions [first, last) of the sequences starting with prefix. */
 void lcp_index_prefix_range(const lcp_index *ix, const void *prefix, uint32_t plen, uint64_t *first, uint64_t *last);
 
+/* The seq_len tokens of sequence i < n as the index compares them: for
+ * windows, token_bytes each in the shard; for documents, uint32 packed
+ * (a position past the document's end holds pad_base + i, above every
+ * token). */
+const void *lcp_index_seq(const lcp_index *ix, uint64_t i);
+/* The checksum in the file's header (docs/lcp-index.md, "The file"). */
+uint64_t lcp_index_checksum(const lcp_index *ix);
+
 #endif

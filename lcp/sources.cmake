@@ -3,4 +3,5 @@
 set(TFC_LCP_SOURCES
   lcp/lcp_index.c
   lcp/lcp_shard.c
+  lcp/lcp_set.c
 )

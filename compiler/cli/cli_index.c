@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "lcp_index.h"
 #include "fio.h"
+#include "lcp_set.h"
 #include "lcp_shard.h"
 #include "real.h"
 
@@ -24,6 +25,9 @@ const char cli_index_help[] =
     "                       [--no-verify]\n"
     "       tfc index dedup INDEX --tokens SHARD... --min-lcp N [-o FILE] [--no-verify]\n"
     "       tfc index order INDEX --tokens SHARD... -o FILE [--no-verify]\n"
+    "       tfc index set -o SET --part INDEX --tokens SHARD... [--part INDEX --tokens SHARD...]...\n"
+    "                       [--raw --token-bytes 2|4] [--no-verify]\n"
+    "       tfc index query|dedup|order SET ...   (the same, over every part of the set)\n"
     "\n"
     "An LCP index sorts every window of L tokens (stride S, default L) of the\n"
     "shards, in order, and records adjacent common-prefix lengths\n"
@@ -44,6 +48,13 @@ const char cli_index_help[] =
     "          smaller-numbered one (prefix near-duplicates), one per line\n"
     "  order   the sorted permutation (neighbours share long prefixes) as\n"
     "          little-endian uint32 to FILE, for prefix-grouped batching\n"
+    "  set     writes SET, a JSON file naming part indexes (each built by\n"
+    "          'tfc index build' over its own shards, anywhere) and their shards\n"
+    "          by paths relative to SET's folder; parts in order, their\n"
+    "          sequences numbered after the parts before. query, dedup and order\n"
+    "          then take SET alone (no --tokens) and answer exactly what one\n"
+    "          index over all the shards would; order writes uint64 numbers when\n"
+    "          the set holds 2^32 sequences or more (docs/lcp-index.md, \"Index sets\")\n"
     "  --latency    after the answers, one line on stderr: 'latency: N queries,\n"
     "               p50 X us, p95 Y us, p99 Z us, max W us' (each search timed\n"
     "               alone, one thread)\n"
@@ -60,6 +71,9 @@ typedef struct index_args {
     unsigned long long seq_len, stride, k, min_lcp, token_bytes, doc_sep;
     bool raw, quiet, no_verify, latency;
     bool have_seq_len, have_k, have_min_lcp, have_token_bytes, have_doc_sep;
+    bool is_set;             /* query/dedup/order over a set: no --tokens */
+    const char **part_index; /* set: --part values, each with its --tokens range */
+    int *part_first, *part_n, n_parts;
 } index_args;
 
 static int usage(const char *msg, const char *arg)
@@ -89,16 +103,21 @@ static int parse(int argc, char **argv, index_args *a)
 {
     memset(a, 0, sizeof *a);
     if (argc < 1)
-        return usage("missing command: build, query, dedup or order", NULL);
+        return usage("missing command: build, query, dedup, order or set", NULL);
     if (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0) {
         fputs(cli_index_help, stdout);
         return 0;
     }
     a->verb = argv[0];
-    if (strcmp(a->verb, "build") && strcmp(a->verb, "query") && strcmp(a->verb, "dedup") && strcmp(a->verb, "order"))
-        return usage("unknown command (build, query, dedup, order):", a->verb);
+    if (strcmp(a->verb, "build") && strcmp(a->verb, "query") && strcmp(a->verb, "dedup") && strcmp(a->verb, "order") &&
+        strcmp(a->verb, "set"))
+        return usage("unknown command (build, query, dedup, order, set):", a->verb);
+    bool set = strcmp(a->verb, "set") == 0;
     a->tokens = calloc((size_t)argc, sizeof *a->tokens);
-    if (!a->tokens) { /* not a usage error: exit 6 like every other out of memory */
+    a->part_index = calloc((size_t)argc, sizeof *a->part_index);
+    a->part_first = calloc((size_t)argc, sizeof *a->part_first);
+    a->part_n = calloc((size_t)argc, sizeof *a->part_n);
+    if (!a->tokens || !a->part_index || !a->part_first || !a->part_n) { /* not a usage error: exit 6 like every other out of memory */
         fputs("tfc: error: out of memory reading the command line\n", stderr);
         return EXIT_NOMEM;
     }
@@ -110,10 +129,28 @@ static int parse(int argc, char **argv, index_args *a)
             return 0;
         }
         if (strcmp(o, "--tokens") == 0) {
+            int from = a->n_tokens;
+            if (set && (a->n_parts == 0 || a->part_n[a->n_parts - 1]))
+                return usage("in 'index set', each --tokens follows its --part INDEX", NULL);
+            if (!set && from)
+                return usage("--tokens is given once, with every shard", NULL);
             while (i + 1 < argc && argv[i + 1][0] != '-')
                 a->tokens[a->n_tokens++] = argv[++i];
-            if (a->n_tokens == 0)
+            if (a->n_tokens == from)
                 return usage("--tokens needs at least one shard", NULL);
+            if (set)
+                a->part_first[a->n_parts - 1] = from, a->part_n[a->n_parts - 1] = a->n_tokens - from;
+            continue;
+        }
+        if (strcmp(o, "--part") == 0) {
+            if (!set)
+                return usage("--part is for 'index set'", NULL);
+            if (!v || !*v)
+                return usage("--part needs an INDEX", NULL);
+            if (a->n_parts && !a->part_n[a->n_parts - 1])
+                return usage("--part needs its --tokens SHARD... before the next --part:", a->part_index[a->n_parts - 1]);
+            a->part_index[a->n_parts++] = v;
+            i++;
             continue;
         }
         bool takes = strcmp(o, "--seq-len") == 0 || strcmp(o, "--stride") == 0 || strcmp(o, "--token-bytes") == 0 ||
@@ -165,14 +202,30 @@ static int parse(int argc, char **argv, index_args *a)
         } else if (o[0] == '-' && o[1]) {
             return usage("unknown option", o);
         } else {
-            if (strcmp(a->verb, "build") == 0 || a->index)
+            if (strcmp(a->verb, "build") == 0 || set || a->index)
                 return usage("unexpected argument", o);
             a->index = o;
             continue;
         }
         i++;
     }
-    if (a->n_tokens == 0)
+    if (set) {
+        if (!a->n_parts)
+            return usage("set needs --part INDEX --tokens SHARD... for each part", NULL);
+        if (!a->part_n[a->n_parts - 1])
+            return usage("--part needs its --tokens SHARD...:", a->part_index[a->n_parts - 1]);
+        if (!a->out)
+            return usage("set needs -o SET", NULL);
+        if (a->have_seq_len || a->stride || a->have_doc_sep || a->have_k || a->have_min_lcp || a->queries || a->latency)
+            return usage("set takes -o, --part, --tokens, --raw, --token-bytes and --no-verify only", NULL);
+        if (a->raw != a->have_token_bytes)
+            return usage(a->raw ? "--raw needs --token-bytes 2|4" : "--token-bytes goes with --raw", NULL);
+        return -1;
+    }
+    a->is_set = a->n_tokens == 0 && strcmp(a->verb, "build") != 0;
+    if (a->is_set && (a->raw || a->have_token_bytes))
+        return usage("a set records --raw and --token-bytes; give SET alone", NULL);
+    if (a->n_tokens == 0 && !a->is_set)
         return usage("--tokens SHARD... is required", NULL);
     if (a->raw != a->have_token_bytes)
         return usage(a->raw ? "--raw needs --token-bytes 2|4" : "--token-bytes goes with --raw", NULL);
@@ -190,7 +243,7 @@ static int parse(int argc, char **argv, index_args *a)
     if (a->have_doc_sep)
         return usage("--doc-sep is for build; the index records it", NULL);
     if (!a->index)
-        return usage("missing INDEX", NULL);
+        return usage(a->is_set ? "missing INDEX --tokens SHARD... or SET" : "missing INDEX", NULL);
     if (a->have_seq_len)
         return usage("--seq-len is for build; the index records it", NULL);
     if (strcmp(a->verb, "query") == 0 && (!a->queries || !a->have_k))
@@ -364,17 +417,107 @@ static int run_query_like(const index_args *a, diag_list *d)
     return finish(d, st, exit_code(st));
 }
 
+static int run_set_write(const index_args *a, diag_list *d)
+{
+    lcp_set_input *in = calloc((size_t)a->n_parts, sizeof *in);
+    if (!in)
+        return finish(d, diag_nomem(d, "writing the set"), EXIT_NOMEM);
+    for (int i = 0; i < a->n_parts; i++)
+        in[i] = (lcp_set_input){a->part_index[i], a->tokens + a->part_first[i], (uint32_t)a->part_n[i]};
+    tfc_status st = lcp_set_write(a->out, in, (uint32_t)a->n_parts, a->raw, (uint32_t)a->token_bytes, !a->no_verify, d);
+    free(in);
+    if (st == TFC_OK && !a->quiet)
+        printf("%s: a set of %d part%s\n", a->out, a->n_parts, a->n_parts == 1 ? "" : "s");
+    return finish(d, st, exit_code(st));
+}
+
+static void print_number(void *ctx, uint64_t number) { fprintf(ctx, "%llu\n", (unsigned long long)number); }
+
+/* query, dedup and order over a set. */
+static int run_set_query(const index_args *a, diag_list *d)
+{
+    lcp_set set;
+    bool query = strcmp(a->verb, "query") == 0, dedup = strcmp(a->verb, "dedup") == 0;
+    tfc_status st = lcp_set_open(a->index, !a->no_verify, query || dedup, &set, d);
+    if (st != TFC_OK) {
+        int code = finish(d, st, exit_code(st)); /* the messages name paths the set holds */
+        lcp_set_close(&set);
+        return code;
+    }
+    if (query) {
+        lcp_shards qs = {0};
+        const char *qp[1] = {a->queries};
+        st = lcp_shards_open(qp, 1, set.raw, set.token_bytes, &qs, d);
+        if (st == TFC_OK && qs.token_bytes != set.token_bytes) {
+            diag_error(d, a->queries, 0, 0, "uint%u tokens, but the set's shards have uint%u", 8 * qs.token_bytes,
+                       8 * set.token_bytes);
+            st = TFC_INVALID;
+        }
+        lcp_set_work w = {0};
+        uint64_t *seq = NULL;
+        uint32_t *lcp = NULL;
+        double *lat = NULL;
+        uint64_t nq = st == TFC_OK ? qs.s[0].n_tokens / set.seq_len : 0;
+        if (st == TFC_OK && (!lcp_set_work_init(&w, a->k) || !(seq = malloc(a->k * sizeof *seq)) ||
+                             !(lcp = malloc(a->k * sizeof *lcp)) ||
+                             (a->latency && !(lat = malloc((nq ? nq : 1) * sizeof *lat)))))
+            st = diag_nomem(d, "answering the index command");
+        for (uint64_t q = 0; st == TFC_OK && q < nq; q++) {
+            const unsigned char *qt = (const unsigned char *)qs.s[0].tokens + q * set.seq_len * set.token_bytes;
+            double t0 = a->latency ? clock_now_s() : 0.0;
+            uint64_t got = lcp_set_topk(&set, qt, &w, seq, lcp);
+            if (a->latency)
+                lat[q] = (clock_now_s() - t0) * 1e6;
+            for (uint64_t i = 0; i < got; i++)
+                printf("%s%llu:%u", i ? " " : "", (unsigned long long)seq[i], lcp[i]);
+            putchar('\n');
+        }
+        if (st == TFC_OK && qs.s[0].n_tokens % set.seq_len)
+            fprintf(stderr, "%s: note: the last %llu tokens do not fill a query of %u and were not asked\n",
+                    a->queries, (unsigned long long)(qs.s[0].n_tokens % set.seq_len), set.seq_len);
+        if (st == TFC_OK && a->latency)
+            print_latency(lat, nq);
+        free(lat);
+        free(seq);
+        free(lcp);
+        lcp_set_work_free(&w);
+        if (qs.s)
+            lcp_shards_close(&qs);
+    } else {
+        FILE *f = a->out ? fio_open_output(a->out, d) : stdout;
+        if (!f) {
+            st = TFC_IO;
+        } else {
+            if (dedup && lcp_set_dedup(&set, (uint32_t)a->min_lcp, print_number, f, d) == UINT64_MAX)
+                st = TFC_NOMEM;
+            else if (!dedup)
+                st = lcp_set_order(&set, f, a->out, d);
+            if (f != stdout && fclose(f) != 0 && st == TFC_OK) {
+                diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
+                st = TFC_IO;
+            }
+        }
+    }
+    int code = finish(d, st, exit_code(st));
+    lcp_set_close(&set);
+    return code;
+}
+
 int cli_index(int argc, char **argv)
 {
     index_args a;
     int r = parse(argc, argv, &a);
-    if (r >= 0) {
-        free(a.tokens);
-        return r;
+    if (r < 0) {
+        diag_list d;
+        diag_init(&d, DIAG_DEFAULT_MAX);
+        r = strcmp(a.verb, "build") == 0 ? run_build(&a, &d)
+            : strcmp(a.verb, "set") == 0 ? run_set_write(&a, &d)
+            : a.is_set                   ? run_set_query(&a, &d)
+                                         : run_query_like(&a, &d);
     }
-    diag_list d;
-    diag_init(&d, DIAG_DEFAULT_MAX);
-    r = strcmp(a.verb, "build") == 0 ? run_build(&a, &d) : run_query_like(&a, &d);
     free(a.tokens);
+    free(a.part_index);
+    free(a.part_first);
+    free(a.part_n);
     return r;
 }

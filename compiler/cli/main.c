@@ -65,7 +65,7 @@ static const char usage_text[] =
     "  compile SPEC [-o DIR]    write the generated folder (default generated/<name>/)\n"
     "  check SPEC [-q]          validate a spec; print a one-line summary\n"
     "  plan SPEC [--json]       print the plan: makespans, speed-up, freeze ratios\n"
-    "  index build|query ...    build or query an LCP index\n"
+    "  index VERB ...           LCP indexes and sets: build, query, dedup, order, set\n"
     "  verify DIR [SPEC]        a generated folder against its MANIFEST (and SPEC)\n"
     "  diff PLAN_A PLAN_B       what changed between two plan.json (exit as diff(1))\n"
     "\n"

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 out=build-fuzz
 CC=clang cmake -S . -B "$out" -DTFC_FUZZ=ON -DTFC_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$out" -j "$(nproc)" --target tfc fuzz_spec fuzz_csv fuzz_shard fuzz_index fuzz_timing fuzz_plan >/dev/null
+cmake --build "$out" -j "$(nproc)" --target tfc fuzz_spec fuzz_csv fuzz_shard fuzz_index fuzz_timing fuzz_plan fuzz_set >/dev/null
 
 seed() { # harness -> seed folder
   local dir="$out/corpus-$1"
@@ -25,6 +25,27 @@ seed() { # harness -> seed folder
     fuzz_plan) cp generated/llama8b_1f1b/plan.json "$dir/p2.json"
                cp generated/llama8b_zbv/plan.json "$dir/zbv.json"
                printf '{"format": "tfc-plan-1", "stages": 1, "stages": [{"mean_freeze_ratio": 0.5}], "a": [1, {"b": "\\ud83d\\ude00"}]}' >"$dir/p1.json" ;;
+    fuzz_set)
+      # Sets naming the harness's own part (tests/fuzz/fuzz_set.c: s0.bin,
+      # 600 tokens, and p0.idx, seq_len 4, beside the set): one valid, one
+      # listing it twice, one with an absolute path.
+      python3 - "$dir" <<'PY'
+import struct, sys
+d = sys.argv[1]
+toks = [(i * 7) % 5 + (100 if i % 37 == 0 else 0) for i in range(600)]
+open(f"{d}/s0.bin", "wb").write(struct.pack("<256i", 20240520, 1, 600, *([0] * 253)) + struct.pack("<600H", *toks))
+PY
+      "$out/tfc" index build --tokens "$dir/s0.bin" --seq-len 4 -o "$dir/p0.idx" -q
+      "$out/tfc" index set -o "$dir/ok.set" --part "$dir/p0.idx" --tokens "$dir/s0.bin" -q
+      python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+s = json.load(open(f"{d}/ok.set"))
+two = dict(s, sequences=2 * s["sequences"], parts=[s["parts"][0], dict(s["parts"][0], first=s["sequences"])])
+json.dump(two, open(f"{d}/twice.set", "w"))
+json.dump(dict(s, parts=[dict(s["parts"][0], index="/p0.idx")]), open(f"{d}/abs.set", "w"))
+PY
+      rm -f "$dir/s0.bin" "$dir/p0.idx" ;;
     fuzz_shard|fuzz_index)
       # A small llm.c shard, a raw one, and the index of the first (the
       # shard fuzz_index pairs its inputs with: 600 tokens, seq_len 4).
@@ -42,7 +63,7 @@ PY
 }
 
 status=0
-for h in fuzz_spec fuzz_csv fuzz_shard fuzz_index fuzz_timing fuzz_plan; do
+for h in fuzz_spec fuzz_csv fuzz_shard fuzz_index fuzz_timing fuzz_plan fuzz_set; do
   corpus=$(seed "$h")
   log="$out/$h.log"
   if ! (cd "$out" && "./$h" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \

@@ -1,0 +1,635 @@
+/* lcp_set: index sets, written and read, and their merged answers. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "lcp_set.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fio.h"
+#include "json.h"
+#include "json_read.h"
+#include "text.h"
+
+/* ---- paths ---- */
+
+/* The folder of path ("." when it has none), in the arena. */
+static const char *folder_of(const char *path, arena *a)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return ".";
+    if (slash == path)
+        return "/";
+    return arena_strndup(a, path, (size_t)(slash - path));
+}
+
+static const char *join(const char *dir, const char *rel, arena *a)
+{
+    size_t n = strlen(dir), m = strlen(rel);
+    char *p = arena_alloc(a, n + m + 2);
+    if (p)
+        snprintf(p, n + m + 2, "%s/%s", dir, rel);
+    return p;
+}
+
+/* target as a path relative to the folder dir (both resolved first: links
+ * and "..", absolute); NULL with an error when either cannot be resolved. */
+static const char *relative_to(const char *set_path, const char *dir, const char *target, arena *a, diag_list *d)
+{
+    char rd[PATH_MAX], rt[PATH_MAX];
+    if (!realpath(dir, rd)) { /* named by the caller's path: dir is in the arena */
+        diag_error(d, set_path, 0, 0, "cannot resolve the set's folder: %s", strerror(errno));
+        return NULL;
+    }
+    if (!realpath(target, rt)) {
+        diag_error(d, target, 0, 0, "cannot resolve: %s", strerror(errno));
+        return NULL;
+    }
+    /* Components after the leading '/': the common ones, then ".." for each
+     * of dir's left and target's own. */
+    const char *x = rd + 1, *y = rt + 1;
+    for (;;) {
+        size_t nx = strcspn(x, "/"), ny = strcspn(y, "/");
+        if (!nx || nx != ny || memcmp(x, y, nx) != 0)
+            break;
+        x += nx + (x[nx] == '/');
+        y += ny + (y[ny] == '/');
+    }
+    size_t ups = 0;
+    for (const char *c = x; *c; c += strcspn(c, "/"), c += *c == '/')
+        ups++;
+    char *out = arena_alloc(a, 3 * ups + strlen(y) + 2);
+    if (!out) {
+        diag_nomem(d, "writing the set");
+        return NULL;
+    }
+    for (size_t k = 0; k < ups; k++)
+        strcat(out, "../");
+    strcat(out, y);
+    size_t n = strlen(out);
+    if (n && out[n - 1] == '/')
+        out[n - 1] = '\0';
+    return out;
+}
+
+/* ---- writing ---- */
+
+static void close_parts(lcp_set_part *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (p[i].open) {
+            lcp_index_close(&p[i].ix);
+            lcp_shards_close(&p[i].sh);
+            p[i].open = false;
+        }
+}
+
+/* Opens part p's shards and index; TFC_OK or the failure. */
+static tfc_status open_part(lcp_set_part *p, bool raw, uint32_t token_bytes, bool verify, diag_list *d)
+{
+    tfc_status st = lcp_shards_open(p->shard_paths, p->n_shards, raw, token_bytes, &p->sh, d);
+    if (st != TFC_OK)
+        return st;
+    st = lcp_index_open(p->index_path, &p->sh, verify, &p->ix, d);
+    if (st != TFC_OK) {
+        lcp_shards_close(&p->sh);
+        return st;
+    }
+    p->open = true;
+    return TFC_OK;
+}
+
+/* Part i against part 0: the same kind of sequences. */
+static bool same_kind(const lcp_set_part *p0, const lcp_set_part *p, diag_list *d)
+{
+    const lcp_index *a = &p0->ix, *b = &p->ix;
+    const char *what = a->token_bytes != b->token_bytes ? "token width"
+                       : a->seq_len != b->seq_len       ? "seq_len"
+                       : (a->docs != NULL) != (b->docs != NULL) ? "kind (windows or documents)"
+                       : a->docs ? (a->doc_sep != b->doc_sep ? "document separator" : NULL)
+                                 : (a->stride != b->stride ? "stride" : NULL);
+    if (what)
+        diag_error(d, p->index_path, 0, 0, "its %s differs from the first part's (%s): a set's parts are cut from one "
+                   "corpus with one build command", what, p0->index_path);
+    return what == NULL;
+}
+
+tfc_status lcp_set_write(const char *path, const lcp_set_input *in, uint32_t n_parts, bool raw, uint32_t token_bytes,
+                         bool verify, diag_list *d)
+{
+    if (n_parts == 0 || n_parts > LCP_SET_MAX_PARTS) {
+        diag_error(d, path, 0, 0, "a set has 1 to %u parts, got %u", LCP_SET_MAX_PARTS, n_parts);
+        return TFC_INVALID;
+    }
+    arena a;
+    arena_init(&a, 0);
+    lcp_set_part *parts = arena_alloc_array(&a, n_parts, sizeof *parts);
+    const char *dir = folder_of(path, &a);
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *f = NULL;
+    tfc_status st = parts && dir ? TFC_OK : diag_nomem(d, "writing the set %s", path);
+    for (uint32_t i = 0; st == TFC_OK && i < n_parts; i++) {
+        parts[i].index_path = in[i].index;
+        parts[i].shard_paths = (const char **)in[i].shards;
+        parts[i].n_shards = in[i].n_shards;
+        st = open_part(&parts[i], raw, token_bytes, verify, d);
+        if (st == TFC_OK && i && !same_kind(&parts[0], &parts[i], d))
+            st = TFC_INVALID;
+        for (uint32_t j = 0; st == TFC_OK && j < i; j++) {
+            char r1[PATH_MAX], r2[PATH_MAX];
+            if (realpath(in[i].index, r1) && realpath(in[j].index, r2) && strcmp(r1, r2) == 0) {
+                diag_error(d, in[i].index, 0, 0, "listed twice (parts %u and %u): its sequences would count twice", j, i);
+                st = TFC_INVALID;
+            }
+        }
+    }
+    if (st == TFC_OK && !(f = open_memstream(&text, &text_len)))
+        st = diag_nomem(d, "writing the set %s", path);
+    uint64_t total = 0;
+    if (st == TFC_OK) {
+        const lcp_index *x = &parts[0].ix;
+        fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %u,\n  \"token_bytes\": %u,\n  \"raw\": %s,\n"
+                   "  \"seq_len\": %u,\n",
+                LCP_SET_FORMAT, LCP_SET_VERSION, x->token_bytes, raw ? "true" : "false", x->seq_len);
+        if (x->docs)
+            fprintf(f, "  \"doc_sep\": %u,\n", x->doc_sep);
+        else
+            fprintf(f, "  \"stride\": %u,\n", x->stride);
+        for (uint32_t i = 0; i < n_parts; i++)
+            total += parts[i].ix.n;
+        fprintf(f, "  \"sequences\": %llu,\n  \"parts\": [", (unsigned long long)total);
+    }
+    uint64_t first = 0;
+    for (uint32_t i = 0; st == TFC_OK && i < n_parts; i++) {
+        const lcp_set_part *p = &parts[i];
+        const char *rel = relative_to(path, dir, p->index_path, &a, d);
+        if (!rel) {
+            st = TFC_IO;
+            break;
+        }
+        fprintf(f, "%s\n    {\"index\": ", i ? "," : "");
+        json_string(f, rel);
+        fprintf(f, ", \"first\": %llu, \"sequences\": %llu, \"checksum\": \"%016llx\",\n     \"shards\": [",
+                (unsigned long long)first, (unsigned long long)p->ix.n,
+                (unsigned long long)lcp_index_checksum(&p->ix));
+        for (uint32_t j = 0; j < p->n_shards; j++) {
+            const char *srel = relative_to(path, dir, p->shard_paths[j], &a, d);
+            if (!srel) {
+                st = TFC_IO;
+                break;
+            }
+            fprintf(f, "%s\n       {\"path\": ", j ? "," : "");
+            json_string(f, srel);
+            fprintf(f, ", \"bytes\": %llu, \"tokens\": %llu, \"fingerprint\": \"%016llx\"}",
+                    (unsigned long long)p->sh.s[j].file_size, (unsigned long long)p->sh.s[j].n_tokens,
+                    (unsigned long long)p->sh.s[j].fingerprint);
+        }
+        fprintf(f, "]}");
+        first += p->ix.n;
+    }
+    if (f) {
+        if (st == TFC_OK)
+            fprintf(f, "\n  ]\n}\n");
+        if (fclose(f) != 0 && st == TFC_OK)
+            st = diag_nomem(d, "writing the set %s", path);
+    }
+    if (st == TFC_OK)
+        st = fio_write_atomic(path, text, text_len, d);
+    free(text);
+    if (parts)
+        close_parts(parts, n_parts);
+    arena_free(&a);
+    return st;
+}
+
+/* ---- reading ---- */
+
+typedef struct reader {
+    const char *path, *buf;
+    size_t len;
+    diag_list *d;
+} reader;
+
+static tfc_status bad_at(const reader *r, const jv *v, const char *fmt, const char *what)
+{
+    unsigned line = 0, col = 0;
+    if (v)
+        text_position(r->buf, r->len, v->off, &line, &col);
+    diag_error(r->d, r->path, line, col, fmt, what);
+    return TFC_INVALID;
+}
+
+/* An integer member in [lo, hi] (numbers are doubles: exact to 2^53). */
+static bool get_uint(const reader *r, const jv *obj, const char *key, uint64_t lo, uint64_t hi, uint64_t *out,
+                     tfc_status *st)
+{
+    const jv *v = jv_get(obj, key);
+    if (!v) {
+        *st = bad_at(r, obj, "missing \"%s\"", key);
+        return false;
+    }
+    if (v->kind != JV_NUM || !(v->num >= (double)lo && v->num <= (double)hi) || v->num != (double)(uint64_t)v->num) {
+        unsigned line, col;
+        text_position(r->buf, r->len, v->off, &line, &col);
+        diag_error(r->d, r->path, line, col, "\"%s\" must be an integer from %llu to %llu", key,
+                   (unsigned long long)lo, (unsigned long long)hi);
+        *st = TFC_INVALID;
+        return false;
+    }
+    *out = (uint64_t)v->num;
+    return true;
+}
+
+/* A hex string of 16 digits (a checksum or fingerprint). */
+static bool get_hex64(const reader *r, const jv *obj, const char *key, uint64_t *out, tfc_status *st)
+{
+    const jv *v = jv_get(obj, key);
+    if (!v || v->kind != JV_STR || strlen(v->str) != 16 || strspn(v->str, "0123456789abcdef") != 16) {
+        *st = bad_at(r, v ? v : obj, "\"%s\" must be 16 lowercase hex digits", key);
+        return false;
+    }
+    *out = strtoull(v->str, NULL, 16);
+    return true;
+}
+
+/* A relative path member, joined with the set's folder. */
+static const char *get_path(const reader *r, const jv *obj, const char *key, const char *dir, arena *a,
+                            tfc_status *st)
+{
+    const jv *v = jv_get(obj, key);
+    if (!v || v->kind != JV_STR || !v->str[0]) {
+        *st = bad_at(r, v ? v : obj, "\"%s\" must be a non-empty path", key);
+        return NULL;
+    }
+    if (v->str[0] == '/') {
+        *st = bad_at(r, v, "\"%s\" is absolute: a set names its files relative to its folder, so it moves with "
+                           "them", key);
+        return NULL;
+    }
+    const char *p = join(dir, v->str, a);
+    if (!p)
+        *st = diag_nomem(r->d, "reading the set %s", r->path);
+    return p;
+}
+
+static tfc_status read_part(const reader *r, const jv *pv, uint32_t i, const char *dir, lcp_set *s, uint64_t first,
+                            uint64_t (**recp)[3], uint64_t *checksum)
+{
+    tfc_status st = TFC_OK;
+    lcp_set_part *p = &s->parts[i];
+    if (pv->kind != JV_OBJ)
+        return bad_at(r, pv, "%s", "a part is an object: {\"index\", \"first\", \"sequences\", \"checksum\", \"shards\"}");
+    uint64_t f;
+    if (!(p->index_path = get_path(r, pv, "index", dir, &s->a, &st)) ||
+        !get_uint(r, pv, "first", 0, (uint64_t)1 << 53, &f, &st) ||
+        !get_uint(r, pv, "sequences", 0, (uint64_t)1 << 32, &p->n, &st) || !get_hex64(r, pv, "checksum", checksum, &st))
+        return st;
+    if (f != first)
+        return bad_at(r, jv_get(pv, "first"), "%s", "\"first\" is not the sequences of the parts before it: parts out "
+                                                    "of order, or one missing");
+    p->first = first;
+    const jv *sv = jv_get(pv, "shards");
+    if (!sv || sv->kind != JV_ARR || sv->n == 0 || sv->n > LCP_INDEX_MAX_SHARDS)
+        return bad_at(r, sv ? sv : pv, "%s", "\"shards\" must be a list of 1 to 65,536 shards");
+    p->n_shards = (uint32_t)sv->n;
+    p->shard_paths = arena_alloc_array(&s->a, sv->n, sizeof *p->shard_paths);
+    uint64_t(*rec)[3] = arena_alloc_array(&s->a, sv->n, sizeof *rec);
+    if (!p->shard_paths || !rec)
+        return diag_nomem(r->d, "reading the set %s", r->path);
+    *recp = rec;
+    for (size_t j = 0; j < sv->n; j++) {
+        const jv *e = &sv->items[j];
+        if (e->kind != JV_OBJ)
+            return bad_at(r, e, "%s", "a shard is an object: {\"path\", \"bytes\", \"tokens\", \"fingerprint\"}");
+        if (!(p->shard_paths[j] = get_path(r, e, "path", dir, &s->a, &st)) ||
+            !get_uint(r, e, "bytes", 0, (uint64_t)1 << 53, &rec[j][0], &st) ||
+            !get_uint(r, e, "tokens", 0, (uint64_t)1 << 53, &rec[j][1], &st) ||
+            !get_hex64(r, e, "fingerprint", &rec[j][2], &st))
+            return st;
+    }
+    return TFC_OK;
+}
+
+tfc_status lcp_set_open(const char *path, bool verify, bool derive, lcp_set *s, diag_list *d)
+{
+    memset(s, 0, sizeof *s);
+    arena_init(&s->a, 0);
+    char *buf;
+    size_t len;
+    tfc_status st = fio_read_all(path, LCP_SET_MAX_BYTES, &buf, &len, d);
+    if (st != TFC_OK)
+        return st;
+    reader r = {path, buf, len, d};
+    jv *root = NULL;
+    st = json_parse(buf, len, path, false, &s->a, d, &root);
+    const char *dir = folder_of(path, &s->a);
+    uint64_t v, tb = 0, seq_len = 0, stride = 0, sep = 0, total = 0;
+    const jv *fmt = st == TFC_OK ? jv_get(root, "format") : NULL;
+    if (st == TFC_OK && (root->kind != JV_OBJ || !fmt || fmt->kind != JV_STR || strcmp(fmt->str, LCP_SET_FORMAT) != 0))
+        st = bad_at(&r, fmt ? fmt : root, "not an LCP index set (\"format\": \"%s\")", LCP_SET_FORMAT);
+    if (st == TFC_OK && get_uint(&r, root, "version", 1, UINT32_MAX, &v, &st) && v != LCP_SET_VERSION)
+        st = bad_at(&r, jv_get(root, "version"), "a set of a later format version: this tfc reads version 1%s", "");
+    const jv *rawv = st == TFC_OK ? jv_get(root, "raw") : NULL;
+    if (st == TFC_OK && (!rawv || rawv->kind != JV_BOOL))
+        st = bad_at(&r, rawv ? rawv : root, "%s", "\"raw\" must be true or false");
+    if (st == TFC_OK && get_uint(&r, root, "token_bytes", 2, 4, &tb, &st) && tb == 3)
+        st = bad_at(&r, jv_get(root, "token_bytes"), "%s", "\"token_bytes\" must be 2 or 4");
+    if (st == TFC_OK)
+        get_uint(&r, root, "seq_len", 1, 1u << 20, &seq_len, &st);
+    if (st == TFC_OK) {
+        s->docs = jv_get(root, "doc_sep") != NULL;
+        if (s->docs == (jv_get(root, "stride") != NULL))
+            st = bad_at(&r, root, "%s", "a set has \"stride\" (windows) or \"doc_sep\" (documents), one of them");
+        else if (s->docs)
+            get_uint(&r, root, "doc_sep", 0, UINT32_MAX, &sep, &st);
+        else
+            get_uint(&r, root, "stride", 1, 1u << 30, &stride, &st);
+    }
+    if (st == TFC_OK)
+        get_uint(&r, root, "sequences", 0, (uint64_t)1 << 53, &total, &st);
+    const jv *pv = st == TFC_OK ? jv_get(root, "parts") : NULL;
+    if (st == TFC_OK && (!pv || pv->kind != JV_ARR || pv->n == 0 || pv->n > LCP_SET_MAX_PARTS))
+        st = bad_at(&r, pv ? pv : root, "\"parts\" must be a list of 1 to %s parts", "4096");
+    if (st == TFC_OK) {
+        s->token_bytes = (uint32_t)tb, s->seq_len = (uint32_t)seq_len, s->raw = rawv->b;
+        s->stride = s->docs ? s->seq_len : (uint32_t)stride, s->doc_sep = (uint32_t)sep;
+        s->n_parts = (uint32_t)pv->n;
+        if (!(s->parts = arena_alloc_array(&s->a, pv->n, sizeof *s->parts)))
+            st = diag_nomem(d, "reading the set %s", path);
+    }
+    char self[PATH_MAX];
+    bool have_self = st == TFC_OK && realpath(path, self);
+    uint64_t first = 0;
+    for (uint32_t i = 0; st == TFC_OK && i < s->n_parts; i++) {
+        lcp_set_part *p = &s->parts[i];
+        uint64_t checksum, (*rec)[3] = NULL; /* the recorded shards: bytes, tokens, fingerprint */
+        st = read_part(&r, &pv->items[i], i, dir, s, first, &rec, &checksum);
+        if (st != TFC_OK)
+            break;
+        char rp[PATH_MAX];
+        bool have = realpath(p->index_path, rp);
+        if (have && have_self && strcmp(rp, self) == 0) {
+            st = bad_at(&r, jv_get(&pv->items[i], "index"), "%s", "part names the set itself");
+            break;
+        }
+        for (uint32_t j = 0; have && j < i; j++) {
+            char rq[PATH_MAX];
+            if (realpath(s->parts[j].index_path, rq) && strcmp(rp, rq) == 0) {
+                st = bad_at(&r, jv_get(&pv->items[i], "index"), "%s",
+                            "part listed twice: its sequences would count twice");
+                break;
+            }
+        }
+        if (st == TFC_OK)
+            st = open_part(p, s->raw, s->token_bytes, verify, d);
+        if (st != TFC_OK)
+            break;
+        const lcp_index *x = &p->ix;
+        const char *what = x->token_bytes != s->token_bytes          ? "token width"
+                           : x->seq_len != s->seq_len                ? "seq_len"
+                           : (x->docs != NULL) != s->docs            ? "kind (windows or documents)"
+                           : s->docs && x->doc_sep != s->doc_sep     ? "document separator"
+                           : !s->docs && x->stride != s->stride      ? "stride"
+                           : x->n != p->n                            ? "sequence count"
+                           : lcp_index_checksum(x) != checksum       ? "checksum (rebuilt since the set was written)"
+                                                                     : NULL;
+        for (uint32_t j = 0; !what && j < p->n_shards; j++)
+            if (p->sh.s[j].file_size != rec[j][0] || p->sh.s[j].n_tokens != rec[j][1] ||
+                p->sh.s[j].fingerprint != rec[j][2])
+                what = "shards (a shard's size, token count or fingerprint)";
+        if (what) {
+            st = bad_at(&r, &pv->items[i], "part's index does not match the set: %s", what);
+            break;
+        }
+        if (derive)
+            st = lcp_index_derive(&p->ix, p->index_path, d);
+        first += p->n;
+    }
+    if (st == TFC_OK && first != total)
+        st = bad_at(&r, jv_get(root, "sequences"), "%s", "\"sequences\" is not the parts' sum");
+    s->n = first;
+    free(buf);
+    if (st != TFC_OK && s->parts) /* the arena stays: the errors name its paths */
+        close_parts(s->parts, s->n_parts);
+    return st;
+}
+
+void lcp_set_close(lcp_set *s)
+{
+    if (s->parts)
+        close_parts(s->parts, s->n_parts);
+    s->parts = NULL;
+    s->n_parts = 0;
+    arena_free(&s->a);
+}
+
+/* ---- answers ---- */
+
+bool lcp_set_work_init(lcp_set_work *w, uint64_t k)
+{
+    w->k = k;
+    w->pseq = malloc(k * sizeof *w->pseq);
+    w->plcp = malloc(k * sizeof *w->plcp);
+    w->mseq = malloc(k * sizeof *w->mseq);
+    w->mlcp = malloc(k * sizeof *w->mlcp);
+    if (w->pseq && w->plcp && w->mseq && w->mlcp)
+        return true;
+    lcp_set_work_free(w);
+    return false;
+}
+
+void lcp_set_work_free(lcp_set_work *w)
+{
+    free(w->pseq);
+    free(w->plcp);
+    free(w->mseq);
+    free(w->mlcp);
+    memset(w, 0, sizeof *w);
+}
+
+uint64_t lcp_set_topk(const lcp_set *s, const void *query, lcp_set_work *w, uint64_t *seq, uint32_t *lcp)
+{
+    uint64_t k = w->k, cnt = 0;
+    for (uint32_t p = 0; p < s->n_parts; p++) {
+        const lcp_set_part *pt = &s->parts[p];
+        if (cnt == k) {
+            /* Part p's numbers are above every one held: it can only enter
+             * with an LCP above the k-th's. */
+            uint32_t v = lcp[k - 1];
+            if (v >= s->seq_len)
+                continue;
+            uint64_t lo, hi;
+            lcp_index_prefix_range(&pt->ix, query, v + 1, &lo, &hi);
+            if (lo >= hi)
+                continue;
+        }
+        uint64_t got = lcp_index_topk(&pt->ix, query, k, w->pseq, w->plcp);
+        uint64_t i = 0, j = 0, m = 0;
+        while (m < k && (i < cnt || j < got)) {
+            /* Ties go to the held entry: its number is smaller. */
+            if (j >= got || (i < cnt && lcp[i] >= w->plcp[j]))
+                w->mseq[m] = seq[i], w->mlcp[m] = lcp[i], i++;
+            else
+                w->mseq[m] = pt->first + w->pseq[j], w->mlcp[m] = w->plcp[j], j++;
+            m++;
+        }
+        memcpy(seq, w->mseq, m * sizeof *seq);
+        memcpy(lcp, w->mlcp, m * sizeof *lcp);
+        cnt = m;
+    }
+    return cnt;
+}
+
+/* The first min_lcp tokens of part p's sequence i, in the token width a
+ * query has (documents: unpacked); false when the sequence is shorter (a
+ * document that ends before min_lcp shares no min_lcp tokens with any). */
+static bool prefix_of(const lcp_set *s, const lcp_set_part *p, uint64_t i, uint32_t min_lcp, void *out)
+{
+    const void *t = lcp_index_seq(&p->ix, i);
+    if (!s->docs) {
+        memcpy(out, t, (size_t)min_lcp * s->token_bytes);
+        return true;
+    }
+    const uint32_t *u = t;
+    for (uint32_t j = 0; j < min_lcp; j++) {
+        if (u[j] >= p->ix.pad_base)
+            return false;
+        if (s->token_bytes == 2)
+            ((uint16_t *)out)[j] = (uint16_t)u[j];
+        else
+            ((uint32_t *)out)[j] = u[j];
+    }
+    return true;
+}
+
+uint64_t lcp_set_dedup(const lcp_set *s, uint32_t min_lcp, void (*emit)(void *ctx, uint64_t number), void *ctx,
+                       diag_list *d)
+{
+    if (min_lcp > s->seq_len)
+        return 0;
+    uint64_t most = 1;
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        most = s->parts[p].n > most ? s->parts[p].n : most;
+    uint8_t *dup = malloc(most);
+    void *q = malloc((size_t)min_lcp * 4 + 4);
+    if (!dup || !q) {
+        free(dup);
+        free(q);
+        diag_nomem(d, "finding duplicates across the set");
+        return UINT64_MAX;
+    }
+    uint64_t found = 0;
+    for (uint32_t p = 0; p < s->n_parts; p++) {
+        const lcp_set_part *pt = &s->parts[p];
+        lcp_index_dedup(&pt->ix, min_lcp, dup);
+        for (uint64_t i = 0; i < pt->n; i++) {
+            /* Not a duplicate within its part: one in an earlier part
+             * (every number there is smaller) makes it one. */
+            for (uint32_t e = 0; !dup[i] && e < p && prefix_of(s, pt, i, min_lcp, q); e++) {
+                uint64_t lo, hi;
+                lcp_index_prefix_range(&s->parts[e].ix, q, min_lcp, &lo, &hi);
+                dup[i] = lo < hi;
+            }
+            if (dup[i]) {
+                emit(ctx, pt->first + i);
+                found++;
+            }
+        }
+    }
+    free(dup);
+    free(q);
+    return found;
+}
+
+/* Sequence a (part pa, number na) against b in the single index's order:
+ * tokens, a document's end above every token, ties by number. */
+static int compare(const lcp_set *s, const lcp_set_part *pa, uint64_t na, const lcp_set_part *pb, uint64_t nb)
+{
+    const void *ta = lcp_index_seq(&pa->ix, na), *tb = lcp_index_seq(&pb->ix, nb);
+    for (uint32_t j = 0; j < s->seq_len; j++) {
+        uint64_t x, y;
+        if (s->docs) {
+            uint32_t u = ((const uint32_t *)ta)[j], v = ((const uint32_t *)tb)[j];
+            bool ea = u >= pa->ix.pad_base, eb = v >= pb->ix.pad_base;
+            if (ea && eb)
+                break;
+            x = ea ? UINT64_MAX : u, y = eb ? UINT64_MAX : v;
+        } else if (s->token_bytes == 2) {
+            x = ((const uint16_t *)ta)[j], y = ((const uint16_t *)tb)[j];
+        } else {
+            x = ((const uint32_t *)ta)[j], y = ((const uint32_t *)tb)[j];
+        }
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    uint64_t ga = pa->first + na, gb = pb->first + nb;
+    return ga < gb ? -1 : ga > gb;
+}
+
+typedef struct head {
+    uint32_t part;
+    uint64_t j, number; /* sorted position in the part, its number there */
+} head;
+
+static bool before(const lcp_set *s, const head *a, const head *b)
+{
+    return compare(s, &s->parts[a->part], a->number, &s->parts[b->part], b->number) < 0;
+}
+
+static void sift_down(const lcp_set *s, head *h, uint32_t n, uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && before(s, &h[l], &h[m]))
+            m = l;
+        if (r < n && before(s, &h[r], &h[m]))
+            m = r;
+        if (m == i)
+            return;
+        head t = h[i];
+        h[i] = h[m], h[m] = t, i = m;
+    }
+}
+
+tfc_status lcp_set_order(const lcp_set *s, FILE *f, const char *path, diag_list *d)
+{
+    head *h = malloc((size_t)s->n_parts * sizeof *h);
+    if (!h)
+        return diag_nomem(d, "ordering the set");
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        if (s->parts[p].n)
+            h[n++] = (head){p, 0, lcp_index_perm(&s->parts[p].ix, 0)};
+    for (uint32_t i = n / 2; i-- > 0;)
+        sift_down(s, h, n, i);
+    bool wide = s->n > UINT32_MAX, ok = true;
+    unsigned char buf[8 * 4096];
+    size_t used = 0, w = wide ? 8 : 4;
+    while (n && ok) {
+        uint64_t g = s->parts[h[0].part].first + h[0].number;
+        for (size_t b = 0; b < w; b++)
+            buf[used + b] = (unsigned char)(g >> (8 * b));
+        used += w;
+        if (used == sizeof buf) {
+            ok = fwrite(buf, 1, used, f) == used;
+            used = 0;
+        }
+        const lcp_set_part *pt = &s->parts[h[0].part];
+        if (++h[0].j < pt->n)
+            h[0].number = lcp_index_perm(&pt->ix, h[0].j);
+        else
+            h[0] = h[--n];
+        sift_down(s, h, n, 0);
+    }
+    if (ok && used)
+        ok = fwrite(buf, 1, used, f) == used;
+    free(h);
+    if (!ok) {
+        diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+        return TFC_IO;
+    }
+    return TFC_OK;
+}
