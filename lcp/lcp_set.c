@@ -483,67 +483,6 @@ uint64_t lcp_set_topk(const lcp_set *s, const void *query, lcp_set_work *w, uint
     return cnt;
 }
 
-/* The first min_lcp tokens of part p's sequence i, in the token width a
- * query has (documents: unpacked); false when the sequence is shorter (a
- * document that ends before min_lcp shares no min_lcp tokens with any). */
-static bool prefix_of(const lcp_set *s, const lcp_set_part *p, uint64_t i, uint32_t min_lcp, void *out)
-{
-    const void *t = lcp_index_seq(&p->ix, i);
-    if (!s->docs) {
-        memcpy(out, t, (size_t)min_lcp * s->token_bytes);
-        return true;
-    }
-    const uint32_t *u = t;
-    for (uint32_t j = 0; j < min_lcp; j++) {
-        if (u[j] >= p->ix.pad_base)
-            return false;
-        if (s->token_bytes == 2)
-            ((uint16_t *)out)[j] = (uint16_t)u[j];
-        else
-            ((uint32_t *)out)[j] = u[j];
-    }
-    return true;
-}
-
-uint64_t lcp_set_dedup(const lcp_set *s, uint32_t min_lcp, void (*emit)(void *ctx, uint64_t number), void *ctx,
-                       diag_list *d)
-{
-    if (min_lcp > s->seq_len)
-        return 0;
-    uint64_t most = 1;
-    for (uint32_t p = 0; p < s->n_parts; p++)
-        most = s->parts[p].n > most ? s->parts[p].n : most;
-    uint8_t *dup = malloc(most);
-    void *q = malloc((size_t)min_lcp * 4 + 4);
-    if (!dup || !q) {
-        free(dup);
-        free(q);
-        diag_nomem(d, "finding duplicates across the set");
-        return UINT64_MAX;
-    }
-    uint64_t found = 0;
-    for (uint32_t p = 0; p < s->n_parts; p++) {
-        const lcp_set_part *pt = &s->parts[p];
-        lcp_index_dedup(&pt->ix, min_lcp, dup);
-        for (uint64_t i = 0; i < pt->n; i++) {
-            /* Not a duplicate within its part: one in an earlier part
-             * (every number there is smaller) makes it one. */
-            for (uint32_t e = 0; !dup[i] && e < p && prefix_of(s, pt, i, min_lcp, q); e++) {
-                uint64_t lo, hi;
-                lcp_index_prefix_range(&s->parts[e].ix, q, min_lcp, &lo, &hi);
-                dup[i] = lo < hi;
-            }
-            if (dup[i]) {
-                emit(ctx, pt->first + i);
-                found++;
-            }
-        }
-    }
-    free(dup);
-    free(q);
-    return found;
-}
-
 /* Sequence a (part pa, number na) against b in the single index's order:
  * tokens, a document's end above every token, ties by number. */
 static int compare(const lcp_set *s, const lcp_set_part *pa, uint64_t na, const lcp_set_part *pb, uint64_t nb)
@@ -594,17 +533,105 @@ static void sift_down(const lcp_set *s, head *h, uint32_t n, uint32_t i)
     }
 }
 
-tfc_status lcp_set_order(const lcp_set *s, FILE *f, const char *path, diag_list *d)
+/* Whether two sequences share their first m tokens (a document's end
+ * shares nothing). */
+static bool share(const lcp_set *s, const lcp_set_part *pa, uint64_t na, const lcp_set_part *pb, uint64_t nb, uint32_t m)
 {
-    head *h = malloc((size_t)s->n_parts * sizeof *h);
-    if (!h)
-        return diag_nomem(d, "ordering the set");
+    const void *ta = lcp_index_seq(&pa->ix, na), *tb = lcp_index_seq(&pb->ix, nb);
+    if (s->docs) {
+        const uint32_t *u = ta, *v = tb;
+        for (uint32_t j = 0; j < m; j++)
+            if (u[j] >= pa->ix.pad_base || v[j] >= pb->ix.pad_base || u[j] != v[j]) /* pads differ per part */
+                return false;
+        return true;
+    }
+    return memcmp(ta, tb, (size_t)m * s->token_bytes) == 0;
+}
+
+/* Starts the merge of the parts' sorted orders: the heap of their heads. */
+static uint32_t heads_init(const lcp_set *s, head *h)
+{
     uint32_t n = 0;
     for (uint32_t p = 0; p < s->n_parts; p++)
         if (s->parts[p].n)
             h[n++] = (head){p, 0, lcp_index_perm(&s->parts[p].ix, 0)};
     for (uint32_t i = n / 2; i-- > 0;)
         sift_down(s, h, n, i);
+    return n;
+}
+
+/* Moves the smallest head on; returns the heap's new size. */
+static uint32_t heads_next(const lcp_set *s, head *h, uint32_t n)
+{
+    const lcp_set_part *pt = &s->parts[h[0].part];
+    if (++h[0].j < pt->n)
+        h[0].number = lcp_index_perm(&pt->ix, h[0].j);
+    else
+        h[0] = h[--n];
+    sift_down(s, h, n, 0);
+    return n;
+}
+
+uint64_t lcp_set_dedup(const lcp_set *s, uint32_t min_lcp, void (*emit)(void *ctx, uint64_t number), void *ctx,
+                       diag_list *d)
+{
+    if (min_lcp > s->seq_len)
+        return 0;
+    /* The parts' orders merged are the whole set's: sequences sharing their
+     * first min_lcp tokens are one run of it, and every member but the
+     * smallest-numbered is a duplicate. One bit per sequence marks them,
+     * so they come out in ascending order. */
+    uint8_t *mark = calloc((size_t)(s->n / 8 + 1), 1);
+    head *h = malloc((size_t)s->n_parts * sizeof *h);
+    if (!mark || !h) {
+        free(mark);
+        free(h);
+        diag_nomem(d, "finding duplicates across the set");
+        return UINT64_MAX;
+    }
+    uint32_t n = heads_init(s, h);
+    bool have_prev = false;
+    head prev = {0};
+    uint64_t run_min = 0, run_len = 0;
+    while (n || run_len) {
+        bool same = n && have_prev &&
+                    share(s, &s->parts[prev.part], prev.number, &s->parts[h[0].part], h[0].number, min_lcp);
+        if (!same) {
+            if (run_len >= 2)
+                mark[run_min / 8] &= (uint8_t)~(1u << (run_min % 8));
+            run_len = 0;
+            if (!n)
+                break;
+        }
+        uint64_t g = s->parts[h[0].part].first + h[0].number;
+        if (same && run_len == 1) { /* the run's first member, now known to be one */
+            uint64_t f = s->parts[prev.part].first + prev.number;
+            mark[f / 8] |= (uint8_t)(1u << (f % 8));
+        }
+        if (same)
+            mark[g / 8] |= (uint8_t)(1u << (g % 8));
+        run_min = run_len == 0 || g < run_min ? g : run_min;
+        run_len++;
+        prev = h[0], have_prev = true;
+        n = heads_next(s, h, n);
+    }
+    uint64_t found = 0;
+    for (uint64_t g = 0; g < s->n; g++)
+        if (mark[g / 8] >> (g % 8) & 1u) {
+            emit(ctx, g);
+            found++;
+        }
+    free(mark);
+    free(h);
+    return found;
+}
+
+tfc_status lcp_set_order(const lcp_set *s, FILE *f, const char *path, diag_list *d)
+{
+    head *h = malloc((size_t)s->n_parts * sizeof *h);
+    if (!h)
+        return diag_nomem(d, "ordering the set");
+    uint32_t n = heads_init(s, h);
     bool wide = s->n > UINT32_MAX, ok = true;
     unsigned char buf[8 * 4096];
     size_t used = 0, w = wide ? 8 : 4;
@@ -617,12 +644,7 @@ tfc_status lcp_set_order(const lcp_set *s, FILE *f, const char *path, diag_list 
             ok = fwrite(buf, 1, used, f) == used;
             used = 0;
         }
-        const lcp_set_part *pt = &s->parts[h[0].part];
-        if (++h[0].j < pt->n)
-            h[0].number = lcp_index_perm(&pt->ix, h[0].j);
-        else
-            h[0] = h[--n];
-        sift_down(s, h, n, 0);
+        n = heads_next(s, h, n);
     }
     if (ok && used)
         ok = fwrite(buf, 1, used, f) == used;

@@ -438,7 +438,7 @@ static int run_set_query(const index_args *a, diag_list *d)
 {
     lcp_set set;
     bool query = strcmp(a->verb, "query") == 0, dedup = strcmp(a->verb, "dedup") == 0;
-    tfc_status st = lcp_set_open(a->index, !a->no_verify, query || dedup, &set, d);
+    tfc_status st = lcp_set_open(a->index, !a->no_verify, query, &set, d);
     if (st != TFC_OK) {
         int code = finish(d, st, exit_code(st)); /* the messages name paths the set holds */
         lcp_set_close(&set);
