@@ -322,6 +322,66 @@ static void print_latency(double *us, uint64_t n)
             real_fixed(percentile(us, n, 0.99), 2).s, real_fixed(us[n - 1], 2).s);
 }
 
+/* A top-k over an index or a set: up to k numbers and LCPs, best first. */
+typedef uint64_t (*topk_fn)(void *ctx, const void *query, uint64_t *seq, uint32_t *lcp);
+
+/* Answers every whole query of seq_len tokens in qs, one line each
+ * ('N:LCP ...'); --latency's line after them. */
+static tfc_status answer_queries(const index_args *a, const lcp_shards *qs, uint32_t seq_len, topk_fn topk, void *ctx,
+                                 diag_list *d)
+{
+    uint64_t nq = qs->s[0].n_tokens / seq_len;
+    uint64_t *seq = malloc(a->k * sizeof *seq);
+    uint32_t *lcp = malloc(a->k * sizeof *lcp);
+    double *lat = a->latency ? malloc((nq ? nq : 1) * sizeof *lat) : NULL;
+    tfc_status st = !seq || !lcp || (a->latency && !lat) ? diag_nomem(d, "answering the index command") : TFC_OK;
+    for (uint64_t q = 0; st == TFC_OK && q < nq; q++) {
+        const unsigned char *qt = (const unsigned char *)qs->s[0].tokens + q * seq_len * qs->token_bytes;
+        double t0 = a->latency ? clock_now_s() : 0.0;
+        uint64_t got = topk(ctx, qt, seq, lcp);
+        if (a->latency)
+            lat[q] = (clock_now_s() - t0) * 1e6;
+        for (uint64_t i = 0; i < got; i++)
+            printf("%s%llu:%u", i ? " " : "", (unsigned long long)seq[i], lcp[i]);
+        putchar('\n');
+    }
+    if (st == TFC_OK && qs->s[0].n_tokens % seq_len)
+        fprintf(stderr, "%s: note: the last %llu tokens do not fill a query of %u and were not asked\n", a->queries,
+                (unsigned long long)(qs->s[0].n_tokens % seq_len), seq_len);
+    if (st == TFC_OK && a->latency)
+        print_latency(lat, nq);
+    free(lat);
+    free(seq);
+    free(lcp);
+    return st;
+}
+
+typedef struct index_topk {
+    const lcp_index *ix;
+    uint64_t k;
+    uint32_t *seq; /* the index's own numbers, widened */
+} index_topk;
+
+static uint64_t topk_index(void *ctx, const void *query, uint64_t *seq, uint32_t *lcp)
+{
+    index_topk *t = ctx;
+    uint64_t got = lcp_index_topk(t->ix, query, t->k, t->seq, lcp);
+    for (uint64_t i = 0; i < got; i++)
+        seq[i] = t->seq[i];
+    return got;
+}
+
+typedef struct set_topk {
+    const lcp_set *set;
+    lcp_set_work w;
+} set_topk;
+
+static uint64_t topk_set(void *ctx, const void *query, uint64_t *seq, uint32_t *lcp)
+{
+    set_topk *t = ctx;
+    return lcp_set_topk(t->set, query, &t->w, seq, lcp);
+}
+
 static int run_query_like(const index_args *a, diag_list *d)
 {
     lcp_shards sh, qs = {0};
@@ -346,31 +406,10 @@ static int run_query_like(const index_args *a, diag_list *d)
             st = TFC_INVALID;
         }
         if (st == TFC_OK) {
-            const uint32_t tb = sh.token_bytes;
-            uint64_t nq = qs.s[0].n_tokens / ix.seq_len;
-            uint32_t *seq = malloc(a->k * sizeof *seq), *lcp = malloc(a->k * sizeof *lcp);
-            double *lat = a->latency ? malloc((nq ? nq : 1) * sizeof *lat) : NULL;
-            if (!seq || !lcp || (a->latency && !lat)) {
-                st = diag_nomem(d, "answering the index command");
-            }
-            for (uint64_t q = 0; st == TFC_OK && q < nq; q++) {
-                const unsigned char *qt = (const unsigned char *)qs.s[0].tokens + q * ix.seq_len * tb;
-                double t0 = a->latency ? clock_now_s() : 0.0;
-                uint64_t got = lcp_index_topk(&ix, qt, a->k, seq, lcp);
-                if (a->latency)
-                    lat[q] = (clock_now_s() - t0) * 1e6;
-                for (uint64_t i = 0; i < got; i++)
-                    printf("%s%u:%u", i ? " " : "", seq[i], lcp[i]);
-                putchar('\n');
-            }
-            if (st == TFC_OK && qs.s[0].n_tokens % ix.seq_len)
-                fprintf(stderr, "%s: note: the last %llu tokens do not fill a query of %u and were not asked\n",
-                        a->queries, (unsigned long long)(qs.s[0].n_tokens % ix.seq_len), ix.seq_len);
-            if (st == TFC_OK && a->latency)
-                print_latency(lat, nq);
-            free(lat);
-            free(seq);
-            free(lcp);
+            index_topk t = {&ix, a->k, malloc(a->k * sizeof *t.seq)};
+            st = t.seq ? answer_queries(a, &qs, ix.seq_len, topk_index, &t, d)
+                       : diag_nomem(d, "answering the index command");
+            free(t.seq);
             lcp_shards_close(&qs);
         }
     } else if (strcmp(a->verb, "dedup") == 0) {
@@ -453,34 +492,11 @@ static int run_set_query(const index_args *a, diag_list *d)
                        8 * set.token_bytes);
             st = TFC_INVALID;
         }
-        lcp_set_work w = {0};
-        uint64_t *seq = NULL;
-        uint32_t *lcp = NULL;
-        double *lat = NULL;
-        uint64_t nq = st == TFC_OK ? qs.s[0].n_tokens / set.seq_len : 0;
-        if (st == TFC_OK && (!lcp_set_work_init(&w, a->k) || !(seq = malloc(a->k * sizeof *seq)) ||
-                             !(lcp = malloc(a->k * sizeof *lcp)) ||
-                             (a->latency && !(lat = malloc((nq ? nq : 1) * sizeof *lat)))))
-            st = diag_nomem(d, "answering the index command");
-        for (uint64_t q = 0; st == TFC_OK && q < nq; q++) {
-            const unsigned char *qt = (const unsigned char *)qs.s[0].tokens + q * set.seq_len * set.token_bytes;
-            double t0 = a->latency ? clock_now_s() : 0.0;
-            uint64_t got = lcp_set_topk(&set, qt, &w, seq, lcp);
-            if (a->latency)
-                lat[q] = (clock_now_s() - t0) * 1e6;
-            for (uint64_t i = 0; i < got; i++)
-                printf("%s%llu:%u", i ? " " : "", (unsigned long long)seq[i], lcp[i]);
-            putchar('\n');
-        }
-        if (st == TFC_OK && qs.s[0].n_tokens % set.seq_len)
-            fprintf(stderr, "%s: note: the last %llu tokens do not fill a query of %u and were not asked\n",
-                    a->queries, (unsigned long long)(qs.s[0].n_tokens % set.seq_len), set.seq_len);
-        if (st == TFC_OK && a->latency)
-            print_latency(lat, nq);
-        free(lat);
-        free(seq);
-        free(lcp);
-        lcp_set_work_free(&w);
+        set_topk t = {&set, {0}};
+        if (st == TFC_OK)
+            st = lcp_set_work_init(&t.w, a->k) ? answer_queries(a, &qs, set.seq_len, topk_set, &t, d)
+                                               : diag_nomem(d, "answering the index command");
+        lcp_set_work_free(&t.w);
         if (qs.s)
             lcp_shards_close(&qs);
     } else {
