@@ -2,8 +2,8 @@
 """Index sets against one index over all the shards (ctest lcp_set).
 
 For each data set, the shards are cut into parts (each part its own
-`tfc index build`, one part with several shards, one part empty of whole
-windows where the data allow) and `tfc index set` names them; then `query`,
+`tfc index build`, one part with several shards, one part of an empty
+shard) and `tfc index set` names them; then `query`,
 `dedup` and `order` over the set must print exactly what the single index
 over all the shards, in the same order, prints: the single index is the
 oracle (tests/lcp/lcp_oracle.py checks it against brute force). Data:
@@ -132,7 +132,7 @@ def windows_of(toks, n, L):
 
 # Uniform tokens: short LCPs, most queries' top-k decided by numbers.
 u = [[rng.randrange(0, 50000) for _ in range(3000)] for _ in range(5)]
-check("uniform", [[u[0]], [u[1], u[2]], [u[3]], [u[4]]], 8,
+check("uniform", [[u[0]], [u[1], u[2]], [[]], [u[3]], [u[4]]], 8,
       queries=windows_of(u[3], 40, 8) + [rng.randrange(0, 50000) for _ in range(8 * 40)], ks=(1, 3, 20))
 # Skewed: a 3-token vocabulary, long shared prefixes and ties across parts.
 sk = [[rng.choice((0, 0, 0, 1, 2)) for _ in range(2000)] for _ in range(4)]
