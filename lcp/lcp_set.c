@@ -101,15 +101,25 @@ static tfc_status open_part(lcp_set_part *p, bool raw, uint32_t token_bytes, boo
     return TFC_OK;
 }
 
-/* Part i against part 0: the same kind of sequences. */
+/* What differs between index x and the kind of sequences a set holds
+ * (token width, seq_len, windows or documents, separator or stride), or
+ * NULL. */
+static const char *kind_differs(const lcp_index *x, uint32_t token_bytes, uint32_t seq_len, bool docs, uint32_t doc_sep,
+                                uint32_t stride)
+{
+    return x->token_bytes != token_bytes           ? "token width"
+           : x->seq_len != seq_len                 ? "seq_len"
+           : (x->docs != NULL) != docs             ? "kind (windows or documents)"
+           : docs && x->doc_sep != doc_sep         ? "document separator"
+           : !docs && x->stride != stride          ? "stride"
+                                                   : NULL;
+}
+
+/* Part p against part 0: the same kind of sequences. */
 static bool same_kind(const lcp_set_part *p0, const lcp_set_part *p, diag_list *d)
 {
-    const lcp_index *a = &p0->ix, *b = &p->ix;
-    const char *what = a->token_bytes != b->token_bytes ? "token width"
-                       : a->seq_len != b->seq_len       ? "seq_len"
-                       : (a->docs != NULL) != (b->docs != NULL) ? "kind (windows or documents)"
-                       : a->docs ? (a->doc_sep != b->doc_sep ? "document separator" : NULL)
-                                 : (a->stride != b->stride ? "stride" : NULL);
+    const lcp_index *a = &p0->ix;
+    const char *what = kind_differs(&p->ix, a->token_bytes, a->seq_len, a->docs != NULL, a->doc_sep, a->stride);
     if (what)
         diag_error(d, p->index_path, 0, 0, "its %s differs from the first part's (%s): a set's parts are cut from one "
                    "corpus with one build command", what, p0->index_path);
@@ -388,14 +398,11 @@ tfc_status lcp_set_open(const char *path, bool verify, bool derive, lcp_set *s, 
         if (st != TFC_OK)
             break;
         const lcp_index *x = &p->ix;
-        const char *what = x->token_bytes != s->token_bytes          ? "token width"
-                           : x->seq_len != s->seq_len                ? "seq_len"
-                           : (x->docs != NULL) != s->docs            ? "kind (windows or documents)"
-                           : s->docs && x->doc_sep != s->doc_sep     ? "document separator"
-                           : !s->docs && x->stride != s->stride      ? "stride"
-                           : x->n != p->n                            ? "sequence count"
-                           : lcp_index_checksum(x) != checksum       ? "checksum (rebuilt since the set was written)"
-                                                                     : NULL;
+        const char *what = kind_differs(x, s->token_bytes, s->seq_len, s->docs, s->doc_sep, s->stride);
+        if (!what)
+            what = x->n != p->n                      ? "sequence count"
+                   : lcp_index_checksum(x) != checksum ? "checksum (rebuilt since the set was written)"
+                                                       : NULL;
         for (uint32_t j = 0; !what && j < p->n_shards; j++)
             if (p->sh.s[j].file_size != rec[j][0] || p->sh.s[j].n_tokens != rec[j][1] ||
                 p->sh.s[j].fingerprint != rec[j][2])

@@ -197,6 +197,7 @@ bad_set("wrong order", edit(lambda x: x["parts"].reverse()), 1, "out of order")
 bad_set("names itself", edit(lambda x: x["parts"][0].update(index="bad.set")), 1, "the set itself")
 bad_set("absolute path", edit(lambda x: x["parts"][0].update(index=os.path.join(d, "parts", "p0.idx"))), 1, "absolute")
 bad_set("huge part count", edit(lambda x: x.update(parts=x["parts"] * 2000)), 1, "1 to 4096 parts")
+bad_set("another seq_len", edit(lambda x: x.update(seq_len=9)), 1, "does not match the set: seq_len")
 bad_set("sum", edit(lambda x: x.update(sequences=x["sequences"] + 1)), 1, "parts' sum")
 bad_set("checksum", edit(lambda x: x["parts"][2].update(checksum="0123456789abcdef")), 1, "checksum")
 bad_set("fingerprint", edit(lambda x: x["parts"][1]["shards"][1].update(fingerprint="0000000000000000")), 1,
