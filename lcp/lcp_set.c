@@ -10,6 +10,7 @@
 #include "fio.h"
 #include "json.h"
 #include "json_read.h"
+#include "lcp_merge.h"
 #include "text.h"
 
 /* ---- paths ---- */
@@ -323,7 +324,7 @@ static tfc_status read_part(const reader *r, const jv *pv, uint32_t i, const cha
     return TFC_OK;
 }
 
-tfc_status lcp_set_open(const char *path, bool verify, bool derive, lcp_set *s, diag_list *d)
+static tfc_status set_open(const char *path, uint32_t only, bool verify, bool derive, lcp_set *s, diag_list *d)
 {
     memset(s, 0, sizeof *s);
     arena_init(&s->a, 0);
@@ -363,6 +364,10 @@ tfc_status lcp_set_open(const char *path, bool verify, bool derive, lcp_set *s, 
     const jv *pv = st == TFC_OK ? jv_get(root, "parts") : NULL;
     if (st == TFC_OK && (!pv || pv->kind != JV_ARR || pv->n == 0 || pv->n > LCP_SET_MAX_PARTS))
         st = bad_at(&r, pv ? pv : root, "\"parts\" must be a list of 1 to %s parts", "4096");
+    if (st == TFC_OK && only != UINT32_MAX && only >= pv->n) {
+        diag_error(d, path, 0, 0, "no part %u: the set has %zu", only, pv->n);
+        st = TFC_INVALID;
+    }
     if (st == TFC_OK) {
         s->token_bytes = (uint32_t)tb, s->seq_len = (uint32_t)seq_len, s->raw = rawv->b;
         s->stride = s->docs ? s->seq_len : (uint32_t)stride, s->doc_sep = (uint32_t)sep;
@@ -392,6 +397,10 @@ tfc_status lcp_set_open(const char *path, bool verify, bool derive, lcp_set *s, 
                             "part listed twice: its sequences would count twice");
                 break;
             }
+        }
+        if (st == TFC_OK && only != UINT32_MAX && i != only) {
+            first += p->n; /* another's part: as the set file says */
+            continue;
         }
         if (st == TFC_OK)
             st = open_part(p, s->raw, s->token_bytes, verify, d);
@@ -424,6 +433,16 @@ tfc_status lcp_set_open(const char *path, bool verify, bool derive, lcp_set *s, 
     return st;
 }
 
+tfc_status lcp_set_open(const char *path, bool verify, bool derive, lcp_set *s, diag_list *d)
+{
+    return set_open(path, UINT32_MAX, verify, derive, s, d);
+}
+
+tfc_status lcp_set_open_part(const char *path, uint32_t part, bool verify, bool derive, lcp_set *s, diag_list *d)
+{
+    return set_open(path, part, verify, derive, s, d);
+}
+
 void lcp_set_close(lcp_set *s)
 {
     if (s->parts)
@@ -442,7 +461,8 @@ bool lcp_set_work_init(lcp_set_work *w, uint64_t k)
     w->plcp = malloc(k * sizeof *w->plcp);
     w->mseq = malloc(k * sizeof *w->mseq);
     w->mlcp = malloc(k * sizeof *w->mlcp);
-    if (w->pseq && w->plcp && w->mseq && w->mlcp)
+    w->gseq = malloc(k * sizeof *w->gseq);
+    if (w->pseq && w->plcp && w->mseq && w->mlcp && w->gseq)
         return true;
     lcp_set_work_free(w);
     return false;
@@ -454,6 +474,7 @@ void lcp_set_work_free(lcp_set_work *w)
     free(w->plcp);
     free(w->mseq);
     free(w->mlcp);
+    free(w->gseq);
     memset(w, 0, sizeof *w);
 }
 
@@ -522,15 +543,9 @@ uint64_t lcp_set_topk(const lcp_set *s, const void *query, lcp_set_work *w, uint
         }
         if (got == UINT64_MAX)
             got = lcp_index_topk(&pt->ix, query, k, w->pseq, w->plcp);
-        uint64_t i = 0, j = 0, m = 0;
-        while (m < k && (i < cnt || j < got)) {
-            /* Ties go to the held entry: its number is smaller. */
-            if (j >= got || (i < cnt && lcp[i] >= w->plcp[j]))
-                w->mseq[m] = seq[i], w->mlcp[m] = lcp[i], i++;
-            else
-                w->mseq[m] = pt->first + w->pseq[j], w->mlcp[m] = w->plcp[j], j++;
-            m++;
-        }
+        for (uint64_t j = 0; j < got; j++)
+            w->gseq[j] = pt->first + w->pseq[j];
+        uint64_t m = lcp_topk_merge(seq, lcp, cnt, w->gseq, w->plcp, got, k, w->mseq, w->mlcp);
         memcpy(seq, w->mseq, m * sizeof *seq);
         memcpy(lcp, w->mlcp, m * sizeof *lcp);
         cnt = m;
@@ -681,32 +696,51 @@ uint64_t lcp_set_dedup(const lcp_set *s, uint32_t min_lcp, void (*emit)(void *ct
     return found;
 }
 
-tfc_status lcp_set_order(const lcp_set *s, FILE *f, const char *path, diag_list *d)
+tfc_status lcp_set_order_each(const lcp_set *s, bool (*emit)(void *ctx, uint64_t number), void *ctx, diag_list *d)
 {
     head *h = malloc((size_t)s->n_parts * sizeof *h);
     if (!h)
         return diag_nomem(d, "ordering the set");
     uint32_t n = heads_init(s, h);
-    bool wide = s->n > UINT32_MAX, ok = true;
-    unsigned char buf[8 * 4096];
-    size_t used = 0, w = wide ? 8 : 4;
+    bool ok = true;
     while (n && ok) {
-        uint64_t g = s->parts[h[0].part].first + h[0].number;
-        for (size_t b = 0; b < w; b++)
-            buf[used + b] = (unsigned char)(g >> (8 * b));
-        used += w;
-        if (used == sizeof buf) {
-            ok = fwrite(buf, 1, used, f) == used;
-            used = 0;
-        }
+        ok = emit(ctx, s->parts[h[0].part].first + h[0].number);
         n = heads_next(s, h, n);
     }
-    if (ok && used)
-        ok = fwrite(buf, 1, used, f) == used;
     free(h);
-    if (!ok) {
+    return ok ? TFC_OK : TFC_IO;
+}
+
+typedef struct order_out {
+    FILE *f;
+    size_t used, w;
+    unsigned char buf[8 * 4096];
+} order_out;
+
+static bool order_write(void *ctx, uint64_t g)
+{
+    order_out *o = ctx;
+    for (size_t b = 0; b < o->w; b++)
+        o->buf[o->used + b] = (unsigned char)(g >> (8 * b));
+    o->used += o->w;
+    if (o->used < sizeof o->buf)
+        return true;
+    bool ok = fwrite(o->buf, 1, o->used, o->f) == o->used;
+    o->used = 0;
+    return ok;
+}
+
+tfc_status lcp_set_order(const lcp_set *s, FILE *f, const char *path, diag_list *d)
+{
+    order_out *o = malloc(sizeof *o);
+    if (!o)
+        return diag_nomem(d, "ordering the set");
+    o->f = f, o->used = 0, o->w = s->n > UINT32_MAX ? 8 : 4;
+    tfc_status st = lcp_set_order_each(s, order_write, o, d);
+    if (st == TFC_IO || (st == TFC_OK && o->used && fwrite(o->buf, 1, o->used, f) != o->used)) {
         diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
-        return TFC_IO;
+        st = TFC_IO;
     }
-    return TFC_OK;
+    free(o);
+    return st;
 }

@@ -60,12 +60,17 @@ tfc_status lcp_set_write(const char *path, const lcp_set_input *parts, uint32_t 
  * twice or naming the set) is TFC_INVALID. Whatever it returns, call
  * lcp_set_close, after printing d: its errors name paths s holds. */
 tfc_status lcp_set_open(const char *path, bool verify, bool derive, lcp_set *s, diag_list *d);
+/* The same with only part `part` opened and checked (a process that
+ * answers for one part): the others are taken as the set file says, so
+ * only lcp_set_close and that part's index may be used. */
+tfc_status lcp_set_open_part(const char *path, uint32_t part, bool verify, bool derive, lcp_set *s, diag_list *d);
 void lcp_set_close(lcp_set *s);
 
 /* Scratch for lcp_set_topk, for k results. */
 typedef struct lcp_set_work {
     uint64_t k;
     uint32_t *pseq, *plcp; /* one part's answer */
+    uint64_t *gseq;        /* its global numbers */
     uint64_t *mseq;        /* the merge */
     uint32_t *mlcp;
 } lcp_set_work;
@@ -86,5 +91,7 @@ uint64_t lcp_set_dedup(const lcp_set *s, uint32_t min_lcp, void (*emit)(void *ct
  * uint32 numbers, or uint64 when the set holds 2^32 sequences or more.
  * TFC_IO on a write error (filed at path), TFC_NOMEM. */
 tfc_status lcp_set_order(const lcp_set *s, FILE *f, const char *path, diag_list *d);
+/* The same order as numbers, each passed to emit (false stops: TFC_IO). */
+tfc_status lcp_set_order_each(const lcp_set *s, bool (*emit)(void *ctx, uint64_t number), void *ctx, diag_list *d);
 
 #endif

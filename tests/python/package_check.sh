@@ -6,9 +6,13 @@
 # paths still run. With torch (the test venv's, $TFC_TORCH_PYTHON or
 # SOURCE_DIR/.venv-torch, seen by the fresh venv through a .pth file):
 # tfc_torch.apply_plan on a stand-in stage sets requires_grad per
-# microbatch as the plan says and refuses a plan of other tensors.
+# microbatch as the plan says and refuses a plan of other tensors. The
+# install builds tfc_lcp's native part from SOURCE_DIR's C sources (no CMake
+# build used) and tfc_lcp answers as the CLI; without sources the install
+# still succeeds and tfc_lcp says what to do.
 #   package_check.sh TFC SOURCE_DIR
-# python/ is copied first so the build writes nothing into the source tree.
+# python/ is copied first so the build writes nothing into the source tree
+# (TFC_SOURCE_DIR tells its setup.py where the C sources are).
 set -euo pipefail
 tfc=$(realpath "$1") src=$(realpath "$2")
 work=$(mktemp -d)
@@ -17,28 +21,50 @@ fail() { echo "package check: $*" >&2; exit 1; }
 
 cp -r "$src/python" "$work/pkg"
 rm -rf "$work/pkg/build" "$work/pkg"/*.egg-info
-python3 -m venv "$work/venv" || fail "python3 -m venv failed (Debian: apt-get install python3-venv)"
 venv=$work/venv/bin
 # As the README says it (pip fetches setuptools into an isolated build
 # environment); offline, the system's setuptools and wheel instead.
-if ! "$venv/pip" install -q --disable-pip-version-check "$work/pkg" >"$work/pip.log" 2>&1; then
-  echo "package check: pip install ./python with build isolation failed (offline?); trying the system's setuptools"
-  rm -rf "$work/venv"
-  python3 -m venv --system-site-packages "$work/venv"
-  "$venv/pip" install -q --disable-pip-version-check --no-build-isolation "$work/pkg" >>"$work/pip.log" 2>&1 ||
-    { cat "$work/pip.log" >&2; fail "pip install ./python failed (both ways; Debian: python3-setuptools python3-wheel)"; }
-fi
+#   pip_install VENV_DIR LOG: installs $work/pkg into a fresh venv there
+pip_install() {
+  python3 -m venv "$1" || fail "python3 -m venv failed (Debian: apt-get install python3-venv)"
+  if ! "$1/bin/pip" install -q --disable-pip-version-check "$work/pkg" >"$2" 2>&1; then
+    echo "package check: pip install ./python with build isolation failed (offline?); trying the system's setuptools"
+    rm -rf "$1" "$work/pkg/build" "$work/pkg"/*.egg-info
+    python3 -m venv --system-site-packages "$1"
+    "$1/bin/pip" install -q --disable-pip-version-check --no-build-isolation "$work/pkg" >>"$2" 2>&1 ||
+      { cat "$2" >&2; fail "pip install ./python failed (both ways; Debian: python3-setuptools python3-wheel)"; }
+  fi
+  rm -rf "$work/pkg/build" "$work/pkg"/*.egg-info
+}
+export TFC_SOURCE_DIR=$src
+pip_install "$work/venv" "$work/pip.log"
 
 "$tfc" compile "$src/examples/pytorch_freeze/tiny.yaml" -o "$work/tiny" --skip-cuda-check -q
 cd "$work"  # nowhere near python/: imports must come from the venv
 "$venv/python" - "$work/venv" <<'PY' || fail "the installed modules"
 import sys, os
 venv = os.path.realpath(sys.argv[1])
-for name in ("tfc_plan", "tfc_spec", "tfc_torch"):
+for name in ("tfc_plan", "tfc_spec", "tfc_torch", "tfc_lcp"):
     m = __import__(name)
     assert os.path.realpath(m.__file__).startswith(venv), f"{name} imported from {m.__file__}, not the venv"
-print("package check: tfc_plan, tfc_spec, tfc_torch import from the venv")
+import tfc_lcp
+lib = tfc_lcp.library_path()
+assert lib and os.path.realpath(lib).startswith(venv), f"tfc_lcp's native library is {lib}, not the venv's own build"
+print("package check: tfc_plan, tfc_spec, tfc_torch, tfc_lcp import from the venv; tfc_lcp's library was built there")
 PY
+# tfc_lcp (its pip-built library) against the CLI on a small set.
+"$venv/python" "$src/tests/python/lcp_package_check.py" "$tfc" "$work/lcp" || fail "tfc_lcp from the venv"
+# Without the C sources the install still succeeds; tfc_lcp says what to do.
+TFC_SOURCE_DIR=$work/nowhere pip_install "$work/venv2" "$work/pip2.log"
+"$work/venv2/bin/python" -c '
+import tfc_lcp, tfc_plan
+try:
+    tfc_lcp.open("x.set")
+    raise SystemExit("tfc_lcp opened a set without a library")
+except tfc_lcp.Error as e:
+    assert "TFC_LCP_LIBRARY" in str(e), e
+' || fail "tfc_lcp without its native library"
+echo "package check: without the C sources pip installs the Python modules and tfc_lcp names TFC_LCP_LIBRARY"
 "$venv/tfc-plan" summary "$work/tiny/plan.json" >"$work/summary.txt" && grep -q "^torch_tiny: 1F1B" "$work/summary.txt" ||
   fail "tfc-plan summary"
 "$venv/python" -m tfc_plan mask "$work/tiny/plan.json" --stage 0 --microbatch 0 --step 1000 --json |

@@ -4,8 +4,12 @@
 # torch.distributed.pipelining on 4 CPU processes over gloo for every spec,
 # and torchtitan's llama3 model run the same way (torchtitan_pp.py), all
 # freezing with python/tfc_torch.py; tfc_torch.NoiseScale against the exact
-# noise scale (noise_check.py).
+# noise scale (noise_check.py); the LCP index's Python binding
+# (tests/lcp/binding_check.py, with numpy here and without it under the
+# system's python3) and its torch.distributed runner on 4 gloo processes
+# (tests/lcp/dist_check.py), both through LIB (libtfc_lcp.so).
 #   check.sh example|pipelining|torchtitan|noise|titan_example|step TFC SOURCE_DIR
+#   check.sh lcp_binding|lcp_dist TFC SOURCE_DIR LIB
 # Python with torch: $TFC_TORCH_PYTHON, else SOURCE_DIR/.venv-torch (which
 # ./run.sh test creates). Without torch: fails, unless TFC_SKIP_TORCH=1
 # (run.sh sets it off CI when it could not install torch; likewise
@@ -51,8 +55,16 @@ case $what in
   step)
     "$py" "$src/tests/torch/torch_step_check.py" "$tfc" "$src"
     ;;
+  lcp_binding)
+    export TFC_LCP_LIBRARY=$4
+    python3 "$src/tests/lcp/binding_check.py" "$tfc" "$src/python"
+    "$py" "$src/tests/lcp/binding_check.py" "$tfc" "$src/python"
+    ;;
+  lcp_dist)
+    TFC_LCP_LIBRARY=$4 "$py" "$src/tests/lcp/dist_check.py" "$tfc" "$src/python"
+    ;;
   *)
-    echo "usage: check.sh example|pipelining|torchtitan|noise|titan_example|step TFC SOURCE_DIR" >&2
+    echo "usage: check.sh example|pipelining|torchtitan|noise|titan_example|step|lcp_binding|lcp_dist TFC SOURCE_DIR [LIB]" >&2
     exit 2
     ;;
 esac

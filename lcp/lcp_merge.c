@@ -1,0 +1,79 @@
+/* lcp_merge: merging top-k answers and searching one index for another's
+ * sequences (lcp_merge.h). */
+#include "lcp_merge.h"
+
+uint64_t lcp_topk_merge(const uint64_t *as, const uint32_t *al, uint64_t na, const uint64_t *bs, const uint32_t *bl,
+                        uint64_t nb, uint64_t k, uint64_t *os, uint32_t *ol)
+{
+    uint64_t i = 0, j = 0, m = 0;
+    while (m < k && (i < na || j < nb)) {
+        bool take_a = j >= nb || (i < na && (al[i] > bl[j] || (al[i] == bl[j] && as[i] < bs[j])));
+        if (take_a)
+            os[m] = as[i], ol[m] = al[i], i++;
+        else
+            os[m] = bs[j], ol[m] = bl[j], j++;
+        m++;
+    }
+    return m;
+}
+
+/* Token j of sequence i in canonical form. */
+static inline uint32_t canon_at(const lcp_index *ix, const void *seq, uint32_t j)
+{
+    if (ix->docs) {
+        uint32_t u = ((const uint32_t *)seq)[j];
+        return u >= ix->pad_base ? LCP_END : u;
+    }
+    return ix->token_bytes == 2 ? ((const uint16_t *)seq)[j] : ((const uint32_t *)seq)[j];
+}
+
+void lcp_seq_canon(const lcp_index *ix, uint64_t i, uint32_t m, uint32_t *out)
+{
+    const void *seq = lcp_index_seq(ix, i);
+    for (uint32_t j = 0; j < m; j++)
+        out[j] = canon_at(ix, seq, j);
+}
+
+/* Sequence i of ix against the canonical tokens t over the first m
+ * positions: <0, 0 or >0 (two documents that both ended compare equal). */
+static int compare_canon(const lcp_index *ix, uint64_t i, const uint32_t *t, uint32_t m)
+{
+    const void *seq = lcp_index_seq(ix, i);
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t a = canon_at(ix, seq, j);
+        if (a != t[j])
+            return a < t[j] ? -1 : 1;
+        if (ix->docs && a == LCP_END)
+            return 0;
+    }
+    return 0;
+}
+
+uint64_t lcp_index_count_before(const lcp_index *ix, uint64_t first, const uint32_t *t, uint64_t g)
+{
+    uint64_t lo = 0, hi = ix->n; /* the answer is in [lo, hi] */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2, i = lcp_index_perm(ix, mid);
+        int c = compare_canon(ix, i, t, ix->seq_len);
+        if (c < 0 || (c == 0 && first + i < g))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+bool lcp_index_has_prefix(const lcp_index *ix, const uint32_t *t, uint32_t m)
+{
+    if (m > ix->seq_len)
+        return false;
+    uint64_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (compare_canon(ix, lcp_index_perm(ix, mid), t, m) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->n && compare_canon(ix, lcp_index_perm(ix, lo), t, m) == 0;
+}
