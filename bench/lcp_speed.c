@@ -14,6 +14,13 @@
  *                                     NQ queries: half a sequence of the data
  *                                     with one token redrawn, half unigram
  *                                     draws
+ *   bench_lcp zipfparts DIR P N L SEED NQ
+ *                                     the same data cut into P shards
+ *                                     DIR/s0.bin ... of N sequences each, one
+ *                                     template set for all (so parts share
+ *                                     prefixes and duplicates), and NQ
+ *                                     queries DIR/q.bin drawn alike from
+ *                                     every part (bench/lcp_scale.sh)
  *   bench_lcp text SHARD N L          N*L bytes of the text files under
  *                                     /usr/share/common-licenses, repeated,
  *                                     each byte one token
@@ -108,49 +115,116 @@ static uint32_t zipf_draw(const double *c, uint32_t v)
     return lo;
 }
 
-static int zipf(const char *path, uint64_t n, uint32_t L, uint64_t seed, const char *qpath, uint64_t nq)
+enum { ZIPF_VOCAB = 50000, ZIPF_TEMPLATES = 65536 };
+
+typedef struct zipf_gen {
+    double *tc, *pc; /* token and template samplers */
+    uint16_t *tmpl;
+    uint32_t L;
+} zipf_gen;
+
+static bool zipf_init(zipf_gen *g, uint32_t L, uint64_t seed)
 {
-    enum { VOCAB = 50000, TEMPLATES = 65536 };
     rng_state = seed;
-    double *tc = zipf_cdf(VOCAB), *pc = zipf_cdf(TEMPLATES);
-    uint16_t *tmpl = malloc((size_t)TEMPLATES * L * 2), *data = malloc(n * L * 2);
-    if (!tc || !pc || !tmpl || !data)
-        return 1;
-    for (size_t i = 0; i < (size_t)TEMPLATES * L; i++)
-        tmpl[i] = (uint16_t)zipf_draw(tc, VOCAB);
+    g->L = L;
+    g->tc = zipf_cdf(ZIPF_VOCAB), g->pc = zipf_cdf(ZIPF_TEMPLATES);
+    g->tmpl = malloc((size_t)ZIPF_TEMPLATES * L * 2);
+    if (!g->tc || !g->pc || !g->tmpl)
+        return false;
+    for (size_t i = 0; i < (size_t)ZIPF_TEMPLATES * L; i++)
+        g->tmpl[i] = (uint16_t)zipf_draw(g->tc, ZIPF_VOCAB);
+    return true;
+}
+
+static void zipf_free(zipf_gen *g)
+{
+    free(g->tc);
+    free(g->pc);
+    free(g->tmpl);
+}
+
+/* n sequences: half a template's prefix then unigram draws, half draws. */
+static void zipf_rows(const zipf_gen *g, uint16_t *data, uint64_t n)
+{
+    uint32_t L = g->L;
     for (uint64_t s = 0; s < n; s++) {
         uint16_t *row = data + s * L;
         uint32_t from = 0;
         if (rnd() & 1) {
             from = 1 + (uint32_t)(rnd() % L);
-            memcpy(row, tmpl + (size_t)zipf_draw(pc, TEMPLATES) * L, from * 2);
+            memcpy(row, g->tmpl + (size_t)zipf_draw(g->pc, ZIPF_TEMPLATES) * L, from * 2);
         }
         for (uint32_t j = from; j < L; j++)
-            row[j] = (uint16_t)zipf_draw(tc, VOCAB);
+            row[j] = (uint16_t)zipf_draw(g->tc, ZIPF_VOCAB);
     }
-    FILE *f = fopen(path, "wb");
-    if (!f || write_header(f, n * L) || fwrite(data, 2, n * L, f) != n * L || fclose(f) != 0)
-        return 1;
-    uint16_t *q = malloc(nq * L * 2);
+}
+
+/* nq queries: even ones a sequence of data with one token redrawn, odd
+ * ones unigram draws. */
+static void zipf_queries(const zipf_gen *g, const uint16_t *data, uint64_t n, uint16_t *q, uint64_t nq)
+{
+    uint32_t L = g->L;
     for (uint64_t i = 0; i < nq; i++) {
         uint16_t *row = q + i * L;
         if (i % 2 == 0) {
             memcpy(row, data + (rnd() % n) * L, L * 2);
-            row[rnd() % L] = (uint16_t)zipf_draw(tc, VOCAB);
+            row[rnd() % L] = (uint16_t)zipf_draw(g->tc, ZIPF_VOCAB);
         } else {
             for (uint32_t j = 0; j < L; j++)
-                row[j] = (uint16_t)zipf_draw(tc, VOCAB);
+                row[j] = (uint16_t)zipf_draw(g->tc, ZIPF_VOCAB);
         }
     }
-    f = fopen(qpath, "wb");
-    if (!f || write_header(f, nq * L) || fwrite(q, 2, nq * L, f) != nq * L || fclose(f) != 0)
+}
+
+static int write_shard(const char *path, const uint16_t *t, uint64_t n_tokens)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || write_header(f, n_tokens) || fwrite(t, 2, n_tokens, f) != n_tokens) {
+        if (f)
+            fclose(f);
         return 1;
-    free(q);
+    }
+    return fclose(f) != 0;
+}
+
+static int zipf(const char *path, uint64_t n, uint32_t L, uint64_t seed, const char *qpath, uint64_t nq)
+{
+    zipf_gen g;
+    uint16_t *data = malloc(n * L * 2), *q = malloc((nq ? nq : 1) * L * 2);
+    int rc = 1;
+    if (zipf_init(&g, L, seed) && data && q) {
+        zipf_rows(&g, data, n);
+        zipf_queries(&g, data, n, q, nq);
+        rc = write_shard(path, data, n * L) || write_shard(qpath, q, nq * L);
+    }
+    zipf_free(&g);
     free(data);
-    free(tmpl);
-    free(tc);
-    free(pc);
-    return 0;
+    free(q);
+    return rc;
+}
+
+static int zipf_parts(const char *dir, uint32_t parts, uint64_t n, uint32_t L, uint64_t seed, uint64_t nq)
+{
+    zipf_gen g;
+    uint16_t *data = malloc(n * L * 2), *q = malloc((nq ? nq : 1) * L * 2);
+    int rc = !zipf_init(&g, L, seed) || !data || !q || parts == 0;
+    for (uint32_t p = 0; rc == 0 && p < parts; p++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/s%u.bin", dir, p);
+        zipf_rows(&g, data, n);
+        uint64_t from = nq * p / parts, to = nq * (p + 1) / parts;
+        zipf_queries(&g, data, n, q + from * L, to - from);
+        rc = write_shard(path, data, n * L);
+    }
+    if (rc == 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/q.bin", dir);
+        rc = write_shard(path, q, nq * L);
+    }
+    zipf_free(&g);
+    free(data);
+    free(q);
+    return rc;
 }
 
 static int text(const char *path, uint64_t n, uint32_t L)
@@ -345,6 +419,9 @@ int main(int argc, char **argv)
     if (argc >= 8 && strcmp(argv[1], "zipf") == 0)
         return zipf(argv[2], strtoull(argv[3], NULL, 10), (uint32_t)atoi(argv[4]), strtoull(argv[5], NULL, 10), argv[6],
                     strtoull(argv[7], NULL, 10));
+    if (argc >= 8 && strcmp(argv[1], "zipfparts") == 0)
+        return zipf_parts(argv[2], (uint32_t)atoi(argv[3]), strtoull(argv[4], NULL, 10), (uint32_t)atoi(argv[5]),
+                          strtoull(argv[6], NULL, 10), strtoull(argv[7], NULL, 10));
     if (argc >= 6 && strcmp(argv[1], "query") == 0)
         return query(argv[2], argv[3], strtoull(argv[4], NULL, 10), strtoull(argv[5], NULL, 10),
                      argc > 6 && strcmp(argv[6], "brute") == 0,

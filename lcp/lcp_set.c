@@ -555,9 +555,42 @@ uint64_t lcp_set_topk(const lcp_set *s, const void *query, lcp_set_work *w, uint
 
 /* Sequence a (part pa, number na) against b in the single index's order:
  * tokens, a document's end above every token, ties by number. */
+/* The first token at which two windows of seq_len tokens differ, or
+ * seq_len: eight bytes at a time (the merges compare long shared prefixes). */
+static uint32_t first_difference(const unsigned char *a, const unsigned char *b, uint32_t seq_len, uint32_t width)
+{
+    size_t bytes = (size_t)seq_len * width, i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) {
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            return (uint32_t)((i + (size_t)__builtin_ctzll(x ^ y) / 8) / width);
+#else
+            break;
+#endif
+        }
+    }
+    for (; i < bytes; i++)
+        if (a[i] != b[i])
+            return (uint32_t)(i / width);
+    return seq_len;
+}
+
 static int compare(const lcp_set *s, const lcp_set_part *pa, uint64_t na, const lcp_set_part *pb, uint64_t nb)
 {
     const void *ta = lcp_index_seq(&pa->ix, na), *tb = lcp_index_seq(&pb->ix, nb);
+    if (!s->docs) {
+        uint32_t j = first_difference(ta, tb, s->seq_len, s->token_bytes);
+        if (j < s->seq_len) {
+            uint32_t x = s->token_bytes == 2 ? ((const uint16_t *)ta)[j] : ((const uint32_t *)ta)[j];
+            uint32_t y = s->token_bytes == 2 ? ((const uint16_t *)tb)[j] : ((const uint32_t *)tb)[j];
+            return x < y ? -1 : 1;
+        }
+        uint64_t ga = pa->first + na, gb = pb->first + nb;
+        return ga < gb ? -1 : ga > gb;
+    }
     for (uint32_t j = 0; j < s->seq_len; j++) {
         uint64_t x, y;
         if (s->docs) {
@@ -630,10 +663,18 @@ static uint32_t heads_init(const lcp_set *s, head *h)
     return n;
 }
 
+/* How far ahead in a part's sorted order the merge asks for tokens: each
+ * step reads a sequence at a random place in the shards, and the reads of
+ * the next few overlap (order over 8 parts of 2M: 7.2 s without, see
+ * docs/lcp-index.md). */
+enum { MERGE_PREFETCH = 16 };
+
 /* Moves the smallest head on; returns the heap's new size. */
 static uint32_t heads_next(const lcp_set *s, head *h, uint32_t n)
 {
     const lcp_set_part *pt = &s->parts[h[0].part];
+    if (h[0].j + MERGE_PREFETCH < pt->n)
+        __builtin_prefetch(lcp_index_seq(&pt->ix, lcp_index_perm(&pt->ix, h[0].j + MERGE_PREFETCH)));
     if (++h[0].j < pt->n)
         h[0].number = lcp_index_perm(&pt->ix, h[0].j);
     else

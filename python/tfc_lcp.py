@@ -144,6 +144,7 @@ class Index:
             raise ValueError("part is for a set: an index with tokens is one part already")
         arr = (ctypes.c_char_p * max(1, len(shards)))(*shards)
         status, err = ctypes.c_int(0), _err_buf()
+        self._lib = lib  # kept: close() must work while the module is torn down
         self._h = lib.tfc_lcp_open(os.fsencode(path), arr, len(shards), token_bytes if raw else 0, part,
                                    1 if verify else 0, ctypes.byref(status), err, _ERR)
         if not self._h:
@@ -159,7 +160,7 @@ class Index:
     # -- lifetime --
     def close(self):
         if getattr(self, "_h", None):
-            _lib.tfc_lcp_close(self._h)
+            self._lib.tfc_lcp_close(self._h)
             self._h = None
 
     def __enter__(self):
@@ -253,7 +254,7 @@ class Index:
 
     def _topk(self, q, nq, k, seq, lcp):
         err = _err_buf()
-        if _lib.tfc_lcp_topk(self._handle(), q, nq, k, seq, lcp, err, _ERR) < 0:
+        if self._lib.tfc_lcp_topk(self._handle(), q, nq, k, seq, lcp, err, _ERR) < 0:
             raise Error(err.value.decode(errors="replace"), 3)
 
     @staticmethod
@@ -270,7 +271,7 @@ class Index:
         if not 1 <= min_lcp <= self.seq_len:
             raise ValueError(f"min_lcp is 1 to seq_len ({self.seq_len})")
         out, err = _u64p(), _err_buf()
-        n = _lib.tfc_lcp_dedup(self._handle(), min_lcp, ctypes.byref(out), err, _ERR)
+        n = self._lib.tfc_lcp_dedup(self._handle(), min_lcp, ctypes.byref(out), err, _ERR)
         if n < 0:
             raise Error(err.value.decode(errors="replace"), 3)
         try:
@@ -278,13 +279,13 @@ class Index:
             if n:
                 ctypes.memmove(_ptr(res, _u64p), out, 8 * n)
         finally:
-            _lib.tfc_lcp_free(out)
+            self._lib.tfc_lcp_free(out)
         return res
 
     def order(self):
         """The sorted permutation: element j is the number of the j-th sequence in sorted order."""
         res, err = _u64_array(self.sequences), _err_buf()
-        if self.sequences and _lib.tfc_lcp_order(self._handle(), _ptr(res, _u64p), err, _ERR) < 0:
+        if self.sequences and self._lib.tfc_lcp_order(self._handle(), _ptr(res, _u64p), err, _ERR) < 0:
             raise Error(err.value.decode(errors="replace"), 3)
         return res
 
@@ -297,7 +298,7 @@ class Index:
         m = self.seq_len if m is None else int(m)
         nums = np.ascontiguousarray(numbers, dtype=np.uint64)
         out = np.empty((nums.size, m), dtype=np.uint32)
-        if nums.size and _lib.tfc_lcp_canon(self._handle(), _ptr(nums, _u64p), nums.size, m, _ptr(out, _u32p)):
+        if nums.size and self._lib.tfc_lcp_canon(self._handle(), _ptr(nums, _u64p), nums.size, m, _ptr(out, _u32p)):
             raise ValueError(f"a number this index does not hold, or m above seq_len ({self.seq_len})")
         return out
 
@@ -311,7 +312,7 @@ class Index:
             raise ValueError("one number per sequence")
         out = np.empty(nums.size, dtype=np.uint64)
         if nums.size:
-            _lib.tfc_lcp_count_before(self._handle(), _ptr(t, _u32p), _ptr(nums, _u64p), nums.size, _ptr(out, _u64p))
+            self._lib.tfc_lcp_count_before(self._handle(), _ptr(t, _u32p), _ptr(nums, _u64p), nums.size, _ptr(out, _u64p))
         return out
 
     def has_prefix(self, prefixes):
@@ -322,7 +323,7 @@ class Index:
             raise ValueError(f"prefixes are rows of at most seq_len ({self.seq_len}) tokens")
         out = np.zeros(t.shape[0], dtype=np.uint8)
         if t.shape[0]:
-            _lib.tfc_lcp_has_prefix(self._handle(), _ptr(t, _u32p), t.shape[0], t.shape[1],
+            self._lib.tfc_lcp_has_prefix(self._handle(), _ptr(t, _u32p), t.shape[0], t.shape[1],
                                     out.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
         return out.astype(bool)
 

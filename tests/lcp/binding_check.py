@@ -14,7 +14,7 @@ agrees with a scan of every sequence's tokens. Two threads querying one
 index at once get the same answers. Errors: a missing set (status 4, the
 path in the message), a rebuilt part (status 1), a shard that is not the
 index's, windows of the wrong length or with tokens too wide, a closed
-index, a library of another ABI.
+index, a part past the set's last, a library of another ABI.
 
     binding_check.py TFC PYTHON_DIR   (TFC_LCP_LIBRARY names the library)
 """
@@ -141,6 +141,11 @@ def errors(cli):
         failures.append("an index opened over another's shard")
     except tfc_lcp.Error as e:
         expect(e.status == 1 and str(e), f"an index over the wrong shard: status {e.status}, {e}")
+    try:
+        tfc_lcp.open_part(setp, 2)
+        failures.append("part 2 of a set of 2 parts opened")
+    except tfc_lcp.Error as e:
+        expect(e.status == 1 and "no part 2" in str(e), f"a part past the last: status {e.status}, {e}")
     with tfc_lcp.open(setp) as s:
         for bad, what in (([1, 2, 3], "a short window"), ([1, 2, 3, 70000], "a token past uint16")):
             try:
