@@ -9,7 +9,8 @@ over all the shards, in the same order, prints: the single index is the
 oracle (tests/lcp/lcp_oracle.py checks it against brute force). Data:
 uniform random tokens, skewed tokens (a 3-token vocabulary: long shared
 prefixes, many ties), real English text as byte tokens, exact duplicates
-spread over parts, documents (--doc-sep) with short ones, 4-byte raw tokens,
+spread over parts, documents (--doc-sep) with short ones, 4-byte raw tokens
+(10,000 queries of each kind but the last, 2,000 there),
 a stride other than seq_len; k from 1 to past N.
 
 Then the set file's errors: a missing part or shard (exit 4), a part listed
@@ -25,10 +26,12 @@ import json
 import os
 import random
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lcp_cli import write_shard  # noqa: E402
 
 TFC = sys.argv[1]
 W = tempfile.mkdtemp(prefix="tfc-lcp-set-")
@@ -40,14 +43,6 @@ def fail(msg):
     global failures
     failures += 1
     print("lcp_set: " + msg, file=sys.stderr)
-
-
-def write_shard(path, tokens, width=2, raw=False):
-    with open(path, "wb") as f:
-        if not raw:
-            magic, version = (20240520, 1) if width == 2 else (20240801, 7)
-            f.write(struct.pack("<256i", magic, version, len(tokens), *([0] * 253)))
-        f.write(struct.pack("<%d%s" % (len(tokens), "H" if width == 2 else "I"), *tokens))
 
 
 def tfc(*args):
@@ -133,15 +128,15 @@ def windows_of(toks, n, L):
 # Uniform tokens: short LCPs, most queries' top-k decided by numbers.
 u = [[rng.randrange(0, 50000) for _ in range(3000)] for _ in range(5)]
 check("uniform", [[u[0]], [u[1], u[2]], [[]], [u[3]], [u[4]]], 8,
-      queries=windows_of(u[3], 40, 8) + [rng.randrange(0, 50000) for _ in range(8 * 40)], ks=(1, 3, 20))
+      queries=windows_of(u[3], 5000, 8) + [rng.randrange(0, 50000) for _ in range(8 * 5000)], ks=(1, 3, 20))
 # Skewed: a 3-token vocabulary, long shared prefixes and ties across parts.
 sk = [[rng.choice((0, 0, 0, 1, 2)) for _ in range(2000)] for _ in range(4)]
-check("skewed", [[sk[0]], [sk[1]], [sk[2], sk[3]]], 16, queries=windows_of(sk[1], 60, 16), ks=(1, 7, 50),
+check("skewed", [[sk[0]], [sk[1]], [sk[2], sk[3]]], 16, queries=windows_of(sk[1], 10000, 16), ks=(1, 7, 50),
       min_lcps=(1, 5, 12, 16))
 # Exact duplicates spread over parts, a stride other than seq_len.
 base = [rng.randrange(0, 30) for _ in range(600)]
 check("duplicates", [[base], [base[:300] + base], [[rng.randrange(0, 30) for _ in range(500)]], [base]], 12, stride=5,
-      queries=windows_of(base, 50, 12), ks=(1, 4, 30), min_lcps=(3, 12))
+      queries=windows_of(base, 10000, 12), ks=(1, 4, 30), min_lcps=(3, 12))
 # Real English text as byte tokens.
 text = b""
 for f in sorted(glob.glob("/usr/share/common-licenses/*"))[:6]:
@@ -149,7 +144,7 @@ for f in sorted(glob.glob("/usr/share/common-licenses/*"))[:6]:
         text += open(f, "rb").read()[:20000]
 tt = list(text) or [rng.randrange(0, 256) for _ in range(60000)]
 n = len(tt) // 3
-check("text", [[tt[:n]], [tt[n:2 * n]], [tt[2 * n:]]], 24, queries=windows_of(tt, 80, 24), ks=(1, 10),
+check("text", [[tt[:n]], [tt[n:2 * n]], [tt[2 * n:]]], 24, queries=windows_of(tt, 10000, 24), ks=(1, 10),
       min_lcps=(8, 24))
 # Documents: a separator, documents of 1 to 40 tokens, copies across parts.
 docs = [[rng.randrange(1, 20) for _ in range(rng.randrange(1, 40))] for _ in range(120)]
@@ -157,12 +152,12 @@ parts_docs = []
 for p in range(3):
     chosen = [docs[rng.randrange(0, len(docs))] for _ in range(60)]
     parts_docs.append([sum(([0] + dd for dd in chosen), [])])
-check("documents", parts_docs, 16, doc_sep=0, queries=[t for dd in docs[:30] for t in (dd + [0] * 16)[:16]],
+check("documents", parts_docs, 16, doc_sep=0, queries=[t for dd in (docs[i % len(docs)] for i in range(10000)) for t in (dd + [0] * 16)[:16]],
       ks=(1, 5, 40), min_lcps=(1, 6, 16))
 # 4-byte raw tokens.
 big = [[rng.randrange(0, 1 << 20) for _ in range(900)] for _ in range(3)]
 big[2][:300] = big[0][:300]
-check("raw32", [[big[0]], [big[1]], [big[2]]], 10, width=4, raw=True, queries=windows_of(big[0], 30, 10), ks=(1, 6))
+check("raw32", [[big[0]], [big[1]], [big[2]]], 10, width=4, raw=True, queries=windows_of(big[0], 2000, 10), ks=(1, 6))
 
 # ---- errors ----
 d, st = os.path.join(W, "uniform"), os.path.join(W, "uniform", "sets", "all.set")
