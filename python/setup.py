@@ -53,19 +53,19 @@ class BuildNative(build_ext):
         sources_cmake = os.path.join(src, "lcp", "sources.cmake")
         if not os.path.exists(sources_cmake):
             raise CompileError(f"no tfc sources at {src} (set TFC_SOURCE_DIR, or TFC_LCP_LIBRARY at run time)")
-        gen = os.path.join(os.path.abspath(self.build_temp), "tfc_lcp_rendered")
-        os.makedirs(gen, exist_ok=True)
-        self.render(src, gen)
-        files = cmake_list(sources_cmake, "TFC_LCP_SOURCES") + cmake_list(sources_cmake, "TFC_LCP_FFI_SOURCES")
-        files += cmake_list(os.path.join(src, "base", "sources.cmake"), "TFC_BASE_LCP_SOURCES")
-        ext.sources = [os.path.join(src, f) for f in files]
-        ext.include_dirs = [os.path.join(src, "lcp"), os.path.join(src, "base"), gen]
-        try:
+        try:  # any failure is a CompileError: the extension is optional, pip only warns
+            gen = os.path.join(os.path.abspath(self.build_temp), "tfc_lcp_rendered")
+            os.makedirs(gen, exist_ok=True)
+            self.render(src, gen)
+            files = cmake_list(sources_cmake, "TFC_LCP_SOURCES") + cmake_list(sources_cmake, "TFC_LCP_FFI_SOURCES")
+            files += cmake_list(os.path.join(src, "base", "sources.cmake"), "TFC_BASE_LCP_SOURCES")
+            ext.sources = [os.path.join(src, f) for f in files]
+            ext.include_dirs = [os.path.join(src, "lcp"), os.path.join(src, "base"), gen]
             super().build_extension(ext)
-        except Exception as e:  # setuptools' own errors pass as they are
-            if isinstance(e, CompileError):
-                raise
-            raise CompileError(str(e)) from e
+        except CompileError:
+            raise
+        except Exception as e:  # noqa: BLE001 (a compiler that is missing, a renderer that cannot run)
+            raise CompileError(f"tfc_lcp's native library: {e}") from e
 
     def render(self, src, gen):
         """templates/lcp_{types,core parts,build}.inc filled as CMake fills them."""
