@@ -9,7 +9,7 @@
 # system's python3) and its torch.distributed runner on 4 gloo processes
 # (tests/lcp/dist_check.py), both through LIB (libtfc_lcp.so).
 #   check.sh example|pipelining|torchtitan|noise|titan_example|step TFC SOURCE_DIR
-#   check.sh lcp_binding|lcp_dist TFC SOURCE_DIR LIB
+#   check.sh lcp_binding|lcp_dist|lcp_loader TFC SOURCE_DIR LIB   (lcp_loader: examples/lcp_loader --check)
 # Python with torch: $TFC_TORCH_PYTHON, else SOURCE_DIR/.venv-torch (which
 # ./run.sh test creates). Without torch: fails, unless TFC_SKIP_TORCH=1
 # (run.sh sets it off CI when it could not install torch; likewise
@@ -63,8 +63,11 @@ case $what in
   lcp_dist)
     TFC_LCP_LIBRARY=$4 "$py" "$src/tests/lcp/dist_check.py" "$tfc" "$src/python"
     ;;
+  lcp_loader)
+    TFC_LCP_LIBRARY=$4 "$py" "$src/examples/lcp_loader/loader.py" "$tfc" --out "$work/loader" --check
+    ;;
   *)
-    echo "usage: check.sh example|pipelining|torchtitan|noise|titan_example|step|lcp_binding|lcp_dist TFC SOURCE_DIR [LIB]" >&2
+    echo "usage: check.sh example|pipelining|torchtitan|noise|titan_example|step|lcp_binding|lcp_dist|lcp_loader TFC SOURCE_DIR [LIB]" >&2
     exit 2
     ;;
 esac
