@@ -3,7 +3,8 @@
  * holds one small shard (s0.bin, 600 tokens) and its index (p0.idx,
  * seq_len 4), the files the seed sets (tests/fuzz/run.sh) name, so
  * mutations reach past the JSON to the checks and the answers; opened
- * without and with the checksums. */
+ * without and with the checksums; then each of the first two parts
+ * opened alone, with the searches a rank answers for other parts. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "diag.h"
 #include "lcp_index.h"
+#include "lcp_merge.h"
 #include "lcp_set.h"
 #include "lcp_shard.h"
 
@@ -84,6 +86,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (null) {
                 lcp_set_order(&s, null, "/dev/null", &d);
                 fclose(null);
+            }
+        }
+        diag_free(&d);
+        lcp_set_close(&s);
+    }
+    /* One part alone (a process answering for it), and what it answers
+     * for other parts' sequences. */
+    for (uint32_t part = 0; part < 2; part++) {
+        diag_list d;
+        diag_init(&d, 4);
+        lcp_set s;
+        if (lcp_set_open_part(set_path, part, false, true, &s, &d) == TFC_OK && s.seq_len <= 64) {
+            const lcp_index *ix = &s.parts[part].ix;
+            uint32_t t[64];
+            for (uint64_t i = 0; i < ix->n && i < 3; i++) {
+                lcp_seq_canon(ix, i, ix->seq_len, t);
+                lcp_index_count_before(ix, s.parts[part].first, t, s.parts[part].first + i);
+                lcp_index_has_prefix(ix, t, ix->seq_len / 2);
             }
         }
         diag_free(&d);
