@@ -11,8 +11,8 @@
 #     index's on one thread; the set's work per query against its parts'
 #     single searches; every answer compared with the one index's;
 #   - the Python binding's batch top-k (1,000 queries) against the C
-#     library's loop (bench/lcp_py.py; needs numpy: TFC_TORCH_PYTHON or
-#     .venv-torch);
+#     library's batch, lcp_set_topk_batch, and its loop of single queries
+#     (bench/lcp_py.py; needs numpy: TFC_TORCH_PYTHON or .venv-torch);
 #   - dedup (--min-lcp 32) and order over the set and over the one index,
 #     outputs compared byte for byte.
 #   bench/lcp_scale.sh [--parts P] [--per-part N] [--queries Q] [--out DIR] [--keep]
@@ -75,16 +75,20 @@ echo "build: parts ${part_s[*]} s (max $part_max, $build_parts in all, one after
 "$root/build/bench_lcp_set" all.set one.idx q.bin "$nq" 10 "${shards[@]}" | tee set_speed.txt
 # The binding against the C library: three rounds of each, alternating, the
 # best of each (this machine's speed drifts by 20% from minute to minute).
-c_qps=0 py_qps=0
+# The binding's batch is the library's lcp_set_topk_batch (part by part);
+# the C loop of single queries is printed beside it.
+c_qps=0 c_batch=0 py_qps=0
 for _ in 1 2 3; do
-  c=$("$root/build/bench_lcp_set" --qps all.set q.bin 1000 10 | sed -n 's/c_qps=//p')
+  line=$("$root/build/bench_lcp_set" --qps all.set q.bin 1000 10)
   p=$(TFC_LCP_LIBRARY=$root/build/libtfc_lcp.so "$py" "$root/bench/lcp_py.py" all.set q.bin 1000 10 |
     sed -n 's/python_qps=//p')
-  c_qps=$(awk -v a="$c_qps" -v b="$c" 'BEGIN { print (b > a ? b : a) }')
+  c_qps=$(awk -v a="$c_qps" -v b="$(sed -n 's/^c_qps=\([0-9]*\).*/\1/p' <<<"$line")" 'BEGIN { print (b > a ? b : a) }')
+  c_batch=$(awk -v a="$c_batch" -v b="$(sed -n 's/.*c_batch_qps=\([0-9]*\).*/\1/p' <<<"$line")" 'BEGIN { print (b > a ? b : a) }')
   py_qps=$(awk -v a="$py_qps" -v b="$p" 'BEGIN { print (b > a ? b : a) }')
 done
-py_ratio=$(awk -v a="$py_qps" -v b="$c_qps" 'BEGIN { printf "%.2f", a / b }')
-echo "python: tfc_lcp topk_batch, 1,000 queries: $py_qps queries/s, $py_ratio of the C library's $c_qps (best of 3 alternating rounds, each best of 10)"
+py_ratio=$(awk -v a="$py_qps" -v b="$c_batch" 'BEGIN { printf "%.2f", a / b }')
+echo "python: tfc_lcp topk_batch, 1,000 queries: $py_qps queries/s, $py_ratio of the C library's batch $c_batch" \
+  "(its loop of single queries $c_qps; best of 3 alternating rounds, each best of 10)"
 secs() { local a; a=$(now); "$@"; sub "$a" "$(now)"; }
 d1=$(secs "$tfc" index dedup one.idx --tokens "${shards[@]}" --min-lcp 32 -o one.dedup --no-verify)
 d2=$(secs "$tfc" index dedup all.set --min-lcp 32 -o set.dedup --no-verify)

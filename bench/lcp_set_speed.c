@@ -1,7 +1,8 @@
 /* bench_lcp_set: an index set's merged top-k against one index over the
  * same shards (bench/lcp_scale.sh):
  *   bench_lcp_set SET INDEX QSHARD NQ K SHARD...
- *   bench_lcp_set --qps SET QSHARD NQ K   (the throughput line alone)
+ *   bench_lcp_set --qps SET QSHARD NQ K   (the throughput line alone: the
+ *                                          queries one by one, and as one batch)
  * The first NQ windows of QSHARD are the queries. Printed: each part's and
  * the one index's memory (file + derived bytes per sequence); top-k
  * latency p50/p95/p99 of the one index, of the set on one thread, and of
@@ -10,8 +11,9 @@
  * a single pass's p99 moved 2x between runs); the
  * set's work per query against its parts' top-k searched one after another
  * (8 single searches for 8 parts); the C library's throughput on the first
- * 1,000 queries answered in one loop (best of 10; bench/lcp_py.py compares
- * the binding's with it). Every set answer is compared with the one index's;
+ * 1,000 queries answered in one loop (best of 10). --qps prints that and
+ * the batch's (lcp_set_topk_batch), which bench/lcp_py.py's figure for the
+ * binding is compared with. Every set answer is compared with the one index's;
  * a difference exits 1. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -92,6 +94,28 @@ static double loop_qps(const lcp_set *s, const unsigned char *q, size_t qbytes, 
     return (double)nb / best;
 }
 
+/* The same queries through lcp_set_topk_batch (part by part), best of 10. */
+static double batch_qps(const lcp_set *s, const void *q, uint64_t nb, uint64_t k)
+{
+    lcp_set_work w;
+    uint64_t c = k < s->n ? k : s->n;
+    uint64_t *seq = malloc((nb * c + 1) * sizeof *seq);
+    uint32_t *lcp = malloc((nb * c + 1) * sizeof *lcp);
+    if (!seq || !lcp || !lcp_set_work_init(&w, k))
+        exit(3);
+    double best = 1e30;
+    for (int r = 0; r < 10; r++) {
+        double a = now_s();
+        lcp_set_topk_batch(s, q, nb, &w, seq, lcp);
+        double b = now_s() - a;
+        best = b < best ? b : best;
+    }
+    lcp_set_work_free(&w);
+    free(seq);
+    free(lcp);
+    return (double)nb / best;
+}
+
 static int qps_only(const char *set, const char *qshard, uint64_t nq, uint64_t k)
 {
     diag_list d;
@@ -110,7 +134,8 @@ static int qps_only(const char *set, const char *qshard, uint64_t nq, uint64_t k
     uint32_t *lcp = malloc(k * sizeof *lcp);
     if (!seq || !lcp || !lcp_set_work_init(&w, k))
         return 3;
-    printf("c_qps=%.0f\n", loop_qps(&s, qs.s[0].tokens, qbytes, nq, &w, seq, lcp));
+    printf("c_qps=%.0f c_batch_qps=%.0f\n", loop_qps(&s, qs.s[0].tokens, qbytes, nq, &w, seq, lcp),
+           batch_qps(&s, qs.s[0].tokens, nq, k));
     lcp_set_work_free(&w);
     free(seq);
     free(lcp);

@@ -191,8 +191,7 @@ int64_t tfc_lcp_topk(const tfc_lcp *h, const void *queries, uint64_t nq, uint64_
         put_nomem("answering a top-k", err, cap);
         return -1;
     }
-    for (uint64_t i = 0; i < nq; i++)
-        lcp_set_topk(&h->set, q + i * qbytes, &w, seq + i * c, lcp + i * c);
+    lcp_set_topk_batch(&h->set, q, nq, &w, seq, lcp);
     lcp_set_work_free(&w);
     return (int64_t)c;
 }

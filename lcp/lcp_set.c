@@ -522,35 +522,57 @@ static uint64_t enumerate(const lcp_set *s, const lcp_set_part *pt, const void *
     return n;
 }
 
+/* Part p's share of a merged top-k: its answer for the query merged into
+ * the cnt held in seq and lcp (those of parts 0..p-1); returns the new
+ * count, min(k, the sequences of parts 0..p) whatever the query. */
+static uint64_t topk_part(const lcp_set *s, uint32_t p, const void *query, lcp_set_work *w, uint64_t *seq,
+                          uint32_t *lcp, uint64_t cnt)
+{
+    const lcp_set_part *pt = &s->parts[p];
+    uint64_t k = w->k, got = UINT64_MAX;
+    if (cnt == k) {
+        /* Part p's numbers are above every one held: it can only enter
+         * with an LCP above the k-th's. */
+        uint32_t v = lcp[k - 1];
+        if (v >= s->seq_len)
+            return cnt;
+        uint64_t lo, hi;
+        lcp_index_prefix_range(&pt->ix, query, v + 1, &lo, &hi);
+        if (lo >= hi)
+            return cnt;
+        if (hi - lo <= k)
+            got = enumerate(s, pt, query, lo, hi, v + 1, w->pseq, w->plcp);
+    }
+    if (got == UINT64_MAX)
+        got = lcp_index_topk(&pt->ix, query, k, w->pseq, w->plcp);
+    for (uint64_t j = 0; j < got; j++)
+        w->gseq[j] = pt->first + w->pseq[j];
+    uint64_t m = lcp_topk_merge(seq, lcp, cnt, w->gseq, w->plcp, got, k, w->mseq, w->mlcp);
+    memcpy(seq, w->mseq, m * sizeof *seq);
+    memcpy(lcp, w->mlcp, m * sizeof *lcp);
+    return m;
+}
+
 uint64_t lcp_set_topk(const lcp_set *s, const void *query, lcp_set_work *w, uint64_t *seq, uint32_t *lcp)
 {
-    uint64_t k = w->k, cnt = 0;
-    for (uint32_t p = 0; p < s->n_parts; p++) {
-        const lcp_set_part *pt = &s->parts[p];
-        uint64_t got = UINT64_MAX;
-        if (cnt == k) {
-            /* Part p's numbers are above every one held: it can only enter
-             * with an LCP above the k-th's. */
-            uint32_t v = lcp[k - 1];
-            if (v >= s->seq_len)
-                continue;
-            uint64_t lo, hi;
-            lcp_index_prefix_range(&pt->ix, query, v + 1, &lo, &hi);
-            if (lo >= hi)
-                continue;
-            if (hi - lo <= k)
-                got = enumerate(s, pt, query, lo, hi, v + 1, w->pseq, w->plcp);
-        }
-        if (got == UINT64_MAX)
-            got = lcp_index_topk(&pt->ix, query, k, w->pseq, w->plcp);
-        for (uint64_t j = 0; j < got; j++)
-            w->gseq[j] = pt->first + w->pseq[j];
-        uint64_t m = lcp_topk_merge(seq, lcp, cnt, w->gseq, w->plcp, got, k, w->mseq, w->mlcp);
-        memcpy(seq, w->mseq, m * sizeof *seq);
-        memcpy(lcp, w->mlcp, m * sizeof *lcp);
-        cnt = m;
-    }
+    uint64_t cnt = 0;
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        cnt = topk_part(s, p, query, w, seq, lcp, cnt);
     return cnt;
+}
+
+uint64_t lcp_set_topk_batch(const lcp_set *s, const void *queries, uint64_t nq, lcp_set_work *w, uint64_t *seq,
+                            uint32_t *lcp)
+{
+    uint64_t c = w->k < s->n ? w->k : s->n, cnt = 0, next = 0;
+    size_t qbytes = (size_t)s->seq_len * s->token_bytes;
+    const unsigned char *q = queries;
+    /* Part by part, every query in turn: a part's search arrays stay in
+     * cache across the queries (docs/lcp-index.md, "Index sets at scale"). */
+    for (uint32_t p = 0; p < s->n_parts; p++, cnt = next)
+        for (uint64_t i = 0; i < nq; i++)
+            next = topk_part(s, p, q + i * qbytes, w, seq + i * c, lcp + i * c, cnt);
+    return c;
 }
 
 /* Sequence a (part pa, number na) against b in the single index's order:
