@@ -68,14 +68,6 @@ class DistributedSet:
         self.parts = {}
 
     # -- collectives over numpy arrays --
-    def _t(self, a):
-        a = np.ascontiguousarray(a)
-        if a.dtype == np.uint64:
-            a = a.view(np.int64)
-        elif a.dtype == np.uint32:
-            a = a.astype(np.int64)
-        return torch.from_numpy(a).to(self.device)
-
     def _gather_ints(self, values):
         """Each rank's list of ints (any length), all ranks': a list per rank."""
         n = torch.tensor([len(values)], dtype=torch.int64, device=self.device)
@@ -88,19 +80,24 @@ class DistributedSet:
         dist.all_gather(out, buf, group=self.group)
         return [o.cpu().tolist()[:k] for o, k in zip(out, ns)]
 
-    def _gather(self, arrays):
-        """Each rank's list of 1-D arrays (the same dtype, any lengths), all
-        ranks': a list per rank, in rank order."""
+    def _gather(self, arrays, dtype=np.uint64):
+        """Each rank's list of 1-D arrays (any lengths), all ranks': a list
+        per rank, in rank order. dtype uint64 (numbers) or uint32 (tokens,
+        flags: half the traffic), travelling as the signed type of its width."""
+        wire = {np.dtype(np.uint64): (np.int64, torch.int64), np.dtype(np.uint32): (np.int32, torch.int32)}
+        npw, tw = wire[np.dtype(dtype)]
         counts = self._gather_ints([len(a) for a in arrays])
         size = max(sum(c) for c in counts)
-        flat = np.concatenate([np.asarray(a, dtype=np.uint64) for a in arrays]) if arrays else np.empty(0, np.uint64)
-        buf = np.zeros(size, dtype=np.uint64)
-        buf[:flat.size] = flat
-        out = [torch.empty(size, dtype=torch.int64, device=self.device) for _ in range(self.world)]
-        dist.all_gather(out, self._t(buf), group=self.group)
+        buf = np.zeros(size, dtype=dtype)
+        at = 0
+        for a in arrays:
+            buf[at:at + len(a)] = a
+            at += len(a)
+        out = [torch.empty(size, dtype=tw, device=self.device) for _ in range(self.world)]
+        dist.all_gather(out, torch.from_numpy(buf.view(npw)).to(self.device), group=self.group)
         res = []
         for r, t in enumerate(out):
-            v, at, mine = t.cpu().numpy().view(np.uint64), 0, []
+            v, at, mine = t.cpu().numpy().view(dtype), 0, []
             for n in counts[r]:
                 mine.append(v[at:at + n])
                 at += n
@@ -136,10 +133,11 @@ class DistributedSet:
             ans = self.parts[p].topk_batch(qn, k)
             mine = ans if mine is None else tfc_lcp.merge_topk(mine, ans, k)
         nq = qn.shape[0]
-        got = self._gather([mine[0].reshape(-1), mine[1].reshape(-1).astype(np.uint64)])
+        seqs = self._gather([mine[0].reshape(-1)])
+        lcps = self._gather([mine[1].reshape(-1)], np.uint32)
         merged = None
         for r in range(self.world):
-            s, l = got[r]
+            s, l = seqs[r][0], lcps[r][0]
             cr = s.size // nq if nq else 0
             ans = (s.reshape(nq, cr), l.astype(np.uint32).reshape(nq, cr))
             merged = ans if merged is None else tfc_lcp.merge_topk(merged, ans, k)
@@ -160,14 +158,14 @@ class DistributedSet:
             whole = (t != np.uint32(0xFFFFFFFF)).all(axis=1) if m else np.ones(len(firsts), bool)
             cand[p], prefixes[p] = firsts[whole], t[whole]
         # Every part's first occurrences, to every rank.
-        sent = self._by_part(self._gather([prefixes[p].reshape(-1).astype(np.uint64) for p in sorted(self.parts)]))
+        sent = self._by_part(self._gather([prefixes[p].reshape(-1) for p in sorted(self.parts)], np.uint32))
         # For each later part's prefixes, whether this rank's parts hold them.
         flags = []
         for p in sorted(self.parts):
             for q in range(p + 1, self.n_parts):
-                flags.append(self.parts[p].has_prefix(sent[q].astype(np.uint32).reshape(-1, m)).astype(np.uint64))
+                flags.append(self.parts[p].has_prefix(sent[q].reshape(-1, m)).astype(np.uint32))
         # Flag arrays, in the order each rank made them (its parts, then later parts).
-        got = self._gather(flags)
+        got = self._gather(flags, np.uint32)
         seen = {p: np.zeros(len(cand[p]), dtype=bool) for p in self.parts}
         for r, arrays in enumerate(got):
             i = 0
@@ -188,7 +186,7 @@ class DistributedSet:
             toks[p] = ix.canon(perm[p])
         mine = sorted(self.parts)
         sent_perm = self._by_part(self._gather([perm[p] for p in mine]))
-        sent_toks = self._by_part(self._gather([toks[p].reshape(-1).astype(np.uint64) for p in mine]))
+        sent_toks = self._by_part(self._gather([toks[p].reshape(-1) for p in mine], np.uint32))
         starts = np.zeros(self.n_parts + 1, dtype=np.int64)
         for p in range(self.n_parts):
             starts[p + 1] = starts[p] + len(sent_perm[p])
@@ -196,7 +194,7 @@ class DistributedSet:
         # sequences before it; this rank adds its parts' counts.
         counts = np.zeros(int(starts[-1]), dtype=np.int64)
         for p in range(self.n_parts):
-            t = sent_toks[p].astype(np.uint32).reshape(-1, self.seq_len)
+            t = sent_toks[p].reshape(-1, self.seq_len)
             for q in mine:
                 if q != p:
                     counts[starts[p]:starts[p + 1]] += self.parts[q].count_before(t, sent_perm[p]).astype(np.int64)
