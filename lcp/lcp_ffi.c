@@ -342,17 +342,25 @@ void tfc_lcp_count_before(const tfc_lcp *h, const uint32_t *tokens, const uint64
     }
 }
 
-void tfc_lcp_has_prefix(const tfc_lcp *h, const uint32_t *tokens, uint64_t cnt, uint32_t m, uint8_t *out)
+void tfc_lcp_has_prefix(const tfc_lcp *h, const uint32_t *tokens, uint64_t cnt, uint32_t m, int sorted, uint8_t *out)
 {
     uint64_t first = 0;
     const lcp_index *ix = one_index(h, &first);
-    for (uint64_t i = 0; i < cnt; i++) {
-        const uint32_t *t = tokens + (size_t)i * m;
-        bool has = false;
-        if (ix)
-            has = lcp_index_has_prefix(ix, t, m);
-        for (uint32_t p = 0; !ix && !has && p < h->set.n_parts; p++)
-            has = lcp_index_has_prefix(&h->set.parts[p].ix, t, m);
-        out[i] = has;
+    uint32_t n_ix = ix ? 1 : h->set.n_parts;
+    memset(out, 0, cnt);
+    uint8_t *one = sorted && n_ix > 1 ? malloc(cnt ? cnt : 1) : NULL;
+    for (uint32_t p = 0; p < n_ix; p++) {
+        const lcp_index *x = ix ? ix : &h->set.parts[p].ix;
+        if (sorted && (n_ix == 1 || one)) {
+            uint8_t *o = n_ix == 1 ? out : one;
+            lcp_index_has_prefixes_sorted(x, tokens, cnt, m, o);
+            for (uint64_t i = 0; o != out && i < cnt; i++)
+                out[i] |= o[i];
+            continue;
+        }
+        for (uint64_t i = 0; i < cnt; i++)
+            if (!out[i])
+                out[i] = lcp_index_has_prefix(x, tokens + (size_t)i * m, m);
     }
+    free(one);
 }

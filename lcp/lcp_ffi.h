@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* Bumped whenever a signature below changes: the binding checks it. */
-#define TFC_LCP_ABI 1
+#define TFC_LCP_ABI 2
 
 typedef struct tfc_lcp tfc_lcp;
 
@@ -71,9 +71,11 @@ TFC_LCP_API int64_t tfc_lcp_topk_merge(uint64_t nq, uint64_t k, const uint64_t *
  *    and its number), how many of h's sequences come before it in the
  *    order;
  *  - has_prefix: for each of cnt prefixes of m canonical tokens, whether a
- *    sequence of h starts with it. */
+ *    sequence of h starts with it; sorted != 0 promises the prefixes in
+ *    ascending order (one walk along each index's order, not a search each). */
 TFC_LCP_API int tfc_lcp_canon(const tfc_lcp *h, const uint64_t *nums, uint64_t cnt, uint32_t m, uint32_t *out);
 TFC_LCP_API void tfc_lcp_count_before(const tfc_lcp *h, const uint32_t *tokens, const uint64_t *nums, uint64_t cnt, uint64_t *out);
-TFC_LCP_API void tfc_lcp_has_prefix(const tfc_lcp *h, const uint32_t *tokens, uint64_t cnt, uint32_t m, uint8_t *out);
+TFC_LCP_API void tfc_lcp_has_prefix(const tfc_lcp *h, const uint32_t *tokens, uint64_t cnt, uint32_t m, int sorted,
+                                    uint8_t *out);
 
 #endif

@@ -2,6 +2,8 @@
  * sequences (lcp_merge.h). */
 #include "lcp_merge.h"
 
+#include <stdlib.h>
+
 uint64_t lcp_topk_merge(const uint64_t *as, const uint32_t *al, uint64_t na, const uint64_t *bs, const uint32_t *bl,
                         uint64_t nb, uint64_t k, uint64_t *os, uint32_t *ol)
 {
@@ -63,10 +65,10 @@ uint64_t lcp_index_count_before(const lcp_index *ix, uint64_t first, const uint3
     return lo;
 }
 
-bool lcp_index_has_prefix(const lcp_index *ix, const uint32_t *t, uint32_t m)
+/* has_prefix by bisection over the sorted order, comparing canonical
+ * tokens: where no buffer for the index's own search can be had. */
+static bool has_prefix_bisect(const lcp_index *ix, const uint32_t *t, uint32_t m)
 {
-    if (m > ix->seq_len)
-        return false;
     uint64_t lo = 0, hi = ix->n;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
@@ -76,4 +78,48 @@ bool lcp_index_has_prefix(const lcp_index *ix, const uint32_t *t, uint32_t m)
             hi = mid;
     }
     return lo < ix->n && compare_canon(ix, lcp_index_perm(ix, lo), t, m) == 0;
+}
+
+bool lcp_index_has_prefix(const lcp_index *ix, const uint32_t *t, uint32_t m)
+{
+    if (m > ix->seq_len || ix->n == 0)
+        return false;
+    /* The prefix in the index's token width, for its own search (its
+     * directory: several times faster than bisecting the order). */
+    enum { LOCAL = 256 };
+    uint32_t local[LOCAL];
+    void *buf = m <= LOCAL ? local : malloc((size_t)m * 4);
+    if (!buf)
+        return has_prefix_bisect(ix, t, m);
+    bool fits = true;
+    for (uint32_t j = 0; j < m && fits; j++) {
+        if (t[j] == LCP_END || (ix->token_bytes == 2 && t[j] > UINT16_MAX) || (ix->docs && t[j] == ix->doc_sep))
+            fits = false; /* no sequence holds such a token there */
+        else if (ix->token_bytes == 2)
+            ((uint16_t *)buf)[j] = (uint16_t)t[j];
+        else
+            ((uint32_t *)buf)[j] = t[j];
+    }
+    uint64_t lo = 0, hi = 0;
+    if (fits)
+        lcp_index_prefix_range(ix, buf, m, &lo, &hi);
+    if (buf != local)
+        free(buf);
+    return lo < hi;
+}
+
+void lcp_index_has_prefixes_sorted(const lcp_index *ix, const uint32_t *t, uint64_t cnt, uint32_t m, uint8_t *out)
+{
+    uint64_t j = 0;
+    for (uint64_t i = 0; i < cnt; i++) {
+        const uint32_t *q = t + (size_t)i * m;
+        int c = 1;
+        if (m > ix->seq_len) {
+            out[i] = 0;
+            continue;
+        }
+        while (j < ix->n && (c = compare_canon(ix, lcp_index_perm(ix, j), q, m)) < 0)
+            j++;
+        out[i] = j < ix->n && c == 0;
+    }
 }

@@ -33,5 +33,9 @@ uint64_t lcp_index_count_before(const lcp_index *ix, uint64_t first, const uint3
  * them LCP_END; a document shorter than m tokens starts with nothing that
  * long). */
 bool lcp_index_has_prefix(const lcp_index *ix, const uint32_t *t, uint32_t m);
+/* The same for cnt prefixes of m tokens each, given in ascending order (as
+ * one index sorts them): one walk along ix's sorted order instead of a
+ * search each, for many prefixes at once (python/tfc_lcp_dist.py's dedup). */
+void lcp_index_has_prefixes_sorted(const lcp_index *ix, const uint32_t *t, uint64_t cnt, uint32_t m, uint8_t *out);
 
 #endif

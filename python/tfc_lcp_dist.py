@@ -21,9 +21,9 @@ What moves between ranks:
     dedup); across parts only the part's first occurrences of each prefix
     can be one, and only of an earlier part, whose numbers are all smaller.
     So each rank sends the first min_lcp tokens of its parts' first
-    occurrences (one per distinct prefix), each rank answers for its parts
-    whether they hold each prefix of a later part (a search in its index),
-    and the flags come back;
+    occurrences (one per distinct prefix, in sorted order), each rank
+    answers for its parts whether they hold each prefix of a later part (one
+    walk along its sorted order per later part), and the flags come back;
   - order: sequence x of part p sits at its position in part p plus, for
     every other part, how many of that part's sequences come before x (a
     binary search there). Each rank sends its parts' sequences (seq_len
@@ -152,8 +152,10 @@ class DistributedSet:
         local, cand, prefixes = {}, {}, {}
         for p, ix in sorted(self.parts.items()):
             local[p] = np.asarray(ix.dedup(m), dtype=np.uint64)
-            nums = np.arange(ix.first, ix.first + ix.sequences, dtype=np.uint64)
-            firsts = np.setdiff1d(nums, local[p], assume_unique=True)
+            # The first occurrences in the part's sorted order, so that their
+            # prefixes arrive sorted: each answering part walks its order once.
+            order = np.asarray(ix.order(), dtype=np.uint64)
+            firsts = order[~np.isin(order, local[p], assume_unique=True)]
             t = ix.canon(firsts, m)
             whole = (t != np.uint32(0xFFFFFFFF)).all(axis=1) if m else np.ones(len(firsts), bool)
             cand[p], prefixes[p] = firsts[whole], t[whole]
@@ -163,7 +165,7 @@ class DistributedSet:
         flags = []
         for p in sorted(self.parts):
             for q in range(p + 1, self.n_parts):
-                flags.append(self.parts[p].has_prefix(sent[q].reshape(-1, m)).astype(np.uint32))
+                flags.append(self.parts[p].has_prefix(sent[q].reshape(-1, m), sorted=True).astype(np.uint32))
         # Flag arrays, in the order each rank made them (its parts, then later parts).
         got = self._gather(flags, np.uint32)
         seen = {p: np.zeros(len(cand[p]), dtype=bool) for p in self.parts}

@@ -9,8 +9,9 @@ array.array and, with numpy, 1-D arrays and topk_batch), dedup and order
 exactly as `tfc index` does on the one index; every part opened alone
 (open_part) as `tfc index` does on that part's own index, numbers shifted;
 the parts' top-k merged with merge_topk as the one index; count_before
-summed over the parts is each sequence's place in the order; has_prefix
-agrees with a scan of every sequence's tokens. Two threads querying one
+summed over the parts is each sequence's place in the order; has_prefix,
+searching and walking (sorted=True), agrees with a scan of every
+sequence's tokens. Two threads querying one
 index at once get the same answers. Errors: a missing set (status 4, the
 path in the message), a rebuilt part (status 1), a shard that is not the
 index's, windows of the wrong length or with tokens too wide, a closed
@@ -115,6 +116,9 @@ def check(cli, name, parts, seq_len, kind, queries, ks, min_lcps, width=2, raw=F
             have = {r[:m] for r in rows if 0xFFFFFFFF not in r[:m]}
             got = s.has_prefix(np.array(probes, dtype=np.uint32)).tolist() if probes else []
             expect(got == [tuple(p) in have for p in probes], f"{name}: has_prefix with {m} tokens")
+            probes.sort()
+            got = s.has_prefix(np.array(probes, dtype=np.uint32), sorted=True).tolist() if probes else []
+            expect(got == [tuple(p) in have for p in probes], f"{name}: has_prefix(sorted=True) with {m} tokens")
         # Two threads at once on one index.
         res = [None, None]
 
