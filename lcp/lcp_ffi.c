@@ -168,6 +168,7 @@ int64_t tfc_lcp_topk(const tfc_lcp *h, const void *queries, uint64_t nq, uint64_
     uint64_t c = k < h->n ? k : h->n;
     if (c == 0)
         return 0;
+    k = c; /* the same answers, and scratch for at most every sequence whatever k asks */
     size_t qbytes = (size_t)h->seq_len * h->token_bytes;
     const unsigned char *q = queries;
     uint64_t first = 0;
