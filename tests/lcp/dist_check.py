@@ -18,6 +18,7 @@ order; every rank's answer must equal the CLI's on the single index.
 """
 import os
 import random
+import socket
 import sys
 
 TFC, PYDIR = sys.argv[1], sys.argv[2]
@@ -111,7 +112,9 @@ def main():
 
     ctx = mp.get_context("spawn")
     errq = ctx.Queue()
-    port = 29500 + os.getpid() % 2000
+    with socket.socket() as sock:  # a port the system says is free
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
     procs = [ctx.Process(target=worker, args=(r, cases, port, errq)) for r in range(RANKS)]
     for p in procs:
         p.start()
