@@ -15,7 +15,11 @@
 #     (bench/lcp_py.py; needs numpy: TFC_TORCH_PYTHON or .venv-torch);
 #   - dedup (--min-lcp 32) and order over the set and over the one index,
 #     outputs compared byte for byte.
-#   bench/lcp_scale.sh [--parts P] [--per-part N] [--queries Q] [--out DIR] [--keep]
+#   bench/lcp_scale.sh [--parts P] [--per-part N] [--queries Q] [--text] [--out DIR] [--keep]
+# --text: real English text instead (bench/text_tokens.py: this machine's
+# man pages and /usr/share/doc as word tokens, about 101M, so about 1.6M
+# windows whatever --per-part says), cut into P parts; its queries alternate
+# perturbed windows and windows starting between two windows.
 # Defaults 8 parts of 5,000,000 (40M sequences, about 5.1 GB of shards; the
 # free disk is checked first), 10,000 queries. The corpus is deleted after
 # unless --keep. The last line printed is
@@ -24,7 +28,7 @@
 #     order_s=.. order_one_s=..
 set -euo pipefail
 cd "$(dirname "$0")/.."
-parts=8 per=5000000 nq=10000 out=build/lcp_scale keep=0
+parts=8 per=5000000 nq=10000 out=build/lcp_scale keep=0 text=0
 while [ $# -gt 0 ]; do
   case $1 in
     --parts) parts=$2; shift 2 ;;
@@ -32,7 +36,8 @@ while [ $# -gt 0 ]; do
     --queries) nq=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    *) echo "usage: bench/lcp_scale.sh [--parts P] [--per-part N] [--queries Q] [--out DIR] [--keep]" >&2; exit 2 ;;
+    --text) text=1; shift ;;
+    *) echo "usage: bench/lcp_scale.sh [--parts P] [--per-part N] [--queries Q] [--text] [--out DIR] [--keep]" >&2; exit 2 ;;
   esac
 done
 L=64
@@ -51,12 +56,30 @@ if [ "$free_kb" -lt "$need_kb" ]; then
   exit 1
 fi
 cd "$out"
-[ "$keep" = 1 ] || trap 'rm -f s*.bin q.bin *.idx all.set *.dedup *.order' EXIT
+[ "$keep" = 1 ] || trap 'rm -f s*.bin q.bin text.bin *.idx all.set *.dedup *.order' EXIT
 now() { date +%s.%N; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 t=$(now)
-"$root/build/bench_lcp" zipfparts . "$parts" "$per" "$L" 11 "$nq"
-echo "corpus: $parts parts of $per windows of $L tokens, $(du -sh --apparent-size . | cut -f1) written in $(sub "$t" "$(now)") s"
+if [ "$text" = 1 ]; then
+  python3 "$root/bench/text_tokens.py" text.bin 0 q.bin "$nq" "$L" >/dev/null
+  python3 - "$parts" <<'PY'
+import os, struct, sys
+parts = int(sys.argv[1])
+with open("text.bin", "rb") as f:
+    f.seek(1024)
+    toks = f.read()
+n = len(toks) // 2
+for p in range(parts):
+    a, b = n * p // parts, n * (p + 1) // parts
+    with open(f"s{p}.bin", "wb") as f:
+        f.write(struct.pack("<256i", 20240520, 1, b - a, *([0] * 253)) + toks[2 * a:2 * b])
+os.remove("text.bin")
+PY
+  echo "corpus: real text (bench/text_tokens.py) cut into $parts parts, $(du -sh --apparent-size . | cut -f1) written in $(sub "$t" "$(now)") s"
+else
+  "$root/build/bench_lcp" zipfparts . "$parts" "$per" "$L" 11 "$nq"
+  echo "corpus: $parts parts of $per windows of $L tokens, $(du -sh --apparent-size . | cut -f1) written in $(sub "$t" "$(now)") s"
+fi
 shards=() set_args=() part_s=()
 t0=$(now)
 for ((p = 0; p < parts; p++)); do
@@ -100,7 +123,7 @@ echo "dedup --min-lcp 32: one index $d1 s, the set $d2 s ($(wc -l <one.dedup) du
 bps=$(sed -n 's/^part .* = \([0-9.]*\) bytes per sequence/\1/p' set_speed.txt | sort -g | tail -1)
 last=$(tail -1 set_speed.txt)
 get() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$last"; }
-echo "lcp_scale parts=$parts sequences=$((parts * per)) build_part_max_s=$part_max build_parts_s=$build_parts" \
+echo "lcp_scale parts=$parts sequences=$(sed -n 's/.* sequences=\([0-9]*\).*/\1/p' <<<"$last") build_part_max_s=$part_max build_parts_s=$build_parts" \
   "build_one_s=$build_one topk_p99_ratio=$(get p99_ratio) topk_p99_ratio_two_threads=$(get p99_ratio_two_threads)" \
   "work_ratio=$(get work_ratio) py_over_c=$py_ratio part_bytes_per_seq_max=$bps dedup_s=$d2 dedup_one_s=$d1" \
   "order_s=$o2 order_one_s=$o1"
