@@ -77,6 +77,22 @@ static const lcp_index *one_index(const tfc_lcp *h, uint64_t *first)
     return &h->set.parts[h->part].ix;
 }
 
+/* How many indexes answer for h (every part of a whole set, else one), and
+ * the i-th of them with the first number it answers for. */
+static uint32_t n_indexes(const tfc_lcp *h)
+{
+    return h->is_set && h->part < 0 ? h->set.n_parts : 1;
+}
+
+static const lcp_index *index_at(const tfc_lcp *h, uint32_t i, uint64_t *first)
+{
+    const lcp_index *ix = one_index(h, first);
+    if (ix)
+        return ix;
+    *first = h->set.parts[i].first;
+    return &h->set.parts[i].ix;
+}
+
 tfc_lcp *tfc_lcp_open(const char *path, const char *const *shards, uint32_t n_shards, uint32_t raw_token_bytes,
                       int64_t part, int verify, int *status, char *err, size_t cap)
 {
@@ -329,39 +345,35 @@ int tfc_lcp_canon(const tfc_lcp *h, const uint64_t *nums, uint64_t cnt, uint32_t
 
 void tfc_lcp_count_before(const tfc_lcp *h, const uint32_t *tokens, const uint64_t *nums, uint64_t cnt, uint64_t *out)
 {
-    uint64_t first = 0;
-    const lcp_index *ix = one_index(h, &first);
-    for (uint64_t i = 0; i < cnt; i++) {
-        const uint32_t *t = tokens + i * h->seq_len;
-        if (ix) {
-            out[i] = lcp_index_count_before(ix, first, t, nums[i]);
-            continue;
-        }
-        out[i] = 0;
-        for (uint32_t p = 0; p < h->set.n_parts; p++)
-            out[i] += lcp_index_count_before(&h->set.parts[p].ix, h->set.parts[p].first, t, nums[i]);
+    memset(out, 0, cnt * sizeof *out);
+    for (uint32_t p = 0; p < n_indexes(h); p++) {
+        uint64_t first;
+        const lcp_index *x = index_at(h, p, &first);
+        for (uint64_t i = 0; i < cnt; i++)
+            out[i] += lcp_index_count_before(x, first, tokens + (size_t)i * h->seq_len, nums[i]);
     }
 }
 
 void tfc_lcp_has_prefix(const tfc_lcp *h, const uint32_t *tokens, uint64_t cnt, uint32_t m, int sorted, uint8_t *out)
 {
-    uint64_t first = 0;
-    const lcp_index *ix = one_index(h, &first);
-    uint32_t n_ix = ix ? 1 : h->set.n_parts;
+    uint32_t n = n_indexes(h);
+    /* Sorted: each index walked once, its answers ORed in (straight into
+     * out for one index); without the scratch, a search per prefix. */
+    uint8_t *got = !sorted ? NULL : n == 1 ? out : malloc(cnt ? cnt : 1);
     memset(out, 0, cnt);
-    uint8_t *one = sorted && n_ix > 1 ? malloc(cnt ? cnt : 1) : NULL;
-    for (uint32_t p = 0; p < n_ix; p++) {
-        const lcp_index *x = ix ? ix : &h->set.parts[p].ix;
-        if (sorted && (n_ix == 1 || one)) {
-            uint8_t *o = n_ix == 1 ? out : one;
-            lcp_index_has_prefixes_sorted(x, tokens, cnt, m, o);
-            for (uint64_t i = 0; o != out && i < cnt; i++)
-                out[i] |= o[i];
+    for (uint32_t p = 0; p < n; p++) {
+        uint64_t first;
+        const lcp_index *x = index_at(h, p, &first);
+        if (got) {
+            lcp_index_has_prefixes_sorted(x, tokens, cnt, m, got);
+            for (uint64_t i = 0; got != out && i < cnt; i++)
+                out[i] |= got[i];
             continue;
         }
         for (uint64_t i = 0; i < cnt; i++)
             if (!out[i])
                 out[i] = lcp_index_has_prefix(x, tokens + (size_t)i * m, m);
     }
-    free(one);
+    if (got != out)
+        free(got);
 }

@@ -51,12 +51,15 @@ static int compare_canon(const lcp_index *ix, uint64_t i, const uint32_t *t, uin
     return 0;
 }
 
-uint64_t lcp_index_count_before(const lcp_index *ix, uint64_t first, const uint32_t *t, uint64_t g)
+/* The first sorted position of ix whose sequence (numbered from first) is
+ * not before (t's first m tokens, number g): tokens first, then numbers
+ * (g 0: the first sequence starting with t or after it). */
+static uint64_t lower_bound(const lcp_index *ix, uint64_t first, const uint32_t *t, uint32_t m, uint64_t g)
 {
     uint64_t lo = 0, hi = ix->n; /* the answer is in [lo, hi] */
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2, i = lcp_index_perm(ix, mid);
-        int c = compare_canon(ix, i, t, ix->seq_len);
+        int c = compare_canon(ix, i, t, m);
         if (c < 0 || (c == 0 && first + i < g))
             lo = mid + 1;
         else
@@ -65,18 +68,16 @@ uint64_t lcp_index_count_before(const lcp_index *ix, uint64_t first, const uint3
     return lo;
 }
 
+uint64_t lcp_index_count_before(const lcp_index *ix, uint64_t first, const uint32_t *t, uint64_t g)
+{
+    return lower_bound(ix, first, t, ix->seq_len, g);
+}
+
 /* has_prefix by bisection over the sorted order, comparing canonical
  * tokens: where no buffer for the index's own search can be had. */
 static bool has_prefix_bisect(const lcp_index *ix, const uint32_t *t, uint32_t m)
 {
-    uint64_t lo = 0, hi = ix->n;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (compare_canon(ix, lcp_index_perm(ix, mid), t, m) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint64_t lo = lower_bound(ix, 0, t, m, 0);
     return lo < ix->n && compare_canon(ix, lcp_index_perm(ix, lo), t, m) == 0;
 }
 
