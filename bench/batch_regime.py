@@ -94,6 +94,18 @@ def tensor_noise(text):
     return out
 
 
+def noise_parts(text):
+    """|G|^2 and tr(Sigma) per tensor (with its stage) and per stage, from
+    tiny_trainer noise's lines: what a model per tensor or per stage needs."""
+    num = r"(-?[0-9.e+]+)"
+    tensors, stages = {}, {}
+    for m in re.finditer(rf"^noise: stage (\d) tensor (\S+): \|G\|\^2 {num}, tr\(Sigma\) {num},", text, re.M):
+        tensors[m.group(2)] = dict(stage=int(m.group(1)), g2=float(m.group(3)), tr=float(m.group(4)))
+    for m in re.finditer(rf"^noise: stage (\d): \|G\|\^2 {num}, tr\(Sigma\) {num},", text, re.M):
+        stages[m.group(1)] = dict(g2=float(m.group(2)), tr=float(m.group(3)))
+    return dict(tensors=tensors, stages=stages)
+
+
 class Sweep:
     def __init__(self, args, cfg):
         self.args, self.c = args, cfg
@@ -146,7 +158,7 @@ class Sweep:
         text = run([binary, "noise", "--model", "mlp_narrow", "--data", self.args.data, "--part", "finetune",
                     "--init", params, "--steps", str(self.c["noise_batches"])])
         res = result_of(text)
-        got = dict(b_simple=res["b_simple"], tensors=tensor_noise(text))
+        got = dict(b_simple=res["b_simple"], tensors=tensor_noise(text), parts=noise_parts(text))
         self.state.setdefault("noise", {})[key] = got
         self.save()
         log(f"  B_simple ({key}): {got['b_simple']:.0f} predictions")
@@ -198,6 +210,24 @@ class Sweep:
         got = self.noise(f"mb{mb}_at_w{w}", path)
         e["freeze_b_simple"] = got["b_simple"]
         e["freeze_tensors"] = got["tensors"]
+        self.save()
+        return got["b_simple"]
+
+    def mid_noise(self, mb):
+        """B_simple in the middle of the frozen steps ((warm-up + N) / 2 of the
+        no-freezing run, seed 1): with the start's and the freezing start's,
+        how the regime moves while the plan freezes (recorded for the model;
+        docs/time-to-quality.md)."""
+        e = self.state["points"][str(mb)]
+        if "mid_b_simple" in e:
+            return e["mid_b_simple"]
+        n, w = self.c["steps"], e["warmup"]
+        m = (w + n) // 2
+        binary = self.builder(mb).variant("none", 0.0, "balanced", 0, 1)[0]
+        path = os.path.join(self.out, f"mb{mb}_at_m{m}.bin")
+        self.train(f"mb{mb}_none_lr{e['lr']:.3g}_to_m{m}", mb, binary, 1, m, e["lr"], ["--no-freeze"], save=path)
+        got = self.noise(f"mb{mb}_at_m{m}", path)
+        e["mid_step"], e["mid_b_simple"] = m, got["b_simple"]
         self.save()
         return got["b_simple"]
 
@@ -263,6 +293,7 @@ class Sweep:
         entry["end_b_simple"] = end["b_simple"]
         entry["end_tensors"] = end["tensors"]
         self.freeze_noise(mb)
+        self.mid_noise(mb)
         for cap in CAPS:
             binary, plan = b.variant(f"timely_{cap}_w{warmup}", cap, "balanced", warmup, c["ramp"], "timely",
                                      c["reselect"])
@@ -385,7 +416,9 @@ def plan_numbers(plan):
     numel = [sum(p["numel"] for p in st) for st in plan["stage_params"]]
     share = sum(numel[s["stage"]] * s["mean_freeze_ratio"] for s in plan["stages"]) / sum(numel)
     return dict(step_ratio=plan["makespan_ms"] / plan["baseline_makespan_ms"], frozen_share=share,
-                makespan_ms=plan["makespan_ms"], baseline_ms=plan["baseline_makespan_ms"])
+                makespan_ms=plan["makespan_ms"], baseline_ms=plan["baseline_makespan_ms"],
+                stage_numel=numel, stage_ratio=[s["mean_freeze_ratio"] for s in plan["stages"]],
+                stage_tensors=[[p["name"] for p in st] for st in plan["stage_params"]])
 
 
 def curve(path, n):
