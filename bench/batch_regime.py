@@ -49,6 +49,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import noise_weights as nw  # noqa: E402
 import time_to_quality as ttq  # noqa: E402
+import ttq_models  # noqa: E402
 import tfc_plan  # noqa: E402
 
 CAPS = (0.3, 0.6, 0.9)
@@ -634,6 +635,10 @@ def main():
                     f"{e.get('end_b_simple', float('nan')):.0f} | step {e.get('warmup', 0)} | "
                     f"{cap} ({pred:.3f}x predicted; {why}) |")
     text = "\n".join(head) + "\n\n" + md + "\n"
+    cand = ttq_models.table(pts, st, cfg["steps"], cfg["ramp"])
+    if cand:  # bench/ttq_models.py: the candidates, best first by the largest error
+        text += ("\nThe model's candidates (bench/ttq_models.py), each point's predicted drift-free speed-up, "
+                 "best first:\n\n" + cand + "\n")
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write(text)
     with open(os.path.join(args.out, "summary.json"), "w") as f:

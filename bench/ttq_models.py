@@ -1,0 +1,137 @@
+"""Candidate time-to-quality models, scored on the batch-regime sweep's
+points (bench/batch_regime.py --report prints the table;
+docs/time-to-quality.md says which one tfc plans with and why).
+
+Every candidate keeps the run's shape the planned model has (full steps
+to w = warm-up + ramp / 2, then steps that last r of a full one and
+progress rho as far), and differs only in rho, a frozen step's progress
+against a full one's:
+
+  sgd:  rho = (1 + beta) / (1 + beta / (1 - f))   steps ~ 1 + B_noise / B
+  adam: rho = sqrt of the same                    Adam's update is the
+        gradient over the root of its second moment, so a coordinate's
+        expected progress per step goes as G / sqrt(G^2 + sigma^2 / B):
+        the square root of SGD's G^2 / (G^2 + sigma^2 / B)
+
+and in what it is evaluated over:
+
+  mean:   one beta (the whole model's) and the element-weighted frozen share
+  stage:  per stage, its own beta and mean ratio, weighted by the stage's
+          share of |G|^2 (a step's first-order progress is the sum of its
+          blocks'; the weights sum to one and the stages' betas average,
+          weighted so, to the whole model's beta)
+  tensor: per tensor likewise, each tensor at its stage's ratio (the
+          balanced rule freezes every tensor of a stage at about its ratio)
+
+with beta measured at the fine-tuning start (the spec's
+noise_scale_tokens), where freezing starts, or in the middle of the frozen
+steps. Standard library only."""
+import math
+
+RULES = ("sgd", "adam")
+SCOPES = ("mean", "stage", "tensor")
+WHERE = ("start", "freeze", "mid")
+
+
+def phi(rule, beta, f):
+    """A frozen step's progress against a full one's at a share f of the
+    batch skipped, beta = B_simple / batch (inf: no signal resolved)."""
+    f = min(max(f, 0.0), 1.0)
+    if f >= 1.0:
+        return 0.0
+    rho = 1.0 - f if math.isinf(beta) else (1.0 + beta) / (1.0 + beta / (1.0 - f))
+    return math.sqrt(rho) if rule == "adam" else rho
+
+
+def speedup(rho, r, steps, warmup, ramp):
+    if rho <= 0.0:
+        return 0.0
+    w = min(warmup + ramp / 2.0, float(steps))
+    return steps / (w + (steps - w) * r / rho)
+
+
+def _blocks(parts, batch, scope, plan):
+    """(signal weight, beta, frozen share) per block."""
+    ratio = plan["stage_ratio"]
+    if scope == "stage":
+        items = [(int(s), v["g2"], v["tr"]) for s, v in parts["stages"].items()]
+    else:
+        items = [(v["stage"], v["g2"], v["tr"]) for v in parts["tensors"].values()]
+    pos = sum(max(g2, 0.0) for _, g2, _ in items)
+    out = []
+    for s, g2, tr in items:
+        if s >= len(ratio):
+            continue
+        w = max(g2, 0.0) / pos if pos > 0 else 0.0
+        beta = tr / g2 / batch if g2 > 0 else math.inf
+        out.append((w, beta, ratio[s]))
+    return out
+
+
+def rho_of(rule, scope, noise, batch, plan):
+    """rho for one plan from a noise measurement ({b_simple, parts})."""
+    if scope == "mean" or "parts" not in noise:
+        b = noise["b_simple"]
+        return phi(rule, b / batch if b > 0 else math.inf, plan["frozen_share"])
+    blocks = _blocks(noise["parts"], batch, scope, plan)
+    if not blocks:
+        return float("nan")
+    return sum(w * phi(rule, beta, f) for w, beta, f in blocks)
+
+
+def noise_at(state, mb, where):
+    e = state["points"][str(mb)]
+    if where == "start":
+        return state["noise"].get("start")
+    if where == "freeze":
+        return state["noise"].get(f"mb{mb}_at_w{e['warmup']}")
+    return state["noise"].get(f"mb{mb}_at_m{e['mid_step']}") if "mid_step" in e else None
+
+
+def error(p, pred):
+    """The sweep's error rule: |pred - measured| where L* was reached, else
+    only the excess over the bound."""
+    if p["reached"]:
+        return abs(pred - p["drift_free"])
+    return max(0.0, pred - p["drift_free"])
+
+
+def score(points, state, steps, ramp):
+    """{(rule, scope, where): (max error, mean error, [per-point
+    predictions])} over the balanced points of each batch size's own
+    contract, the points the sweep's last line scores."""
+    pts = [p for p in points if p["select"] == "balanced" and p.get("regime", True)]
+    out = {}
+    for rule in RULES:
+        for scope in SCOPES:
+            for where in WHERE:
+                preds, errs = [], []
+                for p in pts:
+                    noise = noise_at(state, p["mb"], where)
+                    e = state["points"][str(p["mb"])]
+                    if not noise or (scope != "mean" and "parts" not in noise) or "stage_ratio" not in p["plan"]:
+                        preds = None
+                        break
+                    v = speedup(rho_of(rule, scope, noise, p["batch"], p["plan"]), p["plan"]["step_ratio"], steps,
+                                e["warmup"], ramp)
+                    preds.append(v)
+                    errs.append(error(p, v))
+                if preds:
+                    out[(rule, scope, where)] = (max(errs), sum(errs) / len(errs), preds)
+    return out
+
+
+def table(points, state, steps, ramp):
+    res = score(points, state, steps, ramp)
+    if not res:
+        return ""
+    pts = [p for p in points if p["select"] == "balanced" and p.get("regime", True)]
+    head = ("| rule | over | beta from | max error | mean error | "
+            + " | ".join(f"{p['batch']:,} cap {p['cap']}" for p in pts) + " |")
+    lines = [head, "|" + " --- |" * (5 + len(pts)),
+             "| measured | | | | | " + " | ".join(("" if p["reached"] else "<") + f"{p['drift_free']:.3f}"
+                                                 for p in pts) + " |"]
+    for (rule, scope, where), (mx, mean, preds) in sorted(res.items(), key=lambda kv: kv[1][0]):
+        lines.append(f"| {rule} | {scope} | {where} | {mx:.3f} | {mean:.3f} | "
+                     + " | ".join(f"{v:.3f}" for v in preds) + " |")
+    return "\n".join(lines)
