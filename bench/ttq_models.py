@@ -16,6 +16,8 @@ against a full one's:
 and in what it is evaluated over:
 
   mean:   one beta (the whole model's) and the element-weighted frozen share
+  stages: per stage, its mean ratio, with the whole model's beta, weighted
+          by the stage's elements (all a spec without per-stage noise has)
   stage:  per stage, its own beta and mean ratio, weighted by the stage's
           share of |G|^2 (a step's first-order progress is the sum of its
           blocks'; the weights sum to one and the stages' betas average,
@@ -29,7 +31,7 @@ steps. Standard library only."""
 import math
 
 RULES = ("sgd", "adam")
-SCOPES = ("mean", "stage", "tensor")
+SCOPES = ("mean", "stages", "stage", "tensor")
 WHERE = ("start", "freeze", "mid")
 
 
@@ -70,9 +72,15 @@ def _blocks(parts, batch, scope, plan):
 
 def rho_of(rule, scope, noise, batch, plan):
     """rho for one plan from a noise measurement ({b_simple, parts})."""
-    if scope == "mean" or "parts" not in noise:
-        b = noise["b_simple"]
-        return phi(rule, b / batch if b > 0 else math.inf, plan["frozen_share"])
+    b = noise["b_simple"]
+    beta = b / batch if b > 0 else math.inf
+    if scope == "mean":
+        return phi(rule, beta, plan["frozen_share"])
+    if scope == "stages":
+        n = plan["stage_numel"]
+        return sum(n[s] * phi(rule, beta, f) for s, f in enumerate(plan["stage_ratio"])) / sum(n)
+    if "parts" not in noise:
+        return float("nan")
     blocks = _blocks(noise["parts"], batch, scope, plan)
     if not blocks:
         return float("nan")
@@ -109,7 +117,7 @@ def score(points, state, steps, ramp):
                 for p in pts:
                     noise = noise_at(state, p["mb"], where)
                     e = state["points"][str(p["mb"])]
-                    if not noise or (scope != "mean" and "parts" not in noise) or "stage_ratio" not in p["plan"]:
+                    if not noise or (scope in ("stage", "tensor") and "parts" not in noise) or "stage_ratio" not in p["plan"]:
                         preds = None
                         break
                     v = speedup(rho_of(rule, scope, noise, p["batch"], p["plan"]), p["plan"]["step_ratio"], steps,
