@@ -12,6 +12,10 @@ against a full one's:
         gradient over the root of its second moment, so a coordinate's
         expected progress per step goes as G / sqrt(G^2 + sigma^2 / B):
         the square root of SGD's G^2 / (G^2 + sigma^2 / B)
+  half: SGD's form at beta / 2: Adam's first-order cost of noise (half
+        SGD's at small beta) with SGD's limit 1 - f far below the noise
+        scale, where Adam's steps scale with the batch as SGD's do (the
+        square-root learning-rate rule keeps steps ~ 1 / B)
 
 and in what it is evaluated over:
 
@@ -30,7 +34,7 @@ noise_scale_tokens), where freezing starts, or in the middle of the frozen
 steps. Standard library only."""
 import math
 
-RULES = ("sgd", "adam")
+RULES = ("sgd", "adam", "half")
 SCOPES = ("mean", "stages", "stage", "tensor")
 WHERE = ("start", "freeze", "mid")
 
@@ -41,6 +45,8 @@ def phi(rule, beta, f):
     f = min(max(f, 0.0), 1.0)
     if f >= 1.0:
         return 0.0
+    if rule == "half":
+        beta = beta / 2.0
     rho = 1.0 - f if math.isinf(beta) else (1.0 + beta) / (1.0 + beta / (1.0 - f))
     return math.sqrt(rho) if rule == "adam" else rho
 
