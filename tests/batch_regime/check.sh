@@ -47,6 +47,27 @@ assert line == "batch_regime points=3 max_abs_err=0.2000 best_speedup=1.1000 bes
 # Weights from noise scales: the tensor with the smallest noise scale freezes likeliest.
 wts = br.noise_weights({"a": 1000.0, "b": 4000.0, "c": -5.0}, 2000)
 assert wts["a"] == 1 and abs(wts["b"] - 0.25) < 1e-9 and wts["c"] == 1 / 64, wts
+# The model's candidates (bench/ttq_models.py): their limits, and the scopes agreeing where they must.
+import ttq_models as tm
+for f in (0.0, 0.3, 0.9):
+    for rule in tm.RULES:
+        assert tm.phi(rule, 0.0, f) == 1.0, (rule, f)  # far above the noise scale a frozen step is a full one
+    assert abs(tm.phi("sgd", math.inf, f) - (1 - f)) < 1e-15 and abs(tm.phi("half", math.inf, f) - (1 - f)) < 1e-15
+    assert abs(tm.phi("adam", math.inf, f) - math.sqrt(1 - f)) < 1e-15
+    assert abs(tm.phi("half", 2.0, f) - tm.phi("sgd", 1.0, f)) < 1e-15
+assert tm.phi("sgd", 3.0, 1.0) == 0.0 and tm.phi("sgd", 3.0, 0.5) < tm.phi("sgd", 1.0, 0.5)
+plan = dict(frozen_share=0.5, stage_ratio=[0.5, 0.5], stage_numel=[10, 30], step_ratio=0.8)
+# Two stages with the whole model's beta and ratio: every scope is the one-block model.
+parts = dict(stages={"0": dict(g2=1.0, tr=2000.0), "1": dict(g2=3.0, tr=6000.0)},
+             tensors={"a": dict(stage=0, g2=1.0, tr=2000.0), "b": dict(stage=1, g2=3.0, tr=6000.0)})
+noise = dict(b_simple=2000.0, parts=parts)
+one = tm.rho_of("sgd", "mean", noise, 1000, plan)
+for scope in ("stages", "stage", "tensor"):
+    assert abs(tm.rho_of("sgd", scope, noise, 1000, plan) - one) < 1e-15, scope
+# Per stage the signal shares weigh: a stage all frozen loses exactly its share of |G|^2.
+plan2 = dict(plan, stage_ratio=[1.0, 0.0])
+assert abs(tm.rho_of("sgd", "stage", noise, 1000, plan2) - 0.75) < 1e-15
+assert abs(tm.speedup(1.0, 0.5, 100, 40, 20) - 100 / (50 + 50 * 0.5)) < 1e-12
 print("batch_regime: metrics on known logs ok")
 PY
 # tools/noise_weights.py writes the weights into a spec tfc accepts, select: weights.
