@@ -346,6 +346,17 @@ class Sweep:
             self.capped_run(smallest, best, "weights", 1, entry["lr"], wbin, tag="_noise",
                             contract=entry["contract"])
             self.save()
+            # What freeze.max_ratio: auto chooses there, measured with the same
+            # seeds as the best cap (when it is not one of the sweep's caps).
+            cap = auto_choice(self, smallest)[0]
+            if 0 < cap and cap not in CAPS:
+                binary, plan = b.variant(f"timely_{cap}_w{warmup}", cap, "balanced", warmup, c["ramp"], "timely",
+                                         c["reselect"])
+                entry["plans"][str(cap)] = plan_numbers(plan)
+                entry["extra_caps"] = sorted(set(entry.get("extra_caps", [])) | {cap})
+                for s in range(1, c["seeds_small"] + 1):
+                    self.capped_run(smallest, cap, "balanced", s, entry["lr"], binary, contract=entry["contract"])
+                self.save()
 
     # -------------------------------------------------------------- metrics
 
@@ -358,7 +369,7 @@ class Sweep:
             mb = int(mb_s)
             if "plans" not in e:
                 continue
-            for cap in CAPS:
+            for cap in sorted(set(CAPS) | set(e.get("extra_caps", []))):
                 for select, tag, contract in (("balanced", "", "share"), ("balanced", "_mean", "mean"),
                                               ("weights", "_noise", "share"), ("weights", "_noise_mean", "mean")):
                     seeds = []
@@ -541,11 +552,9 @@ def svg(points, path, ramp_share):
     o.append(f'<text x="{x0 + w / 2}" y="{y0 + h + 32}" text-anchor="middle">beta at the fine-tuning start (log scale; '
              f'above 1 the batch is below its noise scale)</text>')
     ly = y0 + 10
-    for cap in CAPS:
+    for cap in sorted({p["cap"] for p in bal}):
         mine = [p for p in bal if p["cap"] == cap]
-        if not mine:
-            continue
-        col = colours[cap]
+        col = colours.get(cap, "#4c78a8")  # a cap auto chose beside the sweep's
         r = statistics.mean(p["plan"]["step_ratio"] for p in mine)
         f = statistics.mean(p["plan"]["frozen_share"] for p in mine)
         pts = []
