@@ -25,8 +25,13 @@ each batch size (sequences per microbatch, 8 microbatches a step):
     (each step's time from the plan at that step's ratios: the trainer's
     plan_ms column).
 
-Seeds: 3 at the smallest beta for no freezing and the best cap. Each run is
-cached (its log and result) so that an interrupted sweep resumes.
+Seeds: 3 at the smallest beta for no freezing, the best cap and the cap
+freeze.max_ratio: auto chooses there (when it is none of the three). Each
+run is cached (its log and result) so that an interrupted sweep resumes.
+Every noise measurement keeps |G|^2 and tr(Sigma) per stage and per tensor,
+and the noise scale is measured once more in the middle of the frozen steps:
+bench/ttq_models.py scores the model's candidates on them (the report's
+last table).
 
 The last line is exactly
   batch_regime points=K max_abs_err=E best_speedup=S best_beta=B best_cap=C
