@@ -6,7 +6,7 @@
 #   bench/batch_regime.sh [--quick | --ci] [--data DIR] [--out DIR] [--mb 2,8,...] [--steps N]
 # Full: four batch sizes, about 75 minutes on 2 cores (run it in the
 # background; an interrupted sweep resumes from its cache). --quick: the
-# smallest beta's three caps and one middle batch size, one seed (18
+# smallest beta's three caps and one middle batch size, one seed (17.5
 # minutes measured). --ci: a few steps of everything. --report: the table
 # and chart again from the cached runs. Needs build/tfc and a C compiler.
 # The last line printed is
