@@ -4,7 +4,7 @@
 # (docs/time-to-quality.md, "The batch-regime sweep"; bench/batch_regime.py
 # says what is measured.)
 #   bench/batch_regime.sh [--quick | --ci] [--data DIR] [--out DIR] [--mb 2,8,...] [--steps N]
-# Full: four batch sizes, about 75 minutes on 2 cores (run it in the
+# Full: four batch sizes, about 50 minutes on 2 cores (run it in the
 # background; an interrupted sweep resumes from its cache). --quick: the
 # smallest beta's three caps and one middle batch size, one seed (17.5
 # minutes measured). --ci: a few steps of everything. --report: the table
