@@ -201,41 +201,38 @@ class Sweep:
         older = os.path.join(self.out, f"mb{mb}_end.bin")
         return older if os.path.exists(older) else os.path.join(self.out, f"mb{mb}_lr{lr:.3g}_end.bin")
 
-    def freeze_noise(self, mb):
-        """B_simple where freezing starts: the no-freezing run (seed 1) again
-        up to its warm-up step (the same steps: the schedule is the run's),
-        its parameters there measured. The noise scale grows as the loss
-        falls, so this is the batch regime the frozen steps meet."""
+    def noise_at_step(self, mb, step, tag):
+        """The noise measurement ({b_simple, tensors, parts}) at the
+        parameters the no-freezing run (seed 1) reaches at `step`: the run
+        again up to there (the same steps: the schedule is the run's)."""
         e = self.state["points"][str(mb)]
-        if "freeze_b_simple" in e:
-            return e["freeze_b_simple"]
-        c, n, w = self.c, self.c["steps"], e["warmup"]
         binary = self.builder(mb).variant("none", 0.0, "balanced", 0, 1)[0]
-        path = os.path.join(self.out, f"mb{mb}_at_w{w}.bin")
-        self.train(f"mb{mb}_none_lr{e['lr']:.3g}_to_w{w}", mb, binary, 1, w, e["lr"], ["--no-freeze"], save=path)
-        got = self.noise(f"mb{mb}_at_w{w}", path)
-        e["freeze_b_simple"] = got["b_simple"]
-        e["freeze_tensors"] = got["tensors"]
-        self.save()
-        return got["b_simple"]
+        path = os.path.join(self.out, f"mb{mb}_at_{tag}{step}.bin")
+        self.train(f"mb{mb}_none_lr{e['lr']:.3g}_to_{tag}{step}", mb, binary, 1, step, e["lr"], ["--no-freeze"],
+                   save=path)
+        return self.noise(f"mb{mb}_at_{tag}{step}", path)
+
+    def freeze_noise(self, mb):
+        """B_simple where freezing starts (its warm-up step). The noise scale
+        grows as the loss falls, so this is the batch regime the frozen steps
+        meet."""
+        e = self.state["points"][str(mb)]
+        if "freeze_b_simple" not in e:
+            got = self.noise_at_step(mb, e["warmup"], "w")
+            e["freeze_b_simple"], e["freeze_tensors"] = got["b_simple"], got["tensors"]
+            self.save()
+        return e["freeze_b_simple"]
 
     def mid_noise(self, mb):
-        """B_simple in the middle of the frozen steps ((warm-up + N) / 2 of the
-        no-freezing run, seed 1): with the start's and the freezing start's,
-        how the regime moves while the plan freezes (recorded for the model;
-        docs/time-to-quality.md)."""
+        """B_simple in the middle of the frozen steps ((warm-up + N) / 2):
+        with the start's and the freezing start's, how the regime moves while
+        the plan freezes (recorded for the model; docs/time-to-quality.md)."""
         e = self.state["points"][str(mb)]
-        if "mid_b_simple" in e:
-            return e["mid_b_simple"]
-        n, w = self.c["steps"], e["warmup"]
-        m = (w + n) // 2
-        binary = self.builder(mb).variant("none", 0.0, "balanced", 0, 1)[0]
-        path = os.path.join(self.out, f"mb{mb}_at_m{m}.bin")
-        self.train(f"mb{mb}_none_lr{e['lr']:.3g}_to_m{m}", mb, binary, 1, m, e["lr"], ["--no-freeze"], save=path)
-        got = self.noise(f"mb{mb}_at_m{m}", path)
-        e["mid_step"], e["mid_b_simple"] = m, got["b_simple"]
-        self.save()
-        return got["b_simple"]
+        if "mid_b_simple" not in e:
+            m = (e["warmup"] + self.c["steps"]) // 2
+            e["mid_step"], e["mid_b_simple"] = m, self.noise_at_step(mb, m, "m")["b_simple"]
+            self.save()
+        return e["mid_b_simple"]
 
     def lr_for(self, mb):
         """The no-freezing peak rate: the best final smoothed loss of a sweep

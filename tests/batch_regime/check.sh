@@ -68,6 +68,12 @@ for scope in ("stages", "stage", "tensor"):
 plan2 = dict(plan, stage_ratio=[1.0, 0.0])
 assert abs(tm.rho_of("sgd", "stage", noise, 1000, plan2) - 0.75) < 1e-15
 assert abs(tm.speedup(1.0, 0.5, 100, 40, 20) - 100 / (50 + 50 * 0.5)) < 1e-12
+# sgd over one beta is tfc's own model (python/tfc_plan.py, the compiler's double): the two must not drift.
+sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "python"))
+import tfc_plan
+for beta, f, r, n, wu, rp in ((0.2, 0.56, 0.74, 80, 20, 8), (13.8, 0.3, 0.81, 80, 40, 8), (3.0, 0.9, 0.6, 300, 150, 30)):
+    want = tfc_plan.predicted_time_to_quality(beta=beta, frozen_share=f, step_ratio=r, steps=n, warmup=wu, ramp=rp)
+    assert tm.speedup(tm.phi("sgd", beta, f), r, n, wu, rp) == want, (beta, f)
 print("batch_regime: metrics on known logs ok")
 PY
 # tools/noise_weights.py writes the weights into a spec tfc accepts, select: weights.
