@@ -324,6 +324,11 @@ def main():
     ap.add_argument("--seq", type=int, default=64)
     ap.add_argument("--mb-size", type=int, default=4, help="sequences per microbatch")
     ap.add_argument("--max-ratio", type=float, default=0.9)
+    ap.add_argument("--processors", type=int, default=None,
+                    help="pipeline.processors in the spec (default: the cores when fewer than the ranks; "
+                         "0: none, a processor per rank)")
+    ap.add_argument("--no-profiler-scale", action="store_true",
+                    help="leave timing.scale out (the profiler's own cost stays in the durations)")
     a = ap.parse_args()
     q = a.quick
     cfg = {"seed": 1234, "vocab": 256, "heads": 4, "layers": a.layers, "seq": a.seq, "mb_size": a.mb_size,
@@ -345,11 +350,16 @@ def main():
     frozen = [os.path.join(out, f"trace_frozen_rank{r}.json") for r in range(ranks)]
     stages = [Stage(r, cfg) for r in range(ranks)]
     spec = os.path.join(out, "torch_step.yaml")
+    procs = a.processors if a.processors is not None else (cores if cores < ranks else 0)
+    scale = None if a.no_profiler_scale else tfc_torch.profiler_scale(out)
+    timing = {"source": "trace", "file": [os.path.basename(f) for f in files],
+              "frozen_file": [os.path.basename(f) for f in frozen]}
+    if scale is not None:
+        timing["scale"] = scale
     text = tfc_spec.spec_from_modules(
         stages, name="torch_step", schedule="1F1B", ranks=ranks, microbatches=cfg["microbatches"],
         seq_len=cfg["seq"], microbatch_size=cfg["mb_size"], max_ratio=a.max_ratio, comm_ms=0,
-        timing={"source": "trace", "file": [os.path.basename(f) for f in files],
-                "frozen_file": [os.path.basename(f) for f in frozen]})
+        timing=timing, processors=procs or None)
     tfc_spec.write_atomic(spec, text)
     subprocess.run([a.tfc, "compile", spec, "-o", os.path.join(out, "plan"), "--skip-cuda-check", "-q"], check=True)
     plan = json.load(open(os.path.join(out, "plan", "plan.json")))
@@ -362,7 +372,13 @@ def main():
     frz = (statistics.median(run["times"]["plan"]) - bar) * 1e3
     spread = {k: (min(v) * 1e3, max(v) * 1e3) for k, v in run["times"].items()}
     pb, pf = plan["baseline_makespan_ms"], plan["makespan_ms"]
-    print(f"predicted: {pb:.2f} ms a step without freezing, {pf:.2f} ms with the plan (cap {a.max_ratio:g})")
+    print(f"a processor per rank: {pb:.2f} ms a step without freezing, {pf:.2f} ms with the plan "
+          f"(speed-up {pb / pf:.4f})")
+    if "shared" in plan:
+        pb, pf = plan["shared"]["baseline_makespan_ms"], plan["shared"]["makespan_ms"]
+    where = f"on {procs} processors shared by {ranks} ranks" if "shared" in plan else "a processor per rank"
+    print(f"predicted ({where}; timing.scale {scale if scale is not None else 1:.4f}, the profiler's cost taken "
+          f"off): {pb:.2f} ms a step without freezing, {pf:.2f} ms with the plan (cap {a.max_ratio:g})")
     print(f"measured (median of {cfg['steps']}, one barrier of {bar * 1e3:.2f} ms taken off): {none:.2f} ms "
           f"[{spread['none'][0]:.1f}, {spread['none'][1]:.1f}] without freezing, {frz:.2f} ms "
           f"[{spread['plan'][0]:.1f}, {spread['plan'][1]:.1f}] with it")

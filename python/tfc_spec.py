@@ -296,6 +296,10 @@ def resolve(opts):
     for k in ("ranks", "stages_per_rank", "microbatches", "seq_len", "microbatch_size"):
         if not isinstance(o[k], int) or o[k] < 1:
             raise SpecError(f"--{k.replace('_', '-')} must be a positive integer, got {o[k]!r}")
+    if o.get("processors") is not None:
+        k = "processors"
+        if not isinstance(o[k], int) or o[k] < 1:
+            raise SpecError(f"--{k.replace('_', '-')} must be a positive integer, got {o[k]!r}")
     if not 0 < o["mfu"] <= 1:
         raise SpecError(f"--mfu must be in (0, 1], got {o['mfu']}")
     if not 0 <= o["max_ratio"] <= 1:
@@ -326,8 +330,11 @@ def _tail(o, hidden, vocab):
 
 
 def _pipeline(o):
-    return ["pipeline:", f"  schedule: {o['schedule']}", f"  ranks: {o['ranks']}",
-            f"  stages_per_rank: {o['stages_per_rank']}", f"  microbatches: {o['microbatches']}"]
+    lines = ["pipeline:", f"  schedule: {o['schedule']}", f"  ranks: {o['ranks']}",
+             f"  stages_per_rank: {o['stages_per_rank']}", f"  microbatches: {o['microbatches']}"]
+    if o.get("processors"):
+        lines.append(f"  processors: {o['processors']}")
+    return lines
 
 
 def spec_text(model, **opts):
@@ -371,7 +378,7 @@ def spec_text(model, **opts):
 
 def spec_from_modules(stages, *, name, schedule=None, ranks=None, stages_per_rank=None, microbatches=None,
                       timing=None, seq_len=None, microbatch_size=None, device=None, peak_tflops=None, mfu=None,
-                      comm_ms=None, max_ratio=None, train_steps=None, vocab=None, hidden=None):
+                      comm_ms=None, max_ratio=None, train_steps=None, vocab=None, hidden=None, processors=None):
     """The spec for a model already split into pipeline stages (a list of
     torch.nn.Module, one per stage, in stage order), from each stage's
     named_parameters(). `ranks` defaults to len(stages) / stages_per_rank.
@@ -379,18 +386,20 @@ def spec_from_modules(stages, *, name, schedule=None, ranks=None, stages_per_ran
     Timings: `timing` a dict of per-stage tables (forward_ms, backward_ms,
     ... as docs/spec.md names them) written as given; or {"source": "trace"
     (or "measured"), "file": FILES, "frozen_file": FILES} with a path or a
-    list of paths each (tfc_torch.profile's per-rank traces); else estimated per
+    list of paths each (tfc_torch.profile's per-rank traces) and optionally
+    "scale" (timing.scale: tfc_torch.profiler_scale); else estimated per
     stage from its parameters, 2 FLOPs per parameter per token for the
     forward (embedding tables excluded: a lookup is not a matmul) at the
     device's peak x mfu, with the cost model's rules for the backward
     (B = 2 F, B frozen = F, I = W = F). `vocab` sets the data loader's
-    token width; `hidden` the default comm_ms."""
+    token width; `hidden` the default comm_ms; `processors` the processors
+    the ranks share (pipeline.processors; None: one per rank)."""
     import torch
     spr = stages_per_rank or (2 if schedule in MULTI_STAGE else 1)
     o = resolve({"schedule": schedule, "ranks": ranks or max(1, len(stages) // spr), "stages_per_rank": spr,
                  "microbatches": microbatches, "seq_len": seq_len, "microbatch_size": microbatch_size,
                  "device": device, "peak_tflops": peak_tflops, "mfu": mfu, "comm_ms": comm_ms,
-                 "max_ratio": max_ratio, "train_steps": train_steps})
+                 "max_ratio": max_ratio, "train_steps": train_steps, "processors": processors})
     if len(stages) != o["ranks"] * o["stages_per_rank"]:
         raise SpecError(f"{len(stages)} stage modules, but ranks x stages_per_rank is "
                         f"{o['ranks'] * o['stages_per_rank']}")
@@ -413,10 +422,14 @@ def spec_from_modules(stages, *, name, schedule=None, ranks=None, stages_per_ran
     if timing.get("source") in ("trace", "measured"):
         # Measured per action: files (one, or a list, e.g. one per rank as
         # tfc_torch.profile writes them), relative to the spec's folder.
-        extra = set(timing) - {"source", "file", "frozen_file"}
+        extra = set(timing) - {"source", "file", "frozen_file", "scale"}
         if extra:
-            raise SpecError(f"timing source {timing['source']} takes file and frozen_file, not {sorted(extra)}")
+            raise SpecError(f"timing source {timing['source']} takes file, frozen_file and scale, not {sorted(extra)}")
         lines.append(f"  source: {timing['source']}")
+        if timing.get("scale") is not None:
+            if not 0 < float(timing["scale"]) <= 1000:
+                raise SpecError(f"timing scale must be in (0, 1000], got {timing['scale']!r}")
+            lines.append(f"  scale: {float(timing['scale']):.6g}")
         for k in ("file", "frozen_file"):
             v = timing.get(k)
             if not v:

@@ -25,10 +25,12 @@ Three things a PyTorch trainer needs from tfc, each usable on its own:
 
 Standard library only at import; torch is imported where it is used.
 """
+import json
 import math
 import os
+import time
 
-__all__ = ["apply_plan", "Freezer", "PlanMismatch", "profile", "timing_yaml", "NoiseScale"]
+__all__ = ["apply_plan", "Freezer", "PlanMismatch", "profile", "profiler_scale", "timing_yaml", "NoiseScale"]
 
 
 class PlanMismatch(ValueError):
@@ -212,7 +214,10 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     the spec's durations are the GPU's (docs/spec.md, "Measured timings").
 
     The spec then reads them: timing: {source: trace, file: [...unfrozen
-    of every rank], frozen_file: [...frozen of every rank]} (timing_yaml)."""
+    of every rank], frozen_file: [...frozen of every rank]} (timing_yaml).
+    Each mode's steps also run once more without the profiler, each step
+    timed, into out_dir/PREFIX_steps_rankR.json: profiler_scale() turns
+    them into timing.scale, the profiler's own cost taken off."""
     import torch
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
@@ -237,37 +242,72 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     activities = [ProfilerActivity.CPU]
     if any(p.is_cuda for fz in freezers for _, p in fz._params):
         activities.append(ProfilerActivity.CUDA)
-    paths = []
+    paths, steps_ms = [], {}
     try:
         for mode in ("unfrozen", "frozen"):
             for fz in freezers:
                 fz.override = "none" if mode == "unfrozen" else "all"
             for _ in range(warmup):
                 step_fn()
+            # The same steps without the profiler, then under it: the
+            # profiler's own cost (profiler_scale).
+            plain = [_timed(step_fn) for _ in range(steps)]
             with torch_profile(activities=activities) as prof:
-                for _ in range(steps):
-                    step_fn()
+                profiled = [_timed(step_fn) for _ in range(steps)]
             path = os.path.join(out_dir, f"{prefix}_{mode}_rank{rank}.json")
             tmp = path + ".tmp"
             prof.export_chrome_trace(tmp)
             os.replace(tmp, path)
             paths.append(path)
+            steps_ms[mode] = {"unprofiled_ms": plain, "profiled_ms": profiled}
     finally:
         for fz, (o, lb, k) in zip(freezers, saved):
             fz.override, fz.label, fz.keep = o, lb, k
         for fz in installed:
             fz.remove()
+    side = os.path.join(out_dir, f"{prefix}_steps_rank{rank}.json")
+    with open(side + ".tmp", "w") as f:
+        json.dump(steps_ms, f, indent=1)
+    os.replace(side + ".tmp", side)
     return tuple(paths)
 
 
-def timing_yaml(unfrozen, frozen, spec_dir="."):
+def _timed(step_fn):
+    t = time.perf_counter()
+    step_fn()
+    return (time.perf_counter() - t) * 1e3
+
+
+def profiler_scale(out_dir, prefix="trace"):
+    """timing.scale for the traces profile() wrote into out_dir: the
+    median step without the profiler over the median step under it, with
+    nothing frozen, the median over the ranks (profile() records both
+    beside the traces, PREFIX_steps_rankR.json). torch.profiler records
+    every operator, which lengthens each action by a share that depends on
+    how many operators it runs: measured +11% a step with 2 ranks on 2
+    cores and +23% with 4 (bench/torch_step.py). None when no rank's record
+    is there."""
+    import glob
+    import statistics
+    ratios = []
+    for path in sorted(glob.glob(os.path.join(out_dir, f"{prefix}_steps_rank*.json"))):
+        with open(path) as f:
+            rec = json.load(f).get("unfrozen", {})
+        plain, prof = rec.get("unprofiled_ms"), rec.get("profiled_ms")
+        if plain and prof and statistics.median(prof) > 0:
+            ratios.append(statistics.median(plain) / statistics.median(prof))
+    return statistics.median(ratios) if ratios else None
+
+
+def timing_yaml(unfrozen, frozen, spec_dir=".", scale=None):
     """The spec's timing section for per-rank traces: paths relative to the
-    spec's folder."""
+    spec's folder; `scale` (profiler_scale's) as timing.scale."""
     from tfc_spec import yaml_quoted
 
     def rel(ps):
         return "[" + ", ".join(yaml_quoted(os.path.relpath(p, spec_dir)) for p in ps) + "]"
-    return f"timing:\n  source: trace\n  file: {rel(unfrozen)}\n  frozen_file: {rel(frozen)}\n"
+    text = f"timing:\n  source: trace\n  file: {rel(unfrozen)}\n  frozen_file: {rel(frozen)}\n"
+    return text + (f"  scale: {scale:.6g}\n" if scale is not None else "")
 
 
 # ---- the gradient noise scale ----

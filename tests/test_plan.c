@@ -116,6 +116,129 @@ Test(plan_props, builtin_schedules_are_acyclic_and_simulate_to_the_longest_path,
     cr_assert_geq(checked, 150);
 }
 
+/* The oracle for shared processors: each rank walks its own program; its
+ * next action runs once rules_preds' actions have ended (plus comm across
+ * ranks); every running action's remaining work drops at min(1, P /
+ * running) per ms, advanced to the next end or the next action becoming
+ * ready. Remaining work per action, not sim_shared.c's virtual clock. */
+static double oracle_shared(const sched *s, const double *dur, double comm, uint32_t procs)
+{
+    size_t n = s->n_actions;
+    double *left = malloc(n * sizeof *left), *end = malloc(n * sizeof *end);
+    size_t *next = calloc(s->ranks, sizeof *next);
+    bool *running = calloc(n, sizeof *running);
+    for (size_t i = 0; i < n; i++)
+        left[i] = dur[i], end[i] = -1.0;
+    double now = 0.0, makespan = 0.0;
+    for (size_t done = 0; done < n;) {
+        size_t k = 0;
+        double wake = INFINITY;
+        for (uint32_t r = 0; r < s->ranks; r++) {
+            size_t i = s->rank_start[r] + next[r];
+            if (i >= s->rank_start[r + 1])
+                continue;
+            if (!running[i]) {
+                uint32_t preds[3];
+                unsigned np = rules_preds(s, (uint32_t)i, preds);
+                double ready = 0.0;
+                bool all = true;
+                for (unsigned q = 0; q < np; q++) {
+                    if (end[preds[q]] < 0.0) {
+                        all = false;
+                        break;
+                    }
+                    double t = end[preds[q]] + (s->rank_of[preds[q]] != r ? comm : 0.0);
+                    ready = t > ready ? t : ready;
+                }
+                if (!all)
+                    continue;
+                if (ready > now) {
+                    wake = ready < wake ? ready : wake;
+                    continue;
+                }
+                running[i] = true;
+            }
+            k++;
+        }
+        if (k == 0) {
+            cr_assert(isfinite(wake), "the oracle found nothing to run");
+            now = wake;
+            continue;
+        }
+        double rate = k > procs ? (double)procs / (double)k : 1.0, dt = wake - now;
+        for (size_t i = 0; i < n; i++)
+            if (running[i] && left[i] / rate < dt)
+                dt = left[i] / rate;
+        now += dt;
+        for (uint32_t r = 0; r < s->ranks; r++) {
+            size_t i = s->rank_start[r] + next[r];
+            if (i >= s->rank_start[r + 1] || !running[i])
+                continue;
+            left[i] -= dt * rate;
+            if (left[i] <= 1e-9 * (dur[i] > 1.0 ? dur[i] : 1.0)) {
+                running[i] = false;
+                end[i] = now;
+                makespan = now > makespan ? now : makespan;
+                next[r]++;
+                done++;
+            }
+        }
+    }
+    free(left), free(end), free(next), free(running);
+    return makespan;
+}
+
+Test(plan_props, shared_processors_match_an_oracle_and_bound_the_step, .timeout = 120)
+{
+    uint64_t seed = 0x2545F4914F6CDD1Du;
+    size_t checked = 0;
+    for (size_t k = 0; k < 5; k++)
+        for (uint32_t p = 2; p <= 5; p++)
+            for (uint32_t v = 1; v <= 2; v++)
+                for (uint32_t m = 1; m <= 9; m += 2) {
+                    arena a;
+                    arena_init(&a, 0);
+                    char why[400];
+                    sched *s;
+                    if (!builtin_why(kinds[k], p, v, m, &a, why, sizeof why, &s)) {
+                        arena_free(&a);
+                        continue;
+                    }
+                    diag_list d;
+                    diag_init(&d, 4);
+                    dag *g;
+                    cr_assert(dag_build(s, "t", (spec_pos){1, 1}, &a, &d, &g));
+                    diag_free(&d);
+                    size_t n = s->n_actions;
+                    double *dur = malloc(n * sizeof *dur), *start = malloc(n * sizeof *start), total = 0.0;
+                    for (size_t i = 0; i < n; i++)
+                        total += dur[i] = rnd(&seed);
+                    double comm = (double)(seed % 3) * 0.25;
+                    double longest = sim_longest_path(s, g, dur, comm, start), prev = INFINITY;
+                    for (uint32_t procs = 1; procs <= p + 1; procs++) {
+                        double got = sim_shared(s, g, dur, comm, procs, &a, NULL);
+                        double want = oracle_shared(s, dur, comm, procs);
+                        const char *name = spec_schedule_name(kinds[k]);
+                        cr_assert(fabs(got - want) <= 1e-7 * want, "%s p=%u v=%u m=%u P=%u: %.17g, oracle %.17g",
+                                  name, p, v, m, procs, got, want);
+                        /* Never shorter than the longest path or the work over the processors; more
+                         * processors never lengthen it; a processor per rank is the longest path. */
+                        cr_assert(got >= longest * (1 - 1e-12) && got >= total / procs * (1 - 1e-12));
+                        cr_assert(got <= prev * (1 + 1e-12), "%s P=%u: %.17g after %.17g", name, procs, got, prev);
+                        if (procs >= p)
+                            cr_assert(fabs(got - longest) <= 1e-9 * longest, "%s P=%u", name, procs);
+                        if (procs == 1 && comm == 0.0) /* one processor never idles: the total work */
+                            cr_assert(fabs(got - total) <= 1e-9 * total, "%s: %.17g, work %.17g", name, got, total);
+                        prev = got;
+                    }
+                    free(dur);
+                    free(start);
+                    arena_free(&a);
+                    checked++;
+                }
+    cr_assert_geq(checked, 90, "%zu configurations", checked);
+}
+
 Test(plan_props, gpipe_makespan_is_the_textbook_formula)
 {
     /* Uniform f and b, no latency: (m + p - 1)(f + b). */

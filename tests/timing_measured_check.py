@@ -479,6 +479,77 @@ for spec in sorted(os.listdir(os.path.join(SRC, "specs"))):
         bad += 1
     roundtrips += 1
 
+# Ranks that shared processors while they were traced (pipeline.processors):
+# each sample becomes the time it would have taken alone, the integral of
+# min(1, P / running) over its interval, running counted over every file of
+# the key on one clock (torch.profiler's baseTimeNanoseconds lines the files
+# up). Expected values worked by hand from the intervals below; timing.scale
+# multiplies them after.
+SHARED_SPEC = """tfc: 1
+name: shared
+model:
+  stages:
+    - params: [{name: a, numel: 10}]
+    - params: [{name: b, numel: 10}]
+pipeline: {schedule: GPipe, ranks: 2, microbatches: 1%s}
+timing: {source: trace, file: [r0.json, r1.json], frozen_file: [f0.json, f1.json]%s}
+freeze: {max_ratio: 0.5}
+"""
+os.makedirs(os.path.join(W, "shared"), exist_ok=True)
+base0 = 1790857026000000000  # ns; rank 1's clock starts 1 ms later, so its ts read 1000 us less
+def shared_trace(name, base, events):
+    text = json.dumps({"baseTimeNanoseconds": base + 0,
+                       "traceEvents": [{"name": f"PP:{n}", "ph": "X", "ts": ts, "dur": dur} for n, ts, dur in events]})
+    in_folder("shared", name, text)
+# On one clock: 0F0 [0, 10] ms, 1F0 [5, 15], 1B0 [16, 20], 0B0 [18, 24].
+shared_trace("r0.json", base0, [("0F0", 0, 10000), ("0B0", 18000, 6000)])
+shared_trace("r1.json", base0 + 1000000, [("1F0", 4000, 10000), ("1B0", 15000, 4000)])
+# Frozen: both backwards [0, 2] ms side by side.
+shared_trace("f0.json", base0, [("0B0", 0, 2000)])
+shared_trace("f1.json", base0 + 1000000, [("1B0", -1000, 2000)])
+shared_cases = [
+    # (pipeline extra, timing extra, {action: (unfrozen ms, frozen ms)})
+    ("", "", {"0F0": 10, "1F0": 10, "1B0": 4, "0B0": 6}, {"0B0": 2, "1B0": 2}),
+    (", processors: 2", "", {"0F0": 10, "1F0": 10, "1B0": 4, "0B0": 6}, {"0B0": 2, "1B0": 2}),
+    # One processor: 0F0 5 alone + 5 shared at half; 1F0 the same mirrored;
+    # 1B0 2 alone + 2 at half; 0B0 2 at half + 4 alone; frozen: 2 at half each.
+    (", processors: 1", "", {"0F0": 7.5, "1F0": 7.5, "1B0": 3, "0B0": 5}, {"0B0": 1, "1B0": 1}),
+    (", processors: 1", ", scale: 0.5", {"0F0": 3.75, "1F0": 3.75, "1B0": 1.5, "0B0": 2.5}, {"0B0": 0.5, "1B0": 0.5}),
+]
+for extra_p, extra_t, want, want_frozen in shared_cases:
+    path = in_folder("shared", "s.yaml", SHARED_SPEC % (extra_p, extra_t))
+    r = subprocess.run([TFC, "plan", path, "--json", "--policy", "uniform"], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"shared processors {extra_p!r}{extra_t!r}: exit {r.returncode}: {r.stderr[:300]}", file=sys.stderr)
+        bad += 1
+        continue
+    got = json.loads(r.stdout)
+    for a in got["actions"]:
+        n = f"{a['stage']}{a['type']}{a['microbatch']}"
+        # uniform at cap 0.5: a B's duration is halfway between unfrozen and frozen
+        exp = want[n] if a["type"] == "F" else 0.5 * (want[n] + want_frozen[n])
+        if abs(a["baseline_duration_ms"] - want[n]) > 1e-9 or abs(a["duration_ms"] - exp) > 1e-9:
+            print(f"shared processors {extra_p!r}{extra_t!r}: {n} {a['baseline_duration_ms']} / "
+                  f"{a['duration_ms']}, want {want[n]} / {exp}", file=sys.stderr)
+            bad += 1
+    if ("shared" in got) != (extra_p == ", processors: 1") or \
+            ("shared" in got and got["shared"]["processors"] != 1):
+        print(f"shared processors {extra_p!r}: plan.json's shared is {got.get('shared')}", file=sys.stderr)
+        bad += 1
+# Where the keys do not go: errors at their line and column.
+for text, where, frag in (
+        (SHARED_SPEC % (", processors: 0", ""), "s.yaml:7:", "pipeline.processors"),
+        (SHARED_SPEC.replace("timing: {source: trace, file: [r0.json, r1.json], frozen_file: [f0.json, f1.json]%s}",
+                             "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1, scale: 2}") % ("",),
+         "s.yaml:8:", "timing.scale is for measured timings"),
+        (SHARED_SPEC % ("", ", scale: 0"), "s.yaml:8:", "timing.scale")):
+    path = in_folder("shared", "s.yaml", text)
+    r = subprocess.run([TFC, "plan", path], capture_output=True, text=True)
+    if r.returncode != 1 or where not in r.stderr or frag not in r.stderr:
+        print(f"shared processors: expected {where} {frag!r}, got exit {r.returncode}: {r.stderr[:300]}",
+              file=sys.stderr)
+        bad += 1
+
 subprocess.run(["rm", "-rf", W])
 print(f"timing_measured_check: {roundtrips} timeline.json round trips plan the same baseline; "
       f"measured CSV and trace plans equal the tables' plan; "

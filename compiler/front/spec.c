@@ -60,7 +60,7 @@ static const char *const c_keywords[] = {
 /* The schema's keys, per mapping. spec_schema_key() lists them with their
  * paths, and a test holds docs/spec.md to the same list. */
 static const char *const pipeline_keys[] = {"schedule",          "ranks", "stages_per_rank", "microbatches", "order",
-                                            "memory_limit_bytes", NULL};
+                                            "memory_limit_bytes", "processors", NULL};
 static const char *const param_keys[] = {"name", "numel", "freeze_weight", NULL};
 static const char *const stage_keys[] = {"name", "params", "activation_bytes", NULL};
 static const char *const model_keys[] = {"stages", NULL};
@@ -68,7 +68,7 @@ static const char *const timing_keys[] = {"source",             "forward_ms",   
                                           "backward_frozen_ms", "backward_input_ms",  "backward_weight_ms",
                                           "backward_weight_frozen_ms", "comm_ms",     "transformer",
                                           "device",             "file",               "frozen_file",
-                                          NULL};
+                                          "scale",              NULL};
 static const char *const transformer_keys[] = {"layers", "hidden", "ffn", "heads", "kv_heads", "vocab", "seq_len",
                                                "microbatch_size", "stage_layers", NULL};
 #define TRANSFORMER_REQUIRED 8 /* the keys before stage_layers */
@@ -539,6 +539,12 @@ static bool read_pipeline(ctx *c, const ydoc_node *p)
         s->has_memory_limit =
             get_uint(c, lim, "pipeline.memory_limit_bytes", 1, SPEC_MAX_MEMORY_LIMIT, &s->memory_limit_bytes);
     }
+    const ydoc_node *procs = ydoc_get(p, "processors");
+    if (procs) {
+        s->pos_processors = (spec_pos){procs->line, procs->col};
+        if (!get_u32(c, procs, "pipeline.processors", 1, SPEC_MAX_RANKS, &s->processors))
+            s->processors = 0;
+    }
 
     const ydoc_node *order = ydoc_get(p, "order");
     if (sched == SCHED_CUSTOM) {
@@ -995,6 +1001,10 @@ static void read_measured(ctx *c, const ydoc_node *t)
         read_files(c, v, "frozen_file", &tm->frozen_file);
     if ((v = ydoc_get(t, "comm_ms")))
         get_number(c, v, "timing.comm_ms", 0.0, false, SPEC_MAX_MS, &tm->comm_ms);
+    if ((v = ydoc_get(t, "scale"))) {
+        tm->scale_at = (spec_pos){v->line, v->col};
+        get_number(c, v, "timing.scale", 0.0, true, SPEC_MAX_TIMING_SCALE, &tm->scale);
+    }
 }
 
 static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
@@ -1024,10 +1034,10 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
     const ydoc_node *tr = ydoc_get(t, "transformer"), *dv = ydoc_get(t, "device");
     if (tr || dv)
         ERR(c, tr ? tr : dv, "timing.%s is for the cost model: add timing.source: model", tr ? "transformer" : "device");
-    const ydoc_node *tf = ydoc_get(t, "file"), *tff = ydoc_get(t, "frozen_file");
-    if (tf || tff)
-        ERR(c, tf ? tf : tff, "timing.%s is for measured timings: add timing.source: measured (or trace)",
-            tf ? "file" : "frozen_file");
+    const ydoc_node *tf = ydoc_get(t, "file"), *tff = ydoc_get(t, "frozen_file"), *sc = ydoc_get(t, "scale");
+    if (tf || tff || sc)
+        ERR(c, tf ? tf : tff ? tff : sc, "timing.%s is for measured timings: add timing.source: measured (or trace)",
+            tf ? "file" : tff ? "frozen_file" : "scale");
     if ((v = require(c, t, "timing", "forward_ms", timing_keys)))
         tm->forward_ms = read_table(c, v, "timing.forward_ms", n, 0.0, true);
     const ydoc_node *b = ydoc_get(t, "backward_ms");
@@ -1256,6 +1266,7 @@ static void read_data(ctx *c, const ydoc_node *dt)
 static void set_defaults(spec *s)
 {
     s->stages_per_rank = 1;
+    s->timing.scale = 1.0;
     s->freeze = (spec_freeze){.max_ratio = 0.0,
                               .balance = BALANCE_MINMAX,
                               .max_action_ratio = 1.0,

@@ -80,6 +80,9 @@ typedef struct spec_stage {
 
 /* model.stages[i].activation_bytes at most this (2^50: a PiB per microbatch). */
 #define SPEC_MAX_ACTIVATION_BYTES (1ull << 50)
+/* timing.scale at most this. */
+#define SPEC_MAX_TIMING_SCALE 1000.0
+
 /* pipeline.memory_limit_bytes at most this (2^60). */
 #define SPEC_MAX_MEMORY_LIMIT (1ull << 60)
 
@@ -124,6 +127,10 @@ typedef struct spec_timing {
     double *backward_weight_ms;
     double *backward_weight_frozen_ms; /* W with everything frozen; default 5% of W */
     double comm_ms;
+    /* measured and trace: timing.scale, every sample's duration times this
+     * (1 when absent; tfc_torch.profile measures the profiler's own cost) */
+    double scale;
+    spec_pos scale_at;
     uint64_t vocab; /* timing.transformer.vocab with source: model, else 0 (not given) */
     cost_model model; /* source: model: the shape and device read (stage_layers NULL: even) */
     bool has_model;
@@ -214,6 +221,11 @@ typedef struct spec {
     uint64_t memory_limit_bytes; /* pipeline.memory_limit_bytes: activation bytes a rank may hold */
     bool has_memory_limit;
     spec_pos pos_memory_limit;
+    /* pipeline.processors: the processors the ranks share (sim_shared in
+     * sim.h); 0 when absent: a processor per rank, the step the DAG's
+     * longest path. */
+    uint32_t processors;
+    spec_pos pos_processors;
     /* Where later stages point their messages: pipeline.schedule,
      * pipeline.microbatches, pipeline.order and the timing mapping. */
     spec_pos pos_schedule, pos_microbatches, pos_order, pos_timing;

@@ -206,7 +206,9 @@ static void plan_ttq(plan *p)
     p->ttq_known = true;
     p->ttq_beta = sp->training.noise_scale_tokens / (double)sp->training.batch_tokens;
     p->ttq_frozen_share = numel > 0.0 ? frozen / numel : 0.0;
-    p->ttq_step_ratio = p->base.makespan > 0.0 ? p->opt.makespan / p->base.makespan : 1.0;
+    double base = p->shared ? p->shared_base_makespan : p->base.makespan;
+    double step = p->shared ? p->shared_opt_makespan : p->opt.makespan;
+    p->ttq_step_ratio = base > 0.0 ? step / base : 1.0;
     p->ttq_speedup = ttq_speedup(p->ttq_beta, p->ttq_frozen_share, p->ttq_step_ratio, (double)sp->training.steps,
                                  (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps);
     p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio);
@@ -359,6 +361,13 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
         p->opt_dur[i] = p->dur[i] - p->x[i] * (p->dur[i] - p->w_min[i]);
     if (!sim_run(p->s, p->g, p->opt_dur, sp->timing.comm_ms, a, &p->opt))
         return diag_nomem(d, "simulating %zu actions", p->s->n_actions);
+    if (sp->processors && sp->processors < p->s->ranks) {
+        p->shared = true;
+        p->shared_base_makespan = sim_shared(p->s, p->g, p->dur, sp->timing.comm_ms, sp->processors, a, NULL);
+        p->shared_opt_makespan = sim_shared(p->s, p->g, p->opt_dur, sp->timing.comm_ms, sp->processors, a, NULL);
+        if (p->shared_base_makespan < 0.0 || p->shared_opt_makespan < 0.0)
+            return diag_nomem(d, "simulating %zu actions on %u processors", p->s->n_actions, sp->processors);
+    }
     plan_ttq(p);
     if (sp->freeze.max_ratio_auto && p->ttq_known) {
         p->ttq_auto = true;

@@ -58,6 +58,11 @@ typedef struct plan {
     double *opt_dur; /* dur - x (dur - w_min) */
     sim_result base; /* nothing frozen */
     sim_result opt;  /* under the policy */
+    /* With pipeline.processors below the ranks: the two steps on the shared
+     * processors (sim_shared), the steps tfc predicts then (the time-to-
+     * quality step ratio is theirs); else shared is false and both 0. */
+    bool shared;
+    double shared_base_makespan, shared_opt_makespan;
     freeze_policy policy;
     double lp_timeout_s;
     bool lp_direct;

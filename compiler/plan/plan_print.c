@@ -21,6 +21,12 @@ void plan_print_text(const plan *p, FILE *f)
             plan_policy_name(p->policy), real_shortest(sp->freeze.max_ratio).s);
     fprintf(f, "speed-up            %10sx\n",
             real_fixed(p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0, 4).s);
+    if (p->shared)
+        fprintf(f, "on %u processors    %10s ms -> %s ms, speed-up %sx (pipeline.processors: %u ranks share them; "
+                   "the lines above give each rank its own)\n",
+                sp->processors, real_fixed(p->shared_base_makespan, 3).s, real_fixed(p->shared_opt_makespan, 3).s,
+                real_fixed(p->shared_opt_makespan > 0 ? p->shared_base_makespan / p->shared_opt_makespan : 1.0, 4).s,
+                s->ranks);
     if (p->ttq_known)
         fprintf(f, "time to quality     %10sx predicted (beta %s; %s)\n", real_fixed(p->ttq_speedup, 4).s,
                 real_fixed(p->ttq_beta, p->ttq_beta >= 10 ? 1 : p->ttq_beta >= 1 ? 2 : 3).s, p->ttq_reason);
@@ -123,6 +129,15 @@ void plan_print_json(const plan *p, FILE *f)
     top_number(f, "baseline_makespan_ms", p->base.makespan);
     top_number(f, "makespan_ms", p->opt.makespan);
     top_number(f, "speedup", p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0);
+    if (p->shared) {
+        fprintf(f, ",\n  \"shared\": {\"processors\": %u, \"baseline_makespan_ms\": ", sp->processors);
+        json_number(f, p->shared_base_makespan);
+        fputs(", \"makespan_ms\": ", f);
+        json_number(f, p->shared_opt_makespan);
+        fputs(", \"speedup\": ", f);
+        json_number(f, p->shared_opt_makespan > 0 ? p->shared_base_makespan / p->shared_opt_makespan : 1.0);
+        fputc('}', f);
+    }
     if (p->ttq_known) {
         const spec_training *t = &sp->training;
         fputs(",\n  \"time_to_quality\": {\"beta\": ", f);

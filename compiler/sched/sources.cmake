@@ -8,6 +8,7 @@ set(TFC_SCHED_SOURCES
   compiler/sched/sched_builtin.c
   compiler/sched/sched_csv.c
   compiler/sched/sim.c
+  compiler/sched/sim_shared.c
   compiler/sched/timing_csv.c
   compiler/sched/timing_samples.c
   compiler/sched/timing_trace.c

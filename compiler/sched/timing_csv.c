@@ -147,7 +147,7 @@ static tfc_status read_file(const spec *sp, const sched *s, const char *path, sp
             st = TFC_INVALID;
             continue;
         }
-        if (!samples_push(out, (sample){.action = u, .line = line, .ms = ms})) {
+        if (!samples_push(out, (sample){.action = u, .line = line, .ms = ms, .start_us = NAN})) {
             st = diag_nomem(d, "reading the timings");
             break;
         }
@@ -222,6 +222,8 @@ static tfc_status read_key(const spec *sp, const sched *s, const spec_files *f, 
 {
     bool trace = sp->timing.source == TIMING_TRACE;
     tfc_status st = TFC_OK;
+    int64_t base0 = 0; /* the first file's clock base: the others' starts are moved onto it */
+    bool have0 = false;
     for (size_t i = 0; i < f->n; i++) {
         char named[32]; /* "named by timing.file[3] here" in a note on a file that cannot be read */
         if (f->listed)
@@ -229,10 +231,17 @@ static tfc_status read_key(const spec *sp, const sched *s, const spec_files *f, 
         else
             snprintf(named, sizeof named, "%s", key);
         size_t from = out->n;
-        tfc_status fs = trace ? timing_trace_read(sp, s, paths[i], f->pos[i], named, out, d)
+        int64_t base = 0;
+        bool has_base = false;
+        tfc_status fs = trace ? timing_trace_read(sp, s, paths[i], f->pos[i], named, out, &base, &has_base, d)
                               : read_file(sp, s, paths[i], f->pos[i], named, out, d);
-        for (size_t k = from; k < out->n; k++)
+        if (has_base && !have0)
+            base0 = base, have0 = true;
+        double shift = has_base ? (double)(base - base0) / 1000.0 : 0.0; /* both up to 2^62: no overflow */
+        for (size_t k = from; k < out->n; k++) {
             out->v[k].file = (uint32_t)i;
+            out->v[k].start_us += shift;
+        }
         st = worse(st, fs);
         if (out->n > TIMING_MAX_SAMPLES) { /* reading on would only cost more memory */
             diag_error(d, paths[i], 0, 0,
@@ -311,6 +320,20 @@ tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur
     bool trace = tm->source == TIMING_TRACE;
     tfc_status st = read_key(sp, s, &tm->file, "file", paths, &su, d);
     st = worse(st, read_key(sp, s, &tm->frozen_file, "frozen_file", fpaths, &sf, d));
+    /* Ranks that shared processors while they were traced: each sample as
+     * the time it would have taken alone, then timing.scale. */
+    if (st == TFC_OK && trace && sp->processors && sp->processors < s->ranks &&
+        (!samples_shared_work(&su, sp->processors) || !samples_shared_work(&sf, sp->processors)))
+        st = diag_nomem(d, "reading the timings");
+    samples *keys[2] = {&su, &sf};
+    for (int k = 0; k < 2 && st == TFC_OK; k++)
+        for (size_t i = 0; i < keys[k]->n; i++)
+            if ((keys[k]->v[i].ms *= tm->scale) > SPEC_MAX_MS) {
+                diag_error(d, sp->path, tm->scale_at.line, tm->scale_at.col,
+                           "timing.scale %s makes a sample longer than 1e7 ms", real_shortest(tm->scale).s);
+                st = TFC_INVALID;
+                break;
+            }
     if (st == TFC_OK) {
         medians(&su, n, dur, at);
         medians(&sf, n, frozen, fat);

@@ -17,6 +17,7 @@ typedef struct sample {
     uint32_t file; /* which of the key's files (timing_csv.c sets it), and */
     uint32_t line; /* the line it was read at, for messages about the action */
     double ms;
+    double start_us; /* traces: when it started, on the clock the key's files share; NAN unknown */
 } sample;
 
 /* The files of one key (timing.file, timing.frozen_file) hold at most this
@@ -31,6 +32,16 @@ typedef struct samples {
 } samples;
 
 bool samples_push(samples *s, sample x);
+
+/* Samples taken while the ranks shared `processors` processors (pipeline.
+ * processors), each turned into the time it would have taken alone: under
+ * fair sharing, an action running beside k - 1 others for dt did
+ * dt * min(1, processors / k) of its work, k counted over every sample with
+ * a start (the key's files, all on one clock, as one run's per-rank traces
+ * are). So each ms becomes the integral of min(1, processors / k(t)) over
+ * its interval. Samples without a start keep their ms. False when memory
+ * runs out (the samples unchanged). */
+bool samples_shared_work(samples *s, uint32_t processors);
 
 /* Reads one timing file (path, named by timing.KEY at named_at in the spec;
  * KEY is "file[2]" for the third path of a list) into a malloc'd buffer and

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "timing_trace.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,7 @@ static bool number(jp *p, double *v)
 
 static bool value(jp *p, int depth);
 
-/* A member of an object (its key decoded, at most 15 bytes kept; key_len is
+/* A member of an object (its key decoded, at most 23 bytes kept; key_len is
  * the full length) or an element of an array (key NULL): the callback reads
  * the value at p. */
 typedef bool (*jp_item)(void *ctx, jp *p, const char *key, size_t key_len, int depth);
@@ -116,7 +117,7 @@ static bool container_with(jp *p, int depth, jp_item f, void *ctx)
     }
     for (;;) {
         ws(p);
-        char key[16] = "";
+        char key[24] = ""; /* "baseTimeNanoseconds" is the longest key read */
         size_t key_len = 0;
         if (open == '{') {
             if (!string(p, key, sizeof key, &key_len))
@@ -191,6 +192,8 @@ typedef struct reader {
     bool found; /* a traceEvents array was there */
     size_t first; /* out->n when this file's reading began */
     bool gpu;     /* a gpu_user_annotation PP: event was seen in this file */
+    int64_t base_ns; /* the top-level "baseTimeNanoseconds" (torch.profiler's clock), when has_base */
+    bool has_base;
 } reader;
 
 static void at(const reader *r, size_t off, unsigned *line, unsigned *col)
@@ -202,7 +205,7 @@ static void at(const reader *r, size_t off, unsigned *line, unsigned *col)
 typedef struct event_fields {
     char name[64], ph[8], cat[24];
     size_t name_len, ph_len, cat_len, dur_at;
-    double dur, pid;
+    double dur, pid, ts;
 } event_fields;
 
 static bool event_member(void *ctx, jp *p, const char *key, size_t key_len, int depth)
@@ -216,6 +219,8 @@ static bool event_member(void *ctx, jp *p, const char *key, size_t key_len, int 
         e->dur_at = p->i;
         return number(p, &e->dur);
     }
+    if (key_len == 2 && strcmp(key, "ts") == 0 && p->b[p->i] != '"' && p->b[p->i] != '{' && p->b[p->i] != '[')
+        return number(p, &e->ts);
     if (key_len == 3 && strcmp(key, "cat") == 0 && p->b[p->i] == '"')
         return string(p, e->cat, sizeof e->cat, &e->cat_len);
     if (key_len == 3 && strcmp(key, "pid") == 0 && p->b[p->i] != '"' && p->b[p->i] != '{' && p->b[p->i] != '[')
@@ -232,7 +237,7 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
     size_t start = p->i;
     if (p->b[p->i] != '{')
         return value(p, depth);
-    event_fields e = {.dur = NAN, .pid = NAN};
+    event_fields e = {.dur = NAN, .pid = NAN, .ts = NAN};
     if (!container_with(p, depth, event_member, &e))
         return false;
     if (diag_full(r->d))
@@ -303,7 +308,10 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
         r->st = TFC_INVALID;
         return true;
     }
-    if (!samples_push(r->out, (sample){.action = u, .line = line, .ms = ms})) {
+    /* The start matters only to sharing (samples_shared_work); an event
+     * without one, or one no clock could hold, is timed alone. */
+    double begin_us = isfinite(e.ts) && fabs(e.ts) <= 1e18 ? e.ts : NAN;
+    if (!samples_push(r->out, (sample){.action = u, .line = line, .ms = ms, .start_us = begin_us})) {
         r->st = TFC_IO;
         return fail(p, "out of memory");
     }
@@ -319,18 +327,38 @@ static bool top_member(void *ctx, jp *p, const char *key, size_t key_len, int de
         r->found = true;
         return container_with(p, depth, event, r);
     }
+    if (key_len == 19 && strcmp(key, "baseTimeNanoseconds") == 0 && p->b[p->i] != '"' && p->b[p->i] != '{' &&
+        p->b[p->i] != '[') {
+        /* Nanoseconds since the epoch pass 2^53: read as an integer, exactly. */
+        size_t from = p->i;
+        double v;
+        if (!number(p, &v))
+            return false;
+        char digits[24];
+        size_t k = p->i - from;
+        if (k > 0 && k < sizeof digits && strspn(p->b + from, "0123456789") == k) {
+            memcpy(digits, p->b + from, k);
+            digits[k] = '\0';
+            errno = 0;
+            unsigned long long b = strtoull(digits, NULL, 10);
+            r->has_base = errno == 0 && b <= (unsigned long long)INT64_MAX / 2;
+            r->base_ns = r->has_base ? (int64_t)b : 0;
+        }
+        return true;
+    }
     return value(p, depth);
 }
 
 tfc_status timing_trace_read(const spec *sp, const sched *s, const char *path, spec_pos named_at, const char *key,
-                              samples *out, diag_list *d)
+                              samples *out, int64_t *base_ns, bool *has_base, diag_list *d)
 {
+    *has_base = false;
     char *buf;
     size_t len;
     tfc_status in = timing_read_input(sp, path, named_at, key, &buf, &len, d);
     if (in != TFC_OK)
         return in;
-    reader r = {{buf, len, 0, NULL, 0}, sp, s, path, out, d, TFC_OK, false, out->n, false};
+    reader r = {{buf, len, 0, NULL, 0}, sp, s, path, out, d, TFC_OK, false, out->n, false, 0, false};
     jp *p = &r.p;
     ws(p);
     bool ok;
@@ -358,5 +386,7 @@ tfc_status timing_trace_read(const spec *sp, const sched *s, const char *path, s
         r.st = TFC_INVALID;
     }
     free(buf);
+    *base_ns = r.base_ns;
+    *has_base = r.has_base;
     return r.st;
 }
