@@ -260,6 +260,10 @@ def _summary(plan, out):
               f"select {plan.select}\n")
     out.write(f"step: {d['baseline_makespan_ms']:.3f} ms without freezing, {d['makespan_ms']:.3f} ms with it "
               f"({d['speedup']:.3f}x)\n")
+    sh = d.get("shared")
+    if sh:
+        out.write(f"on {sh['processors']} processors the ranks share: {sh['baseline_makespan_ms']:.3f} ms without "
+                  f"freezing, {sh['makespan_ms']:.3f} ms with it ({sh['speedup']:.3f}x)\n")
     out.write(f"freezing from step {plan.warmup} over {plan.ramp} steps, re-drawn every {plan.reselect}\n")
     out.write("stage  rank  tensors  elements        mean ratio  max ratio\n")
     for st in d["stages"]:

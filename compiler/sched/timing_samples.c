@@ -34,10 +34,10 @@ tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at
     return fs;
 }
 
-/* One end of a sample's interval: +1 where it starts, -1 where it ends. */
+/* One end of a sample's interval: aux +1 where it starts, -1 where it
+ * ends; once swept, the distinct times with aux the work done up to them. */
 typedef struct endpoint {
-    double t;
-    int delta;
+    double t, aux;
 } endpoint;
 
 static int cmp_endpoint(const void *a, const void *b)
@@ -45,16 +45,16 @@ static int cmp_endpoint(const void *a, const void *b)
     const endpoint *x = a, *y = b;
     if (x->t != y->t)
         return x->t < y->t ? -1 : 1;
-    return (x->delta > y->delta) - (x->delta < y->delta);
+    return (x->aux > y->aux) - (x->aux < y->aux);
 }
 
-/* The index of t among the sorted times (t is one of them). */
-static size_t find_time(const double *v, size_t n, double t)
+/* Where t is among the first n swept endpoints (t is one of their times). */
+static size_t find_time(const endpoint *v, size_t n, double t)
 {
     size_t lo = 0, hi = n;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] <= t)
+        if (v[mid].t <= t)
             lo = mid;
         else
             hi = mid;
@@ -70,40 +70,39 @@ bool samples_shared_work(samples *s, uint32_t processors)
     if (m == 0 || processors == 0)
         return true;
     endpoint *e = malloc(2 * m * sizeof *e);
-    double *t = malloc(2 * m * sizeof *t), *w = malloc(2 * m * sizeof *w);
-    if (!e || !t || !w) {
-        free(e), free(t), free(w);
+    if (!e)
         return false;
-    }
     size_t k = 0;
     for (size_t i = 0; i < s->n; i++) {
         const sample *x = &s->v[i];
         if (!isfinite(x->start_us))
             continue;
-        e[k++] = (endpoint){x->start_us, +1};
-        e[k++] = (endpoint){x->start_us + 1000.0 * x->ms, -1};
+        e[k++] = (endpoint){x->start_us, +1.0};
+        e[k++] = (endpoint){x->start_us + 1000.0 * x->ms, -1.0};
     }
     qsort(e, k, sizeof *e, cmp_endpoint);
-    /* t: the distinct times; w[j]: work one running action has done from
-     * t[0] to t[j], the rate min(1, P / running) in between. */
+    /* In place: e[0..nt) become the distinct times, each with the work one
+     * running action has done since e[0].t, at min(1, P / running) between
+     * them. e[i] is read before e[nt] (nt <= i) is written. */
     size_t nt = 0;
     long running = 0;
     for (size_t i = 0; i < k; i++) {
-        if (nt == 0 || e[i].t != t[nt - 1]) {
+        double t = e[i].t, delta = e[i].aux;
+        if (nt == 0 || t != e[nt - 1].t) {
             double rate = running > (long)processors ? (double)processors / (double)running : 1.0;
-            w[nt] = nt ? w[nt - 1] + (e[i].t - t[nt - 1]) * rate : 0.0;
-            t[nt++] = e[i].t;
+            double w = nt ? e[nt - 1].aux + (t - e[nt - 1].t) * rate : 0.0;
+            e[nt++] = (endpoint){t, w};
         }
-        running += e[i].delta;
+        running += delta > 0 ? 1 : -1;
     }
     for (size_t i = 0; i < s->n; i++) {
         sample *x = &s->v[i];
         if (!isfinite(x->start_us))
             continue;
-        double a = w[find_time(t, nt, x->start_us)], b = w[find_time(t, nt, x->start_us + 1000.0 * x->ms)];
+        double a = e[find_time(e, nt, x->start_us)].aux, b = e[find_time(e, nt, x->start_us + 1000.0 * x->ms)].aux;
         if (b - a > 0.0)
             x->ms = (b - a) / 1000.0;
     }
-    free(e), free(t), free(w);
+    free(e);
     return true;
 }

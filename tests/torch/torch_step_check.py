@@ -11,7 +11,11 @@ and without the plan. Checked here, independently of tfc's reader:
     samples pooled over the four files (nothing frozen), and each
     backward's planned duration follows from its freeze ratio and the
     median with everything frozen: d - r (d - d_frozen), as docs/spec.md
-    defines w_min;
+    defines w_min; with pipeline.processors P in the spec (ranks sharing
+    fewer cores) each sample first as its work alone, the sum over the
+    elementary intervals of its span of length x min(1, P / running), the
+    files lined up by baseTimeNanoseconds; then times timing.scale;
+  - with P, plan.json's shared steps are shared_step's on P cores;
   - the MANIFEST and the depfile name every trace (they are the plan's inputs);
   - the bench's last line has the documented form;
   - its shared-core model (torch_step.shared_step) with a core per rank is
@@ -51,6 +55,22 @@ def model_errors(plan, where):
     return errors
 
 
+def alone(events, procs):
+    """{action: [ms alone]} from [(start_us, dur_us, action)] of one mode,
+    all ranks on one clock: each sample's span cut at every start and end
+    of every sample, each piece counted at min(1, procs / running)."""
+    cuts = sorted({t for a, d, _ in events for t in (a, a + d)})
+    out = {}
+    for a, d, name in events:
+        work = 0.0
+        for lo, hi in zip(cuts, cuts[1:]):
+            if lo >= a and hi <= a + d:
+                running = sum(1 for b, e, _ in events if b <= lo and b + e >= hi)
+                work += (hi - lo) * min(1.0, procs / running)
+        out.setdefault(name, []).append(work / 1000.0)
+    return out
+
+
 def main():
     tfc, src = sys.argv[1], sys.argv[2]
     errors = []
@@ -72,12 +92,23 @@ def main():
             errors.append(f"last line {lines[-1]!r} is not the documented form")
         plan = json.load(open(os.path.join(out, "plan", "plan.json")))
         errors += model_errors(plan, "the bench's plan")
+        spec_text = open(os.path.join(out, "torch_step.yaml")).read()
+        procs = re.search(r"^  processors: (\d+)$", spec_text, re.M)
+        procs = int(procs.group(1)) if procs else None
+        scale = re.search(r"^  scale: (\S+)$", spec_text, re.M)
+        scale = float(scale.group(1)) if scale else 1.0
         m, k = plan["microbatches"], None
         samples = {"unfrozen": {}, "frozen": {}}
         for mode in samples:
+            spans, base0 = [], None
             for r in range(4):
                 path = os.path.join(out, f"trace_{mode}_rank{r}.json")
                 trace = json.load(open(path))
+                base = trace.get("baseTimeNanoseconds", 0)
+                base0 = base if base0 is None else base0
+                spans += [(e["ts"] + (base - base0) / 1000.0, e["dur"], e["name"][3:])
+                          for e in trace.get("traceEvents", []) if e.get("ph") == "X"
+                          and e.get("name", "").startswith("PP:")]
                 if "traceEvents" not in trace or "schemaVersion" not in trace:
                     errors.append(f"{path}: not a trace as torch.profiler writes it")
                     continue
@@ -94,6 +125,9 @@ def main():
                                   f"{2 * m} with the same count")
                 k = k or min(counts)
                 samples[mode].update(per)
+            if procs:
+                samples[mode] = alone(spans, procs)
+            samples[mode] = {n: [x * scale for x in v] for n, v in samples[mode].items()}
         worst = 0.0
         for a in plan["actions"]:
             name = f"{a['stage']}{a['type']}{a['microbatch']}"
@@ -105,8 +139,16 @@ def main():
                 if abs(a["duration_ms"] - want) > 1e-6 * d:
                     errors.append(f"{name}: planned {a['duration_ms']} ms at ratio {a['freeze_ratio']}, the "
                                   f"medians give {want}")
-        if worst > 1e-9:
-            errors.append(f"the plan's baseline durations are not the traces' medians (worst {worst:.3g} relative)")
+        if worst > 1e-6:
+            errors.append(f"the plan's baseline durations are not the traces' medians (worst {worst:.3g} relative; "
+                          f"processors {procs}, scale {scale})")
+        if procs and procs < plan["ranks"]:
+            sh, acts = plan.get("shared"), plan["actions"]
+            want = (torch_step.shared_step(acts, [a["baseline_duration_ms"] for a in acts], procs, plan["comm_ms"]),
+                    torch_step.shared_step(acts, [a["duration_ms"] for a in acts], procs, plan["comm_ms"]))
+            if not sh or sh["processors"] != procs or \
+                    any(abs(g - w) > 1e-6 * w for g, w in zip((sh["baseline_makespan_ms"], sh["makespan_ms"]), want)):
+                errors.append(f"plan.json's shared {sh} is not shared_step's {want} on {procs} cores")
         manifest = open(os.path.join(out, "plan", "MANIFEST")).read()
         dep = subprocess.run([tfc, "compile", os.path.join(out, "torch_step.yaml"), "-o", os.path.join(out, "again"),
                               "--skip-cuda-check", "-q", "--depfile", os.path.join(out, "deps.d")],
