@@ -293,7 +293,7 @@ def explain(out, cfg, plan, run, none, frz, bar, cores):
     bwd = [i for i, x in enumerate(acts) if x["type"] in "BW"]
     for m, key in (("none", "baseline_duration_ms"), ("plan", "duration_ms")):
         fwd = [i for i in range(len(acts)) if i not in bwd]
-        print(f"actions ({m}): forwards take {sum(got[m][i] for i in fwd) / sum(acts[i][key] for i in fwd):.3f}x, "
+        print(f"actions ({m}; the plan's durations are each action alone when the ranks share cores): forwards take {sum(got[m][i] for i in fwd) / sum(acts[i][key] for i in fwd):.3f}x, "
               f"backwards {sum(got[m][i] for i in bwd) / sum(acts[i][key] for i in bwd):.3f}x the plan's "
               f"durations; the plan's order with these durations, a core per rank: "
               f"{shared_step(acts, got[m], ranks):.2f} ms (measured under the profiler: "
@@ -383,6 +383,15 @@ def main():
           f"[{spread['none'][0]:.1f}, {spread['none'][1]:.1f}] without freezing, {frz:.2f} ms "
           f"[{spread['plan'][0]:.1f}, {spread['plan'][1]:.1f}] with it")
     explain(out, cfg, plan, run, none, frz, bar, cores)
+    # The same prediction against the profile's own steps without the
+    # profiler (back to back, a minute earlier, in the processes that
+    # traced): what is left once the machine's drift between the phases is.
+    prof_steps = [json.load(open(os.path.join(out, f"trace_steps_rank{r}.json"))) for r in range(ranks)]
+    p_un = statistics.median(statistics.median(x["unfrozen"]["unprofiled_ms"]) for x in prof_steps)
+    p_fz = statistics.median(statistics.median(x["frozen"]["unprofiled_ms"]) for x in prof_steps)
+    print(f"same phase: the profile's steps without the profiler took {p_un:.2f} ms with nothing frozen "
+          f"(prediction {p_un / pb - 1:+.3f} off them; this run's steps {none / p_un - 1:+.3f} off them: the machine's "
+          f"drift between the phases and the barriers), {p_fz:.2f} ms with everything frozen")
     print(f"files: {out} (torch_step.yaml, the traces, plan/)")
     print(f"torch_step ranks={ranks} baseline_err={none / pb - 1:.4f} speedup_pred={pb / pf:.4f} "
           f"speedup_meas={none / frz:.4f}")

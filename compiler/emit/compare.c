@@ -73,8 +73,8 @@ static void fill_row(compare_row *r, const plan *p, const spec *sp)
 {
     r->applicable = true;
     r->actions = p->s->n_actions;
-    r->baseline_ms = p->base.makespan;
-    r->optimised_ms = p->opt.makespan;
+    r->baseline_ms = plan_step_ms(p, false);
+    r->optimised_ms = plan_step_ms(p, true);
     double sum = 0;
     size_t cnt = 0;
     for (size_t u = 0; u < p->s->n_actions; u++)

@@ -34,7 +34,7 @@ tfc_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, ar
             tfc_status st = plan_build(&copy, &o, a, d, &pl);
             if (st != TFC_OK)
                 return st;
-            p->makespan[k] = pl->opt.makespan;
+            p->makespan[k] = plan_step_ms(pl, true);
             double sum = 0;
             size_t cnt = 0;
             for (size_t u = 0; u < pl->s->n_actions; u++)
@@ -46,7 +46,7 @@ tfc_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, ar
             p->ttq[k] = pl->ttq_speedup;
             out->ttq_known = pl->ttq_known;
             out->ttq_beta = pl->ttq_beta;
-            out->baseline_ms = pl->base.makespan;
+            out->baseline_ms = plan_step_ms(pl, false);
         }
         out->n = i + 1;
     }

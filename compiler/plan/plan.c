@@ -206,8 +206,7 @@ static void plan_ttq(plan *p)
     p->ttq_known = true;
     p->ttq_beta = sp->training.noise_scale_tokens / (double)sp->training.batch_tokens;
     p->ttq_frozen_share = numel > 0.0 ? frozen / numel : 0.0;
-    double base = p->shared ? p->shared_base_makespan : p->base.makespan;
-    double step = p->shared ? p->shared_opt_makespan : p->opt.makespan;
+    double base = plan_step_ms(p, false), step = plan_step_ms(p, true);
     p->ttq_step_ratio = base > 0.0 ? step / base : 1.0;
     p->ttq_speedup = ttq_speedup(p->ttq_beta, p->ttq_frozen_share, p->ttq_step_ratio, (double)sp->training.steps,
                                  (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps);

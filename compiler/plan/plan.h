@@ -94,6 +94,16 @@ typedef struct plan {
     bool act_bytes_known;
 } plan;
 
+/* The step tfc predicts, nothing frozen or under the policy: on the shared
+ * processors when there are fewer than ranks (pipeline.processors), else
+ * the longest path. What the sweep and --compare rank by. */
+static inline double plan_step_ms(const plan *p, bool optimised)
+{
+    if (p->shared)
+        return optimised ? p->shared_opt_makespan : p->shared_base_makespan;
+    return optimised ? p->opt.makespan : p->base.makespan;
+}
+
 /* freeze.max_ratio: auto tries caps 0, 1 / N, ..., 1 (tfc plan --sweep's). */
 #define PLAN_AUTO_CAPS 10
 
