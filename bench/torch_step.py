@@ -4,23 +4,27 @@
 A small GPT-style model of its own (token and position embeddings, pre-norm
 blocks of causal attention and a 4x MLP, a final norm and head), cut into
 4 stages, one per rank, on 4 gloo CPU processes (one thread each), run by
-torch.distributed.pipelining's public Schedule1F1B. Three phases:
+torch.distributed.pipelining's public Schedule1F1B. Four phases, in the
+same processes (so seconds apart: the machine's drift between them small):
 
   1. profile: tfc_torch.profile times K steps per rank with nothing frozen
      and K with everything frozen (torch.profiler; plain JSON traces, one
-     per rank and mode);
-  2. plan: the spec from the stage modules (tfc_spec.spec_from_modules,
-     timing.source: trace over the 4 + 4 files), `tfc compile`;
+     per rank and mode), each mode's K steps once more without the profiler
+     (profiler_scale: its own cost);
+  2. plan (rank 0, the others waiting): the spec from the stage modules
+     (tfc_spec.spec_from_modules, timing.source: trace over the 4 + 4
+     files, timing.scale, pipeline.processors the cores when fewer than the
+     ranks), `tfc compile`;
   3. run: M steps with nothing frozen and M with the plan's freezing
      (tfc_torch.apply_plan at a step past the ramp), alternating, each
      timed from a barrier to a barrier (one barrier's own time taken off);
      the medians are the measured steps;
   4. explain: K more steps of each mode under torch.profiler (the
      profiler's own cost per step; each action's real duration with the
-     plan's freezing, against the plan's), and the plan's order replayed
-     on the machine's cores shared by the ranks (shared_step), each action
-     at its fastest decile: where ranks outnumber cores an action's time
-     is not its own, the assumption tfc's model rests on.
+     plan's freezing, against the plan's), the plan's order replayed on the
+     machine's cores shared by the ranks (shared_step, an independent check
+     of tfc's pipeline.processors), and the prediction against phase 1's
+     unprofiled steps.
 
 Prints the core count, the predicted and measured steps, and as its last line
     torch_step ranks=4 baseline_err=X speedup_pred=P speedup_meas=M
@@ -125,9 +129,12 @@ def run_rank(rank, port, phase, cfg, out):
     dist.init_process_group("gloo", rank=rank, world_size=cfg["ranks"], timeout=datetime.timedelta(seconds=300))
     try:
         mod, stage, sched, step = pipeline(rank, cfg)
-        if phase == "profile":
-            tfc_torch.profile(step, [stage], out, steps=cfg["profile_steps"], warmup=1, rank=rank, schedule=sched)
-            return
+        # Profile, plan and run in the same processes, the plan compiled by
+        # rank 0 while the others wait: the phases seconds apart, so the
+        # machine's drift between them stays small.
+        tfc_torch.profile(step, [stage], out, steps=cfg["profile_steps"], warmup=1, rank=rank, schedule=sched)
+        scale = make_plan(cfg, out) if rank == 0 else None
+        dist.barrier()
         plan = Plan.load(os.path.join(out, "plan", "plan.json"))
         fz = tfc_torch.apply_plan(stage, plan, plan.warmup + plan.ramp)
         times = {"none": [], "plan": []}
@@ -165,7 +172,7 @@ def run_rank(rank, port, phase, cfg, out):
             barrier.append(time.perf_counter() - t0)
         if rank == 0:
             with open(os.path.join(out, "run.json"), "w") as f:
-                json.dump({"times": times, "barrier": barrier}, f)
+                json.dump({"times": times, "barrier": barrier, "scale": scale}, f)
     finally:
         dist.destroy_process_group()
 
@@ -275,6 +282,30 @@ def free_port():
         return s.getsockname()[1]
 
 
+def make_plan(cfg, out):
+    """The spec from the stage modules and the per-rank traces in out
+    (timing.source: trace, timing.scale the profiler's cost, pipeline.
+    processors the cores the ranks share), compiled into out/plan; returns
+    the scale (None when left out)."""
+    ranks = cfg["ranks"]
+    files = [f"trace_unfrozen_rank{r}.json" for r in range(ranks)]
+    frozen = [f"trace_frozen_rank{r}.json" for r in range(ranks)]
+    stages = [Stage(r, cfg) for r in range(ranks)]
+    spec = os.path.join(out, "torch_step.yaml")
+    scale = tfc_torch.profiler_scale(out) if cfg["profiler_scale"] else None
+    timing = {"source": "trace", "file": files, "frozen_file": frozen}
+    if scale is not None:
+        timing["scale"] = scale
+    text = tfc_spec.spec_from_modules(
+        stages, name="torch_step", schedule="1F1B", ranks=ranks, microbatches=cfg["microbatches"],
+        seq_len=cfg["seq"], microbatch_size=cfg["mb_size"], max_ratio=cfg["max_ratio"], comm_ms=0,
+        timing=timing, processors=cfg["processors"] or None)
+    tfc_spec.write_atomic(spec, text)
+    subprocess.run([cfg["tfc"], "compile", spec, "-o", os.path.join(out, "plan"), "--skip-cuda-check", "-q"],
+                   check=True)
+    return scale
+
+
 def spawn(phase, cfg, out):
     mp.start_processes(worker, args=(free_port(), phase, cfg, out), nprocs=cfg["ranks"], start_method="spawn")
 
@@ -344,29 +375,15 @@ def main():
           f"{cfg['layers']} layers of width {cfg['width']}, {cfg['microbatches']} microbatches of "
           f"{cfg['mb_size']}x{cfg['seq']} tokens", flush=True)
 
+    cfg.update(tfc=os.path.abspath(a.tfc), max_ratio=a.max_ratio, profiler_scale=not a.no_profiler_scale,
+               processors=a.processors if a.processors is not None else (cores if cores < ranks else 0))
+    procs = cfg["processors"]
     t0 = time.time()
-    spawn("profile", cfg, out)
-    files = [os.path.join(out, f"trace_unfrozen_rank{r}.json") for r in range(ranks)]
-    frozen = [os.path.join(out, f"trace_frozen_rank{r}.json") for r in range(ranks)]
-    stages = [Stage(r, cfg) for r in range(ranks)]
-    spec = os.path.join(out, "torch_step.yaml")
-    procs = a.processors if a.processors is not None else (cores if cores < ranks else 0)
-    scale = None if a.no_profiler_scale else tfc_torch.profiler_scale(out)
-    timing = {"source": "trace", "file": [os.path.basename(f) for f in files],
-              "frozen_file": [os.path.basename(f) for f in frozen]}
-    if scale is not None:
-        timing["scale"] = scale
-    text = tfc_spec.spec_from_modules(
-        stages, name="torch_step", schedule="1F1B", ranks=ranks, microbatches=cfg["microbatches"],
-        seq_len=cfg["seq"], microbatch_size=cfg["mb_size"], max_ratio=a.max_ratio, comm_ms=0,
-        timing=timing, processors=procs or None)
-    tfc_spec.write_atomic(spec, text)
-    subprocess.run([a.tfc, "compile", spec, "-o", os.path.join(out, "plan"), "--skip-cuda-check", "-q"], check=True)
+    spawn("all", cfg, out)
     plan = json.load(open(os.path.join(out, "plan", "plan.json")))
-    print(f"torch_step: profiled and planned in {time.time() - t0:.0f} s", flush=True)
-
-    spawn("run", cfg, out)
     run = json.load(open(os.path.join(out, "run.json")))
+    scale = run["scale"]
+    print(f"torch_step: profiled, planned and run in {time.time() - t0:.0f} s", flush=True)
     bar = statistics.median(run["barrier"])
     none = (statistics.median(run["times"]["none"]) - bar) * 1e3
     frz = (statistics.median(run["times"]["plan"]) - bar) * 1e3

@@ -251,7 +251,9 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
                 step_fn()
             # The same steps without the profiler, then under it: the
             # profiler's own cost (profiler_scale).
+            cpu0 = time.process_time()
             plain = [_timed(step_fn) for _ in range(steps)]
+            cpu = (time.process_time() - cpu0) * 1e3 / max(1, steps)
             with torch_profile(activities=activities) as prof:
                 profiled = [_timed(step_fn) for _ in range(steps)]
             path = os.path.join(out_dir, f"{prefix}_{mode}_rank{rank}.json")
@@ -259,7 +261,7 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
             prof.export_chrome_trace(tmp)
             os.replace(tmp, path)
             paths.append(path)
-            steps_ms[mode] = {"unprofiled_ms": plain, "profiled_ms": profiled}
+            steps_ms[mode] = {"unprofiled_ms": plain, "profiled_ms": profiled, "unprofiled_cpu_ms": cpu}
     finally:
         for fz, (o, lb, k) in zip(freezers, saved):
             fz.override, fz.label, fz.keep = o, lb, k

@@ -3,7 +3,9 @@
  * once as CSV (timing_csv.c) and once as a Chrome trace (timing_trace.c),
  * then the plan (no freezing policy) for every input that reads. Then the
  * same bytes cut in two files named as lists (file: [A, B], frozen_file:
- * [B, A]): samples pooled across files, messages naming either one. */
+ * [B, A]): samples pooled across files, messages naming either one; the
+ * trace read with timing.scale, and the two trace files as ranks sharing one
+ * processor (samples_shared_work on whatever "ts" the bytes hold). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,9 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             snprintf(spec_text[k], sizeof spec_text[k],
                      "tfc: 1\nname: f\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n"
                      "    - params: [{name: a, numel: 1}]\n"
-                     "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 2}\n"
-                     "timing: {source: %s, file: %s, frozen_file: %s}\n",
-                     source, file, frozen);
+                     "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 2%s}\n"
+                     "timing: {source: %s, file: %s, frozen_file: %s%s}\n",
+                     k == 3 ? ", processors: 1" : "", source, file, frozen, k == 1 ? ", scale: 0.5" : "");
         }
     }
     /* The cut: after the first newline past the middle, or at the middle. */
