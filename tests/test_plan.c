@@ -239,6 +239,54 @@ Test(plan_props, shared_processors_match_an_oracle_and_bound_the_step, .timeout 
     cr_assert_geq(checked, 90, "%zu configurations", checked);
 }
 
+/* The schedules the oracle's rules do not cover (DualPipeV's overlapped
+ * pairs, LoopedBFS's orders) still hold the properties that need none: a
+ * processor per rank is the longest path, one processor without latency is
+ * the total work, and the step lies between the two bounds. */
+Test(plan_props, shared_processors_bound_every_schedule, .timeout = 60)
+{
+    static const spec_schedule more[] = {SCHED_DUALPIPEV, SCHED_LOOPED_BFS};
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    size_t checked = 0;
+    for (size_t k = 0; k < 2; k++)
+        for (uint32_t p = 2; p <= 4; p++)
+            for (uint32_t m = 2; m <= 12; m += 2) {
+                arena a;
+                arena_init(&a, 0);
+                char why[400];
+                sched *s;
+                if (!builtin_why(more[k], p, 2, m, &a, why, sizeof why, &s)) {
+                    arena_free(&a);
+                    continue;
+                }
+                diag_list d;
+                diag_init(&d, 4);
+                dag *g;
+                cr_assert(dag_build(s, "t", (spec_pos){1, 1}, &a, &d, &g));
+                diag_free(&d);
+                size_t n = s->n_actions;
+                double *dur = malloc(n * sizeof *dur), *start = malloc(n * sizeof *start), total = 0.0;
+                for (size_t i = 0; i < n; i++)
+                    total += dur[i] = rnd(&seed);
+                double longest = sim_longest_path(s, g, dur, 0.0, start);
+                for (uint32_t procs = 1; procs <= p; procs++) {
+                    double got = sim_shared(s, g, dur, 0.0, procs, &a, NULL);
+                    cr_assert(got >= longest * (1 - 1e-12) && got >= total / procs * (1 - 1e-12));
+                    if (procs == p)
+                        cr_assert(fabs(got - longest) <= 1e-9 * longest, "%s p=%u m=%u", spec_schedule_name(more[k]),
+                                  p, m);
+                    if (procs == 1)
+                        cr_assert(fabs(got - total) <= 1e-9 * total, "%s p=%u m=%u: %.17g, work %.17g",
+                                  spec_schedule_name(more[k]), p, m, got, total);
+                }
+                free(dur);
+                free(start);
+                arena_free(&a);
+                checked++;
+            }
+    cr_assert_geq(checked, 24, "%zu configurations", checked);
+}
+
 Test(plan_props, gpipe_makespan_is_the_textbook_formula)
 {
     /* Uniform f and b, no latency: (m + p - 1)(f + b). */
