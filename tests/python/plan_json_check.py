@@ -126,6 +126,52 @@ try:
 except ValueError:
     pass
 
+# pipeline.processors: each spec again on fewer processors than ranks;
+# plan.json's `shared` read strictly and held to what must be true of a
+# step on P shared processors, from the file's own other fields: at least
+# the longest path (baseline_makespan_ms, makespan_ms) and the busiest
+# processors' bound (the ranks' busy time over P), the speed-up their
+# ratio; and no `shared` where P is not below the ranks.
+shared_checked = 0
+with tempfile.TemporaryDirectory() as tmp:
+    for spec in sorted(glob.glob(os.path.join(src, "specs", "*.yaml"))):
+        text = open(spec).read()
+        ranks = int(re.search(r"^  ranks: (\d+)", text, re.M).group(1))
+        for f in glob.glob(os.path.join(os.path.dirname(spec), "*.csv")):
+            open(os.path.join(tmp, os.path.basename(f)), "w").write(open(f).read())
+        for procs in sorted({1, max(1, ranks // 2), ranks}):
+            path = os.path.join(tmp, "p_" + os.path.basename(spec))
+            open(path, "w").write(re.sub(r"^pipeline:\n", f"pipeline:\n  processors: {procs}\n", text, count=1,
+                                         flags=re.M))
+            r = subprocess.run([tfc, "plan", path, "--json"], capture_output=True, text=True)
+            where = f"{os.path.basename(spec)} on {procs} processors"
+            if r.returncode != 0:
+                bad.append(f"{where}: exit {r.returncode}: {r.stderr[:300]}")
+                continue
+            doc = strict(r.stdout, where)
+            sh = doc.get("shared")
+            if procs >= ranks:
+                if sh is not None:
+                    bad.append(f"{where}: shared {sh} with a processor per rank")
+                continue
+            if not sh or sh["processors"] != procs:
+                bad.append(f"{where}: shared is {sh}")
+                continue
+            for mine, longest, stats in (("baseline_makespan_ms", "baseline_makespan_ms", "rank_stats"),
+                                         ("makespan_ms", "makespan_ms", "optimised_rank_stats")):
+                work = sum(x["busy_ms"] for x in doc[stats])
+                if sh[mine] < doc[longest] * (1 - 1e-9) or sh[mine] < work / procs * (1 - 1e-9):
+                    bad.append(f"{where}: shared {mine} {sh[mine]} below the longest path {doc[longest]} or the "
+                               f"work over the processors {work / procs}")
+            if abs(sh["speedup"] - sh["baseline_makespan_ms"] / sh["makespan_ms"]) > 1e-12 * sh["speedup"]:
+                bad.append(f"{where}: shared speedup {sh['speedup']}")
+            out = subprocess.run([tfc, "plan", path], capture_output=True, text=True).stdout
+            if f"on {procs} processors" not in out:
+                bad.append(f"{where}: tfc plan does not print the shared step")
+            shared_checked += 1
+if shared_checked < 3:
+    bad.append(f"only {shared_checked} specs planned on shared processors")
+
 # The command line.
 script = os.path.join(src, "python", "tfc_plan.py")
 r = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True)
@@ -152,5 +198,5 @@ for b in bad:
     print("plan_json:", b)
 if bad:
     sys.exit(1)
-print(f"plan_json: {len(texts)} specs and {len(glob.glob(os.path.join(src, 'generated', '*', 'plan.json')))} "
+print(f"plan_json: {shared_checked} plans on shared processors within their bounds; {len(texts)} specs and {len(glob.glob(os.path.join(src, 'generated', '*', 'plan.json')))} "
       "generated plans without duplicate keys; format 1 reads the same; tfc_plan.py's command line works")
