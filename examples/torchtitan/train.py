@@ -215,12 +215,17 @@ def main():
     model = whole_model()
     mods = stage_modules(model, stage_layers())
 
+    # Ranks as CPU processes on fewer cores than ranks share them: the spec
+    # says so (pipeline.processors), and tfc times the step on them.
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    processors = cores if cores < RANKS else None
+
     def spec(name, timing):
         path = os.path.join(out, name + ".yaml")
         tfc_spec.write_atomic(path, tfc_spec.spec_from_modules(
             mods, name="llama3_debug", schedule=args.schedule, ranks=RANKS, microbatches=MICROBATCHES,
             seq_len=SEQ, max_ratio=args.max_ratio, train_steps=args.steps,
-            vocab=model.tok_embeddings.num_embeddings, timing=timing))
+            vocab=model.tok_embeddings.num_embeddings, timing=timing, processors=processors))
         subprocess.run([args.tfc, "compile", path, "-o", os.path.join(out, name), "--skip-cuda-check", "-q"],
                        check=True)
         return path
@@ -230,11 +235,16 @@ def main():
     spec("estimate", None)
     spawn("profile", args, out)
     files = {m: [f"trace_{m}_rank{r}.json" for r in range(RANKS)] for m in ("unfrozen", "frozen")}
-    path = spec("plan", {"source": "trace", "file": files["unfrozen"], "frozen_file": files["frozen"]})
+    # timing.scale: the profiler's own cost, measured by tfc_torch.profile.
+    path = spec("plan", {"source": "trace", "file": files["unfrozen"], "frozen_file": files["frozen"],
+                         "scale": tfc_torch.profiler_scale(out)})
     plan = json.load(open(os.path.join(out, "plan", "plan.json")))
     print(f"profiled ({args.profile_steps} steps per mode) and planned in {time.time() - t0:.0f} s: {path}")
-    print(f"tfc predicts {plan['baseline_makespan_ms']:.1f} ms a step without freezing, {plan['makespan_ms']:.1f} ms "
-          f"with it ({plan['speedup']:.3f}x), freezing from step {plan['freeze']['warmup_steps']}", flush=True)
+    step = plan.get("shared", plan)
+    where = f" on the {processors} cores the {RANKS} ranks share" if "shared" in plan else ""
+    print(f"tfc predicts{where} {step['baseline_makespan_ms']:.1f} ms a step without freezing, "
+          f"{step['makespan_ms']:.1f} ms with it ({step['speedup']:.3f}x), freezing from step "
+          f"{plan['freeze']['warmup_steps']}", flush=True)
     for phase in ("none", "plan"):
         if args.only in (None, phase):
             spawn(phase, args, out)
