@@ -287,8 +287,9 @@ def profiler_scale(out_dir, prefix="trace"):
     beside the traces, PREFIX_steps_rankR.json). torch.profiler records
     every operator, which lengthens each action by a share that depends on
     how many operators it runs: measured +11% a step with 2 ranks on 2
-    cores and +23% with 4 (bench/torch_step.py). None when no rank's record
-    is there."""
+    cores and +23% with 4 (bench/torch_step.py). Never above 1: the
+    profiler only adds work, and a ratio above 1 is the machine's noise
+    between the two sets of steps. None when no rank's record is there."""
     import glob
     import statistics
     ratios = []
@@ -298,7 +299,7 @@ def profiler_scale(out_dir, prefix="trace"):
         plain, prof = rec.get("unprofiled_ms"), rec.get("profiled_ms")
         if plain and prof and statistics.median(prof) > 0:
             ratios.append(statistics.median(plain) / statistics.median(prof))
-    return statistics.median(ratios) if ratios else None
+    return min(1.0, statistics.median(ratios)) if ratios else None
 
 
 def timing_yaml(unfrozen, frozen, spec_dir=".", scale=None):
