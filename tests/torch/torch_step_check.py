@@ -16,6 +16,7 @@ and without the plan. Checked here, independently of tfc's reader:
     elementary intervals of its span of length x min(1, P / running), the
     files lined up by baseTimeNanoseconds; then times timing.scale;
   - with P, plan.json's shared steps are shared_step's on P cores;
+  - timing.scale is the profile's unprofiled over profiled step medians;
   - the MANIFEST and the depfile name every trace (they are the plan's inputs);
   - the bench's last line has the documented form;
   - its shared-core model (torch_step.shared_step) with a core per rank is
@@ -97,6 +98,15 @@ def main():
         procs = int(procs.group(1)) if procs else None
         scale = re.search(r"^  scale: (\S+)$", spec_text, re.M)
         scale = float(scale.group(1)) if scale else 1.0
+        # timing.scale: the profile's unprofiled over profiled step medians
+        # (nothing frozen), the median over the ranks, never above 1.
+        ratios = []
+        for r in range(4):
+            rec = json.load(open(os.path.join(out, f"trace_steps_rank{r}.json")))["unfrozen"]
+            ratios.append(statistics.median(rec["unprofiled_ms"]) / statistics.median(rec["profiled_ms"]))
+        want_scale = min(1.0, statistics.median(ratios))
+        if abs(scale - want_scale) > 1e-5 * want_scale:
+            errors.append(f"timing.scale {scale} in the spec, the profile's steps give {want_scale}")
         m, k = plan["microbatches"], None
         samples = {"unfrozen": {}, "frozen": {}}
         for mode in samples:
