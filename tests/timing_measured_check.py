@@ -536,6 +536,34 @@ for extra_p, extra_t, want, want_frozen in shared_cases:
             ("shared" in got and got["shared"]["processors"] != 1):
         print(f"shared processors {extra_p!r}: plan.json's shared is {got.get('shared')}", file=sys.stderr)
         bad += 1
+# tfc's own timeline.json read back on shared processors: a simulated step
+# with a processor per rank, so its events (which overlap across ranks) are
+# taken as they are, not as contention: the tables' durations come back.
+TABLE_SPEC = """tfc: 1
+name: tl
+model:
+  stages:
+    - params: [{name: a, numel: 10}]
+    - params: [{name: b, numel: 10}]
+pipeline: {schedule: 1F1B, ranks: 2, microbatches: 4, processors: 1}
+timing: %s
+"""
+path = in_folder("shared", "t.yaml", TABLE_SPEC % "{forward_ms: [3, 5], backward_ms: [7, 11], backward_frozen_ms: [2, 4]}")
+gen = os.path.join(W, "shared", "gen")
+r = subprocess.run([TFC, "compile", path, "-o", gen, "-q", "--skip-cuda-check"], capture_output=True, text=True)
+if r.returncode == 0:
+    tl = os.path.join(gen, "timeline.json")
+    back = in_folder("shared", "back.yaml", TABLE_SPEC % f"{{source: trace, file: {tl}, frozen_file: {tl}}}")
+    r = subprocess.run([TFC, "plan", back, "--json", "--policy", "none"], capture_output=True, text=True)
+    acts = json.loads(r.stdout)["actions"] if r.returncode == 0 else []
+    table = {"F": [3, 5], "B": [7, 11]}
+    wrong = [a for a in acts if abs(a["baseline_duration_ms"] - table[a["type"]][a["stage"]]) > 1e-9]
+    if not acts or wrong:
+        print(f"shared processors: timeline.json read back: {wrong[:3] or r.stderr[:300]}", file=sys.stderr)
+        bad += 1
+else:
+    print(f"shared processors: compile: {r.stderr[:300]}", file=sys.stderr)
+    bad += 1
 # Where the keys do not go: errors at their line and column.
 for text, where, frag in (
         (SHARED_SPEC % (", processors: 0", ""), "s.yaml:7:", "pipeline.processors"),

@@ -309,8 +309,11 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
         return true;
     }
     /* The start matters only to sharing (samples_shared_work); an event
-     * without one, or one no clock could hold, is timed alone. */
-    double begin_us = isfinite(e.ts) && fabs(e.ts) <= 1e18 ? e.ts : NAN;
+     * without one, or one no clock could hold, is timed alone, and so is
+     * every event of tfc's own timeline.json (a simulated step, a processor
+     * per rank: its overlaps are not contention). */
+    bool own = q == name;
+    double begin_us = !own && isfinite(e.ts) && fabs(e.ts) <= 1e18 ? e.ts : NAN;
     if (!samples_push(r->out, (sample){.action = u, .line = line, .ms = ms, .start_us = begin_us})) {
         r->st = TFC_IO;
         return fail(p, "out of memory");
