@@ -15,13 +15,17 @@ seed() { # harness -> seed folder
   local dir="$out/corpus-$1"
   rm -rf "$dir" && mkdir -p "$dir"
   case "$1" in
-    fuzz_spec) cp specs/*.yaml tests/hostile/*.yaml tests/specs/*.yaml tests/yaml_bad/*/*.yaml "$dir"/ ;;
+    fuzz_spec) cp specs/*.yaml tests/hostile/*.yaml tests/specs/*.yaml tests/yaml_bad/*/*.yaml "$dir"/
+               # pipeline.processors and timing.scale, which no bundled spec uses
+               printf 'tfc: 1\nname: s\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n    - params: [{name: b, numel: 2}]\npipeline: {schedule: 1F1B, ranks: 2, microbatches: 2, processors: 1}\ntiming: {source: trace, file: [a.json, b.json], frozen_file: c.json, scale: 0.9}\n' >"$dir/shared.yaml" ;;
     fuzz_csv) cp specs/*.csv tests/specs/*.csv "$dir"/
               printf '0F0,0F1,0F2,2F0,2F1,2F2,2B0,2B1,2B2,0B0,0B1,0B2\n1F0,1F1,1F2,3F0,3I0,3W0,3F1,3I1,3W1,3F2,3I2,3W2,1B0,1B1,1B2\n' > "$dir/split.csv" ;;
     fuzz_timing)
       printf 'rank,stage,microbatch,type,duration_ms\n0,0,0,F,1\n0,0,1,F,1.5\n1,1,0,F,2\n1,1,1,F,2\n1,1,0,B,4\n1,1,1,B,4\n0,0,0,B,3\n0,0,1,B,3\n' >"$dir/ok.csv"
       printf '0,0,0,F,1\n0,0,0,B,0\n1,1,1,X,2\n2,0,0,F,1\n0,0,0,F\n' >"$dir/bad.csv"
-      printf '{"traceEvents": [{"name": "PP:0F0", "ph": "X", "ts": 0, "dur": 1000, "args": {"a": [1, true, null]}},\n {"name": "PP:1B1", "ph": "X", "dur": 2.5e3}], "x": "\\u00e9"}\n' >"$dir/trace.json" ;;
+      printf '{"traceEvents": [{"name": "PP:0F0", "ph": "X", "ts": 0, "dur": 1000, "args": {"a": [1, true, null]}},\n {"name": "PP:1B1", "ph": "X", "dur": 2.5e3}], "x": "\\u00e9"}\n' >"$dir/trace.json"
+      # overlapping events on one clock, as ranks sharing a processor write them
+      printf '{"baseTimeNanoseconds": 1790857026000000000, "traceEvents": [{"name": "PP:0F0", "ph": "X", "ts": 0, "dur": 1000},\n {"name": "PP:1F0", "ph": "X", "ts": 500, "dur": 1000}, {"name": "PP:0B0", "ph": "X", "ts": 1500, "dur": 800}]}\n' >"$dir/shared.json" ;;
     fuzz_plan) cp generated/llama8b_1f1b/plan.json "$dir/p2.json"
                cp generated/llama8b_zbv/plan.json "$dir/zbv.json"
                printf '{"format": "tfc-plan-1", "stages": 1, "stages": [{"mean_freeze_ratio": 0.5}], "a": [1, {"b": "\\ud83d\\ude00"}]}' >"$dir/p1.json" ;;
