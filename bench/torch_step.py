@@ -301,8 +301,8 @@ def make_plan(cfg, out):
         seq_len=cfg["seq"], microbatch_size=cfg["mb_size"], max_ratio=cfg["max_ratio"], comm_ms=0,
         timing=timing, processors=cfg["processors"] or None)
     tfc_spec.write_atomic(spec, text)
-    subprocess.run([cfg["tfc"], "compile", spec, "-o", os.path.join(out, "plan"), "--skip-cuda-check", "-q"],
-                   check=True)
+    subprocess.run([cfg["tfc"], "compile", spec, "-o", os.path.join(out, "plan"), "--skip-cuda-check", "-q",
+                    "--policy", cfg["policy"]], check=True)
     return scale
 
 
@@ -358,6 +358,8 @@ def main():
     ap.add_argument("--processors", type=int, default=None,
                     help="pipeline.processors in the spec (default: the cores when fewer than the ranks; "
                          "0: none, a processor per rank)")
+    ap.add_argument("--policy", default="timely", choices=("timely", "uniform"),
+                    help="tfc compile --policy (default timely)")
     ap.add_argument("--no-profiler-scale", action="store_true",
                     help="leave timing.scale out (the profiler's own cost stays in the durations)")
     a = ap.parse_args()
@@ -376,6 +378,7 @@ def main():
           f"{cfg['mb_size']}x{cfg['seq']} tokens", flush=True)
 
     cfg.update(tfc=os.path.abspath(a.tfc), max_ratio=a.max_ratio, profiler_scale=not a.no_profiler_scale,
+               policy=a.policy,
                processors=a.processors if a.processors is not None else (cores if cores < ranks else 0))
     procs = cfg["processors"]
     t0 = time.time()
