@@ -6,6 +6,8 @@ lp_solve run reports (`tfc plan SPEC --json`, field "lp").
 
     lp_oracle.py TFC SPEC [SPEC ...]     exit 0 if all agree to 1e-6 relative
     lp_oracle.py TFC --random N          the same on N random small specs
+    lp_oracle.py TFC --shared N          the same with pipeline.processors
+                                         below the ranks (the work row)
     lp_oracle.py TFC --balance-grid      phase 3 (freeze.balance: minmax) on
                                          GPipe and 1F1B, ranks 2-16 x
                                          microbatches 4-128: its largest ratio
@@ -20,6 +22,7 @@ lp_solve run reports (`tfc plan SPEC --json`, field "lp").
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -259,6 +262,23 @@ def main(argv):
     tmp = tempfile.TemporaryDirectory()
     if len(specs) == 2 and specs[0] == "--random":
         specs = random_specs(int(specs[1]), tmp.name)
+    elif len(specs) == 2 and specs[0] == "--shared":
+        # The same random specs on fewer processors than ranks: the LP
+        # gains the work row (T >= the work over them), solved direct.
+        shared = []
+        for i, spec in enumerate(random_specs(int(specs[1]), tmp.name)):
+            text = open(spec).read()
+            ranks = int(re.search(r"ranks: (\d+)", text).group(1))
+            if ranks < 2:
+                continue
+            procs = 1 + i % (ranks - 1)
+            out = spec[:-5] + "_shared.yaml"
+            with open(out, "w") as f:
+                f.write(re.sub(r"pipeline: \{", f"pipeline: {{processors: {procs}, ", text, count=1)
+                        if "pipeline: {" in text else
+                        re.sub(r"^pipeline:\n", f"pipeline:\n  processors: {procs}\n", text, count=1, flags=re.M))
+            shared.append(out)
+        specs = shared
     bad = 0
     for spec in specs:
         with tempfile.TemporaryDirectory() as d:

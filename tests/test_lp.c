@@ -194,7 +194,14 @@ static void walk(pathlp *pl, uint32_t v, size_t depth, double fixed)
     }
 }
 
-static double path_formulation_t_star(const plan *p)
+static double path_formulation_t_star_with(const plan *p, uint32_t processors);
+
+static double path_formulation_t_star(const plan *p) { return path_formulation_t_star_with(p, 0); }
+
+/* processors > 0: also T >= the step's work over them, written from the
+ * plan's durations here (every action's w_max, less x (w_max - w_min) for
+ * the freezable ones). */
+static double path_formulation_t_star_with(const plan *p, uint32_t processors)
 {
     const sched *s = p->s;
     size_t n = s->n_actions;
@@ -229,6 +236,20 @@ static double path_formulation_t_star(const plan *p)
         if (k)
             add_constraintex(pl.lp, k, ones, cols, LE, p->sp->freeze.max_ratio * k);
     }
+    if (processors) {
+        int *cols = malloc((size_t)(K + 1) * sizeof *cols);
+        double *vals = malloc((size_t)(K + 1) * sizeof *vals), work = 0.0;
+        int k = 0;
+        for (size_t u = 0; u < n; u++) {
+            work += p->dur[u];
+            if (pl.xcol[u])
+                cols[k] = pl.xcol[u], vals[k++] = (p->dur[u] - p->w_min[u]) / processors;
+        }
+        cols[k] = pl.tcol, vals[k++] = 1.0;
+        add_constraintex(pl.lp, k, vals, cols, GE, work / processors);
+        free(cols);
+        free(vals);
+    }
     set_add_rowmode(pl.lp, FALSE);
     for (int c = 1; c <= K; c++)
         set_upbo(pl.lp, c, 1.0);
@@ -262,6 +283,50 @@ Test(lp_second_formulation, t_star_equals_the_path_formulation_on_small_instance
             checked++;
         }
     cr_assert_eq(checked, 12);
+}
+
+/* pipeline.processors below the ranks adds T >= the work over them: the
+ * path formulation with that row written here agrees; T* bounds the plan's
+ * step on the shared processors from below; and the row shortens those
+ * steps over the instances (it freezes for the work, not only for the
+ * critical path). */
+Test(lp_second_formulation, the_work_row_equals_the_path_formulation_with_it, .timeout = 120)
+{
+    size_t checked = 0, binding = 0;
+    double with_row = 0.0, without_row = 0.0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (unsigned p = 2; p <= 3; p++)
+            for (unsigned procs = 1; procs < p; procs++) {
+                unsigned m = atoi(shapes[sh][1]) == 2 ? 2 : p == 2 ? 4 : 3;
+                char *yaml = small_spec(sh, p, m, 0.6, (unsigned)(sh * 13 + p));
+                char *at = strstr(yaml, "pipeline: {");
+                cr_assert(at);
+                char *with = malloc(strlen(yaml) + 32);
+                sprintf(with, "%.*spipeline: {processors: %u, %s", (int)(at - yaml), yaml, procs,
+                        at + strlen("pipeline: {"));
+                loaded l, l0;
+                plan *pl = build(&l, with, POLICY_TIMELY), *p0 = build(&l0, yaml, POLICY_TIMELY);
+                double paths = path_formulation_t_star_with(pl, procs);
+                cr_assert(fabs(paths - pl->lp.t_star) <= 1e-7 * paths, "%s p=%u m=%u P=%u: tfc %.12g, paths %.12g",
+                          shapes[sh][0], p, m, procs, pl->lp.t_star, paths);
+                cr_assert(pl->shared && p0->shared == false);
+                /* T* bounds the step on the shared processors from below (the longest path and the
+                 * work over them both do); the row is a bound, not the simulation, so one plan can
+                 * come out a little longer than without it, but not the instances together. */
+                cr_assert(pl->shared_opt_makespan >= pl->lp.t_star * (1 - 1e-9), "%s p=%u P=%u: %.12g below T* %.12g",
+                          shapes[sh][0], p, procs, pl->shared_opt_makespan, pl->lp.t_star);
+                with_row += pl->shared_opt_makespan;
+                without_row += sim_shared(p0->s, p0->g, p0->opt_dur, p0->sp->timing.comm_ms, procs, &l0.a, NULL);
+                binding += pl->lp.t_star > p0->lp.t_star * (1 + 1e-6);
+                loaded_free(&l);
+                loaded_free(&l0);
+                free(with);
+                free(yaml);
+                checked++;
+            }
+    cr_assert_geq(checked, 18, "%zu", checked);
+    cr_assert_geq(binding, 6, "the work row bound T* in only %zu of %zu instances", binding, checked);
+    cr_assert_lt(with_row, without_row, "the shared steps: %.12g ms with the row, %.12g without", with_row, without_row);
 }
 
 Test(lp_second_formulation, two_stage_gpipe_matches_a_grid_search)
@@ -728,4 +793,10 @@ Test(lp_size, counted_without_building_equals_the_built_lp)
                             "timing: {forward_ms: [1, 1], backward_ms: [2, 2], backward_frozen_ms: [2, 1]}\n"
                             "freeze: {max_ratio: 0.5}\n",
                             "1F1B with a stage that freezing cannot shorten");
+    expect_size_of_built_lp("tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: w, numel: 1}]\n"
+                            "    - params: [{name: w, numel: 1}]\n"
+                            "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 4, processors: 1}\n"
+                            "timing: {forward_ms: [1, 1], backward_ms: [2, 2], backward_frozen_ms: [2, 1]}\n"
+                            "freeze: {max_ratio: 0.5}\n",
+                            "the same on one shared processor (the work row)");
 }

@@ -124,6 +124,31 @@ bool lp_direct_build(const lp_problem *pb, arena *a, lp_direct_lp *lp)
         lp->n_rows++;
         lp->start[lp->n_rows] = lp->nz;
     }
+    /* Shared processors: T >= (sum of w_max - sum of x_u (w_max_u - w_min_u)) / P,
+     * written T + sum x_u (w_max_u - w_min_u) / P >= sum of w_max / P. */
+    if (lp_work_row(pb)) {
+        double work = 0.0, procs = (double)pb->processors;
+        for (size_t u = 0; u < n; u++)
+            work += pb->w_max[u];
+        if (lp->n_rows + 1 > z.rows || lp->nz + 1 > z.nonzeros) {
+            lp->overflow = true;
+            return false;
+        }
+        lp->col[lp->nz] = lp->tcol, lp->val[lp->nz++] = 1.0;
+        for (size_t u = 0; u < n; u++)
+            if (lp->xcol[u] && pb->w_max[u] != pb->w_min[u]) {
+                if (lp->nz + 1 > z.nonzeros) {
+                    lp->overflow = true;
+                    return false;
+                }
+                lp->col[lp->nz] = lp->xcol[u];
+                lp->val[lp->nz++] = (pb->w_max[u] - pb->w_min[u]) / procs;
+            }
+        lp->rhs[lp->n_rows] = work / procs;
+        lp->is_le[lp->n_rows] = 0;
+        lp->n_rows++;
+        lp->start[lp->n_rows] = lp->nz;
+    }
     return true;
 }
 

@@ -112,8 +112,8 @@ tfc_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d,
     st->nonzeros = (long long)z.nonzeros;
     arena scratch;
     arena_init(&scratch, 0);
-    tfc_status result = pb->direct ? lp_direct_solve(pb, &scratch, file, d, x, st)
-                                   : lp_dw_solve(pb, &scratch, file, d, x, st);
+    tfc_status result = pb->direct || lp_work_row(pb) ? lp_direct_solve(pb, &scratch, file, d, x, st)
+                                                      : lp_dw_solve(pb, &scratch, file, d, x, st);
     if (result == TFC_OK)
         result = finish(pb, &scratch, d, x, st);
     arena_free(&scratch);

@@ -54,6 +54,7 @@ lp_size lp_problem_size(const lp_problem *pb)
     const sched *s = pb->s;
     const dag *g = pb->g;
     lp_size z = {0};
+    size_t work_terms = 0;
     z.actions = s->n_actions;
     for (size_t u = 0; u < z.actions; u++) {
         size_t rows_u = 0;
@@ -66,10 +67,15 @@ lp_size lp_problem_size(const lp_problem *pb)
         z.rows += rows_u;
         z.nonzeros += rows_u * (x_term ? 3 : 2);
         z.freezable += pb->freezable[u];
+        work_terms += x_term;
     }
     for (uint32_t st = 0; st < s->n_stages; st++)
         z.rows += stage_has_freezable(pb, st);
     z.nonzeros += z.freezable;
+    if (lp_work_row(pb)) { /* T and every ratio that shortens its action */
+        z.rows++;
+        z.nonzeros += work_terms + 1;
+    }
     z.cols = z.actions + z.freezable + 1;
     return z;
 }

@@ -81,9 +81,18 @@ typedef struct lp_problem {
     bool leximin; /* then repeat it over the actions below the maximum (freeze.balance: leximin) */
     double timeout_s; /* per phase; 0 = none */
     bool direct; /* hand lp_solve the whole LP instead of decomposing it (tfc plan --lp-method direct) */
+    /* pipeline.processors below the ranks: one more row, T >= the step's
+     * total work over the processors (every rank's bubble can be filled by
+     * another's work, so the shared step is at least that); solved direct
+     * (the decomposition's subproblem is a longest path, which this row is
+     * not). 0: none. */
+    uint32_t processors;
     lp_progress_fn progress; /* NULL: nobody is watching */
     void *progress_ctx;
 } lp_problem;
+
+/* Whether the LP has the work row (pipeline.processors below the ranks). */
+static inline bool lp_work_row(const lp_problem *pb) { return pb->processors && pb->processors < pb->s->ranks; }
 
 /* Calls pb->progress when there is one. */
 static inline void lp_report(const lp_problem *pb, lp_phase phase, long long round, double bound, double best)

@@ -175,6 +175,7 @@ lp_problem plan_lp_problem(const plan *p)
                         .cap = p->sp->freeze.max_ratio,
                         .timeout_s = p->lp_timeout_s,
                         .direct = p->lp_direct,
+                        .processors = p->sp->processors,
                         .action_cap = p->sp->freeze.max_action_ratio,
                         .balance = p->sp->freeze.balance != BALANCE_NONE,
                         .leximin = p->sp->freeze.balance == BALANCE_LEXIMIN,
