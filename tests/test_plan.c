@@ -64,6 +64,21 @@ static double oracle_makespan(const sched *s, const double *dur, double comm, do
     return makespan;
 }
 
+/* Schedule k at p ranks, v stages a rank, m microbatches, and its DAG, in
+ * a: false when the schedule refuses that shape; a cycle fails the test. */
+static bool built(spec_schedule k, uint32_t p, uint32_t v, uint32_t m, arena *a, sched **s, dag **g)
+{
+    char why[400];
+    if (!builtin_why(k, p, v, m, a, why, sizeof why, s))
+        return false;
+    diag_list d;
+    diag_init(&d, 4);
+    bool acyclic = dag_build(*s, "t", (spec_pos){1, 1}, a, &d, g);
+    cr_assert(acyclic, "%s p=%u v=%u m=%u: %s", spec_schedule_name(k), p, v, m, d.n ? d.items[0].msg : "?");
+    diag_free(&d);
+    return true;
+}
+
 Test(plan_props, builtin_schedules_are_acyclic_and_simulate_to_the_longest_path, .timeout = 120)
 {
     uint64_t seed = 0x9E3779B97F4A7C15u;
@@ -74,19 +89,12 @@ Test(plan_props, builtin_schedules_are_acyclic_and_simulate_to_the_longest_path,
                 for (uint32_t m = 1; m <= 13; m += 2) {
                     arena a;
                     arena_init(&a, 0);
-                    char why[400];
                     sched *s;
-                    if (!builtin_why(kinds[k], p, v, m, &a, why, sizeof why, &s)) {
+                    dag *g;
+                    if (!built(kinds[k], p, v, m, &a, &s, &g)) {
                         arena_free(&a);
                         continue;
                     }
-                    diag_list d;
-                    diag_init(&d, 4);
-                    dag *g;
-                    bool acyclic = dag_build(s, "t", (spec_pos){1, 1}, &a, &d, &g);
-                    cr_assert(acyclic, "%s p=%u v=%u m=%u: %s", spec_schedule_name(kinds[k]), p, v, m,
-                              d.n ? d.items[0].msg : "?");
-                    diag_free(&d);
                     /* Per-stage, per-type durations, like a spec's tables. */
                     double table[4][32];
                     for (int t = 0; t < 4; t++)
@@ -198,17 +206,12 @@ Test(plan_props, shared_processors_match_an_oracle_and_bound_the_step, .timeout 
                 for (uint32_t m = 1; m <= 9; m += 2) {
                     arena a;
                     arena_init(&a, 0);
-                    char why[400];
                     sched *s;
-                    if (!builtin_why(kinds[k], p, v, m, &a, why, sizeof why, &s)) {
+                    dag *g;
+                    if (!built(kinds[k], p, v, m, &a, &s, &g)) {
                         arena_free(&a);
                         continue;
                     }
-                    diag_list d;
-                    diag_init(&d, 4);
-                    dag *g;
-                    cr_assert(dag_build(s, "t", (spec_pos){1, 1}, &a, &d, &g));
-                    diag_free(&d);
                     size_t n = s->n_actions;
                     double *dur = malloc(n * sizeof *dur), *start = malloc(n * sizeof *start), total = 0.0;
                     for (size_t i = 0; i < n; i++)
@@ -253,17 +256,12 @@ Test(plan_props, shared_processors_bound_every_schedule, .timeout = 60)
             for (uint32_t m = 2; m <= 12; m += 2) {
                 arena a;
                 arena_init(&a, 0);
-                char why[400];
                 sched *s;
-                if (!builtin_why(more[k], p, 2, m, &a, why, sizeof why, &s)) {
+                dag *g;
+                if (!built(more[k], p, 2, m, &a, &s, &g)) {
                     arena_free(&a);
                     continue;
                 }
-                diag_list d;
-                diag_init(&d, 4);
-                dag *g;
-                cr_assert(dag_build(s, "t", (spec_pos){1, 1}, &a, &d, &g));
-                diag_free(&d);
                 size_t n = s->n_actions;
                 double *dur = malloc(n * sizeof *dur), *start = malloc(n * sizeof *start), total = 0.0;
                 for (size_t i = 0; i < n; i++)
