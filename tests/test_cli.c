@@ -541,7 +541,7 @@ static void generate(const char *name, const char *dir, char *path, size_t cap)
     }
 }
 
-ParameterizedTest(hostile_row *row, hostile, input_is_refused_as_the_table_says, .timeout = 60)
+ParameterizedTest(hostile_row *row, hostile, input_is_refused_as_the_table_says)
 {
     char dir[] = "/tmp/tfc-hostile-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));

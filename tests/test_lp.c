@@ -85,7 +85,7 @@ static double total_freeze(const plan *p)
     return t;
 }
 
-Test(lp_props, plans_hold_their_invariants_across_schedules_and_caps, .timeout = 120)
+Test(lp_props, plans_hold_their_invariants_across_schedules_and_caps)
 {
     const double caps[] = {0.0, 0.3, 0.9, 1.0};
     size_t checked = 0;
@@ -265,7 +265,7 @@ static double path_formulation_t_star_with(const plan *p, uint32_t processors)
     return t;
 }
 
-Test(lp_second_formulation, t_star_equals_the_path_formulation_on_small_instances, .timeout = 120)
+Test(lp_second_formulation, t_star_equals_the_path_formulation_on_small_instances)
 {
     size_t checked = 0;
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
@@ -290,7 +290,7 @@ Test(lp_second_formulation, t_star_equals_the_path_formulation_on_small_instance
  * step on the shared processors from below; and the row shortens those
  * steps over the instances (it freezes for the work, not only for the
  * critical path). */
-Test(lp_second_formulation, the_work_row_equals_the_path_formulation_with_it, .timeout = 120)
+Test(lp_second_formulation, the_work_row_equals_the_path_formulation_with_it)
 {
     size_t checked = 0, binding = 0;
     double with_row = 0.0, without_row = 0.0;
@@ -395,7 +395,7 @@ static char *with_freeze(const char *yaml, const char *extra)
     return out;
 }
 
-Test(lp_phase3, minmax_keeps_the_makespan_and_total_and_never_raises_the_largest_ratio, .timeout = 60)
+Test(lp_phase3, minmax_keeps_the_makespan_and_total_and_never_raises_the_largest_ratio)
 {
     size_t checked = 0;
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
@@ -443,7 +443,7 @@ static int cmp_desc(const void *a, const void *b)
 /* Leximin keeps T* and the phase-2 total, and its ratios sorted largest
  * first are lexicographically no larger than minmax's (each round's start
  * is feasible for the next, so no round can do worse). */
-Test(lp_phase3, leximin_is_never_less_even_than_minmax, .timeout = 60)
+Test(lp_phase3, leximin_is_never_less_even_than_minmax)
 {
     size_t checked = 0, strictly = 0;
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
@@ -523,8 +523,6 @@ static double max_ratio(const plan *p)
     return m;
 }
 
-/* No .timeout: with one, Criterion's runner leaks 48 bytes (LeakSanitizer,
- * ASan build, --jobs 2) once this test runs for seconds beside another. */
 Test(lp_decompose, equals_lp_solve_on_the_whole_lp)
 {
     const double caps[] = {0.2, 0.5, 0.9, 1.0};
@@ -616,7 +614,7 @@ static double subproblem_lp(const plan *p, double nu, const double *c, const dou
     return subproblem_lp_at(p, nu, c, hi, -1.0);
 }
 
-Test(lp_subproblem, the_flow_subproblem_equals_its_lp, .timeout = 120)
+Test(lp_subproblem, the_flow_subproblem_equals_its_lp)
 {
     size_t checked = 0;
     unsigned seed = 12345;
@@ -669,7 +667,7 @@ Test(lp_subproblem, the_flow_subproblem_equals_its_lp, .timeout = 120)
  * edge, T bounded by the deadline). Each deadline gets a run of price
  * vectors, as phase 2's rounds do, so all but the first start warm from
  * the last tree; a deadline under the fully frozen step is beyond reach. */
-Test(lp_subproblem, the_deadline_subproblem_equals_its_lp, .timeout = 120)
+Test(lp_subproblem, the_deadline_subproblem_equals_its_lp)
 {
     size_t checked = 0;
     long long warm = 0;

@@ -79,7 +79,7 @@ static bool built(spec_schedule k, uint32_t p, uint32_t v, uint32_t m, arena *a,
     return true;
 }
 
-Test(plan_props, builtin_schedules_are_acyclic_and_simulate_to_the_longest_path, .timeout = 120)
+Test(plan_props, builtin_schedules_are_acyclic_and_simulate_to_the_longest_path)
 {
     uint64_t seed = 0x9E3779B97F4A7C15u;
     size_t checked = 0;
@@ -196,7 +196,7 @@ static double oracle_shared(const sched *s, const double *dur, double comm, uint
     return makespan;
 }
 
-Test(plan_props, shared_processors_match_an_oracle_and_bound_the_step, .timeout = 120)
+Test(plan_props, shared_processors_match_an_oracle_and_bound_the_step)
 {
     uint64_t seed = 0x2545F4914F6CDD1Du;
     size_t checked = 0;
@@ -246,7 +246,7 @@ Test(plan_props, shared_processors_match_an_oracle_and_bound_the_step, .timeout 
  * pairs, LoopedBFS's orders) still hold the properties that need none: a
  * processor per rank is the longest path, one processor without latency is
  * the total work, and the step lies between the two bounds. */
-Test(plan_props, shared_processors_bound_every_schedule, .timeout = 60)
+Test(plan_props, shared_processors_bound_every_schedule)
 {
     static const spec_schedule more[] = {SCHED_DUALPIPEV, SCHED_LOOPED_BFS};
     uint64_t seed = 0x9E3779B97F4A7C15u;

@@ -54,7 +54,7 @@ static sched *build(spec_schedule k, uint32_t p, uint32_t v, uint32_t m, arena *
 
 /* ---- PyTorch's orders ---- */
 
-Test(sched_pytorch, every_golden_configuration_matches_pytorch, .timeout = 60)
+Test(sched_pytorch, every_golden_configuration_matches_pytorch)
 {
     FILE *f = fopen(TFC_SOURCE_DIR "/tests/golden/pytorch_orders.txt", "r");
     cr_assert_not_null(f);
@@ -177,7 +177,7 @@ Test(sched_hand, refusals_say_why)
 
 /* ---- properties over many configurations ---- */
 
-Test(sched_props, every_accepted_configuration_is_complete_and_owned, .timeout = 60)
+Test(sched_props, every_accepted_configuration_is_complete_and_owned)
 {
     static const spec_schedule kinds[] = {SCHED_GPIPE, SCHED_1F1B, SCHED_INTERLEAVED_1F1B, SCHED_ZBH1, SCHED_ZBV};
     size_t built = 0;
