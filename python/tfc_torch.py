@@ -25,6 +25,7 @@ Three things a PyTorch trainer needs from tfc, each usable on its own:
 
 Standard library only at import; torch is imported where it is used.
 """
+import bisect
 import json
 import math
 import os
@@ -186,11 +187,16 @@ def apply_plan(stage, plan, step=0, *, module=None, stage_index=None):
 
 def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trace", schedule=None):
     """Runs step_fn() (one training step of the caller's pipeline on this
-    rank) warmup + steps times with nothing frozen and again with every
-    parameter of `stages` frozen, the `steps` timed ones under
-    torch.profiler; writes out_dir/PREFIX_unfrozen_rankR.json and
-    PREFIX_frozen_rankR.json (plain JSON Chrome traces) and returns their
-    paths. Every rank calls it (the pipeline needs every rank); `stages`
+    rank) warmup + steps times with nothing frozen and as often with every
+    parameter of `stages` frozen, the two modes alternating step by step
+    (ABBA), the `steps` timed ones of each under one torch.profiler
+    session; writes out_dir/PREFIX_unfrozen_rankR.json and
+    PREFIX_frozen_rankR.json (plain JSON Chrome traces: the session's trace
+    split by step, each event to the mode of the step it started in) and
+    returns their paths. Alternating puts the machine's drift over the
+    profile on both modes alike: profiled one mode after the other, a
+    slower few seconds went into the frozen times alone and so into the
+    plan's speed-up (bench/torch_step.py, docs/torch.md). Every rank calls it (the pipeline needs every rank); `stages`
     are this rank's PipelineStages. The optimiser is the caller's: step_fn
     should not change what is being timed (a fixed batch is fine).
 
@@ -242,26 +248,40 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     activities = [ProfilerActivity.CPU]
     if any(p.is_cuda for fz in freezers for _, p in fz._params):
         activities.append(ProfilerActivity.CUDA)
-    paths, steps_ms = [], {}
+    modes = ("unfrozen", "frozen")
+
+    def set_mode(mode):
+        for fz in freezers:
+            fz.override = "none" if mode == "unfrozen" else "all"
+
+    def rounds(n):
+        """The two modes alternating, ABBA (unfrozen, frozen, frozen,
+        unfrozen, ...): the machine's drift over the profile lands on both
+        alike instead of on the frozen times alone."""
+        for i in range(n):
+            yield from (modes if i % 2 == 0 else modes[::-1])
+
+    steps_ms = {m: {"unprofiled_ms": [], "profiled_ms": [], "unprofiled_cpu_ms": 0.0} for m in modes}
     try:
-        for mode in ("unfrozen", "frozen"):
-            for fz in freezers:
-                fz.override = "none" if mode == "unfrozen" else "all"
-            for _ in range(warmup):
-                step_fn()
-            # The same steps without the profiler, then under it: the
-            # profiler's own cost (profiler_scale).
+        for mode in rounds(warmup):
+            set_mode(mode)
+            step_fn()
+        # The same steps without the profiler, then under it: the
+        # profiler's own cost (profiler_scale).
+        for mode in rounds(steps):
+            set_mode(mode)
             cpu0 = time.process_time()
-            plain = [_timed(step_fn) for _ in range(steps)]
-            cpu = (time.process_time() - cpu0) * 1e3 / max(1, steps)
-            with torch_profile(activities=activities) as prof:
-                profiled = [_timed(step_fn) for _ in range(steps)]
-            path = os.path.join(out_dir, f"{prefix}_{mode}_rank{rank}.json")
-            tmp = path + ".tmp"
-            prof.export_chrome_trace(tmp)
-            os.replace(tmp, path)
-            paths.append(path)
-            steps_ms[mode] = {"unprofiled_ms": plain, "profiled_ms": profiled, "unprofiled_cpu_ms": cpu}
+            steps_ms[mode]["unprofiled_ms"].append(_timed(step_fn))
+            steps_ms[mode]["unprofiled_cpu_ms"] += (time.process_time() - cpu0) * 1e3 / max(1, steps)
+        with torch_profile(activities=activities) as prof:
+            for mode in rounds(steps):
+                set_mode(mode)
+                with torch.profiler.record_function(_STEP_MARK + mode):
+                    steps_ms[mode]["profiled_ms"].append(_timed(step_fn))
+        whole = os.path.join(out_dir, f"{prefix}_rank{rank}.json.tmp")
+        prof.export_chrome_trace(whole)
+        paths = _split_trace(whole, modes, [os.path.join(out_dir, f"{prefix}_{m}_rank{rank}.json") for m in modes])
+        os.remove(whole)
     finally:
         for fz, (o, lb, k) in zip(freezers, saved):
             fz.override, fz.label, fz.keep = o, lb, k
@@ -271,6 +291,41 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     with open(side + ".tmp", "w") as f:
         json.dump(steps_ms, f, indent=1)
     os.replace(side + ".tmp", side)
+    return tuple(paths)
+
+
+_STEP_MARK = "tfc_profile_step:"
+
+
+def _split_trace(whole, modes, paths):
+    """One profiler session's trace (the modes' steps alternating, each
+    inside a _STEP_MARK + mode range) as one trace per mode: an event goes
+    to the mode whose step range holds its start; events without a start
+    (metadata) go to every file, events between the steps to none. The
+    top-level keys (baseTimeNanoseconds: the clock tfc lines ranks up by)
+    stay as they are. Writes each file atomically; returns the paths."""
+    with open(whole) as f:
+        trace = json.load(f)
+    events = trace.get("traceEvents", [])
+    spans = sorted((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)), e["name"][len(_STEP_MARK):])
+                   for e in events if e.get("ph") == "X" and str(e.get("name", "")).startswith(_STEP_MARK))
+    starts = [a for a, _, _ in spans]
+    split = {m: [] for m in modes}
+    for e in events:
+        if "ts" not in e:
+            for m in modes:
+                split[m].append(e)
+            continue
+        ts = float(e["ts"])
+        j = bisect.bisect_right(starts, ts) - 1
+        if j >= 0 and ts <= spans[j][1] and spans[j][2] in split:
+            split[spans[j][2]].append(e)
+    for m, path in zip(modes, paths):
+        out = dict(trace)
+        out["traceEvents"] = split[m]
+        with open(path + ".tmp", "w") as f:
+            json.dump(out, f)
+        os.replace(path + ".tmp", path)
     return tuple(paths)
 
 

@@ -5,7 +5,8 @@ The bench profiles its pipeline on 4 gloo processes with tfc_torch.profile,
 plans from those torch.profiler traces and runs torch's Schedule1F1B with
 and without the plan. Checked here, independently of tfc's reader:
   - each rank wrote two traces (nothing and everything frozen), Chrome
-    JSON as torch.profiler writes it, holding PP:<stage><type><mb> events
+    JSON as torch.profiler writes it, split from one profiler session
+    whose steps alternated the modes ABBA (each event in its step's file), holding PP:<stage><type><mb> events
     for its own stage only: K steps x M microbatches of F and of B;
   - the plan's duration of every action is the median of that action's
     samples pooled over the four files (nothing frozen), and each
@@ -72,6 +73,36 @@ def alone(events, procs):
     return out
 
 
+def alternation_errors(out):
+    """The profile's two modes alternated step by step, ABBA (unfrozen,
+    frozen, frozen, unfrozen, ...), in one profiler session per rank: each
+    file's step marks (tfc_profile_step:MODE ranges) are its own mode's,
+    the marks of both files in time order follow ABBA, and every PP: event
+    of a file starts inside one of its own marks."""
+    errors = []
+    for r in range(4):
+        marks, pp = [], {}
+        for mode in ("unfrozen", "frozen"):
+            path = os.path.join(out, f"trace_{mode}_rank{r}.json")
+            ev = json.load(open(path)).get("traceEvents", [])
+            mk = [e for e in ev if e.get("ph") == "X" and e.get("name", "").startswith("tfc_profile_step:")]
+            if any(e["name"] != "tfc_profile_step:" + mode for e in mk):
+                errors.append(f"{path}: holds another mode's step marks")
+            marks += [(e["ts"], e["ts"] + e["dur"], mode) for e in mk]
+            pp[mode] = [e["ts"] for e in ev if e.get("ph") == "X" and e.get("name", "").startswith("PP:")]
+        marks.sort()
+        order = [md for _, _, md in marks]
+        want = [md for i in range(len(order) // 2)
+                for md in (("unfrozen", "frozen") if i % 2 == 0 else ("frozen", "unfrozen"))]
+        if not order or order != want:
+            errors.append(f"rank {r}: the profile's steps ran {order}, not alternating ABBA")
+        for mode, starts in pp.items():
+            outside = [t for t in starts if not any(a <= t <= b and md == mode for a, b, md in marks)]
+            if outside:
+                errors.append(f"rank {r}, {mode}: {len(outside)} PP: events outside the mode's steps")
+    return errors
+
+
 def main():
     tfc, src = sys.argv[1], sys.argv[2]
     errors = []
@@ -108,6 +139,7 @@ def main():
         if abs(scale - want_scale) > 1e-5 * want_scale:
             errors.append(f"timing.scale {scale} in the spec, the profile's steps give {want_scale}")
         m, k = plan["microbatches"], None
+        errors += alternation_errors(out)
         samples = {"unfrozen": {}, "frozen": {}}
         for mode in samples:
             spans, base0 = [], None
