@@ -412,6 +412,19 @@ def main():
     print(f"same phase: the profile's steps without the profiler took {p_un:.2f} ms with nothing frozen "
           f"(prediction {p_un / pb - 1:+.3f} off them; this run's steps {none / p_un - 1:+.3f} off them: the machine's "
           f"drift between the phases and the barriers), {p_fz:.2f} ms with everything frozen")
+    # The runtime's own work outside the actions (its Python between them,
+    # gloo, zero_grad): the ranks' CPU time a step against the actions'
+    # time alone as planned (everything frozen: each backward at ratio 1,
+    # w_min = d - (d - duration) / ratio).
+    acts = plan["actions"]
+    alone_un = sum(x["baseline_duration_ms"] for x in acts)
+    alone_fz = sum(x["baseline_duration_ms"] - (x["baseline_duration_ms"] - x["duration_ms"]) / x["freeze_ratio"]
+                   if x["type"] == "B" and x["freeze_ratio"] > 0 else x["baseline_duration_ms"] for x in acts)
+    cpu_un = sum(x["unfrozen"].get("unprofiled_cpu_ms", 0) for x in prof_steps)
+    cpu_fz = sum(x["frozen"].get("unprofiled_cpu_ms", 0) for x in prof_steps)
+    print(f"outside the actions: the ranks' CPU time a step without the profiler {cpu_un:.1f} ms with nothing "
+          f"frozen against the actions' {alone_un:.1f} ms alone ({cpu_un / alone_un - 1:+.3f}), {cpu_fz:.1f} ms "
+          f"with everything frozen against {alone_fz:.1f} ms ({cpu_fz / alone_fz - 1:+.3f})")
     print(f"files: {out} (torch_step.yaml, the traces, plan/)")
     print(f"torch_step ranks={ranks} baseline_err={none / pb - 1:.4f} speedup_pred={pb / pf:.4f} "
           f"speedup_meas={none / frz:.4f}")
