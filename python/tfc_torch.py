@@ -299,27 +299,12 @@ _STEP_MARK = "tfc_profile_step:"
 
 def _split_trace(whole, modes, paths):
     """One profiler session's trace (the modes' steps alternating, each
-    inside a _STEP_MARK + mode range) as one trace per mode: an event goes
-    to the mode whose step range holds its start; events without a start
-    (metadata) go to every file, events between the steps to none. The
-    top-level keys (baseTimeNanoseconds: the clock tfc lines ranks up by)
-    stay as they are. Writes each file atomically; returns the paths."""
+    inside a _STEP_MARK + mode range) as one trace per mode (_split_events);
+    the top-level keys (baseTimeNanoseconds: the clock tfc lines ranks up
+    by) stay as they are. Writes each file atomically; returns the paths."""
     with open(whole) as f:
         trace = json.load(f)
-    events = trace.get("traceEvents", [])
-    spans = sorted((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)), e["name"][len(_STEP_MARK):])
-                   for e in events if e.get("ph") == "X" and str(e.get("name", "")).startswith(_STEP_MARK))
-    starts = [a for a, _, _ in spans]
-    split = {m: [] for m in modes}
-    for e in events:
-        if "ts" not in e:
-            for m in modes:
-                split[m].append(e)
-            continue
-        ts = float(e["ts"])
-        j = bisect.bisect_right(starts, ts) - 1
-        if j >= 0 and ts <= spans[j][1] and spans[j][2] in split:
-            split[spans[j][2]].append(e)
+    split = _split_events(trace.get("traceEvents", []), modes)
     for m, path in zip(modes, paths):
         out = dict(trace)
         out["traceEvents"] = split[m]
@@ -327,6 +312,40 @@ def _split_trace(whole, modes, paths):
             json.dump(out, f)
         os.replace(path + ".tmp", path)
     return tuple(paths)
+
+
+def _split_events(events, modes):
+    """{mode: events} by the step each event belongs to. The marks are
+    ranges named _STEP_MARK + mode; with CUDA activity each also appears
+    on the device (its gpu_user_annotation, under the device's pid), where
+    the step's kernels run later than the host launched them. So an event
+    goes by the marks of its own pid: to the mark whose range holds its
+    start; on a pid with no marks, to the last mark started before it.
+    Events without a start (metadata) go to every mode; events between
+    the steps to none."""
+    marks = {}
+    for e in events:
+        if e.get("ph") == "X" and str(e.get("name", "")).startswith(_STEP_MARK):
+            a = float(e["ts"])
+            marks.setdefault(e.get("pid"), []).append((a, a + float(e.get("dur", 0)), e["name"][len(_STEP_MARK):]))
+    every = sorted(x for v in marks.values() for x in v)
+    for v in marks.values():
+        v.sort()
+    starts = {pid: [a for a, _, _ in v] for pid, v in marks.items()}
+    every_starts = [a for a, _, _ in every]
+    split = {m: [] for m in modes}
+    for e in events:
+        if "ts" not in e:
+            for m in modes:
+                split[m].append(e)
+            continue
+        ts, pid = float(e["ts"]), e.get("pid")
+        own = pid in marks
+        spans, st = (marks[pid], starts[pid]) if own else (every, every_starts)
+        j = bisect.bisect_right(st, ts) - 1
+        if j >= 0 and (ts <= spans[j][1] or not own) and spans[j][2] in split:
+            split[spans[j][2]].append(e)
+    return split
 
 
 def _timed(step_fn):
