@@ -37,6 +37,8 @@ import argparse
 import datetime
 import json
 import os
+import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -372,6 +374,11 @@ def main():
         sys.exit("torch_step.py: --ranks must be at least 2 and divide --layers")
     out = os.path.abspath(a.out or os.path.join(HERE, "..", "build", "torch_step_quick" if q else "torch_step"))
     os.makedirs(out, exist_ok=True)
+    # Nothing of an earlier run may be read as this one's.
+    for name in os.listdir(out):
+        if re.match(r"(trace|run)_.*\.json$|run\.json$|torch_step\.yaml$", name):
+            os.remove(os.path.join(out, name))
+    shutil.rmtree(os.path.join(out, "plan"), ignore_errors=True)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"torch_step: torch {torch.__version__}, {cores} cores for {ranks} ranks of 1 thread each; "
           f"{cfg['layers']} layers of width {cfg['width']}, {cfg['microbatches']} microbatches of "

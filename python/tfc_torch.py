@@ -223,7 +223,9 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     of every rank], frozen_file: [...frozen of every rank]} (timing_yaml).
     Each mode's steps also run once more without the profiler, each step
     timed, into out_dir/PREFIX_steps_rankR.json: profiler_scale() turns
-    them into timing.scale, the profiler's own cost taken off."""
+    them into timing.scale, the profiler's own cost taken off. Under
+    torch.distributed, profile returns on a rank once every rank has
+    written its files (a barrier), so rank 0 can plan from them at once."""
     import torch
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
@@ -291,6 +293,10 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     with open(side + ".tmp", "w") as f:
         json.dump(steps_ms, f, indent=1)
     os.replace(side + ".tmp", side)
+    # Every rank's files are written when profile returns on any rank (the
+    # caller's rank 0 typically writes the spec and compiles next).
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.barrier()
     return tuple(paths)
 
 
