@@ -196,8 +196,9 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     returns their paths. Alternating puts the machine's drift over the
     profile on both modes alike: profiled one mode after the other, a
     slower few seconds went into the frozen times alone and so into the
-    plan's speed-up (bench/torch_step.py, docs/torch.md). Every rank calls it (the pipeline needs every rank); `stages`
-    are this rank's PipelineStages. The optimiser is the caller's: step_fn
+    plan's speed-up (bench/torch_step.py, docs/torch.md). Every rank calls
+    it (the pipeline needs every rank); `stages` are this rank's
+    PipelineStages. The optimiser is the caller's: step_fn
     should not change what is being timed (a fixed batch is fine).
 
     Actions: torch's multi-stage runtime (PipelineScheduleMulti: Interleaved1F1B,
@@ -281,9 +282,13 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
                 with torch.profiler.record_function(_STEP_MARK + mode):
                     steps_ms[mode]["profiled_ms"].append(_timed(step_fn))
         whole = os.path.join(out_dir, f"{prefix}_rank{rank}.json.tmp")
-        prof.export_chrome_trace(whole)
-        paths = _split_trace(whole, modes, [os.path.join(out_dir, f"{prefix}_{m}_rank{rank}.json") for m in modes])
-        os.remove(whole)
+        try:
+            prof.export_chrome_trace(whole)
+            paths = _split_trace(whole, modes, [os.path.join(out_dir, f"{prefix}_{m}_rank{rank}.json")
+                                                for m in modes])
+        finally:
+            if os.path.exists(whole):
+                os.remove(whole)
     finally:
         for fz, (o, lb, k) in zip(freezers, saved):
             fz.override, fz.label, fz.keep = o, lb, k
