@@ -716,6 +716,12 @@ static uint32_t *doc_query(const lcp_index *ix, const void *q, uint32_t len, uin
 
 uint64_t lcp_index_topk(const lcp_index *ix, const void *query, uint64_t k, uint32_t *seq, uint32_t *lcp)
 {
+    return lcp_index_topk_above(ix, query, k, -1, seq, lcp);
+}
+
+uint64_t lcp_index_topk_above(const lcp_index *ix, const void *query, uint64_t k, int64_t above, uint32_t *seq,
+                              uint32_t *lcp)
+{
     uint64_t r = 0;
     uint32_t local[DOC_QUERY_LOCAL], *dq = NULL;
     if (ix->docs) {
@@ -723,7 +729,8 @@ uint64_t lcp_index_topk(const lcp_index *ix, const void *query, uint64_t k, uint
             return 0;
         query = dq;
     }
-    WITH_CORE(ix, r = lcp16_topk(&dd, &ii, query, k, seq, lcp), r = lcp32_topk(&dd, &ii, query, k, seq, lcp));
+    WITH_CORE(ix, r = lcp16_topk_above(&dd, &ii, query, k, above, seq, lcp),
+              r = lcp32_topk_above(&dd, &ii, query, k, above, seq, lcp));
     if (dq && dq != local)
         free(dq);
     return r;

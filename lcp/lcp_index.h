@@ -95,6 +95,10 @@ uint32_t lcp_index_perm(const lcp_index *ix, uint64_t j);
  * LCPs, best first; returns the count. Over documents, a query's tokens
  * from its first separator on match nothing. */
 uint64_t lcp_index_topk(const lcp_index *ix, const void *query, uint64_t k, uint32_t *seq, uint32_t *lcp);
+/* The same among the sequences sharing more than `above` tokens with the
+ * query (above < 0: all): at most k, fewer when fewer share that much. */
+uint64_t lcp_index_topk_above(const lcp_index *ix, const void *query, uint64_t k, int64_t above, uint32_t *seq,
+                              uint32_t *lcp);
 /* dup[i] = 1 for each sequence sharing min_lcp leading tokens with a
  * smaller-numbered one; returns how many. */
 uint64_t lcp_index_dedup(const lcp_index *ix, uint32_t min_lcp, uint8_t *dup);

@@ -478,50 +478,6 @@ void lcp_set_work_free(lcp_set_work *w)
     memset(w, 0, sizeof *w);
 }
 
-/* LCP of the query with part pt's sequence i, from `from` on (documents:
- * the query's separator and a document's end match nothing). */
-static uint32_t query_lcp(const lcp_set *s, const lcp_set_part *pt, const void *query, uint64_t i, uint32_t from)
-{
-    const void *t = lcp_index_seq(&pt->ix, i);
-    uint32_t j = from;
-    if (s->docs) {
-        const uint32_t *u = t;
-        for (; j < s->seq_len; j++) {
-            uint32_t x = s->token_bytes == 2 ? ((const uint16_t *)query)[j] : ((const uint32_t *)query)[j];
-            if (x == s->doc_sep || u[j] >= pt->ix.pad_base || x != u[j])
-                break;
-        }
-    } else if (s->token_bytes == 2) {
-        const uint16_t *a = query, *b = t;
-        while (j < s->seq_len && a[j] == b[j])
-            j++;
-    } else {
-        const uint32_t *a = query, *b = t;
-        while (j < s->seq_len && a[j] == b[j])
-            j++;
-    }
-    return j;
-}
-
-/* The sequences at sorted positions [lo, hi) of part pt (all sharing the
- * query's first `shared` tokens, at most k of them) as a top-k answer:
- * numbers and LCPs by LCP descending, then number. */
-static uint64_t enumerate(const lcp_set *s, const lcp_set_part *pt, const void *query, uint64_t lo, uint64_t hi,
-                          uint32_t shared, uint32_t *seq, uint32_t *lcp)
-{
-    uint64_t n = 0;
-    for (uint64_t j = lo; j < hi; j++, n++) {
-        uint32_t x = lcp_index_perm(&pt->ix, j), l = query_lcp(s, pt, query, x, shared);
-        uint64_t at = n;
-        while (at > 0 && (lcp[at - 1] < l || (lcp[at - 1] == l && seq[at - 1] > x))) {
-            seq[at] = seq[at - 1], lcp[at] = lcp[at - 1];
-            at--;
-        }
-        seq[at] = x, lcp[at] = l;
-    }
-    return n;
-}
-
 /* Part p's share of a merged top-k: its answer for the query merged into
  * the cnt held in seq and lcp (those of parts 0..p-1); returns the new
  * count, min(k, the sequences of parts 0..p) whatever the query. */
@@ -529,22 +485,16 @@ static uint64_t topk_part(const lcp_set *s, uint32_t p, const void *query, lcp_s
                           uint32_t *lcp, uint64_t cnt)
 {
     const lcp_set_part *pt = &s->parts[p];
-    uint64_t k = w->k, got = UINT64_MAX;
-    if (cnt == k) {
-        /* Part p's numbers are above every one held: it can only enter
-         * with an LCP above the k-th's. */
-        uint32_t v = lcp[k - 1];
-        if (v >= s->seq_len)
-            return cnt;
-        uint64_t lo, hi;
-        lcp_index_prefix_range(&pt->ix, query, v + 1, &lo, &hi);
-        if (lo >= hi)
-            return cnt;
-        if (hi - lo <= k)
-            got = enumerate(s, pt, query, lo, hi, v + 1, w->pseq, w->plcp);
-    }
-    if (got == UINT64_MAX)
-        got = lcp_index_topk(&pt->ix, query, k, w->pseq, w->plcp);
+    uint64_t k = w->k;
+    /* Part p's numbers are above every one held: once k are held, it can
+     * only enter with an LCP above the k-th's, and its search stops at the
+     * levels that cannot (one search, no second pass over a prefix range). */
+    int64_t above = cnt == k ? (int64_t)lcp[k - 1] : -1;
+    if (above >= (int64_t)s->seq_len)
+        return cnt;
+    uint64_t got = lcp_index_topk_above(&pt->ix, query, k, above, w->pseq, w->plcp);
+    if (got == 0)
+        return cnt;
     for (uint64_t j = 0; j < got; j++)
         w->gseq[j] = pt->first + w->pseq[j];
     uint64_t m = lcp_topk_merge(seq, lcp, cnt, w->gseq, w->plcp, got, k, w->mseq, w->mlcp);

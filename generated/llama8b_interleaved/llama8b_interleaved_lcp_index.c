@@ -1487,19 +1487,22 @@ static inline const llama8b_interleaved_lcp_run *llama8b_interleaved_lcp_run_fin
 /* LCP index, part 7 of 7: the queries, top-k and dedup. */
 
 /* The k sequences with the longest common prefix with q (seq_len tokens),
- * best first: LCP descending, ties by smaller number. Writes up to k
- * numbers and LCPs; returns how many (min(k, N)). Sequences sharing at
- * least v tokens with q are one contiguous run of sorted positions around
- * q's place, so each LCP level v adds the run's two new ends; when a level
- * has more sequences than places left, its smallest numbers win. */
-static inline uint64_t llama8b_interleaved_lcp_topk(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const uint32_t *q, uint64_t k, uint32_t *out_seq,
-                               uint32_t *out_lcp)
+ * best first: LCP descending, ties by smaller number, among those sharing
+ * more than `above` tokens with q (all when above < 0: an index set's
+ * merge passes the k-th LCP it holds). Writes up to k numbers and LCPs;
+ * returns how many (min(k, N) when above < 0). Sequences sharing at least
+ * v tokens with q are one contiguous run of sorted positions around q's
+ * place, so each LCP level v adds the run's two new ends; when a level has
+ * more sequences than places left, its smallest numbers win. */
+static inline uint64_t llama8b_interleaved_lcp_topk_above(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const uint32_t *q, uint64_t k, int64_t above,
+                                     uint32_t *out_seq, uint32_t *out_lcp)
 {
     uint64_t n = ix->n, count = 0;
     if (k > n)
         k = n;
-    if (k == 0)
+    if (k == 0 || above >= (int64_t)d->seq_len)
         return 0;
+    int64_t least = above > 0 ? above : 0; /* the levels go down to least + 1 */
     int64_t lq, rq;
     uint64_t l = llama8b_interleaved_lcp_search_at(d, ix, q, d->seq_len, false, &lq, &rq), r = l;
     /* The LCP entry the first level reads next (each level fetches its minima). */
@@ -1511,7 +1514,7 @@ static inline uint64_t llama8b_interleaved_lcp_topk(const llama8b_interleaved_lc
     lq = l > 0 ? lq : -1;
     rq = r < n ? rq : -1;
     const llama8b_interleaved_lcp_up_view up = llama8b_interleaved_lcp_up_levels(ix);
-    while (count < k && (lq > 0 || rq > 0)) {
+    while (count < k && (lq > least || rq > least)) {
         int64_t v = lq > rq ? lq : rq;
         if (ix->lcpmin) /* the block arrays both runs may read, together */
             for (int64_t o = -32; o <= 32; o += 16) {
@@ -1576,7 +1579,7 @@ static inline uint64_t llama8b_interleaved_lcp_topk(const llama8b_interleaved_lc
         r = r2;
     }
     /* The rest share nothing with q: smallest numbers not yet taken. */
-    for (uint64_t x = 0; count < k && x < n; x++) {
+    for (uint64_t x = 0; above < 0 && count < k && x < n; x++) {
         bool taken = false;
         for (uint64_t i = 0; i < count && !taken; i++)
             taken = out_seq[i] == x;
@@ -1586,6 +1589,13 @@ static inline uint64_t llama8b_interleaved_lcp_topk(const llama8b_interleaved_lc
         }
     }
     return count;
+}
+
+/* Top-k of all N: k of them whenever k <= N. */
+static inline uint64_t llama8b_interleaved_lcp_topk(const llama8b_interleaved_lcp_data *d, const llama8b_interleaved_lcp_index *ix, const uint32_t *q, uint64_t k, uint32_t *out_seq,
+                               uint32_t *out_lcp)
+{
+    return llama8b_interleaved_lcp_topk_above(d, ix, q, k, -1, out_seq, out_lcp);
 }
 
 /* Marks dup[i] = 1 for every sequence i whose LCP with some smaller-numbered
@@ -3501,19 +3511,22 @@ static inline const llama8b_interleaved_lcpd_run *llama8b_interleaved_lcpd_run_f
 /* LCP index, part 7 of 7: the queries, top-k and dedup. */
 
 /* The k sequences with the longest common prefix with q (seq_len tokens),
- * best first: LCP descending, ties by smaller number. Writes up to k
- * numbers and LCPs; returns how many (min(k, N)). Sequences sharing at
- * least v tokens with q are one contiguous run of sorted positions around
- * q's place, so each LCP level v adds the run's two new ends; when a level
- * has more sequences than places left, its smallest numbers win. */
-static inline uint64_t llama8b_interleaved_lcpd_topk(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *q, uint64_t k, uint32_t *out_seq,
-                               uint32_t *out_lcp)
+ * best first: LCP descending, ties by smaller number, among those sharing
+ * more than `above` tokens with q (all when above < 0: an index set's
+ * merge passes the k-th LCP it holds). Writes up to k numbers and LCPs;
+ * returns how many (min(k, N) when above < 0). Sequences sharing at least
+ * v tokens with q are one contiguous run of sorted positions around q's
+ * place, so each LCP level v adds the run's two new ends; when a level has
+ * more sequences than places left, its smallest numbers win. */
+static inline uint64_t llama8b_interleaved_lcpd_topk_above(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *q, uint64_t k, int64_t above,
+                                     uint32_t *out_seq, uint32_t *out_lcp)
 {
     uint64_t n = ix->n, count = 0;
     if (k > n)
         k = n;
-    if (k == 0)
+    if (k == 0 || above >= (int64_t)d->seq_len)
         return 0;
+    int64_t least = above > 0 ? above : 0; /* the levels go down to least + 1 */
     int64_t lq, rq;
     uint64_t l = llama8b_interleaved_lcpd_search_at(d, ix, q, d->seq_len, false, &lq, &rq), r = l;
     /* The LCP entry the first level reads next (each level fetches its minima). */
@@ -3525,7 +3538,7 @@ static inline uint64_t llama8b_interleaved_lcpd_topk(const llama8b_interleaved_l
     lq = l > 0 ? lq : -1;
     rq = r < n ? rq : -1;
     const llama8b_interleaved_lcpd_up_view up = llama8b_interleaved_lcpd_up_levels(ix);
-    while (count < k && (lq > 0 || rq > 0)) {
+    while (count < k && (lq > least || rq > least)) {
         int64_t v = lq > rq ? lq : rq;
         if (ix->lcpmin) /* the block arrays both runs may read, together */
             for (int64_t o = -32; o <= 32; o += 16) {
@@ -3590,7 +3603,7 @@ static inline uint64_t llama8b_interleaved_lcpd_topk(const llama8b_interleaved_l
         r = r2;
     }
     /* The rest share nothing with q: smallest numbers not yet taken. */
-    for (uint64_t x = 0; count < k && x < n; x++) {
+    for (uint64_t x = 0; above < 0 && count < k && x < n; x++) {
         bool taken = false;
         for (uint64_t i = 0; i < count && !taken; i++)
             taken = out_seq[i] == x;
@@ -3600,6 +3613,13 @@ static inline uint64_t llama8b_interleaved_lcpd_topk(const llama8b_interleaved_l
         }
     }
     return count;
+}
+
+/* Top-k of all N: k of them whenever k <= N. */
+static inline uint64_t llama8b_interleaved_lcpd_topk(const llama8b_interleaved_lcpd_data *d, const llama8b_interleaved_lcpd_index *ix, const uint32_t *q, uint64_t k, uint32_t *out_seq,
+                               uint32_t *out_lcp)
+{
+    return llama8b_interleaved_lcpd_topk_above(d, ix, q, k, -1, out_seq, out_lcp);
 }
 
 /* Marks dup[i] = 1 for every sequence i whose LCP with some smaller-numbered

@@ -9,8 +9,8 @@
  * duplicates, tokens clustered so that distinguishing bytes tie, and big
  * token values; queries are sequences of the set with one token changed,
  * nudged by one, set to the smallest or largest token, unchanged, or
- * random. Checks top-k (k = 1, 10, 33, 100)
- * and prefix ranges (lower and upper bounds at every length).
+ * random. Checks top-k (k = 1, 10, 33, 100), also above a floor (the
+ * merge over an index set's parts), and prefix ranges (lower and upper bounds at every length).
  *   lcp_core_check [ROUNDS]   exit 0 when nothing differs */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
@@ -74,13 +74,14 @@ static void report(set *s, const char *what, uint64_t qi, int variant)
                 (unsigned long long)s->n, s->len, s->bits, (unsigned long long)qi, variant);
 }
 
-/* Brute-force top-k: LCP descending, ties by smaller number. */
-static uint64_t brute_topk(const set *s, const uint32_t *q, uint64_t k, uint32_t *seq, uint32_t *lcp)
+/* Brute-force top-k: LCP descending, ties by smaller number, among the
+ * sequences sharing more than `above` tokens with q (all: above < 0). */
+static uint64_t brute_topk(const set *s, const uint32_t *q, uint64_t k, int64_t above, uint32_t *seq, uint32_t *lcp)
 {
     uint64_t cnt = 0;
     for (uint64_t i = 0; i < s->n; i++) {
         uint32_t l = lcp_of(q, s->tok + i * s->len, s->len);
-        if (cnt == k && l <= lcp[k - 1])
+        if ((int64_t)l <= above || (cnt == k && l <= lcp[k - 1]))
             continue;
         uint64_t at = cnt < k ? cnt++ : k - 1;
         while (at > 0 && lcp[at - 1] < l) {
@@ -335,7 +336,13 @@ DEFINE_RUNS_CHECK(32)
             for (uint32_t i = 0; i < s->len; i++)                                                                  \
                 q[i] = (T)q32[i];                                                                                  \
             uint64_t k = ks[qi % 5];                                                                               \
-            uint64_t wn = brute_topk(s, q32, k, ws, wl);                                                           \
+            uint64_t wn = brute_topk(s, q32, k, -1, ws, wl);                                                       \
+            /* A floor as a merge over parts sets it: the k-th LCP of an                                           \
+             * answer, one below or above it, none, or any length. */                                             \
+            int64_t above = qi % 4 == 0 ? -1 : qi % 4 == 1 ? (int64_t)(rnd() % (s->len + 1))                        \
+                          : wn ? (int64_t)wl[wn - 1] + (int64_t)(qi % 4) - 2 : 0;                                   \
+            uint32_t as[100], al[100], hs[100], hl[100];                                                           \
+            uint64_t an = brute_topk(s, q32, k, above, as, al);                                                    \
             uint32_t plen = (uint32_t)(rnd() % (s->len + 1));                                                      \
             uint64_t pf, pl;                                                                                       \
             brute_prefix(s, q32, plen, &pf, &pl);                                                                  \
@@ -343,6 +350,9 @@ DEFINE_RUNS_CHECK(32)
                 uint64_t gn = lcp##W##_topk(&d, variants[v], q, k, gs, gl);                                        \
                 if (gn != wn || memcmp(gs, ws, wn * 4) || memcmp(gl, wl, wn * 4))                                  \
                     report(s, "top-k", qi, v);                                                                     \
+                uint64_t hn = lcp##W##_topk_above(&d, variants[v], q, k, above, hs, hl);                           \
+                if (hn != an || memcmp(hs, as, an * 4) || memcmp(hl, al, an * 4))                                  \
+                    report(s, "top-k above a floor", qi, v);                                                       \
                 uint64_t a, b;                                                                                     \
                 lcp##W##_prefix_range(&d, variants[v], q, plen, &a, &b);                                           \
                 if (a != pf || b != pl)                                                                            \
