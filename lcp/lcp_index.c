@@ -29,28 +29,39 @@
 #include "lcp_build_u16.inc"
 #include "lcp_build_u32.inc"
 
+/* The core's data and index structs for ix (the token width's). */
+static void core16(const lcp_index *ix, lcp16_data *dd, lcp16_index *ii)
+{
+    *dd = (lcp16_data){ix->seq_len, ix->stride, ix->sh->n, (const uint16_t *const *)ix->shard_tokens, ix->first};
+    *ii = (lcp16_index){ix->perm,   ix->lcp,   ix->lcp_bytes, ix->n,  ix->dir,   ix->n_dir,
+                        ix->idmin,  ix->lcpmin, ix->top,      (const lcp16_deep *)ix->deep, ix->idmin2,
+                        ix->dtok,   ix->up,     (const lcp16_deep *)ix->deep_up, ix->perm_bits,
+                        (const lcp16_run *)ix->runs, ix->run_hash, ix->run_mask};
+}
+
+static void core32(const lcp_index *ix, lcp32_data *dd, lcp32_index *ii)
+{
+    *dd = (lcp32_data){ix->seq_len, ix->stride, ix->docs ? 1u : ix->sh->n,
+                       ix->docs ? (const uint32_t *const *)&ix->docs : (const uint32_t *const *)ix->shard_tokens,
+                       ix->docs ? ix->doc_first : ix->first};
+    *ii = (lcp32_index){ix->perm,   ix->lcp,   ix->lcp_bytes, ix->n,  ix->dir,   ix->n_dir,
+                        ix->idmin,  ix->lcpmin, ix->top,      (const lcp32_deep *)ix->deep, ix->idmin2,
+                        ix->dtok,   ix->up,     (const lcp32_deep *)ix->deep_up, ix->perm_bits,
+                        (const lcp32_run *)ix->runs, ix->run_hash, ix->run_mask};
+}
+
 /* Runs body16 or body32 with dd (the core's data) and ii (its index) for ix. */
 #define WITH_CORE(ix, body16, body32)                                                                                 \
     do {                                                                                                               \
         if ((ix)->token_bytes == 2 && !(ix)->docs) {                                                                   \
-            lcp16_data dd = {(ix)->seq_len, (ix)->stride, (ix)->sh->n, (const uint16_t *const *)(ix)->shard_tokens,  \
-                             (ix)->first};                                                                             \
-            lcp16_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
-                              (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp16_deep *)(ix)->deep, (ix)->idmin2, \
-                              (ix)->dtok, (ix)->up, (const lcp16_deep *)(ix)->deep_up, (ix)->perm_bits,  \
-                              (const lcp16_run *)(ix)->runs, (ix)->run_hash, (ix)->run_mask};                           \
-            (void)dd, (void)ii;                                                                                        \
+            lcp16_data dd;                                                                                             \
+            lcp16_index ii;                                                                                            \
+            core16((ix), &dd, &ii);                                                                                    \
             body16;                                                                                                    \
         } else {                                                                                                       \
-            lcp32_data dd = {(ix)->seq_len, (ix)->stride, (ix)->docs ? 1u : (ix)->sh->n,                              \
-                             (ix)->docs ? (const uint32_t *const *)&(ix)->docs                                         \
-                                        : (const uint32_t *const *)(ix)->shard_tokens,                                 \
-                             (ix)->docs ? (ix)->doc_first : (ix)->first};                                              \
-            lcp32_index ii = {(ix)->perm,  (ix)->lcp,   (ix)->lcp_bytes, (ix)->n,      (ix)->dir,    (ix)->n_dir,          \
-                              (ix)->idmin, (ix)->lcpmin, (ix)->top,      (const lcp32_deep *)(ix)->deep, (ix)->idmin2, \
-                              (ix)->dtok, (ix)->up, (const lcp32_deep *)(ix)->deep_up, (ix)->perm_bits,  \
-                              (const lcp32_run *)(ix)->runs, (ix)->run_hash, (ix)->run_mask};                           \
-            (void)dd, (void)ii;                                                                                        \
+            lcp32_data dd;                                                                                             \
+            lcp32_index ii;                                                                                            \
+            core32((ix), &dd, &ii);                                                                                    \
             body32;                                                                                                    \
         }                                                                                                              \
     } while (0)
@@ -733,6 +744,64 @@ uint64_t lcp_index_topk_above(const lcp_index *ix, const void *query, uint64_t k
               r = lcp32_topk_above(&dd, &ii, query, k, above, seq, lcp));
     if (dq && dq != local)
         free(dq);
+    return r;
+}
+
+/* The core's place and the library's: the same fields. */
+#define PLACE_TO(core, pl) ((core){(pl)->lo, (pl)->hi, (pl)->elo, (pl)->ehi, (pl)->block})
+#define PLACE_FROM(pl, c) (*(pl) = (lcp_index_place){(c).lo, (c).hi, (c).elo, (c).ehi, (c).block})
+
+/* Parts at a time in lcp_index_places: more than the memory waits one core
+ * keeps in flight. */
+enum { PLACES_AT_ONCE = 16 };
+
+void lcp_index_places(const lcp_index *const *ix, uint32_t n, const void *query, lcp_index_place *pl)
+{
+    for (uint32_t a = 0; a < n; a += PLACES_AT_ONCE) {
+        uint32_t m = n - a < PLACES_AT_ONCE ? n - a : PLACES_AT_ONCE;
+        if (ix[a]->docs)
+            continue; /* searched from the start by lcp_index_topk_at */
+        if (ix[a]->token_bytes == 2) {
+            lcp16_data dd[PLACES_AT_ONCE];
+            lcp16_index ii[PLACES_AT_ONCE];
+            lcp16_place cp[PLACES_AT_ONCE];
+            for (uint32_t i = 0; i < m; i++) {
+                core16(ix[a + i], &dd[i], &ii[i]);
+                lcp16_place_narrow(&dd[i], &ii[i], query, ix[a + i]->seq_len, false, &cp[i]);
+            }
+            for (uint32_t i = 0; i < m; i++) {
+                lcp16_place_fetch(&dd[i], &ii[i], query, ix[a + i]->seq_len, &cp[i]);
+                PLACE_FROM(&pl[a + i], cp[i]);
+            }
+        } else {
+            lcp32_data dd[PLACES_AT_ONCE];
+            lcp32_index ii[PLACES_AT_ONCE];
+            lcp32_place cp[PLACES_AT_ONCE];
+            for (uint32_t i = 0; i < m; i++) {
+                core32(ix[a + i], &dd[i], &ii[i]);
+                lcp32_place_narrow(&dd[i], &ii[i], query, ix[a + i]->seq_len, false, &cp[i]);
+            }
+            for (uint32_t i = 0; i < m; i++) {
+                lcp32_place_fetch(&dd[i], &ii[i], query, ix[a + i]->seq_len, &cp[i]);
+                PLACE_FROM(&pl[a + i], cp[i]);
+            }
+        }
+    }
+}
+
+uint64_t lcp_index_topk_at(const lcp_index *ix, const void *query, lcp_index_place *pl, uint64_t k, int64_t above,
+                           uint32_t *seq, uint32_t *lcp)
+{
+    if (ix->docs)
+        return lcp_index_topk_above(ix, query, k, above, seq, lcp);
+    uint64_t r = 0;
+    if (ix->token_bytes == 2) {
+        lcp16_place cp = PLACE_TO(lcp16_place, pl);
+        WITH_CORE(ix, r = lcp16_topk_at(&dd, &ii, query, &cp, k, above, seq, lcp), (void)0);
+    } else {
+        lcp32_place cp = PLACE_TO(lcp32_place, pl);
+        WITH_CORE(ix, (void)0, r = lcp32_topk_at(&dd, &ii, query, &cp, k, above, seq, lcp));
+    }
     return r;
 }
 

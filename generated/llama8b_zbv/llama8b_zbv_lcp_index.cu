@@ -136,6 +136,16 @@ typedef struct llama8b_zbv_lcp_index {
     uint64_t run_mask;
 } llama8b_zbv_lcp_index;
 
+/* A search between its steps (llama8b_zbv_lcp_place_narrow, llama8b_zbv_lcp_place_fetch,
+ * llama8b_zbv_lcp_place_end: llama8b_zbv_lcp_search_at runs them in a row; an index set's merge runs
+ * each over all its parts before the next, so that the parts' waits on
+ * memory overlap). */
+typedef struct llama8b_zbv_lcp_place {
+    uint64_t lo, hi;  /* the range the place is in */
+    int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
+    bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
+} llama8b_zbv_lcp_place;
+
 #define llama8b_zbv_lcp_DIR_STEP 32u
 /* Tokens that fit in a 64-bit key. */
 #define llama8b_zbv_lcp_KEY_TOKENS (64u / (8u * (unsigned)sizeof(uint32_t)))
@@ -894,7 +904,7 @@ __host__ __device__ static inline uint32_t llama8b_zbv_lcp_shared(int64_t elo, i
     return elo < 0 || ehi < 0 ? 0u : (uint32_t)(elo < ehi ? elo : ehi);
 }
 
-/* Starts fetching the tokens scan_block may read in [lo, hi) (at most
+/* Starts fetching the tokens scan_walk may read in [lo, hi) (at most
  * DIR_STEP positions), given m: near-duplicates of the query make a chain
  * of such reads, each sharing more with it, so they are fetched together,
  * but only where the walk can read: it goes no further than the first
@@ -944,13 +954,13 @@ __host__ __device__ static inline void llama8b_zbv_lcp_scan_prefetch(const llama
  * 1] (which sorts before q; 0 and none when lo is 0). Walks the positions
  * with their LCPs: perm[j] sorts before q too when lcp[j] > m, after q when
  * lcp[j] < m, and when lcp[j] = m the code of its distinguishing token
- * (dtok) decides, or its token data when the codes are equal. Sets *elo
- * and *ehi to the LCPs of q with the sequences before and at the result
- * (*ehi is left as it is when the result is hi). */
-__host__ __device__ static inline uint64_t llama8b_zbv_lcp_scan_block(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
-                                     uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
+ * (dtok) decides, or its token data when the codes are equal (fetched
+ * before by llama8b_zbv_lcp_scan_prefetch). Sets *elo and *ehi to the LCPs of q with the
+ * sequences before and at the result (*ehi is left as it is when the result
+ * is hi). */
+__host__ __device__ static inline uint64_t llama8b_zbv_lcp_scan_walk(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                    uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
 {
-    llama8b_zbv_lcp_scan_prefetch(d, ix, q, plen, lo, hi, m);
     uint64_t j = lo;
     for (; j < hi; j++) {
         uint32_t l = llama8b_zbv_lcp_lcp_at(ix, j), x;
@@ -982,31 +992,49 @@ __host__ __device__ static inline uint64_t llama8b_zbv_lcp_scan_block(const llam
     return j;
 }
 
-/* The first sorted position whose sequence is not less than q (plen
- * tokens of q compared; plen <= seq_len); with upper, the first whose
- * first plen tokens exceed q's. Sets *elo and *ehi to the LCPs of q with
- * the sequences before and at that position where they came out of the
- * search, -1 where not. The directories narrow the range to the positions
- * between two samples; those are walked with their LCPs (scan_block).
- * Without the derived arrays, or where they cannot narrow, an FAN-ary
- * search: each round takes FAN - 1 evenly spaced positions of [lo, hi)
- * (all of them once at most ALL remain), starts fetching their tokens
+/* A search's first step: the directories narrow [lo, hi) to the positions
+ * between two samples, and when that is one block, its arrays (LCPs,
+ * distinguishing tokens, its deep entry, the permutation) start coming. */
+__host__ __device__ static inline void llama8b_zbv_lcp_place_narrow(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                   llama8b_zbv_lcp_place *p)
+{
+    uint64_t sa, sc;
+    p->lo = 0, p->hi = ix->n;
+    p->elo = p->ehi = -1;
+    if (llama8b_zbv_lcp_dir_bracket(d, ix, q, plen, &p->lo, &p->hi, &sa, &sc, &p->elo, &p->ehi) && ix->deep && sc > sa)
+        (void)llama8b_zbv_lcp_deep_narrow(d, ix, q, plen, upper, sa, sc, &p->lo, &p->hi, &p->elo, &p->ehi);
+    p->block = ix->dtok && ix->deep && plen > 0 && p->hi - p->lo <= llama8b_zbv_lcp_DIR_STEP && (p->lo == 0 || p->elo >= 0);
+    if (p->block) {
+        llama8b_zbv_lcp_prefetch((const char *)ix->lcp + p->lo * ix->lcp_bytes);
+        llama8b_zbv_lcp_prefetch(ix->dtok + p->lo / 2);
+        llama8b_zbv_lcp_prefetch(ix->deep + p->lo / llama8b_zbv_lcp_DIR_STEP);
+        llama8b_zbv_lcp_prefetch_perm(ix, p->lo, p->hi);
+    }
+}
+
+/* Its second: in a block, the token data the walk may read starts coming. */
+__host__ __device__ static inline void llama8b_zbv_lcp_place_fetch(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, const llama8b_zbv_lcp_place *p)
+{
+    if (p->block)
+        llama8b_zbv_lcp_scan_prefetch(d, ix, q, plen, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u);
+}
+
+/* Its last: the first sorted position whose sequence is not less than q
+ * (with upper, whose first plen tokens exceed q's); p->elo and p->ehi
+ * become the LCPs of q with the sequences before and at it where they came
+ * out of the search, -1 where not. A block is walked with its LCPs
+ * (scan_walk). Without the derived arrays, or where they cannot narrow, an
+ * FAN-ary search: each round takes FAN - 1 evenly spaced positions of [lo,
+ * hi) (all of them once at most ALL remain), starts fetching their tokens
  * together, then binary-searches among them; comparisons skip the tokens
  * both bounds are known to share with q. */
-__host__ __device__ static inline uint64_t llama8b_zbv_lcp_search_at(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
-                                    int64_t *elo, int64_t *ehi)
+__host__ __device__ static inline uint64_t llama8b_zbv_lcp_place_end(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                    llama8b_zbv_lcp_place *p)
 {
-    uint64_t lo = 0, hi = ix->n, sa, sc;
-    *elo = *ehi = -1; /* exact LCP of q with perm[lo - 1] and with perm[hi], -1: not known */
-    if (llama8b_zbv_lcp_dir_bracket(d, ix, q, plen, &lo, &hi, &sa, &sc, elo, ehi) && ix->deep && sc > sa)
-        (void)llama8b_zbv_lcp_deep_narrow(d, ix, q, plen, upper, sa, sc, &lo, &hi, elo, ehi);
-    if (ix->dtok && ix->deep && plen > 0 && hi - lo <= llama8b_zbv_lcp_DIR_STEP && (lo == 0 || *elo >= 0)) {
-        llama8b_zbv_lcp_prefetch((const char *)ix->lcp + lo * ix->lcp_bytes);
-        llama8b_zbv_lcp_prefetch(ix->dtok + lo / 2);
-        llama8b_zbv_lcp_prefetch(ix->deep + lo / llama8b_zbv_lcp_DIR_STEP);
-        llama8b_zbv_lcp_prefetch_perm(ix, lo, hi);
-        return llama8b_zbv_lcp_scan_block(d, ix, q, plen, upper, lo, hi, lo ? (uint32_t)*elo : 0u, elo, ehi);
-    }
+    if (p->block)
+        return llama8b_zbv_lcp_scan_walk(d, ix, q, plen, upper, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u, &p->elo, &p->ehi);
+    uint64_t lo = p->lo, hi = p->hi;
+    int64_t *elo = &p->elo, *ehi = &p->ehi;
     while (lo < hi) {
         uint64_t span = hi - lo, pos[llama8b_zbv_lcp_ALL];
         const uint32_t *sp[llama8b_zbv_lcp_ALL];
@@ -1044,6 +1072,23 @@ __host__ __device__ static inline uint64_t llama8b_zbv_lcp_search_at(const llama
             break;
     }
     return lo;
+}
+
+/* The first sorted position whose sequence is not less than q (plen
+ * tokens of q compared; plen <= seq_len); with upper, the first whose
+ * first plen tokens exceed q's. Sets *elo and *ehi to the LCPs of q with
+ * the sequences before and at that position where they came out of the
+ * search, -1 where not: the three steps above in a row. */
+__host__ __device__ static inline uint64_t llama8b_zbv_lcp_search_at(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                    int64_t *elo, int64_t *ehi)
+{
+    llama8b_zbv_lcp_place p;
+    llama8b_zbv_lcp_place_narrow(d, ix, q, plen, upper, &p);
+    llama8b_zbv_lcp_place_fetch(d, ix, q, plen, &p);
+    uint64_t r = llama8b_zbv_lcp_place_end(d, ix, q, plen, upper, &p);
+    *elo = p.elo;
+    *ehi = p.ehi;
+    return r;
 }
 
 __host__ __device__ static inline uint64_t llama8b_zbv_lcp_search(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper)
@@ -1622,13 +1667,15 @@ __host__ __device__ static inline const llama8b_zbv_lcp_run *llama8b_zbv_lcp_run
 /* The k sequences with the longest common prefix with q (seq_len tokens),
  * best first: LCP descending, ties by smaller number, among those sharing
  * more than `above` tokens with q (all when above < 0: an index set's
- * merge passes the k-th LCP it holds). Writes up to k numbers and LCPs;
- * returns how many (min(k, N) when above < 0). Sequences sharing at least
- * v tokens with q are one contiguous run of sorted positions around q's
- * place, so each LCP level v adds the run's two new ends; when a level has
- * more sequences than places left, its smallest numbers win. */
-__host__ __device__ static inline uint64_t llama8b_zbv_lcp_topk_above(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint64_t k, int64_t above,
-                                     uint32_t *out_seq, uint32_t *out_lcp)
+ * merge passes the k-th LCP it holds), from q's place p after its first
+ * two steps (llama8b_zbv_lcp_place_narrow and llama8b_zbv_lcp_place_fetch with plen seq_len, not
+ * upper). Writes up to k numbers and LCPs; returns how many (min(k, N)
+ * when above < 0). Sequences sharing at least v tokens with q are one
+ * contiguous run of sorted positions around q's place, so each LCP level v
+ * adds the run's two new ends; when a level has more sequences than places
+ * left, its smallest numbers win. */
+__host__ __device__ static inline uint64_t llama8b_zbv_lcp_topk_at(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, llama8b_zbv_lcp_place *p, uint64_t k,
+                                  int64_t above, uint32_t *out_seq, uint32_t *out_lcp)
 {
     uint64_t n = ix->n, count = 0;
     if (k > n)
@@ -1636,8 +1683,8 @@ __host__ __device__ static inline uint64_t llama8b_zbv_lcp_topk_above(const llam
     if (k == 0 || above >= (int64_t)d->seq_len)
         return 0;
     int64_t least = above > 0 ? above : 0; /* the levels go down to least + 1 */
-    int64_t lq, rq;
-    uint64_t l = llama8b_zbv_lcp_search_at(d, ix, q, d->seq_len, false, &lq, &rq), r = l;
+    uint64_t l = llama8b_zbv_lcp_place_end(d, ix, q, d->seq_len, false, p), r = l;
+    int64_t lq = p->elo, rq = p->ehi;
     /* The LCP entry the first level reads next (each level fetches its minima). */
     llama8b_zbv_lcp_prefetch((const char *)ix->lcp + (l < n ? l : n - 1) * ix->lcp_bytes);
     if (l > 0 && lq < 0)
@@ -1722,6 +1769,18 @@ __host__ __device__ static inline uint64_t llama8b_zbv_lcp_topk_above(const llam
         }
     }
     return count;
+}
+
+/* The same from the start: q's place searched here. */
+__host__ __device__ static inline uint64_t llama8b_zbv_lcp_topk_above(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint64_t k, int64_t above,
+                                     uint32_t *out_seq, uint32_t *out_lcp)
+{
+    if (k == 0 || ix->n == 0 || above >= (int64_t)d->seq_len)
+        return 0;
+    llama8b_zbv_lcp_place p;
+    llama8b_zbv_lcp_place_narrow(d, ix, q, d->seq_len, false, &p);
+    llama8b_zbv_lcp_place_fetch(d, ix, q, d->seq_len, &p);
+    return llama8b_zbv_lcp_topk_at(d, ix, q, &p, k, above, out_seq, out_lcp);
 }
 
 /* Top-k of all N: k of them whenever k <= N. */

@@ -128,6 +128,16 @@ typedef struct llama8b_zbv_lcp_index {
     uint64_t run_mask;
 } llama8b_zbv_lcp_index;
 
+/* A search between its steps (llama8b_zbv_lcp_place_narrow, llama8b_zbv_lcp_place_fetch,
+ * llama8b_zbv_lcp_place_end: llama8b_zbv_lcp_search_at runs them in a row; an index set's merge runs
+ * each over all its parts before the next, so that the parts' waits on
+ * memory overlap). */
+typedef struct llama8b_zbv_lcp_place {
+    uint64_t lo, hi;  /* the range the place is in */
+    int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
+    bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
+} llama8b_zbv_lcp_place;
+
 #define llama8b_zbv_lcp_DIR_STEP 32u
 /* Tokens that fit in a 64-bit key. */
 #define llama8b_zbv_lcp_KEY_TOKENS (64u / (8u * (unsigned)sizeof(uint32_t)))
@@ -331,6 +341,16 @@ typedef struct llama8b_zbv_lcpd_index {
     const uint32_t *run_hash;
     uint64_t run_mask;
 } llama8b_zbv_lcpd_index;
+
+/* A search between its steps (llama8b_zbv_lcpd_place_narrow, llama8b_zbv_lcpd_place_fetch,
+ * llama8b_zbv_lcpd_place_end: llama8b_zbv_lcpd_search_at runs them in a row; an index set's merge runs
+ * each over all its parts before the next, so that the parts' waits on
+ * memory overlap). */
+typedef struct llama8b_zbv_lcpd_place {
+    uint64_t lo, hi;  /* the range the place is in */
+    int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
+    bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
+} llama8b_zbv_lcpd_place;
 
 #define llama8b_zbv_lcpd_DIR_STEP 32u
 /* Tokens that fit in a 64-bit key. */
