@@ -747,13 +747,30 @@ uint64_t lcp_index_topk_above(const lcp_index *ix, const void *query, uint64_t k
     return r;
 }
 
-/* The core's place and the library's: the same fields. */
-#define PLACE_TO(core, pl) ((core){(pl)->lo, (pl)->hi, (pl)->elo, (pl)->ehi, (pl)->block})
-#define PLACE_FROM(pl, c) (*(pl) = (lcp_index_place){(c).lo, (c).hi, (c).elo, (c).ehi, (c).block})
-
 /* Parts at a time in lcp_index_places: more than the memory waits one core
  * keeps in flight. */
 enum { PLACES_AT_ONCE = 16 };
+
+/* lcp_index_places for m indexes of one width W (their core structs in dd
+ * and ii, their places in cp). */
+#define PLACES(W, m, ix, query, dd, ii, cp, pl)                                                                       \
+    do {                                                                                                               \
+        for (uint32_t i = 0; i < (m); i++) {                                                                           \
+            core##W((ix)[i], &(dd)[i], &(ii)[i]);                                                                      \
+            lcp##W##_place_begin(&(dd)[i], &(ii)[i], (query), (ix)[i]->seq_len, false, &(cp)[i]);                     \
+        }                                                                                                              \
+        for (bool more = true; more;) /* the deep walks, a step of each in turn */                                     \
+            for (uint32_t i = more = 0; i < (m); i++)                                                                  \
+                more |= lcp##W##_place_step(&(dd)[i], (query), (ix)[i]->seq_len, false, &(cp)[i]);                    \
+        for (uint32_t i = 0; i < (m); i++)                                                                             \
+            lcp##W##_place_narrowed(&(ii)[i], (ix)[i]->seq_len, &(cp)[i]);                                             \
+        for (uint32_t i = 0; i < (m); i++)                                                                             \
+            lcp##W##_place_fetch(&(dd)[i], &(ii)[i], (query), (ix)[i]->seq_len, &(cp)[i]);                             \
+        for (uint32_t i = 0; i < (m); i++) {                                                                           \
+            uint64_t l = lcp##W##_place_end(&(dd)[i], &(ii)[i], (query), (ix)[i]->seq_len, false, &(cp)[i]);            \
+            (pl)[i] = (lcp_index_place){l, (cp)[i].elo, (cp)[i].ehi};                                                  \
+        }                                                                                                              \
+    } while (0)
 
 void lcp_index_places(const lcp_index *const *ix, uint32_t n, const void *query, lcp_index_place *pl)
 {
@@ -765,43 +782,24 @@ void lcp_index_places(const lcp_index *const *ix, uint32_t n, const void *query,
             lcp16_data dd[PLACES_AT_ONCE];
             lcp16_index ii[PLACES_AT_ONCE];
             lcp16_place cp[PLACES_AT_ONCE];
-            for (uint32_t i = 0; i < m; i++) {
-                core16(ix[a + i], &dd[i], &ii[i]);
-                lcp16_place_narrow(&dd[i], &ii[i], query, ix[a + i]->seq_len, false, &cp[i]);
-            }
-            for (uint32_t i = 0; i < m; i++) {
-                lcp16_place_fetch(&dd[i], &ii[i], query, ix[a + i]->seq_len, &cp[i]);
-                PLACE_FROM(&pl[a + i], cp[i]);
-            }
+            PLACES(16, m, ix + a, query, dd, ii, cp, pl + a);
         } else {
             lcp32_data dd[PLACES_AT_ONCE];
             lcp32_index ii[PLACES_AT_ONCE];
             lcp32_place cp[PLACES_AT_ONCE];
-            for (uint32_t i = 0; i < m; i++) {
-                core32(ix[a + i], &dd[i], &ii[i]);
-                lcp32_place_narrow(&dd[i], &ii[i], query, ix[a + i]->seq_len, false, &cp[i]);
-            }
-            for (uint32_t i = 0; i < m; i++) {
-                lcp32_place_fetch(&dd[i], &ii[i], query, ix[a + i]->seq_len, &cp[i]);
-                PLACE_FROM(&pl[a + i], cp[i]);
-            }
+            PLACES(32, m, ix + a, query, dd, ii, cp, pl + a);
         }
     }
 }
 
-uint64_t lcp_index_topk_at(const lcp_index *ix, const void *query, lcp_index_place *pl, uint64_t k, int64_t above,
-                           uint32_t *seq, uint32_t *lcp)
+uint64_t lcp_index_topk_at(const lcp_index *ix, const void *query, const lcp_index_place *pl, uint64_t k,
+                           int64_t above, uint32_t *seq, uint32_t *lcp)
 {
     if (ix->docs)
         return lcp_index_topk_above(ix, query, k, above, seq, lcp);
     uint64_t r = 0;
-    if (ix->token_bytes == 2) {
-        lcp16_place cp = PLACE_TO(lcp16_place, pl);
-        WITH_CORE(ix, r = lcp16_topk_at(&dd, &ii, query, &cp, k, above, seq, lcp), (void)0);
-    } else {
-        lcp32_place cp = PLACE_TO(lcp32_place, pl);
-        WITH_CORE(ix, (void)0, r = lcp32_topk_at(&dd, &ii, query, &cp, k, above, seq, lcp));
-    }
+    WITH_CORE(ix, r = lcp16_topk_from(&dd, &ii, query, pl->l, pl->lq, pl->rq, k, above, seq, lcp),
+              r = lcp32_topk_from(&dd, &ii, query, pl->l, pl->lq, pl->rq, k, above, seq, lcp));
     return r;
 }
 

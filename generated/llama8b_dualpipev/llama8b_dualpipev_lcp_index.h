@@ -128,14 +128,31 @@ typedef struct llama8b_dualpipev_lcp_index {
     uint64_t run_mask;
 } llama8b_dualpipev_lcp_index;
 
-/* A search between its steps (llama8b_dualpipev_lcp_place_narrow, llama8b_dualpipev_lcp_place_fetch,
- * llama8b_dualpipev_lcp_place_end: llama8b_dualpipev_lcp_search_at runs them in a row; an index set's merge runs
- * each over all its parts before the next, so that the parts' waits on
- * memory overlap). */
+/* Levels of the deep directory: level 0 is llama8b_dualpipev_lcp_index.deep (every sample),
+ * level L > 0 every 32^L-th sample (llama8b_dualpipev_lcp_index.deep_up). */
+#define llama8b_dualpipev_lcp_DEEP_LEVELS 3u
+
+/* A deep walk between its steps (llama8b_dualpipev_lcp_walk_begin, llama8b_dualpipev_lcp_walk_step,
+ * llama8b_dualpipev_lcp_walk_end). */
+typedef struct llama8b_dualpipev_lcp_walk {
+    const llama8b_dualpipev_lcp_deep *lv[llama8b_dualpipev_lcp_DEEP_LEVELS]; /* the levels */
+    uint64_t g[llama8b_dualpipev_lcp_DEEP_LEVELS];        /* samples per entry of each */
+    uint64_t b, e;                     /* sample b sorts before q (LCP m), sample e does not, or e = sc */
+    uint64_t last, sc, to, ia, ib;     /* the samples' run's last and end; the level's walk: up to, entries (ia, ib] */
+    uint32_t top, L, m;                /* the coarsest level needed, the level walked */
+    bool up;                           /* still going up */
+    int state; /* 0: nothing to walk; 1: its tokens to fetch; 2: to walk; 3: done */
+} llama8b_dualpipev_lcp_walk;
+
+/* A search between its steps (llama8b_dualpipev_lcp_place_begin, llama8b_dualpipev_lcp_place_step,
+ * llama8b_dualpipev_lcp_place_narrowed, llama8b_dualpipev_lcp_place_fetch, llama8b_dualpipev_lcp_place_end: llama8b_dualpipev_lcp_search_at runs them in
+ * a row; an index set's merge runs each over all its parts before the
+ * next, so that the parts' waits on memory overlap). */
 typedef struct llama8b_dualpipev_lcp_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
     bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
+    llama8b_dualpipev_lcp_walk w;        /* the deep walk narrowing [lo, hi) */
 } llama8b_dualpipev_lcp_place;
 
 #define llama8b_dualpipev_lcp_DIR_STEP 32u
@@ -342,14 +359,31 @@ typedef struct llama8b_dualpipev_lcpd_index {
     uint64_t run_mask;
 } llama8b_dualpipev_lcpd_index;
 
-/* A search between its steps (llama8b_dualpipev_lcpd_place_narrow, llama8b_dualpipev_lcpd_place_fetch,
- * llama8b_dualpipev_lcpd_place_end: llama8b_dualpipev_lcpd_search_at runs them in a row; an index set's merge runs
- * each over all its parts before the next, so that the parts' waits on
- * memory overlap). */
+/* Levels of the deep directory: level 0 is llama8b_dualpipev_lcpd_index.deep (every sample),
+ * level L > 0 every 32^L-th sample (llama8b_dualpipev_lcpd_index.deep_up). */
+#define llama8b_dualpipev_lcpd_DEEP_LEVELS 3u
+
+/* A deep walk between its steps (llama8b_dualpipev_lcpd_walk_begin, llama8b_dualpipev_lcpd_walk_step,
+ * llama8b_dualpipev_lcpd_walk_end). */
+typedef struct llama8b_dualpipev_lcpd_walk {
+    const llama8b_dualpipev_lcpd_deep *lv[llama8b_dualpipev_lcpd_DEEP_LEVELS]; /* the levels */
+    uint64_t g[llama8b_dualpipev_lcpd_DEEP_LEVELS];        /* samples per entry of each */
+    uint64_t b, e;                     /* sample b sorts before q (LCP m), sample e does not, or e = sc */
+    uint64_t last, sc, to, ia, ib;     /* the samples' run's last and end; the level's walk: up to, entries (ia, ib] */
+    uint32_t top, L, m;                /* the coarsest level needed, the level walked */
+    bool up;                           /* still going up */
+    int state; /* 0: nothing to walk; 1: its tokens to fetch; 2: to walk; 3: done */
+} llama8b_dualpipev_lcpd_walk;
+
+/* A search between its steps (llama8b_dualpipev_lcpd_place_begin, llama8b_dualpipev_lcpd_place_step,
+ * llama8b_dualpipev_lcpd_place_narrowed, llama8b_dualpipev_lcpd_place_fetch, llama8b_dualpipev_lcpd_place_end: llama8b_dualpipev_lcpd_search_at runs them in
+ * a row; an index set's merge runs each over all its parts before the
+ * next, so that the parts' waits on memory overlap). */
 typedef struct llama8b_dualpipev_lcpd_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
     bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
+    llama8b_dualpipev_lcpd_walk w;        /* the deep walk narrowing [lo, hi) */
 } llama8b_dualpipev_lcpd_place;
 
 #define llama8b_dualpipev_lcpd_DIR_STEP 32u

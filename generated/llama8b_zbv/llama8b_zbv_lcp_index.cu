@@ -136,14 +136,31 @@ typedef struct llama8b_zbv_lcp_index {
     uint64_t run_mask;
 } llama8b_zbv_lcp_index;
 
-/* A search between its steps (llama8b_zbv_lcp_place_narrow, llama8b_zbv_lcp_place_fetch,
- * llama8b_zbv_lcp_place_end: llama8b_zbv_lcp_search_at runs them in a row; an index set's merge runs
- * each over all its parts before the next, so that the parts' waits on
- * memory overlap). */
+/* Levels of the deep directory: level 0 is llama8b_zbv_lcp_index.deep (every sample),
+ * level L > 0 every 32^L-th sample (llama8b_zbv_lcp_index.deep_up). */
+#define llama8b_zbv_lcp_DEEP_LEVELS 3u
+
+/* A deep walk between its steps (llama8b_zbv_lcp_walk_begin, llama8b_zbv_lcp_walk_step,
+ * llama8b_zbv_lcp_walk_end). */
+typedef struct llama8b_zbv_lcp_walk {
+    const llama8b_zbv_lcp_deep *lv[llama8b_zbv_lcp_DEEP_LEVELS]; /* the levels */
+    uint64_t g[llama8b_zbv_lcp_DEEP_LEVELS];        /* samples per entry of each */
+    uint64_t b, e;                     /* sample b sorts before q (LCP m), sample e does not, or e = sc */
+    uint64_t last, sc, to, ia, ib;     /* the samples' run's last and end; the level's walk: up to, entries (ia, ib] */
+    uint32_t top, L, m;                /* the coarsest level needed, the level walked */
+    bool up;                           /* still going up */
+    int state; /* 0: nothing to walk; 1: its tokens to fetch; 2: to walk; 3: done */
+} llama8b_zbv_lcp_walk;
+
+/* A search between its steps (llama8b_zbv_lcp_place_begin, llama8b_zbv_lcp_place_step,
+ * llama8b_zbv_lcp_place_narrowed, llama8b_zbv_lcp_place_fetch, llama8b_zbv_lcp_place_end: llama8b_zbv_lcp_search_at runs them in
+ * a row; an index set's merge runs each over all its parts before the
+ * next, so that the parts' waits on memory overlap). */
 typedef struct llama8b_zbv_lcp_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
     bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
+    llama8b_zbv_lcp_walk w;        /* the deep walk narrowing [lo, hi) */
 } llama8b_zbv_lcp_place;
 
 #define llama8b_zbv_lcp_DIR_STEP 32u
@@ -687,9 +704,6 @@ __host__ __device__ static inline bool llama8b_zbv_lcp_dir_bracket(const llama8b
  * level are searched by rounds over the token data instead. */
 #define llama8b_zbv_lcp_DEEP_WALK 256u
 
-/* Levels of the deep directory: level 0 is llama8b_zbv_lcp_index.deep (every sample),
- * level L > 0 every 32^L-th sample (llama8b_zbv_lcp_index.deep_up). */
-#define llama8b_zbv_lcp_DEEP_LEVELS 3u
 
 /* Entries of deep level L (L >= 1) for n_dir samples. */
 __host__ __device__ static inline uint64_t llama8b_zbv_lcp_deep_up_count(uint64_t n_dir, uint32_t L) { return (n_dir + ((uint64_t)1 << (5u * L)) - 1) >> (5u * L); }
@@ -737,20 +751,27 @@ __host__ __device__ static inline void llama8b_zbv_lcp_deep_up_fill(const llama8
  * its exact LCP with q): with m, entry i sorts before q too when it shares
  * more than m tokens with entry i - 1 (dlcp > m), after q when it shares
  * fewer, and on a tie its stored tokens decide, or its token data when
- * those agree as well. Returns the first entry that does not sort before q
+ * those agree as well. In three steps, each fetching what the next reads:
+ * walk_entries starts fetching the entries, walk_tokens (reading them)
+ * the token data of those whose tokens the walk may read, and walk_run
+ * walks. walk_run returns the first entry that does not sort before q
  * (setting *lhi to its LCP with q), or b + 1 when all do; *m becomes the
  * exact LCP of q with the entry before the result. */
-__host__ __device__ static inline uint64_t llama8b_zbv_lcp_deep_walk(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_deep *e, const uint32_t *q, uint32_t plen, bool upper,
-                                    uint64_t a, uint64_t b, uint32_t *m, int64_t *lhi)
+__host__ __device__ static inline void llama8b_zbv_lcp_walk_entries(const llama8b_zbv_lcp_deep *e, uint64_t a, uint64_t b)
 {
-    for (uint64_t i = a + 1; i <= b && i < a + 64; i += 3) /* the walk's entries, a line at a time */
+    for (uint64_t i = a + 1; i <= b && i < a + 64; i += 3) /* a line at a time */
         llama8b_zbv_lcp_prefetch(e + i);
-    /* The entries whose tokens the walk may read (sharing at least m tokens
-     * with the one before, before the first sharing fewer, and with stored
-     * tokens all equal to the query's there), fetched together. */
+}
+
+/* The entries whose tokens the walk may read: sharing at least m tokens
+ * with the one before, before the first sharing fewer, and with stored
+ * tokens all equal to the query's there. */
+__host__ __device__ static inline void llama8b_zbv_lcp_walk_tokens(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_deep *e, const uint32_t *q, uint32_t plen, uint64_t a,
+                                  uint64_t b, uint32_t m)
+{
     for (uint64_t i = a + 1, np = 0; i <= b && i < a + 33 && np < 8; i++) {
         uint32_t dl = llama8b_zbv_lcp_deep_dlcp(&e[i]);
-        if (dl < *m)
+        if (dl < m)
             break;
         uint32_t lim = plen > dl ? (plen - dl < llama8b_zbv_lcp_KEY_TOKENS ? plen - dl : llama8b_zbv_lcp_KEY_TOKENS) : 0u, t = 0;
         uint64_t ek = llama8b_zbv_lcp_deep_key(&e[i]);
@@ -761,6 +782,11 @@ __host__ __device__ static inline uint64_t llama8b_zbv_lcp_deep_walk(const llama
             np++;
         }
     }
+}
+
+__host__ __device__ static inline uint64_t llama8b_zbv_lcp_walk_run(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_deep *e, const uint32_t *q, uint32_t plen, bool upper,
+                                   uint64_t a, uint64_t b, uint32_t *m, int64_t *lhi)
+{
     uint32_t mm = *m;
     uint64_t i = a + 1;
     for (; i <= b; i++) {
@@ -798,96 +824,129 @@ __host__ __device__ static inline uint64_t llama8b_zbv_lcp_deep_walk(const llama
     return i;
 }
 
-/* Narrows [*lo, *hi) to the positions between two consecutive samples of
- * [sa, sc) (all sharing q's key), walking the deep directory: the first
- * sample's tokens are compared with q, then the walk goes on at the finest
- * level up to the next sample of the coarser one, there at the coarser
- * level, up to the coarsest needed (a run of at most 32 entries of a level
- * walks that level), and back down between the two entries of each level
- * that bracket q (llama8b_zbv_lcp_deep_walk). Sets *llo and *lhi to the LCP of q with
- * the samples at *lo - 1 and *hi where it finds them (they are left as
- * they are otherwise). Returns false, narrowing nothing, when the run has
- * more than DEEP_WALK entries at its coarsest level. */
-__host__ __device__ static inline bool llama8b_zbv_lcp_deep_narrow(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
-                                  uint64_t sa, uint64_t sc, uint64_t *lo, uint64_t *hi, int64_t *llo, int64_t *lhi)
+/* The next level's walk: its entries (ia, ib] start coming. Returns false
+ * when there is none (the walk is done). */
+__host__ __device__ static inline bool llama8b_zbv_lcp_walk_next(llama8b_zbv_lcp_walk *w)
 {
-    const llama8b_zbv_lcp_deep *lv[llama8b_zbv_lcp_DEEP_LEVELS];
-    uint64_t g[llama8b_zbv_lcp_DEEP_LEVELS];
+    uint32_t L = w->L;
+    if (w->up) {
+        uint64_t to = w->last;
+        if (L < w->top) { /* up to the next sample of the coarser level, then walk that one */
+            uint64_t next = (w->b / w->g[L + 1] + 1) * w->g[L + 1];
+            if (next <= w->last)
+                to = next;
+        }
+        w->to = to;
+        w->ia = w->b / w->g[L], w->ib = to / w->g[L];
+    } else {
+        if (L == 0)
+            return false;
+        L = --w->L; /* down: between b and e at each finer level */
+        w->ia = w->b / w->g[L], w->ib = (w->e - 1) / w->g[L];
+    }
+    llama8b_zbv_lcp_walk_entries(w->lv[L], w->ia, w->ib);
+    return true;
+}
+
+/* The deep walk of a place (llama8b_zbv_lcp_walk): narrows [lo, hi) to the positions
+ * between two consecutive samples of [sa, sc) (all sharing q's key): the
+ * first sample's tokens are compared with q, then the walk goes on at the
+ * finest level up to the next sample of the coarser one, there at the
+ * coarser level, up to the coarsest needed (a run of at most 32 entries of
+ * a level walks that level), and back down between the two entries of each
+ * level that bracket q. Sets *llo and *lhi to the LCP of q with the samples
+ * at *lo - 1 and *hi where it finds them (they are left as they are
+ * otherwise). A walk of one level is two steps (walk_tokens, then walk_run
+ * and the next level's walk_entries): walk_begin sets it up (w->state 0:
+ * nothing to walk, narrowed already or not at all: a run of more than
+ * DEEP_WALK entries at its coarsest level), walk_step takes one step and
+ * returns false once the walk is done, walk_end narrows. */
+__host__ __device__ static inline void llama8b_zbv_lcp_walk_begin(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                 uint64_t sa, uint64_t sc, llama8b_zbv_lcp_walk *w, uint64_t *hi, int64_t *lhi)
+{
     uint32_t levels = ix->deep_up ? llama8b_zbv_lcp_DEEP_LEVELS : 1u;
-    lv[0] = ix->deep, g[0] = 1;
+    w->state = 0;
+    w->lv[0] = ix->deep, w->g[0] = 1;
     for (uint32_t L = 1; L < levels; L++) {
-        lv[L] = L == 1 ? ix->deep_up : lv[L - 1] + llama8b_zbv_lcp_deep_up_count(ix->n_dir, L - 1);
-        g[L] = g[L - 1] * 32;
+        w->lv[L] = L == 1 ? ix->deep_up : w->lv[L - 1] + llama8b_zbv_lcp_deep_up_count(ix->n_dir, L - 1);
+        w->g[L] = w->g[L - 1] * 32;
     }
     uint32_t top = 0;
-    while (top + 1 < levels && sc - sa > 32 * g[top])
+    while (top + 1 < levels && sc - sa > 32 * w->g[top])
         top++;
-    if ((sc - sa) / g[top] > llama8b_zbv_lcp_DEEP_WALK)
-        return false;
+    if ((sc - sa) / w->g[top] > llama8b_zbv_lcp_DEEP_WALK)
+        return;
     uint32_t kt = d->seq_len < llama8b_zbv_lcp_KEY_TOKENS ? d->seq_len : llama8b_zbv_lcp_KEY_TOKENS;
     /* Sample b sorts before q (LCP m); sample e does not, or e = sc. */
-    uint64_t b, e = sc, last = sc - 1;
-    uint32_t L = 0, m;
-    bool found = false;
+    w->top = top, w->sc = sc, w->e = sc, w->last = sc - 1, w->L = 0, w->up = true;
     if (sa > 0 && (top == 0 || ix->top)) {
         /* The samples before sa have smaller keys, so the one starting
          * sa - 1's entry of level top sorts before q, and its key (in the
          * directory, or every 32nd in the top level, kept in cache) gives its
          * LCP with q: the walk starts there, at the coarsest level, without
          * reading sample sa's tokens or walking up to it. */
-        b = (sa - 1) / g[top] * g[top];
-        m = llama8b_zbv_lcp_key_lcp(top ? ix->top[b / llama8b_zbv_lcp_DIR_STEP] : ix->dir[b], llama8b_zbv_lcp_key(q, kt));
-        L = top;
+        w->b = (sa - 1) / w->g[top] * w->g[top];
+        w->m = llama8b_zbv_lcp_key_lcp(top ? ix->top[w->b / llama8b_zbv_lcp_DIR_STEP] : ix->dir[w->b], llama8b_zbv_lcp_key(q, kt));
+        w->L = top;
     } else {
-        const uint32_t *s = llama8b_zbv_lcp_seq(d, lv[0][sa].seq);
+        const uint32_t *s = llama8b_zbv_lcp_seq(d, w->lv[0][sa].seq);
         llama8b_zbv_lcp_prefetch(s + kt);
         for (uint64_t i = sa + 1; i < sc && i < sa + 32; i += 3) /* the first walk's entries, while the tokens come */
-            llama8b_zbv_lcp_prefetch(lv[0] + i);
-        m = llama8b_zbv_lcp_lcp_from(q, s, kt, plen);
-        if (m == plen ? !upper : s[m] > q[m]) { /* sample sa does not sort before q */
+            llama8b_zbv_lcp_prefetch(w->lv[0] + i);
+        w->m = llama8b_zbv_lcp_lcp_from(q, s, kt, plen);
+        if (w->m == plen ? !upper : s[w->m] > q[w->m]) { /* sample sa does not sort before q */
             *hi = sa * llama8b_zbv_lcp_DIR_STEP;
-            *lhi = m;
-            return true;
+            *lhi = w->m;
+            return;
         }
-        b = sa;
+        w->b = sa;
     }
-    while (!found) {
-        uint64_t to = last;
-        if (L < top) { /* up to the next sample of the coarser level, then walk that one */
-            uint64_t next = (b / g[L + 1] + 1) * g[L + 1];
-            if (next <= last)
-                to = next;
-        }
-        uint64_t ia = b / g[L], ib = to / g[L];
-        uint64_t i = llama8b_zbv_lcp_deep_walk(d, lv[L], q, plen, upper, ia, ib, &m, lhi);
+    w->state = 1;
+    llama8b_zbv_lcp_walk_next(w);
+}
+
+__host__ __device__ static inline bool llama8b_zbv_lcp_walk_step(const llama8b_zbv_lcp_data *d, const uint32_t *q, uint32_t plen, bool upper, llama8b_zbv_lcp_walk *w, int64_t *lhi)
+{
+    if (w->state == 1) {
+        llama8b_zbv_lcp_walk_tokens(d, w->lv[w->L], q, plen, w->ia, w->ib, w->m);
+        w->state = 2;
+        return true;
+    }
+    if (w->state != 2)
+        return false;
+    uint32_t L = w->L;
+    uint64_t g = w->g[L], ib = w->ib;
+    uint64_t i = llama8b_zbv_lcp_walk_run(d, w->lv[L], q, plen, upper, w->ia, ib, &w->m, lhi);
+    if (w->up) {
         if (i <= ib) {
-            b = (i - 1) * g[L];
-            e = i * g[L];
-            found = true;
-        } else if (to == last) {
-            b = ib * g[L];
-            found = true;
+            w->b = (i - 1) * g;
+            w->e = i * g;
+            w->up = false;
+        } else if (w->to == w->last) {
+            w->b = ib * g;
+            w->up = false;
         } else {
-            b = to;
-            L++;
+            w->b = w->to;
+            w->L++;
         }
+    } else if (i <= ib) {
+        w->b = (i - 1) * g;
+        w->e = i * g;
+    } else {
+        w->b = ib * g;
     }
-    while (L > 0) { /* down: between b and e at each finer level */
-        L--;
-        uint64_t ia = b / g[L], ib = (e - 1) / g[L];
-        uint64_t i = llama8b_zbv_lcp_deep_walk(d, lv[L], q, plen, upper, ia, ib, &m, lhi);
-        if (i <= ib) {
-            b = (i - 1) * g[L];
-            e = i * g[L];
-        } else {
-            b = ib * g[L];
-        }
-    }
-    *lo = b * llama8b_zbv_lcp_DIR_STEP + 1;
-    *llo = m;
-    if (e < sc)
-        *hi = e * llama8b_zbv_lcp_DIR_STEP;
-    return true;
+    w->state = llama8b_zbv_lcp_walk_next(w) ? 1 : 3;
+    return w->state == 1;
+}
+
+__host__ __device__ static inline void llama8b_zbv_lcp_walk_end(const llama8b_zbv_lcp_walk *w, uint64_t *lo, uint64_t *hi, int64_t *llo)
+{
+    if (w->state != 3)
+        return;
+    *lo = w->b * llama8b_zbv_lcp_DIR_STEP + 1;
+    *llo = w->m;
+    if (w->e < w->sc)
+        *hi = w->e * llama8b_zbv_lcp_DIR_STEP;
 }
 
 /* Sorted positions a search round looks at: it fetches them all at once,
@@ -992,17 +1051,38 @@ __host__ __device__ static inline uint64_t llama8b_zbv_lcp_scan_walk(const llama
     return j;
 }
 
-/* A search's first step: the directories narrow [lo, hi) to the positions
- * between two samples, and when that is one block, its arrays (LCPs,
- * distinguishing tokens, its deep entry, the permutation) start coming. */
-__host__ __device__ static inline void llama8b_zbv_lcp_place_narrow(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
-                                   llama8b_zbv_lcp_place *p)
+/* A search's first steps: the directories narrow [lo, hi) to the positions
+ * between two samples (place_begin: the directory and the deep walk's
+ * start; place_step: one step of the deep walk, false once it is done;
+ * place_narrowed: the walk's range), and when that is one block, its arrays
+ * (LCPs, distinguishing tokens, its deep entry, the permutation) start
+ * coming. */
+__host__ __device__ static inline void llama8b_zbv_lcp_place_begin(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                  llama8b_zbv_lcp_place *p)
 {
     uint64_t sa, sc;
     p->lo = 0, p->hi = ix->n;
     p->elo = p->ehi = -1;
+    p->block = false;
+    llama8b_zbv_lcp_walk *w = &p->w; /* all of it set: the compilers cannot tell that state 0 reads nothing */
+    for (uint32_t L = 0; L < llama8b_zbv_lcp_DEEP_LEVELS; L++)
+        w->lv[L] = NULL, w->g[L] = 0;
+    w->b = w->e = w->last = w->sc = w->to = w->ia = w->ib = 0;
+    w->top = w->L = w->m = 0;
+    w->up = false;
+    w->state = 0;
     if (llama8b_zbv_lcp_dir_bracket(d, ix, q, plen, &p->lo, &p->hi, &sa, &sc, &p->elo, &p->ehi) && ix->deep && sc > sa)
-        (void)llama8b_zbv_lcp_deep_narrow(d, ix, q, plen, upper, sa, sc, &p->lo, &p->hi, &p->elo, &p->ehi);
+        llama8b_zbv_lcp_walk_begin(d, ix, q, plen, upper, sa, sc, &p->w, &p->hi, &p->ehi);
+}
+
+__host__ __device__ static inline bool llama8b_zbv_lcp_place_step(const llama8b_zbv_lcp_data *d, const uint32_t *q, uint32_t plen, bool upper, llama8b_zbv_lcp_place *p)
+{
+    return llama8b_zbv_lcp_walk_step(d, q, plen, upper, &p->w, &p->ehi);
+}
+
+__host__ __device__ static inline void llama8b_zbv_lcp_place_narrowed(const llama8b_zbv_lcp_index *ix, uint32_t plen, llama8b_zbv_lcp_place *p)
+{
+    llama8b_zbv_lcp_walk_end(&p->w, &p->lo, &p->hi, &p->elo);
     p->block = ix->dtok && ix->deep && plen > 0 && p->hi - p->lo <= llama8b_zbv_lcp_DIR_STEP && (p->lo == 0 || p->elo >= 0);
     if (p->block) {
         llama8b_zbv_lcp_prefetch((const char *)ix->lcp + p->lo * ix->lcp_bytes);
@@ -1010,6 +1090,15 @@ __host__ __device__ static inline void llama8b_zbv_lcp_place_narrow(const llama8
         llama8b_zbv_lcp_prefetch(ix->deep + p->lo / llama8b_zbv_lcp_DIR_STEP);
         llama8b_zbv_lcp_prefetch_perm(ix, p->lo, p->hi);
     }
+}
+
+__host__ __device__ static inline void llama8b_zbv_lcp_place_narrow(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                   llama8b_zbv_lcp_place *p)
+{
+    llama8b_zbv_lcp_place_begin(d, ix, q, plen, upper, p);
+    while (llama8b_zbv_lcp_place_step(d, q, plen, upper, p))
+        ;
+    llama8b_zbv_lcp_place_narrowed(ix, plen, p);
 }
 
 /* Its second: in a block, the token data the walk may read starts coming. */
@@ -1667,24 +1756,23 @@ __host__ __device__ static inline const llama8b_zbv_lcp_run *llama8b_zbv_lcp_run
 /* The k sequences with the longest common prefix with q (seq_len tokens),
  * best first: LCP descending, ties by smaller number, among those sharing
  * more than `above` tokens with q (all when above < 0: an index set's
- * merge passes the k-th LCP it holds), from q's place p after its first
- * two steps (llama8b_zbv_lcp_place_narrow and llama8b_zbv_lcp_place_fetch with plen seq_len, not
- * upper). Writes up to k numbers and LCPs; returns how many (min(k, N)
- * when above < 0). Sequences sharing at least v tokens with q are one
- * contiguous run of sorted positions around q's place, so each LCP level v
- * adds the run's two new ends; when a level has more sequences than places
- * left, its smallest numbers win. */
-__host__ __device__ static inline uint64_t llama8b_zbv_lcp_topk_at(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, llama8b_zbv_lcp_place *p, uint64_t k,
-                                  int64_t above, uint32_t *out_seq, uint32_t *out_lcp)
+ * merge passes the k-th LCP it holds), from q's place l (the first sorted
+ * position not below q: llama8b_zbv_lcp_place_end with plen seq_len, not upper) and the
+ * LCPs lq and rq of q with the sequences before and at it (-1: not known).
+ * Writes up to k numbers and LCPs; returns how many (min(k, N) when above
+ * < 0). Sequences sharing at least v tokens with q are one contiguous run
+ * of sorted positions around q's place, so each LCP level v adds the run's
+ * two new ends; when a level has more sequences than places left, its
+ * smallest numbers win. */
+__host__ __device__ static inline uint64_t llama8b_zbv_lcp_topk_from(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint64_t l, int64_t lq,
+                                    int64_t rq, uint64_t k, int64_t above, uint32_t *out_seq, uint32_t *out_lcp)
 {
-    uint64_t n = ix->n, count = 0;
+    uint64_t n = ix->n, count = 0, r = l;
     if (k > n)
         k = n;
     if (k == 0 || above >= (int64_t)d->seq_len)
         return 0;
     int64_t least = above > 0 ? above : 0; /* the levels go down to least + 1 */
-    uint64_t l = llama8b_zbv_lcp_place_end(d, ix, q, d->seq_len, false, p), r = l;
-    int64_t lq = p->elo, rq = p->ehi;
     /* The LCP entry the first level reads next (each level fetches its minima). */
     llama8b_zbv_lcp_prefetch((const char *)ix->lcp + (l < n ? l : n - 1) * ix->lcp_bytes);
     if (l > 0 && lq < 0)
@@ -1777,10 +1865,9 @@ __host__ __device__ static inline uint64_t llama8b_zbv_lcp_topk_above(const llam
 {
     if (k == 0 || ix->n == 0 || above >= (int64_t)d->seq_len)
         return 0;
-    llama8b_zbv_lcp_place p;
-    llama8b_zbv_lcp_place_narrow(d, ix, q, d->seq_len, false, &p);
-    llama8b_zbv_lcp_place_fetch(d, ix, q, d->seq_len, &p);
-    return llama8b_zbv_lcp_topk_at(d, ix, q, &p, k, above, out_seq, out_lcp);
+    int64_t lq, rq;
+    uint64_t l = llama8b_zbv_lcp_search_at(d, ix, q, d->seq_len, false, &lq, &rq);
+    return llama8b_zbv_lcp_topk_from(d, ix, q, l, lq, rq, k, above, out_seq, out_lcp);
 }
 
 /* Top-k of all N: k of them whenever k <= N. */
