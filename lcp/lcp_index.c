@@ -747,32 +747,32 @@ uint64_t lcp_index_topk_above(const lcp_index *ix, const void *query, uint64_t k
     return r;
 }
 
-/* Parts at a time in lcp_index_places: more than the memory waits one core
- * keeps in flight. */
+/* Searches at a time in lcp_index_places: more than the memory waits one
+ * core keeps in flight. */
 enum { PLACES_AT_ONCE = 16 };
 
-/* lcp_index_places for m indexes of one width W (their core structs in dd
- * and ii, their places in cp). */
+/* lcp_index_places for m searches in indexes of one width W (their core
+ * structs in dd and ii, their places in cp). */
 #define PLACES(W, m, ix, query, dd, ii, cp, pl)                                                                       \
     do {                                                                                                               \
         for (uint32_t i = 0; i < (m); i++) {                                                                           \
             core##W((ix)[i], &(dd)[i], &(ii)[i]);                                                                      \
-            lcp##W##_place_begin(&(dd)[i], &(ii)[i], (query), (ix)[i]->seq_len, false, &(cp)[i]);                     \
+            lcp##W##_place_begin(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, false, &(cp)[i]);                     \
         }                                                                                                              \
         for (bool more = true; more;) /* the deep walks, a step of each in turn */                                     \
             for (uint32_t i = more = 0; i < (m); i++)                                                                  \
-                more |= lcp##W##_place_step(&(dd)[i], (query), (ix)[i]->seq_len, false, &(cp)[i]);                    \
+                more |= lcp##W##_place_step(&(dd)[i], (query)[i], (ix)[i]->seq_len, false, &(cp)[i]);                    \
         for (uint32_t i = 0; i < (m); i++)                                                                             \
             lcp##W##_place_narrowed(&(ii)[i], (ix)[i]->seq_len, &(cp)[i]);                                             \
         for (uint32_t i = 0; i < (m); i++)                                                                             \
-            lcp##W##_place_fetch(&(dd)[i], &(ii)[i], (query), (ix)[i]->seq_len, &(cp)[i]);                             \
+            lcp##W##_place_fetch(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, &(cp)[i]);                             \
         for (uint32_t i = 0; i < (m); i++) {                                                                           \
-            uint64_t l = lcp##W##_place_end(&(dd)[i], &(ii)[i], (query), (ix)[i]->seq_len, false, &(cp)[i]);            \
+            uint64_t l = lcp##W##_place_end(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, false, &(cp)[i]);            \
             (pl)[i] = (lcp_index_place){l, (cp)[i].elo, (cp)[i].ehi};                                                  \
         }                                                                                                              \
     } while (0)
 
-void lcp_index_places(const lcp_index *const *ix, uint32_t n, const void *query, lcp_index_place *pl)
+void lcp_index_places(const lcp_index *const *ix, const void *const *query, uint32_t n, lcp_index_place *pl)
 {
     for (uint32_t a = 0; a < n; a += PLACES_AT_ONCE) {
         uint32_t m = n - a < PLACES_AT_ONCE ? n - a : PLACES_AT_ONCE;
@@ -782,12 +782,12 @@ void lcp_index_places(const lcp_index *const *ix, uint32_t n, const void *query,
             lcp16_data dd[PLACES_AT_ONCE];
             lcp16_index ii[PLACES_AT_ONCE];
             lcp16_place cp[PLACES_AT_ONCE];
-            PLACES(16, m, ix + a, query, dd, ii, cp, pl + a);
+            PLACES(16, m, ix + a, query + a, dd, ii, cp, pl + a);
         } else {
             lcp32_data dd[PLACES_AT_ONCE];
             lcp32_index ii[PLACES_AT_ONCE];
             lcp32_place cp[PLACES_AT_ONCE];
-            PLACES(32, m, ix + a, query, dd, ii, cp, pl + a);
+            PLACES(32, m, ix + a, query + a, dd, ii, cp, pl + a);
         }
     }
 }

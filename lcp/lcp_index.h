@@ -100,20 +100,20 @@ uint64_t lcp_index_topk(const lcp_index *ix, const void *query, uint64_t k, uint
 uint64_t lcp_index_topk_above(const lcp_index *ix, const void *query, uint64_t k, int64_t above, uint32_t *seq,
                               uint32_t *lcp);
 
-/* Several indexes (an index set's parts, docs/lcp-index.md, "Index sets")
- * searched for one query together. lcp_index_places finds the query's
- * place in each of n indexes of one token width, each step of the search
- * (the directories, each level of the deep walks, the block's arrays and
- * token data, the block's scan) over all n before the next, so that their
- * waits on memory overlap; lcp_index_topk_at then answers one index from
- * its place, as lcp_index_topk_above would. Indexes over documents take no
- * part in the interleaving: lcp_index_topk_at searches them from the
- * start. */
+/* Several searches together: an index set's parts for one query, or one
+ * part for several queries (docs/lcp-index.md, "Index sets").
+ * lcp_index_places finds query[i]'s place in ix[i] for i < n (all of one
+ * token width), each step of the searches (the directories, each level of
+ * the deep walks, the block's arrays and token data, the block's scan)
+ * over all n before the next, so that their waits on memory overlap;
+ * lcp_index_topk_at then answers one from its place, as
+ * lcp_index_topk_above would. Indexes over documents take no part in the
+ * interleaving: lcp_index_topk_at searches them from the start. */
 typedef struct lcp_index_place {
     uint64_t l;      /* the first sorted position not below the query */
     int64_t lq, rq;  /* the query's LCPs with the sequences before and at l, -1: not known */
 } lcp_index_place;
-void lcp_index_places(const lcp_index *const *ix, uint32_t n, const void *query, lcp_index_place *pl);
+void lcp_index_places(const lcp_index *const *ix, const void *const *query, uint32_t n, lcp_index_place *pl);
 uint64_t lcp_index_topk_at(const lcp_index *ix, const void *query, const lcp_index_place *pl, uint64_t k,
                            int64_t above, uint32_t *seq, uint32_t *lcp);
 /* dup[i] = 1 for each sequence sharing min_lcp leading tokens with a

@@ -481,9 +481,8 @@ void lcp_set_work_free(lcp_set_work *w)
 /* Part p's share of a merged top-k: its answer for the query merged into
  * the cnt held in seq and lcp (those of parts 0..p-1); returns the new
  * count, min(k, the sequences of parts 0..p) whatever the query. pl: the
- * query's place in the part after lcp_index_places, or NULL (searched
- * here). */
-static uint64_t topk_part(const lcp_set *s, uint32_t p, const void *query, lcp_index_place *pl, lcp_set_work *w,
+ * query's place in the part (lcp_index_places). */
+static uint64_t topk_part(const lcp_set *s, uint32_t p, const void *query, const lcp_index_place *pl, lcp_set_work *w,
                           uint64_t *seq, uint32_t *lcp, uint64_t cnt)
 {
     const lcp_set_part *pt = &s->parts[p];
@@ -494,8 +493,7 @@ static uint64_t topk_part(const lcp_set *s, uint32_t p, const void *query, lcp_i
     int64_t above = cnt == k ? (int64_t)lcp[k - 1] : -1;
     if (above >= (int64_t)s->seq_len)
         return cnt;
-    uint64_t got = pl ? lcp_index_topk_at(&pt->ix, query, pl, k, above, w->pseq, w->plcp)
-                      : lcp_index_topk_above(&pt->ix, query, k, above, w->pseq, w->plcp);
+    uint64_t got = lcp_index_topk_at(&pt->ix, query, pl, k, above, w->pseq, w->plcp);
     if (got == 0)
         return cnt;
     for (uint64_t j = 0; j < got; j++)
@@ -506,21 +504,22 @@ static uint64_t topk_part(const lcp_set *s, uint32_t p, const void *query, lcp_i
     return m;
 }
 
-/* The parts are searched PARTS_AT_ONCE at a time: the first two steps of
- * each part's search over all of them (lcp_index_places: their waits on
- * memory overlap), then each part's answer in order, from its place. */
-enum { PARTS_AT_ONCE = 8 };
+/* Searches run AT_ONCE at a time (lcp_index_places: the first steps of
+ * each over all of them, so that their waits on memory overlap), then each
+ * is answered from its place. */
+enum { AT_ONCE = 8 };
 
 uint64_t lcp_set_topk(const lcp_set *s, const void *query, lcp_set_work *w, uint64_t *seq, uint32_t *lcp)
 {
     uint64_t cnt = 0;
-    for (uint32_t a = 0; a < s->n_parts; a += PARTS_AT_ONCE) {
-        uint32_t m = s->n_parts - a < PARTS_AT_ONCE ? s->n_parts - a : PARTS_AT_ONCE;
-        const lcp_index *ix[PARTS_AT_ONCE];
-        lcp_index_place pl[PARTS_AT_ONCE];
+    for (uint32_t a = 0; a < s->n_parts; a += AT_ONCE) { /* the parts, AT_ONCE at a time */
+        uint32_t m = s->n_parts - a < AT_ONCE ? s->n_parts - a : AT_ONCE;
+        const lcp_index *ix[AT_ONCE];
+        const void *qs[AT_ONCE];
+        lcp_index_place pl[AT_ONCE];
         for (uint32_t i = 0; i < m; i++)
-            ix[i] = &s->parts[a + i].ix;
-        lcp_index_places(ix, m, query, pl);
+            ix[i] = &s->parts[a + i].ix, qs[i] = query;
+        lcp_index_places(ix, qs, m, pl);
         for (uint32_t i = 0; i < m; i++)
             cnt = topk_part(s, a + i, query, &pl[i], w, seq, lcp, cnt);
     }
@@ -533,11 +532,21 @@ uint64_t lcp_set_topk_batch(const lcp_set *s, const void *queries, uint64_t nq, 
     uint64_t c = w->k < s->n ? w->k : s->n, cnt = 0, next = 0;
     size_t qbytes = (size_t)s->seq_len * s->token_bytes;
     const unsigned char *q = queries;
-    /* Part by part, every query in turn: a part's search arrays stay in
-     * cache across the queries (docs/lcp-index.md, "Index sets at scale"). */
+    /* Part by part, AT_ONCE queries at a time: a part's search arrays stay
+     * in cache across the queries (docs/lcp-index.md, "Index sets at
+     * scale"). */
     for (uint32_t p = 0; p < s->n_parts; p++, cnt = next)
-        for (uint64_t i = 0; i < nq; i++)
-            next = topk_part(s, p, q + i * qbytes, NULL, w, seq + i * c, lcp + i * c, cnt);
+        for (uint64_t a = 0; a < nq; a += AT_ONCE) {
+            uint32_t m = nq - a < AT_ONCE ? (uint32_t)(nq - a) : AT_ONCE;
+            const lcp_index *ix[AT_ONCE];
+            const void *qs[AT_ONCE];
+            lcp_index_place pl[AT_ONCE];
+            for (uint32_t i = 0; i < m; i++)
+                ix[i] = &s->parts[p].ix, qs[i] = q + (a + i) * qbytes;
+            lcp_index_places(ix, qs, m, pl);
+            for (uint32_t i = 0; i < m; i++)
+                next = topk_part(s, p, qs[i], &pl[i], w, seq + (a + i) * c, lcp + (a + i) * c, cnt);
+        }
     return c;
 }
 

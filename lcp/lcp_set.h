@@ -78,14 +78,16 @@ bool lcp_set_work_init(lcp_set_work *w, uint64_t k);
 void lcp_set_work_free(lcp_set_work *w);
 
 /* Top-k over the whole set for one query of seq_len tokens: each part's
- * exact top-k merged by (LCP descending, number ascending); a part that
- * holds no sequence sharing more tokens than the current k-th is skipped.
- * Returns the count (min(k, n)); numbers are global. */
+ * exact top-k merged by (LCP descending, number ascending); once k are
+ * held, a part is asked only for the sequences sharing more tokens than
+ * the k-th; the parts are searched together (lcp_index_places). Returns
+ * the count (min(k, n)); numbers are global. */
 uint64_t lcp_set_topk(const lcp_set *s, const void *query, lcp_set_work *w, uint64_t *seq, uint32_t *lcp);
 /* The same for nq queries of seq_len tokens each, contiguous: query i's
  * answer at [i * c, (i + 1) * c), c = min(k, n), returned. The same answers
- * as one lcp_set_topk per query, found part by part over all the queries
- * (a part's search arrays stay in cache: more queries per second). */
+ * as one lcp_set_topk per query, found part by part over all the queries,
+ * several searched together (a part's search arrays stay in cache, and the
+ * searches' waits on memory overlap: more queries per second). */
 uint64_t lcp_set_topk_batch(const lcp_set *s, const void *queries, uint64_t nq, lcp_set_work *w, uint64_t *seq,
                             uint32_t *lcp);
 /* Calls emit(ctx, number) for every sequence sharing min_lcp leading tokens
