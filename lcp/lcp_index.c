@@ -757,8 +757,10 @@ enum { PLACES_AT_ONCE = 16 };
     do {                                                                                                               \
         for (uint32_t i = 0; i < (m); i++) {                                                                           \
             core##W((ix)[i], &(dd)[i], &(ii)[i]);                                                                      \
-            lcp##W##_place_begin(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, false, &(cp)[i]);                     \
+            lcp##W##_place_begin(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, &(cp)[i]);                          \
         }                                                                                                              \
+        for (uint32_t i = 0; i < (m); i++)                                                                             \
+            lcp##W##_place_dir(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, false, &(cp)[i]);                     \
         for (bool more = true; more;) /* the deep walks, a step of each in turn */                                     \
             for (uint32_t i = more = 0; i < (m); i++)                                                                  \
                 more |= lcp##W##_place_step(&(dd)[i], (query)[i], (ix)[i]->seq_len, false, &(cp)[i]);                    \

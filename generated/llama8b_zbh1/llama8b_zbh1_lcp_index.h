@@ -144,7 +144,7 @@ typedef struct llama8b_zbh1_lcp_walk {
     int state; /* 0: nothing to walk; 1: its tokens to fetch; 2: to walk; 3: done */
 } llama8b_zbh1_lcp_walk;
 
-/* A search between its steps (llama8b_zbh1_lcp_place_begin, llama8b_zbh1_lcp_place_step,
+/* A search between its steps (llama8b_zbh1_lcp_place_begin, llama8b_zbh1_lcp_place_dir, llama8b_zbh1_lcp_place_step,
  * llama8b_zbh1_lcp_place_narrowed, llama8b_zbh1_lcp_place_fetch, llama8b_zbh1_lcp_place_end: llama8b_zbh1_lcp_search_at runs them in
  * a row; an index set's merge runs each over all its parts before the
  * next, so that the parts' waits on memory overlap). */
@@ -152,6 +152,8 @@ typedef struct llama8b_zbh1_lcp_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
     bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
+    bool dir;         /* the directory narrows it, from its keys [da, db) */
+    uint64_t da, db;
     llama8b_zbh1_lcp_walk w;        /* the deep walk narrowing [lo, hi) */
 } llama8b_zbh1_lcp_place;
 
@@ -375,7 +377,7 @@ typedef struct llama8b_zbh1_lcpd_walk {
     int state; /* 0: nothing to walk; 1: its tokens to fetch; 2: to walk; 3: done */
 } llama8b_zbh1_lcpd_walk;
 
-/* A search between its steps (llama8b_zbh1_lcpd_place_begin, llama8b_zbh1_lcpd_place_step,
+/* A search between its steps (llama8b_zbh1_lcpd_place_begin, llama8b_zbh1_lcpd_place_dir, llama8b_zbh1_lcpd_place_step,
  * llama8b_zbh1_lcpd_place_narrowed, llama8b_zbh1_lcpd_place_fetch, llama8b_zbh1_lcpd_place_end: llama8b_zbh1_lcpd_search_at runs them in
  * a row; an index set's merge runs each over all its parts before the
  * next, so that the parts' waits on memory overlap). */
@@ -383,6 +385,8 @@ typedef struct llama8b_zbh1_lcpd_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
     bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
+    bool dir;         /* the directory narrows it, from its keys [da, db) */
+    uint64_t da, db;
     llama8b_zbh1_lcpd_walk w;        /* the deep walk narrowing [lo, hi) */
 } llama8b_zbh1_lcpd_place;
 

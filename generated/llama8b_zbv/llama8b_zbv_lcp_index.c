@@ -473,22 +473,19 @@ static inline uint32_t llama8b_zbv_lcp_lcp_query(const llama8b_zbv_lcp_data *d, 
     return llama8b_zbv_lcp_lcp_from(q, llama8b_zbv_lcp_seq(d, i), from, d->seq_len);
 }
 
-/* Narrows [*lo, *hi) with the directory: a sampled key below q's means
- * that sample sorts before q, one above means after (only when q has all
- * the key's tokens). The samples with q's key are [*sa, *sc); returns
- * false (nothing narrowed) when the directory cannot tell. */
-static inline bool llama8b_zbv_lcp_dir_bracket(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t *lo,
-                                  uint64_t *hi, uint64_t *sa, uint64_t *sc, int64_t *elo, int64_t *ehi)
+/* The directory's range for q (plen tokens), [*a, *b), from its top level
+ * (every STEP-th key, kept hot in cache), its lines fetched together: the
+ * first step of dir_bracket. Returns false when the directory cannot tell
+ * (none, or q shorter than a key). */
+static inline bool llama8b_zbv_lcp_dir_top(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t *a,
+                              uint64_t *b)
 {
     uint32_t kt = d->seq_len < llama8b_zbv_lcp_KEY_TOKENS ? d->seq_len : llama8b_zbv_lcp_KEY_TOKENS;
     if (!ix->n_dir || plen < kt)
         return false;
-    uint64_t qk = llama8b_zbv_lcp_key(q, kt);
-    /* Every STEP-th directory key (top, kept hot in cache) narrows the
-     * directory range first; then the two searches stay within a few cache
-     * lines. */
-    uint64_t a = 0, b = ix->n_dir, c, e;
+    *a = 0, *b = ix->n_dir;
     if (ix->top) {
+        uint64_t qk = llama8b_zbv_lcp_key(q, kt);
         uint64_t ta = 0, tb = llama8b_zbv_lcp_dir_size(ix->n_dir); /* first top key >= qk */
         while (ta < tb) {
             uint64_t m = ta + (tb - ta) / 2;
@@ -505,11 +502,23 @@ static inline bool llama8b_zbv_lcp_dir_bracket(const llama8b_zbv_lcp_data *d, co
             else
                 te = m;
         }
-        a = ta == 0 ? 0 : (ta - 1) * llama8b_zbv_lcp_DIR_STEP;
-        b = tc * llama8b_zbv_lcp_DIR_STEP < ix->n_dir ? tc * llama8b_zbv_lcp_DIR_STEP : ix->n_dir;
-        for (uint64_t j = a; j < b && j < a + 8 * llama8b_zbv_lcp_DIR_STEP; j += 8) /* the searches' lines, together */
+        *a = ta == 0 ? 0 : (ta - 1) * llama8b_zbv_lcp_DIR_STEP;
+        *b = tc * llama8b_zbv_lcp_DIR_STEP < ix->n_dir ? tc * llama8b_zbv_lcp_DIR_STEP : ix->n_dir;
+        for (uint64_t j = *a; j < *b && j < *a + 8 * llama8b_zbv_lcp_DIR_STEP; j += 8) /* the searches' lines, together */
             llama8b_zbv_lcp_prefetch(ix->dir + j);
     }
+    return true;
+}
+
+/* Narrows [*lo, *hi) with the directory's keys in [a, b) (dir_top): a
+ * sampled key below q's means that sample sorts before q, one above means
+ * after (only when q has all the key's tokens). The samples with q's key
+ * are [*sa, *sc). */
+static inline void llama8b_zbv_lcp_dir_bracket(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint64_t a, uint64_t b,
+                                  uint64_t *lo, uint64_t *hi, uint64_t *sa, uint64_t *sc, int64_t *elo, int64_t *ehi)
+{
+    uint32_t kt = d->seq_len < llama8b_zbv_lcp_KEY_TOKENS ? d->seq_len : llama8b_zbv_lcp_KEY_TOKENS;
+    uint64_t qk = llama8b_zbv_lcp_key(q, kt), c, e;
     uint64_t lim = b;
     while (a < b) { /* first sample with key >= qk */
         uint64_t m = a + (b - a) / 2;
@@ -536,7 +545,6 @@ static inline bool llama8b_zbv_lcp_dir_bracket(const llama8b_zbv_lcp_data *d, co
         *elo = llama8b_zbv_lcp_key_lcp(ix->dir[a - 1], qk);
     if (c < ix->n_dir)
         *ehi = llama8b_zbv_lcp_key_lcp(ix->dir[c], qk);
-    return true;
 }
 
 
@@ -892,15 +900,14 @@ static inline uint64_t llama8b_zbv_lcp_scan_walk(const llama8b_zbv_lcp_data *d, 
 }
 
 /* A search's first steps: the directories narrow [lo, hi) to the positions
- * between two samples (place_begin: the directory and the deep walk's
- * start; place_step: one step of the deep walk, false once it is done;
+ * between two samples (place_begin: the directory's top level; place_dir:
+ * its keys and the deep walk's start; place_step: one step of the deep
+ * walk, false once it is done;
  * place_narrowed: the walk's range), and when that is one block, its arrays
  * (LCPs, distinguishing tokens, its deep entry, the permutation) start
  * coming. */
-static inline void llama8b_zbv_lcp_place_begin(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
-                                  llama8b_zbv_lcp_place *p)
+static inline void llama8b_zbv_lcp_place_begin(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, llama8b_zbv_lcp_place *p)
 {
-    uint64_t sa, sc;
     p->lo = 0, p->hi = ix->n;
     p->elo = p->ehi = -1;
     p->block = false;
@@ -911,7 +918,18 @@ static inline void llama8b_zbv_lcp_place_begin(const llama8b_zbv_lcp_data *d, co
     w->top = w->L = w->m = 0;
     w->up = false;
     w->state = 0;
-    if (llama8b_zbv_lcp_dir_bracket(d, ix, q, plen, &p->lo, &p->hi, &sa, &sc, &p->elo, &p->ehi) && ix->deep && sc > sa)
+    p->da = p->db = 0;
+    p->dir = llama8b_zbv_lcp_dir_top(d, ix, q, plen, &p->da, &p->db);
+}
+
+static inline void llama8b_zbv_lcp_place_dir(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                llama8b_zbv_lcp_place *p)
+{
+    uint64_t sa, sc;
+    if (!p->dir)
+        return;
+    llama8b_zbv_lcp_dir_bracket(d, ix, q, p->da, p->db, &p->lo, &p->hi, &sa, &sc, &p->elo, &p->ehi);
+    if (ix->deep && sc > sa)
         llama8b_zbv_lcp_walk_begin(d, ix, q, plen, upper, sa, sc, &p->w, &p->hi, &p->ehi);
 }
 
@@ -935,7 +953,8 @@ static inline void llama8b_zbv_lcp_place_narrowed(const llama8b_zbv_lcp_index *i
 static inline void llama8b_zbv_lcp_place_narrow(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                    llama8b_zbv_lcp_place *p)
 {
-    llama8b_zbv_lcp_place_begin(d, ix, q, plen, upper, p);
+    llama8b_zbv_lcp_place_begin(d, ix, q, plen, p);
+    llama8b_zbv_lcp_place_dir(d, ix, q, plen, upper, p);
     while (llama8b_zbv_lcp_place_step(d, q, plen, upper, p))
         ;
     llama8b_zbv_lcp_place_narrowed(ix, plen, p);
@@ -2616,22 +2635,19 @@ static inline uint32_t llama8b_zbv_lcpd_lcp_query(const llama8b_zbv_lcpd_data *d
     return llama8b_zbv_lcpd_lcp_from(q, llama8b_zbv_lcpd_seq(d, i), from, d->seq_len);
 }
 
-/* Narrows [*lo, *hi) with the directory: a sampled key below q's means
- * that sample sorts before q, one above means after (only when q has all
- * the key's tokens). The samples with q's key are [*sa, *sc); returns
- * false (nothing narrowed) when the directory cannot tell. */
-static inline bool llama8b_zbv_lcpd_dir_bracket(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix, const uint32_t *q, uint32_t plen, uint64_t *lo,
-                                  uint64_t *hi, uint64_t *sa, uint64_t *sc, int64_t *elo, int64_t *ehi)
+/* The directory's range for q (plen tokens), [*a, *b), from its top level
+ * (every STEP-th key, kept hot in cache), its lines fetched together: the
+ * first step of dir_bracket. Returns false when the directory cannot tell
+ * (none, or q shorter than a key). */
+static inline bool llama8b_zbv_lcpd_dir_top(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix, const uint32_t *q, uint32_t plen, uint64_t *a,
+                              uint64_t *b)
 {
     uint32_t kt = d->seq_len < llama8b_zbv_lcpd_KEY_TOKENS ? d->seq_len : llama8b_zbv_lcpd_KEY_TOKENS;
     if (!ix->n_dir || plen < kt)
         return false;
-    uint64_t qk = llama8b_zbv_lcpd_key(q, kt);
-    /* Every STEP-th directory key (top, kept hot in cache) narrows the
-     * directory range first; then the two searches stay within a few cache
-     * lines. */
-    uint64_t a = 0, b = ix->n_dir, c, e;
+    *a = 0, *b = ix->n_dir;
     if (ix->top) {
+        uint64_t qk = llama8b_zbv_lcpd_key(q, kt);
         uint64_t ta = 0, tb = llama8b_zbv_lcpd_dir_size(ix->n_dir); /* first top key >= qk */
         while (ta < tb) {
             uint64_t m = ta + (tb - ta) / 2;
@@ -2648,11 +2664,23 @@ static inline bool llama8b_zbv_lcpd_dir_bracket(const llama8b_zbv_lcpd_data *d, 
             else
                 te = m;
         }
-        a = ta == 0 ? 0 : (ta - 1) * llama8b_zbv_lcpd_DIR_STEP;
-        b = tc * llama8b_zbv_lcpd_DIR_STEP < ix->n_dir ? tc * llama8b_zbv_lcpd_DIR_STEP : ix->n_dir;
-        for (uint64_t j = a; j < b && j < a + 8 * llama8b_zbv_lcpd_DIR_STEP; j += 8) /* the searches' lines, together */
+        *a = ta == 0 ? 0 : (ta - 1) * llama8b_zbv_lcpd_DIR_STEP;
+        *b = tc * llama8b_zbv_lcpd_DIR_STEP < ix->n_dir ? tc * llama8b_zbv_lcpd_DIR_STEP : ix->n_dir;
+        for (uint64_t j = *a; j < *b && j < *a + 8 * llama8b_zbv_lcpd_DIR_STEP; j += 8) /* the searches' lines, together */
             llama8b_zbv_lcpd_prefetch(ix->dir + j);
     }
+    return true;
+}
+
+/* Narrows [*lo, *hi) with the directory's keys in [a, b) (dir_top): a
+ * sampled key below q's means that sample sorts before q, one above means
+ * after (only when q has all the key's tokens). The samples with q's key
+ * are [*sa, *sc). */
+static inline void llama8b_zbv_lcpd_dir_bracket(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix, const uint32_t *q, uint64_t a, uint64_t b,
+                                  uint64_t *lo, uint64_t *hi, uint64_t *sa, uint64_t *sc, int64_t *elo, int64_t *ehi)
+{
+    uint32_t kt = d->seq_len < llama8b_zbv_lcpd_KEY_TOKENS ? d->seq_len : llama8b_zbv_lcpd_KEY_TOKENS;
+    uint64_t qk = llama8b_zbv_lcpd_key(q, kt), c, e;
     uint64_t lim = b;
     while (a < b) { /* first sample with key >= qk */
         uint64_t m = a + (b - a) / 2;
@@ -2679,7 +2707,6 @@ static inline bool llama8b_zbv_lcpd_dir_bracket(const llama8b_zbv_lcpd_data *d, 
         *elo = llama8b_zbv_lcpd_key_lcp(ix->dir[a - 1], qk);
     if (c < ix->n_dir)
         *ehi = llama8b_zbv_lcpd_key_lcp(ix->dir[c], qk);
-    return true;
 }
 
 
@@ -3035,15 +3062,14 @@ static inline uint64_t llama8b_zbv_lcpd_scan_walk(const llama8b_zbv_lcpd_data *d
 }
 
 /* A search's first steps: the directories narrow [lo, hi) to the positions
- * between two samples (place_begin: the directory and the deep walk's
- * start; place_step: one step of the deep walk, false once it is done;
+ * between two samples (place_begin: the directory's top level; place_dir:
+ * its keys and the deep walk's start; place_step: one step of the deep
+ * walk, false once it is done;
  * place_narrowed: the walk's range), and when that is one block, its arrays
  * (LCPs, distinguishing tokens, its deep entry, the permutation) start
  * coming. */
-static inline void llama8b_zbv_lcpd_place_begin(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix, const uint32_t *q, uint32_t plen, bool upper,
-                                  llama8b_zbv_lcpd_place *p)
+static inline void llama8b_zbv_lcpd_place_begin(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix, const uint32_t *q, uint32_t plen, llama8b_zbv_lcpd_place *p)
 {
-    uint64_t sa, sc;
     p->lo = 0, p->hi = ix->n;
     p->elo = p->ehi = -1;
     p->block = false;
@@ -3054,7 +3080,18 @@ static inline void llama8b_zbv_lcpd_place_begin(const llama8b_zbv_lcpd_data *d, 
     w->top = w->L = w->m = 0;
     w->up = false;
     w->state = 0;
-    if (llama8b_zbv_lcpd_dir_bracket(d, ix, q, plen, &p->lo, &p->hi, &sa, &sc, &p->elo, &p->ehi) && ix->deep && sc > sa)
+    p->da = p->db = 0;
+    p->dir = llama8b_zbv_lcpd_dir_top(d, ix, q, plen, &p->da, &p->db);
+}
+
+static inline void llama8b_zbv_lcpd_place_dir(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix, const uint32_t *q, uint32_t plen, bool upper,
+                                llama8b_zbv_lcpd_place *p)
+{
+    uint64_t sa, sc;
+    if (!p->dir)
+        return;
+    llama8b_zbv_lcpd_dir_bracket(d, ix, q, p->da, p->db, &p->lo, &p->hi, &sa, &sc, &p->elo, &p->ehi);
+    if (ix->deep && sc > sa)
         llama8b_zbv_lcpd_walk_begin(d, ix, q, plen, upper, sa, sc, &p->w, &p->hi, &p->ehi);
 }
 
@@ -3078,7 +3115,8 @@ static inline void llama8b_zbv_lcpd_place_narrowed(const llama8b_zbv_lcpd_index 
 static inline void llama8b_zbv_lcpd_place_narrow(const llama8b_zbv_lcpd_data *d, const llama8b_zbv_lcpd_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                    llama8b_zbv_lcpd_place *p)
 {
-    llama8b_zbv_lcpd_place_begin(d, ix, q, plen, upper, p);
+    llama8b_zbv_lcpd_place_begin(d, ix, q, plen, p);
+    llama8b_zbv_lcpd_place_dir(d, ix, q, plen, upper, p);
     while (llama8b_zbv_lcpd_place_step(d, q, plen, upper, p))
         ;
     llama8b_zbv_lcpd_place_narrowed(ix, plen, p);
