@@ -1064,10 +1064,9 @@ __host__ __device__ static inline uint64_t llama8b_1f1b_lcp_scan_walk(const llam
 /* A search's first steps: the directories narrow [lo, hi) to the positions
  * between two samples (place_begin: the directory's top level; place_dir:
  * its keys and the deep walk's start; place_step: one step of the deep
- * walk, false once it is done;
- * place_narrowed: the walk's range), and when that is one block, its arrays
- * (LCPs, distinguishing tokens, its deep entry, the permutation) start
- * coming. */
+ * walk, false once it is done; place_narrowed: the walk's range), and when
+ * that is one block, its arrays (LCPs, distinguishing tokens, its deep
+ * entry, the permutation) start coming. */
 __host__ __device__ static inline void llama8b_1f1b_lcp_place_begin(const llama8b_1f1b_lcp_data *d, const llama8b_1f1b_lcp_index *ix, const uint32_t *q, uint32_t plen, llama8b_1f1b_lcp_place *p)
 {
     p->lo = 0, p->hi = ix->n;
