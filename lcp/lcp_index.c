@@ -778,8 +778,11 @@ void lcp_index_places(const lcp_index *const *ix, const void *const *query, uint
 {
     for (uint32_t a = 0; a < n; a += PLACES_AT_ONCE) {
         uint32_t m = n - a < PLACES_AT_ONCE ? n - a : PLACES_AT_ONCE;
-        if (ix[a]->docs)
-            continue; /* searched from the start by lcp_index_topk_at */
+        if (ix[a]->docs) { /* searched from the start by lcp_index_topk_at */
+            for (uint32_t i = 0; i < m; i++)
+                pl[a + i] = (lcp_index_place){0, -1, -1};
+            continue;
+        }
         if (ix[a]->token_bytes == 2) {
             lcp16_data dd[PLACES_AT_ONCE];
             lcp16_index ii[PLACES_AT_ONCE];
