@@ -768,6 +768,8 @@ enum { PLACES_AT_ONCE = 16 };
             lcp##W##_place_narrowed(&(ii)[i], (ix)[i]->seq_len, &(cp)[i]);                                             \
         for (uint32_t i = 0; i < (m); i++)                                                                             \
             lcp##W##_place_fetch(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, &(cp)[i]);                             \
+        for (uint32_t i = 0; i < (m); i++) /* all of them together (place_fetch) */                                    \
+            lcp##W##_place_issue(&(cp)[i]);                                                                            \
         for (uint32_t i = 0; i < (m); i++) {                                                                           \
             uint64_t l = lcp##W##_place_end(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, false, &(cp)[i]);            \
             (pl)[i] = (lcp_index_place){l, (cp)[i].elo, (cp)[i].ehi};                                                  \

@@ -152,17 +152,22 @@ typedef struct llama8b_dualpipev_lcp_walk {
     int state; /* 0: nothing to walk; 1: its tokens to fetch; 2: to walk; 3: done */
 } llama8b_dualpipev_lcp_walk;
 
+/* Token lines a block's scan fetches ahead at most (llama8b_dualpipev_lcp_scan_lines). */
+#define llama8b_dualpipev_lcp_SCAN_LINES 16u
+
 /* A search between its steps (llama8b_dualpipev_lcp_place_begin, llama8b_dualpipev_lcp_place_dir, llama8b_dualpipev_lcp_place_step,
- * llama8b_dualpipev_lcp_place_narrowed, llama8b_dualpipev_lcp_place_fetch, llama8b_dualpipev_lcp_place_end: llama8b_dualpipev_lcp_search_at runs them in
+ * llama8b_dualpipev_lcp_place_narrowed, llama8b_dualpipev_lcp_place_fetch, llama8b_dualpipev_lcp_place_issue, llama8b_dualpipev_lcp_place_end: llama8b_dualpipev_lcp_search_at runs them in
  * a row; an index set's merge runs each over all its parts before the
  * next, so that the parts' waits on memory overlap). */
 typedef struct llama8b_dualpipev_lcp_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
     bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
-    bool dir;         /* the directory narrows it, from its keys [da, db) */
-    uint64_t da, db;
+    bool dir;         /* the directory narrows it, its searches in dr (llama8b_dualpipev_lcp_dir_top) */
+    uint64_t dr[4];
     llama8b_dualpipev_lcp_walk w;        /* the deep walk narrowing [lo, hi) */
+    const uint32_t *lines[llama8b_dualpipev_lcp_SCAN_LINES]; /* the token lines the block's scan may read (llama8b_dualpipev_lcp_place_fetch) */
+    uint32_t nlines;
 } llama8b_dualpipev_lcp_place;
 
 #define llama8b_dualpipev_lcp_DIR_STEP 32u
@@ -635,17 +640,20 @@ __host__ __device__ static inline uint32_t llama8b_dualpipev_lcp_lcp_query(const
     return llama8b_dualpipev_lcp_lcp_from(q, llama8b_dualpipev_lcp_seq(d, i), from, d->seq_len);
 }
 
-/* The directory's range for q (plen tokens), [*a, *b), from its top level
- * (every STEP-th key, kept hot in cache), its lines fetched together: the
- * first step of dir_bracket. Returns false when the directory cannot tell
- * (none, or q shorter than a key). */
-__host__ __device__ static inline bool llama8b_dualpipev_lcp_dir_top(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t *a,
-                              uint64_t *b)
+/* Where the directory's two searches for q (plen tokens) look, from its
+ * top level (every DIR_STEP-th key, kept hot in cache): the first key not
+ * below q's is in [r[0], r[1]) or is r[1], the first above it in [r[2],
+ * r[3]) or is r[3]. Each range is at most one top unit (DIR_STEP keys),
+ * however many units share q's key, and only their lines start coming: the
+ * keys between them all equal q's and are never read. The first step of
+ * dir_bracket. Returns false when the directory cannot tell (none, or q
+ * shorter than a key). */
+__host__ __device__ static inline bool llama8b_dualpipev_lcp_dir_top(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t *r)
 {
     uint32_t kt = d->seq_len < llama8b_dualpipev_lcp_KEY_TOKENS ? d->seq_len : llama8b_dualpipev_lcp_KEY_TOKENS;
     if (!ix->n_dir || plen < kt)
         return false;
-    *a = 0, *b = ix->n_dir;
+    r[0] = r[2] = 0, r[1] = r[3] = ix->n_dir;
     if (ix->top) {
         uint64_t qk = llama8b_dualpipev_lcp_key(q, kt);
         uint64_t ta = 0, tb = llama8b_dualpipev_lcp_dir_size(ix->n_dir); /* first top key >= qk */
@@ -664,24 +672,29 @@ __host__ __device__ static inline bool llama8b_dualpipev_lcp_dir_top(const llama
             else
                 te = m;
         }
-        *a = ta == 0 ? 0 : (ta - 1) * llama8b_dualpipev_lcp_DIR_STEP;
-        *b = tc * llama8b_dualpipev_lcp_DIR_STEP < ix->n_dir ? tc * llama8b_dualpipev_lcp_DIR_STEP : ix->n_dir;
-        for (uint64_t j = *a; j < *b && j < *a + 8 * llama8b_dualpipev_lcp_DIR_STEP; j += 8) /* the searches' lines, together */
+        /* Top key t is directory key t DIR_STEP: the unit before the first
+         * top key not below (above) qk holds the first key that is. */
+        r[0] = ta == 0 ? 0 : (ta - 1) * llama8b_dualpipev_lcp_DIR_STEP;
+        r[1] = ta * llama8b_dualpipev_lcp_DIR_STEP < ix->n_dir ? ta * llama8b_dualpipev_lcp_DIR_STEP : ix->n_dir;
+        r[2] = tc == 0 ? 0 : (tc - 1) * llama8b_dualpipev_lcp_DIR_STEP;
+        r[3] = tc * llama8b_dualpipev_lcp_DIR_STEP < ix->n_dir ? tc * llama8b_dualpipev_lcp_DIR_STEP : ix->n_dir;
+        for (uint64_t j = r[0]; j < r[1]; j += 8) /* the searches' lines, together */
+            llama8b_dualpipev_lcp_prefetch(ix->dir + j);
+        for (uint64_t j = r[2] > r[1] ? r[2] : r[1]; j < r[3]; j += 8)
             llama8b_dualpipev_lcp_prefetch(ix->dir + j);
     }
     return true;
 }
 
-/* Narrows [*lo, *hi) with the directory's keys in [a, b) (dir_top): a
- * sampled key below q's means that sample sorts before q, one above means
+/* Narrows [*lo, *hi) with the directory's keys (the ranges r of dir_top):
+ * a sampled key below q's means that sample sorts before q, one above means
  * after (only when q has all the key's tokens). The samples with q's key
  * are [*sa, *sc). */
-__host__ __device__ static inline void llama8b_dualpipev_lcp_dir_bracket(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint64_t a, uint64_t b,
-                                  uint64_t *lo, uint64_t *hi, uint64_t *sa, uint64_t *sc, int64_t *elo, int64_t *ehi)
+__host__ __device__ static inline void llama8b_dualpipev_lcp_dir_bracket(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, const uint64_t *r, uint64_t *lo,
+                                  uint64_t *hi, uint64_t *sa, uint64_t *sc, int64_t *elo, int64_t *ehi)
 {
     uint32_t kt = d->seq_len < llama8b_dualpipev_lcp_KEY_TOKENS ? d->seq_len : llama8b_dualpipev_lcp_KEY_TOKENS;
-    uint64_t qk = llama8b_dualpipev_lcp_key(q, kt), c, e;
-    uint64_t lim = b;
+    uint64_t qk = llama8b_dualpipev_lcp_key(q, kt), a = r[0], b = r[1], c, e;
     while (a < b) { /* first sample with key >= qk */
         uint64_t m = a + (b - a) / 2;
         if (ix->dir[m] < qk)
@@ -689,7 +702,7 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_dir_bracket(const l
         else
             b = m;
     }
-    c = a, e = lim;
+    c = r[2] > a ? r[2] : a, e = r[3];
     while (c < e) { /* first sample with key > qk */
         uint64_t m = c + (e - c) / 2;
         if (ix->dir[m] <= qk)
@@ -973,7 +986,7 @@ __host__ __device__ static inline uint32_t llama8b_dualpipev_lcp_shared(int64_t 
     return elo < 0 || ehi < 0 ? 0u : (uint32_t)(elo < ehi ? elo : ehi);
 }
 
-/* Starts fetching the tokens scan_walk may read in [lo, hi) (at most
+/* The token lines scan_walk may read in [lo, hi) (at most
  * DIR_STEP positions), given m: near-duplicates of the query make a chain
  * of such reads, each sharing more with it, so they are fetched together,
  * but only where the walk can read: it goes no further than the first
@@ -984,9 +997,10 @@ __host__ __device__ static inline uint32_t llama8b_dualpipev_lcp_shared(int64_t 
  * position between them that the walk passes has an LCP of at least m:
  * one below lcp[j] since the last candidate kept means j is not read.
  * Each fetch that is not read costs about as much as a wait on the token
- * data's pages. */
-__host__ __device__ static inline void llama8b_dualpipev_lcp_scan_prefetch(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t lo,
-                                    uint64_t hi, uint32_t m)
+ * data's pages. Puts at most SCAN_LINES of them in pf (place_issue fetches
+ * them) and returns how many. */
+__host__ __device__ static inline uint32_t llama8b_dualpipev_lcp_scan_lines(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t lo,
+                                      uint64_t hi, uint32_t m, const uint32_t **pf)
 {
     uint32_t lv[llama8b_dualpipev_lcp_DIR_STEP];
     bool eq[llama8b_dualpipev_lcp_DIR_STEP];
@@ -1011,11 +1025,11 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_scan_prefetch(const
             eq[j - lo] = false;
         low = eq[j - lo] ? UINT32_MAX : lv[j - lo] < low ? lv[j - lo] : low;
     }
-    for (uint64_t j = lo, np = 0; j < end && np < 16; j++)
-        if (eq[j - lo]) {
-            llama8b_dualpipev_lcp_prefetch(llama8b_dualpipev_lcp_seq(d, llama8b_dualpipev_lcp_perm_at(ix, j)) + lv[j - lo]);
-            np++;
-        }
+    uint32_t np = 0;
+    for (uint64_t j = lo; j < end && np < llama8b_dualpipev_lcp_SCAN_LINES; j++)
+        if (eq[j - lo])
+            pf[np++] = llama8b_dualpipev_lcp_seq(d, llama8b_dualpipev_lcp_perm_at(ix, j)) + lv[j - lo];
+    return np;
 }
 
 /* Within [lo, hi), at most DIR_STEP positions, the first position whose
@@ -1024,7 +1038,7 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_scan_prefetch(const
  * with their LCPs: perm[j] sorts before q too when lcp[j] > m, after q when
  * lcp[j] < m, and when lcp[j] = m the code of its distinguishing token
  * (dtok) decides, or its token data when the codes are equal (fetched
- * before by llama8b_dualpipev_lcp_scan_prefetch). Sets *elo and *ehi to the LCPs of q with the
+ * before by llama8b_dualpipev_lcp_scan_lines and place_issue). Sets *elo and *ehi to the LCPs of q with the
  * sequences before and at the result (*ehi is left as it is when the result
  * is hi). */
 __host__ __device__ static inline uint64_t llama8b_dualpipev_lcp_scan_walk(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
@@ -1079,8 +1093,9 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_place_begin(const l
     w->top = w->L = w->m = 0;
     w->up = false;
     w->state = 0;
-    p->da = p->db = 0;
-    p->dir = llama8b_dualpipev_lcp_dir_top(d, ix, q, plen, &p->da, &p->db);
+    p->dr[0] = p->dr[1] = p->dr[2] = p->dr[3] = 0;
+    p->nlines = 0;
+    p->dir = llama8b_dualpipev_lcp_dir_top(d, ix, q, plen, p->dr);
 }
 
 __host__ __device__ static inline void llama8b_dualpipev_lcp_place_dir(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
@@ -1089,7 +1104,7 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_place_dir(const lla
     uint64_t sa, sc;
     if (!p->dir)
         return;
-    llama8b_dualpipev_lcp_dir_bracket(d, ix, q, p->da, p->db, &p->lo, &p->hi, &sa, &sc, &p->elo, &p->ehi);
+    llama8b_dualpipev_lcp_dir_bracket(d, ix, q, p->dr, &p->lo, &p->hi, &sa, &sc, &p->elo, &p->ehi);
     if (ix->deep && sc > sa)
         llama8b_dualpipev_lcp_walk_begin(d, ix, q, plen, upper, sa, sc, &p->w, &p->hi, &p->ehi);
 }
@@ -1121,11 +1136,22 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_place_narrow(const 
     llama8b_dualpipev_lcp_place_narrowed(ix, plen, p);
 }
 
-/* Its second: in a block, the token data the walk may read starts coming. */
-__host__ __device__ static inline void llama8b_dualpipev_lcp_place_fetch(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, const llama8b_dualpipev_lcp_place *p)
+/* Its second: in a block, the token lines the walk may read (reading the
+ * block's arrays), and its third, place_issue: they start coming. Apart,
+ * so that a set's merge can start all its parts' lines in one tight loop:
+ * a fetch whose page is not in the TLB holds the core until the page walk
+ * ends, and only fetches issued close together walk at once. */
+__host__ __device__ static inline void llama8b_dualpipev_lcp_place_fetch(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, llama8b_dualpipev_lcp_place *p)
 {
+    p->nlines = 0;
     if (p->block)
-        llama8b_dualpipev_lcp_scan_prefetch(d, ix, q, plen, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u);
+        p->nlines = llama8b_dualpipev_lcp_scan_lines(d, ix, q, plen, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u, p->lines);
+}
+
+__host__ __device__ static inline void llama8b_dualpipev_lcp_place_issue(const llama8b_dualpipev_lcp_place *p)
+{
+    for (uint32_t i = 0; i < p->nlines; i++)
+        llama8b_dualpipev_lcp_prefetch(p->lines[i]);
 }
 
 /* Its last: the first sorted position whose sequence is not less than q
@@ -1194,6 +1220,7 @@ __host__ __device__ static inline uint64_t llama8b_dualpipev_lcp_search_at(const
     llama8b_dualpipev_lcp_place p;
     llama8b_dualpipev_lcp_place_narrow(d, ix, q, plen, upper, &p);
     llama8b_dualpipev_lcp_place_fetch(d, ix, q, plen, &p);
+    llama8b_dualpipev_lcp_place_issue(&p);
     uint64_t r = llama8b_dualpipev_lcp_place_end(d, ix, q, plen, upper, &p);
     *elo = p.elo;
     *ehi = p.ehi;

@@ -144,17 +144,22 @@ typedef struct llama8b_gpipe_lcp_walk {
     int state; /* 0: nothing to walk; 1: its tokens to fetch; 2: to walk; 3: done */
 } llama8b_gpipe_lcp_walk;
 
+/* Token lines a block's scan fetches ahead at most (llama8b_gpipe_lcp_scan_lines). */
+#define llama8b_gpipe_lcp_SCAN_LINES 16u
+
 /* A search between its steps (llama8b_gpipe_lcp_place_begin, llama8b_gpipe_lcp_place_dir, llama8b_gpipe_lcp_place_step,
- * llama8b_gpipe_lcp_place_narrowed, llama8b_gpipe_lcp_place_fetch, llama8b_gpipe_lcp_place_end: llama8b_gpipe_lcp_search_at runs them in
+ * llama8b_gpipe_lcp_place_narrowed, llama8b_gpipe_lcp_place_fetch, llama8b_gpipe_lcp_place_issue, llama8b_gpipe_lcp_place_end: llama8b_gpipe_lcp_search_at runs them in
  * a row; an index set's merge runs each over all its parts before the
  * next, so that the parts' waits on memory overlap). */
 typedef struct llama8b_gpipe_lcp_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
     bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
-    bool dir;         /* the directory narrows it, from its keys [da, db) */
-    uint64_t da, db;
+    bool dir;         /* the directory narrows it, its searches in dr (llama8b_gpipe_lcp_dir_top) */
+    uint64_t dr[4];
     llama8b_gpipe_lcp_walk w;        /* the deep walk narrowing [lo, hi) */
+    const uint32_t *lines[llama8b_gpipe_lcp_SCAN_LINES]; /* the token lines the block's scan may read (llama8b_gpipe_lcp_place_fetch) */
+    uint32_t nlines;
 } llama8b_gpipe_lcp_place;
 
 #define llama8b_gpipe_lcp_DIR_STEP 32u
@@ -377,17 +382,22 @@ typedef struct llama8b_gpipe_lcpd_walk {
     int state; /* 0: nothing to walk; 1: its tokens to fetch; 2: to walk; 3: done */
 } llama8b_gpipe_lcpd_walk;
 
+/* Token lines a block's scan fetches ahead at most (llama8b_gpipe_lcpd_scan_lines). */
+#define llama8b_gpipe_lcpd_SCAN_LINES 16u
+
 /* A search between its steps (llama8b_gpipe_lcpd_place_begin, llama8b_gpipe_lcpd_place_dir, llama8b_gpipe_lcpd_place_step,
- * llama8b_gpipe_lcpd_place_narrowed, llama8b_gpipe_lcpd_place_fetch, llama8b_gpipe_lcpd_place_end: llama8b_gpipe_lcpd_search_at runs them in
+ * llama8b_gpipe_lcpd_place_narrowed, llama8b_gpipe_lcpd_place_fetch, llama8b_gpipe_lcpd_place_issue, llama8b_gpipe_lcpd_place_end: llama8b_gpipe_lcpd_search_at runs them in
  * a row; an index set's merge runs each over all its parts before the
  * next, so that the parts' waits on memory overlap). */
 typedef struct llama8b_gpipe_lcpd_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
     bool block;       /* [lo, hi) is within one block, which the scan walks with its LCPs */
-    bool dir;         /* the directory narrows it, from its keys [da, db) */
-    uint64_t da, db;
+    bool dir;         /* the directory narrows it, its searches in dr (llama8b_gpipe_lcpd_dir_top) */
+    uint64_t dr[4];
     llama8b_gpipe_lcpd_walk w;        /* the deep walk narrowing [lo, hi) */
+    const uint32_t *lines[llama8b_gpipe_lcpd_SCAN_LINES]; /* the token lines the block's scan may read (llama8b_gpipe_lcpd_place_fetch) */
+    uint32_t nlines;
 } llama8b_gpipe_lcpd_place;
 
 #define llama8b_gpipe_lcpd_DIR_STEP 32u
