@@ -761,9 +761,12 @@ enum { PLACES_AT_ONCE = 16 };
         }                                                                                                              \
         for (uint32_t i = 0; i < (m); i++)                                                                             \
             lcp##W##_place_dir(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, false, &(cp)[i]);                     \
-        for (bool more = true; more;) /* the deep walks, a step of each in turn */                                     \
+        for (bool more = true; more;) { /* the deep walks, a step of each in turn, their token lines together */     \
             for (uint32_t i = more = 0; i < (m); i++)                                                                  \
                 more |= lcp##W##_place_step(&(dd)[i], (query)[i], (ix)[i]->seq_len, false, &(cp)[i]);                    \
+            for (uint32_t i = 0; i < (m); i++)                                                                         \
+                lcp##W##_place_issue(&(cp)[i]);                                                                         \
+        }                                                                                                              \
         for (uint32_t i = 0; i < (m); i++)                                                                             \
             lcp##W##_place_narrowed(&(ii)[i], (ix)[i]->seq_len, &(cp)[i]);                                             \
         for (uint32_t i = 0; i < (m); i++)                                                                             \

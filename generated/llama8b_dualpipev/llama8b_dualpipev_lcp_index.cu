@@ -788,11 +788,12 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_walk_entries(const 
 
 /* The entries whose tokens the walk may read: sharing at least m tokens
  * with the one before, before the first sharing fewer, and with stored
- * tokens all equal to the query's there. */
+ * tokens all equal to the query's there. Their token lines go in
+ * lines[*np...] (at most 8; the caller fetches them). */
 __host__ __device__ static inline void llama8b_dualpipev_lcp_walk_tokens(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_deep *e, const uint32_t *q, uint32_t plen, uint64_t a,
-                                  uint64_t b, uint32_t m)
+                                  uint64_t b, uint32_t m, const uint32_t **lines, uint32_t *np)
 {
-    for (uint64_t i = a + 1, np = 0; i <= b && i < a + 33 && np < 8; i++) {
+    for (uint64_t i = a + 1, n0 = *np; i <= b && i < a + 33 && *np < n0 + 8; i++) {
         uint32_t dl = llama8b_dualpipev_lcp_deep_dlcp(&e[i]);
         if (dl < m)
             break;
@@ -800,10 +801,8 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_walk_tokens(const l
         uint64_t ek = llama8b_dualpipev_lcp_deep_key(&e[i]);
         while (t < lim && llama8b_dualpipev_lcp_key_token(ek, t) == q[dl + t])
             t++;
-        if (t == lim && dl + lim < plen) {
-            llama8b_dualpipev_lcp_prefetch(llama8b_dualpipev_lcp_seq(d, e[i].seq) + dl + lim);
-            np++;
-        }
+        if (t == lim && dl + lim < plen)
+            lines[(*np)++] = llama8b_dualpipev_lcp_seq(d, e[i].seq) + dl + lim;
     }
 }
 
@@ -928,10 +927,11 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_walk_begin(const ll
     llama8b_dualpipev_lcp_walk_next(w);
 }
 
-__host__ __device__ static inline bool llama8b_dualpipev_lcp_walk_step(const llama8b_dualpipev_lcp_data *d, const uint32_t *q, uint32_t plen, bool upper, llama8b_dualpipev_lcp_walk *w, int64_t *lhi)
+__host__ __device__ static inline bool llama8b_dualpipev_lcp_walk_step(const llama8b_dualpipev_lcp_data *d, const uint32_t *q, uint32_t plen, bool upper, llama8b_dualpipev_lcp_walk *w, int64_t *lhi,
+                                  const uint32_t **lines, uint32_t *np)
 {
     if (w->state == 1) {
-        llama8b_dualpipev_lcp_walk_tokens(d, w->lv[w->L], q, plen, w->ia, w->ib, w->m);
+        llama8b_dualpipev_lcp_walk_tokens(d, w->lv[w->L], q, plen, w->ia, w->ib, w->m, lines, np);
         w->state = 2;
         return true;
     }
@@ -1078,7 +1078,8 @@ __host__ __device__ static inline uint64_t llama8b_dualpipev_lcp_scan_walk(const
 /* A search's first steps: the directories narrow [lo, hi) to the positions
  * between two samples (place_begin: the directory's top level; place_dir:
  * its keys and the deep walk's start; place_step: one step of the deep
- * walk, false once it is done; place_narrowed: the walk's range), and when
+ * walk, false once it is done, the token lines it will read left in
+ * p->lines for place_issue; place_narrowed: the walk's range), and when
  * that is one block, its arrays (LCPs, distinguishing tokens, its deep
  * entry, the permutation) start coming. */
 __host__ __device__ static inline void llama8b_dualpipev_lcp_place_begin(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, llama8b_dualpipev_lcp_place *p)
@@ -1111,7 +1112,7 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_place_dir(const lla
 
 __host__ __device__ static inline bool llama8b_dualpipev_lcp_place_step(const llama8b_dualpipev_lcp_data *d, const uint32_t *q, uint32_t plen, bool upper, llama8b_dualpipev_lcp_place *p)
 {
-    return llama8b_dualpipev_lcp_walk_step(d, q, plen, upper, &p->w, &p->ehi);
+    return llama8b_dualpipev_lcp_walk_step(d, q, plen, upper, &p->w, &p->ehi, p->lines, &p->nlines);
 }
 
 __host__ __device__ static inline void llama8b_dualpipev_lcp_place_narrowed(const llama8b_dualpipev_lcp_index *ix, uint32_t plen, llama8b_dualpipev_lcp_place *p)
@@ -1126,13 +1127,21 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_place_narrowed(cons
     }
 }
 
+/* Starts fetching the token lines a step left in p->lines. */
+__host__ __device__ static inline void llama8b_dualpipev_lcp_place_issue(llama8b_dualpipev_lcp_place *p)
+{
+    for (uint32_t i = 0; i < p->nlines; i++)
+        llama8b_dualpipev_lcp_prefetch(p->lines[i]);
+    p->nlines = 0;
+}
+
 __host__ __device__ static inline void llama8b_dualpipev_lcp_place_narrow(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                    llama8b_dualpipev_lcp_place *p)
 {
     llama8b_dualpipev_lcp_place_begin(d, ix, q, plen, p);
     llama8b_dualpipev_lcp_place_dir(d, ix, q, plen, upper, p);
     while (llama8b_dualpipev_lcp_place_step(d, q, plen, upper, p))
-        ;
+        llama8b_dualpipev_lcp_place_issue(p);
     llama8b_dualpipev_lcp_place_narrowed(ix, plen, p);
 }
 
@@ -1146,12 +1155,6 @@ __host__ __device__ static inline void llama8b_dualpipev_lcp_place_fetch(const l
     p->nlines = 0;
     if (p->block)
         p->nlines = llama8b_dualpipev_lcp_scan_lines(d, ix, q, plen, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u, p->lines);
-}
-
-__host__ __device__ static inline void llama8b_dualpipev_lcp_place_issue(const llama8b_dualpipev_lcp_place *p)
-{
-    for (uint32_t i = 0; i < p->nlines; i++)
-        llama8b_dualpipev_lcp_prefetch(p->lines[i]);
 }
 
 /* Its last: the first sorted position whose sequence is not less than q
