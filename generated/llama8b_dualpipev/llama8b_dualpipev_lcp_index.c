@@ -981,8 +981,9 @@ static inline void llama8b_dualpipev_lcp_place_narrow(const llama8b_dualpipev_lc
 /* Its second: in a block, the token lines the walk may read (reading the
  * block's arrays), and its third, place_issue: they start coming. Apart,
  * so that a set's merge can start all its parts' lines in one tight loop:
- * a fetch whose page is not in the TLB holds the core until the page walk
- * ends, and only fetches issued close together walk at once. */
+ * a fetch whose page is not in the TLB seems to hold the core until its
+ * page walk ends, so only fetches issued close together walk at once
+ * (docs/lcp-index.md, "Index sets at scale"). */
 static inline void llama8b_dualpipev_lcp_place_fetch(const llama8b_dualpipev_lcp_data *d, const llama8b_dualpipev_lcp_index *ix, const uint32_t *q, uint32_t plen, llama8b_dualpipev_lcp_place *p)
 {
     p->nlines = 0;
@@ -3167,8 +3168,9 @@ static inline void llama8b_dualpipev_lcpd_place_narrow(const llama8b_dualpipev_l
 /* Its second: in a block, the token lines the walk may read (reading the
  * block's arrays), and its third, place_issue: they start coming. Apart,
  * so that a set's merge can start all its parts' lines in one tight loop:
- * a fetch whose page is not in the TLB holds the core until the page walk
- * ends, and only fetches issued close together walk at once. */
+ * a fetch whose page is not in the TLB seems to hold the core until its
+ * page walk ends, so only fetches issued close together walk at once
+ * (docs/lcp-index.md, "Index sets at scale"). */
 static inline void llama8b_dualpipev_lcpd_place_fetch(const llama8b_dualpipev_lcpd_data *d, const llama8b_dualpipev_lcpd_index *ix, const uint32_t *q, uint32_t plen, llama8b_dualpipev_lcpd_place *p)
 {
     p->nlines = 0;

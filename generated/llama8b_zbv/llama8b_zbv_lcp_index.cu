@@ -1148,8 +1148,9 @@ __host__ __device__ static inline void llama8b_zbv_lcp_place_narrow(const llama8
 /* Its second: in a block, the token lines the walk may read (reading the
  * block's arrays), and its third, place_issue: they start coming. Apart,
  * so that a set's merge can start all its parts' lines in one tight loop:
- * a fetch whose page is not in the TLB holds the core until the page walk
- * ends, and only fetches issued close together walk at once. */
+ * a fetch whose page is not in the TLB seems to hold the core until its
+ * page walk ends, so only fetches issued close together walk at once
+ * (docs/lcp-index.md, "Index sets at scale"). */
 __host__ __device__ static inline void llama8b_zbv_lcp_place_fetch(const llama8b_zbv_lcp_data *d, const llama8b_zbv_lcp_index *ix, const uint32_t *q, uint32_t plen, llama8b_zbv_lcp_place *p)
 {
     p->nlines = 0;
