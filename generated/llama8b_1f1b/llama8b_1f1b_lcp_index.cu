@@ -156,9 +156,9 @@ typedef struct llama8b_1f1b_lcp_walk {
 #define llama8b_1f1b_lcp_SCAN_LINES 16u
 
 /* A search between its steps (llama8b_1f1b_lcp_place_begin, llama8b_1f1b_lcp_place_dir, llama8b_1f1b_lcp_place_step,
- * llama8b_1f1b_lcp_place_narrowed, llama8b_1f1b_lcp_place_fetch, llama8b_1f1b_lcp_place_issue, llama8b_1f1b_lcp_place_end: llama8b_1f1b_lcp_search_at runs them in
- * a row; an index set's merge runs each over all its parts before the
- * next, so that the parts' waits on memory overlap). */
+ * llama8b_1f1b_lcp_place_narrowed, llama8b_1f1b_lcp_place_fetch, llama8b_1f1b_lcp_place_issue, llama8b_1f1b_lcp_place_end:
+ * llama8b_1f1b_lcp_search_at runs them in a row; an index set's merge runs each over all
+ * its parts before the next, so that the parts' waits on memory overlap). */
 typedef struct llama8b_1f1b_lcp_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
@@ -788,12 +788,13 @@ __host__ __device__ static inline void llama8b_1f1b_lcp_walk_entries(const llama
 
 /* The entries whose tokens the walk may read: sharing at least m tokens
  * with the one before, before the first sharing fewer, and with stored
- * tokens all equal to the query's there. Their token lines go in
- * lines[*np...] (at most 8; the caller fetches them). */
+ * tokens all equal to the query's there. Their token lines are appended
+ * to lines[*np...] (at most 8, and lines holds SCAN_LINES; the caller
+ * fetches them: place_issue). */
 __host__ __device__ static inline void llama8b_1f1b_lcp_walk_tokens(const llama8b_1f1b_lcp_data *d, const llama8b_1f1b_lcp_deep *e, const uint32_t *q, uint32_t plen, uint64_t a,
                                   uint64_t b, uint32_t m, const uint32_t **lines, uint32_t *np)
 {
-    for (uint64_t i = a + 1, n0 = *np; i <= b && i < a + 33 && *np < n0 + 8; i++) {
+    for (uint64_t i = a + 1, n0 = *np; i <= b && i < a + 33 && *np < n0 + 8 && *np < llama8b_1f1b_lcp_SCAN_LINES; i++) {
         uint32_t dl = llama8b_1f1b_lcp_deep_dlcp(&e[i]);
         if (dl < m)
             break;
@@ -997,10 +998,10 @@ __host__ __device__ static inline uint32_t llama8b_1f1b_lcp_shared(int64_t elo, 
  * position between them that the walk passes has an LCP of at least m:
  * one below lcp[j] since the last candidate kept means j is not read.
  * Each fetch that is not read costs about as much as a wait on the token
- * data's pages. Puts at most SCAN_LINES of them in pf (place_issue fetches
- * them) and returns how many. */
+ * data's pages. Puts at most SCAN_LINES of them in lines (place_issue
+ * fetches them) and returns how many. */
 __host__ __device__ static inline uint32_t llama8b_1f1b_lcp_scan_lines(const llama8b_1f1b_lcp_data *d, const llama8b_1f1b_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t lo,
-                                      uint64_t hi, uint32_t m, const uint32_t **pf)
+                                      uint64_t hi, uint32_t m, const uint32_t **lines)
 {
     uint32_t lv[llama8b_1f1b_lcp_DIR_STEP];
     bool eq[llama8b_1f1b_lcp_DIR_STEP];
@@ -1028,7 +1029,7 @@ __host__ __device__ static inline uint32_t llama8b_1f1b_lcp_scan_lines(const lla
     uint32_t np = 0;
     for (uint64_t j = lo; j < end && np < llama8b_1f1b_lcp_SCAN_LINES; j++)
         if (eq[j - lo])
-            pf[np++] = llama8b_1f1b_lcp_seq(d, llama8b_1f1b_lcp_perm_at(ix, j)) + lv[j - lo];
+            lines[np++] = llama8b_1f1b_lcp_seq(d, llama8b_1f1b_lcp_perm_at(ix, j)) + lv[j - lo];
     return np;
 }
 
@@ -1038,9 +1039,9 @@ __host__ __device__ static inline uint32_t llama8b_1f1b_lcp_scan_lines(const lla
  * with their LCPs: perm[j] sorts before q too when lcp[j] > m, after q when
  * lcp[j] < m, and when lcp[j] = m the code of its distinguishing token
  * (dtok) decides, or its token data when the codes are equal (fetched
- * before by llama8b_1f1b_lcp_scan_lines and place_issue). Sets *elo and *ehi to the LCPs of q with the
- * sequences before and at the result (*ehi is left as it is when the result
- * is hi). */
+ * before: llama8b_1f1b_lcp_scan_lines, place_issue). Sets *elo and *ehi to the LCPs of q
+ * with the sequences before and at the result (*ehi is left as it is when
+ * the result is hi). */
 __host__ __device__ static inline uint64_t llama8b_1f1b_lcp_scan_walk(const llama8b_1f1b_lcp_data *d, const llama8b_1f1b_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                     uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
 {
@@ -1153,9 +1154,7 @@ __host__ __device__ static inline void llama8b_1f1b_lcp_place_narrow(const llama
  * (docs/lcp-index.md, "Index sets at scale"). */
 __host__ __device__ static inline void llama8b_1f1b_lcp_place_fetch(const llama8b_1f1b_lcp_data *d, const llama8b_1f1b_lcp_index *ix, const uint32_t *q, uint32_t plen, llama8b_1f1b_lcp_place *p)
 {
-    p->nlines = 0;
-    if (p->block)
-        p->nlines = llama8b_1f1b_lcp_scan_lines(d, ix, q, plen, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u, p->lines);
+    p->nlines = p->block ? llama8b_1f1b_lcp_scan_lines(d, ix, q, plen, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u, p->lines) : 0u;
 }
 
 /* Its last: the first sorted position whose sequence is not less than q

@@ -621,12 +621,13 @@ static inline void llama8b_custom_lcp_walk_entries(const llama8b_custom_lcp_deep
 
 /* The entries whose tokens the walk may read: sharing at least m tokens
  * with the one before, before the first sharing fewer, and with stored
- * tokens all equal to the query's there. Their token lines go in
- * lines[*np...] (at most 8; the caller fetches them). */
+ * tokens all equal to the query's there. Their token lines are appended
+ * to lines[*np...] (at most 8, and lines holds SCAN_LINES; the caller
+ * fetches them: place_issue). */
 static inline void llama8b_custom_lcp_walk_tokens(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_deep *e, const uint32_t *q, uint32_t plen, uint64_t a,
                                   uint64_t b, uint32_t m, const uint32_t **lines, uint32_t *np)
 {
-    for (uint64_t i = a + 1, n0 = *np; i <= b && i < a + 33 && *np < n0 + 8; i++) {
+    for (uint64_t i = a + 1, n0 = *np; i <= b && i < a + 33 && *np < n0 + 8 && *np < llama8b_custom_lcp_SCAN_LINES; i++) {
         uint32_t dl = llama8b_custom_lcp_deep_dlcp(&e[i]);
         if (dl < m)
             break;
@@ -830,10 +831,10 @@ static inline uint32_t llama8b_custom_lcp_shared(int64_t elo, int64_t ehi)
  * position between them that the walk passes has an LCP of at least m:
  * one below lcp[j] since the last candidate kept means j is not read.
  * Each fetch that is not read costs about as much as a wait on the token
- * data's pages. Puts at most SCAN_LINES of them in pf (place_issue fetches
- * them) and returns how many. */
+ * data's pages. Puts at most SCAN_LINES of them in lines (place_issue
+ * fetches them) and returns how many. */
 static inline uint32_t llama8b_custom_lcp_scan_lines(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, const uint32_t *q, uint32_t plen, uint64_t lo,
-                                      uint64_t hi, uint32_t m, const uint32_t **pf)
+                                      uint64_t hi, uint32_t m, const uint32_t **lines)
 {
     uint32_t lv[llama8b_custom_lcp_DIR_STEP];
     bool eq[llama8b_custom_lcp_DIR_STEP];
@@ -861,7 +862,7 @@ static inline uint32_t llama8b_custom_lcp_scan_lines(const llama8b_custom_lcp_da
     uint32_t np = 0;
     for (uint64_t j = lo; j < end && np < llama8b_custom_lcp_SCAN_LINES; j++)
         if (eq[j - lo])
-            pf[np++] = llama8b_custom_lcp_seq(d, llama8b_custom_lcp_perm_at(ix, j)) + lv[j - lo];
+            lines[np++] = llama8b_custom_lcp_seq(d, llama8b_custom_lcp_perm_at(ix, j)) + lv[j - lo];
     return np;
 }
 
@@ -871,9 +872,9 @@ static inline uint32_t llama8b_custom_lcp_scan_lines(const llama8b_custom_lcp_da
  * with their LCPs: perm[j] sorts before q too when lcp[j] > m, after q when
  * lcp[j] < m, and when lcp[j] = m the code of its distinguishing token
  * (dtok) decides, or its token data when the codes are equal (fetched
- * before by llama8b_custom_lcp_scan_lines and place_issue). Sets *elo and *ehi to the LCPs of q with the
- * sequences before and at the result (*ehi is left as it is when the result
- * is hi). */
+ * before: llama8b_custom_lcp_scan_lines, place_issue). Sets *elo and *ehi to the LCPs of q
+ * with the sequences before and at the result (*ehi is left as it is when
+ * the result is hi). */
 static inline uint64_t llama8b_custom_lcp_scan_walk(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                     uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
 {
@@ -986,9 +987,7 @@ static inline void llama8b_custom_lcp_place_narrow(const llama8b_custom_lcp_data
  * (docs/lcp-index.md, "Index sets at scale"). */
 static inline void llama8b_custom_lcp_place_fetch(const llama8b_custom_lcp_data *d, const llama8b_custom_lcp_index *ix, const uint32_t *q, uint32_t plen, llama8b_custom_lcp_place *p)
 {
-    p->nlines = 0;
-    if (p->block)
-        p->nlines = llama8b_custom_lcp_scan_lines(d, ix, q, plen, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u, p->lines);
+    p->nlines = p->block ? llama8b_custom_lcp_scan_lines(d, ix, q, plen, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u, p->lines) : 0u;
 }
 
 /* Its last: the first sorted position whose sequence is not less than q
@@ -2808,12 +2807,13 @@ static inline void llama8b_custom_lcpd_walk_entries(const llama8b_custom_lcpd_de
 
 /* The entries whose tokens the walk may read: sharing at least m tokens
  * with the one before, before the first sharing fewer, and with stored
- * tokens all equal to the query's there. Their token lines go in
- * lines[*np...] (at most 8; the caller fetches them). */
+ * tokens all equal to the query's there. Their token lines are appended
+ * to lines[*np...] (at most 8, and lines holds SCAN_LINES; the caller
+ * fetches them: place_issue). */
 static inline void llama8b_custom_lcpd_walk_tokens(const llama8b_custom_lcpd_data *d, const llama8b_custom_lcpd_deep *e, const uint32_t *q, uint32_t plen, uint64_t a,
                                   uint64_t b, uint32_t m, const uint32_t **lines, uint32_t *np)
 {
-    for (uint64_t i = a + 1, n0 = *np; i <= b && i < a + 33 && *np < n0 + 8; i++) {
+    for (uint64_t i = a + 1, n0 = *np; i <= b && i < a + 33 && *np < n0 + 8 && *np < llama8b_custom_lcpd_SCAN_LINES; i++) {
         uint32_t dl = llama8b_custom_lcpd_deep_dlcp(&e[i]);
         if (dl < m)
             break;
@@ -3017,10 +3017,10 @@ static inline uint32_t llama8b_custom_lcpd_shared(int64_t elo, int64_t ehi)
  * position between them that the walk passes has an LCP of at least m:
  * one below lcp[j] since the last candidate kept means j is not read.
  * Each fetch that is not read costs about as much as a wait on the token
- * data's pages. Puts at most SCAN_LINES of them in pf (place_issue fetches
- * them) and returns how many. */
+ * data's pages. Puts at most SCAN_LINES of them in lines (place_issue
+ * fetches them) and returns how many. */
 static inline uint32_t llama8b_custom_lcpd_scan_lines(const llama8b_custom_lcpd_data *d, const llama8b_custom_lcpd_index *ix, const uint32_t *q, uint32_t plen, uint64_t lo,
-                                      uint64_t hi, uint32_t m, const uint32_t **pf)
+                                      uint64_t hi, uint32_t m, const uint32_t **lines)
 {
     uint32_t lv[llama8b_custom_lcpd_DIR_STEP];
     bool eq[llama8b_custom_lcpd_DIR_STEP];
@@ -3048,7 +3048,7 @@ static inline uint32_t llama8b_custom_lcpd_scan_lines(const llama8b_custom_lcpd_
     uint32_t np = 0;
     for (uint64_t j = lo; j < end && np < llama8b_custom_lcpd_SCAN_LINES; j++)
         if (eq[j - lo])
-            pf[np++] = llama8b_custom_lcpd_seq(d, llama8b_custom_lcpd_perm_at(ix, j)) + lv[j - lo];
+            lines[np++] = llama8b_custom_lcpd_seq(d, llama8b_custom_lcpd_perm_at(ix, j)) + lv[j - lo];
     return np;
 }
 
@@ -3058,9 +3058,9 @@ static inline uint32_t llama8b_custom_lcpd_scan_lines(const llama8b_custom_lcpd_
  * with their LCPs: perm[j] sorts before q too when lcp[j] > m, after q when
  * lcp[j] < m, and when lcp[j] = m the code of its distinguishing token
  * (dtok) decides, or its token data when the codes are equal (fetched
- * before by llama8b_custom_lcpd_scan_lines and place_issue). Sets *elo and *ehi to the LCPs of q with the
- * sequences before and at the result (*ehi is left as it is when the result
- * is hi). */
+ * before: llama8b_custom_lcpd_scan_lines, place_issue). Sets *elo and *ehi to the LCPs of q
+ * with the sequences before and at the result (*ehi is left as it is when
+ * the result is hi). */
 static inline uint64_t llama8b_custom_lcpd_scan_walk(const llama8b_custom_lcpd_data *d, const llama8b_custom_lcpd_index *ix, const uint32_t *q, uint32_t plen, bool upper,
                                     uint64_t lo, uint64_t hi, uint32_t m, int64_t *elo, int64_t *ehi)
 {
@@ -3173,9 +3173,7 @@ static inline void llama8b_custom_lcpd_place_narrow(const llama8b_custom_lcpd_da
  * (docs/lcp-index.md, "Index sets at scale"). */
 static inline void llama8b_custom_lcpd_place_fetch(const llama8b_custom_lcpd_data *d, const llama8b_custom_lcpd_index *ix, const uint32_t *q, uint32_t plen, llama8b_custom_lcpd_place *p)
 {
-    p->nlines = 0;
-    if (p->block)
-        p->nlines = llama8b_custom_lcpd_scan_lines(d, ix, q, plen, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u, p->lines);
+    p->nlines = p->block ? llama8b_custom_lcpd_scan_lines(d, ix, q, plen, p->lo, p->hi, p->lo ? (uint32_t)p->elo : 0u, p->lines) : 0u;
 }
 
 /* Its last: the first sorted position whose sequence is not less than q

@@ -148,9 +148,9 @@ typedef struct llama8b_custom_lcp_walk {
 #define llama8b_custom_lcp_SCAN_LINES 16u
 
 /* A search between its steps (llama8b_custom_lcp_place_begin, llama8b_custom_lcp_place_dir, llama8b_custom_lcp_place_step,
- * llama8b_custom_lcp_place_narrowed, llama8b_custom_lcp_place_fetch, llama8b_custom_lcp_place_issue, llama8b_custom_lcp_place_end: llama8b_custom_lcp_search_at runs them in
- * a row; an index set's merge runs each over all its parts before the
- * next, so that the parts' waits on memory overlap). */
+ * llama8b_custom_lcp_place_narrowed, llama8b_custom_lcp_place_fetch, llama8b_custom_lcp_place_issue, llama8b_custom_lcp_place_end:
+ * llama8b_custom_lcp_search_at runs them in a row; an index set's merge runs each over all
+ * its parts before the next, so that the parts' waits on memory overlap). */
 typedef struct llama8b_custom_lcp_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
@@ -386,9 +386,9 @@ typedef struct llama8b_custom_lcpd_walk {
 #define llama8b_custom_lcpd_SCAN_LINES 16u
 
 /* A search between its steps (llama8b_custom_lcpd_place_begin, llama8b_custom_lcpd_place_dir, llama8b_custom_lcpd_place_step,
- * llama8b_custom_lcpd_place_narrowed, llama8b_custom_lcpd_place_fetch, llama8b_custom_lcpd_place_issue, llama8b_custom_lcpd_place_end: llama8b_custom_lcpd_search_at runs them in
- * a row; an index set's merge runs each over all its parts before the
- * next, so that the parts' waits on memory overlap). */
+ * llama8b_custom_lcpd_place_narrowed, llama8b_custom_lcpd_place_fetch, llama8b_custom_lcpd_place_issue, llama8b_custom_lcpd_place_end:
+ * llama8b_custom_lcpd_search_at runs them in a row; an index set's merge runs each over all
+ * its parts before the next, so that the parts' waits on memory overlap). */
 typedef struct llama8b_custom_lcpd_place {
     uint64_t lo, hi;  /* the range the place is in */
     int64_t elo, ehi; /* exact LCPs of the query with perm[lo - 1] and perm[hi], -1: not known */
