@@ -415,6 +415,7 @@ typedef struct runs_job {
 } runs_job;
 
 _Static_assert(sizeof(lcp16_run) == sizeof(lcp32_run), "one run entry size");
+_Static_assert(LCP_INDEX_STEP == lcp16_DIR_STEP && LCP_INDEX_STEP == lcp32_DIR_STEP, "the samples' step");
 
 static void *runs_run(void *arg)
 {
@@ -751,13 +752,31 @@ uint64_t lcp_index_topk_above(const lcp_index *ix, const void *query, uint64_t k
  * core keeps in flight. */
 enum { PLACES_AT_ONCE = 16 };
 
+/* A place started from its bracket b (lcp_index_bracket): the positions
+ * between samples t and t + 1, nothing for the directory or the deep walk
+ * to do (place_dir and place_step pass over it). */
+#define PLACE_AT(W, ix, b, p)                                                                                          \
+    do {                                                                                                               \
+        memset((p), 0, sizeof *(p));                                                                                   \
+        if ((b)->t < 0) {                                                                                              \
+            (p)->lo = (p)->hi = 0, (p)->elo = -1;                                                                      \
+        } else {                                                                                                       \
+            (p)->lo = (uint64_t)(b)->t * LCP_INDEX_STEP + 1, (p)->elo = (b)->elo;                                      \
+            (p)->hi = (p)->lo - 1 + LCP_INDEX_STEP < (ix)->n ? (p)->lo - 1 + LCP_INDEX_STEP : (ix)->n;                 \
+        }                                                                                                              \
+        (p)->ehi = (p)->hi < (ix)->n ? (b)->ehi : -1;                                                                  \
+    } while (0)
+
 /* lcp_index_places for m searches in indexes of one width W (their core
- * structs in dd and ii, their places in cp). */
-#define PLACES(W, m, ix, query, dd, ii, cp, pl)                                                                       \
+ * structs in dd and ii, their places in cp; br: brackets or NULL). */
+#define PLACES(W, m, ix, query, br, dd, ii, cp, pl)                                                                       \
     do {                                                                                                               \
         for (uint32_t i = 0; i < (m); i++) {                                                                           \
             core##W((ix)[i], &(dd)[i], &(ii)[i]);                                                                      \
-            lcp##W##_place_begin(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, &(cp)[i]);                          \
+            if ((br) && (br)[i].known)                                                                                 \
+                PLACE_AT(W, (ix)[i], &(br)[i], &(cp)[i]);                                                              \
+            else                                                                                                       \
+                lcp##W##_place_begin(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, &(cp)[i]);                      \
         }                                                                                                              \
         for (uint32_t i = 0; i < (m); i++)                                                                             \
             lcp##W##_place_dir(&(dd)[i], &(ii)[i], (query)[i], (ix)[i]->seq_len, false, &(cp)[i]);                     \
@@ -781,6 +800,12 @@ enum { PLACES_AT_ONCE = 16 };
 
 void lcp_index_places(const lcp_index *const *ix, const void *const *query, uint32_t n, lcp_index_place *pl)
 {
+    lcp_index_places_from(ix, query, n, NULL, pl);
+}
+
+void lcp_index_places_from(const lcp_index *const *ix, const void *const *query, uint32_t n,
+                           const lcp_index_bracket *br, lcp_index_place *pl)
+{
     for (uint32_t a = 0; a < n; a += PLACES_AT_ONCE) {
         uint32_t m = n - a < PLACES_AT_ONCE ? n - a : PLACES_AT_ONCE;
         if (ix[a]->docs) { /* searched from the start by lcp_index_topk_at */
@@ -792,12 +817,12 @@ void lcp_index_places(const lcp_index *const *ix, const void *const *query, uint
             lcp16_data dd[PLACES_AT_ONCE];
             lcp16_index ii[PLACES_AT_ONCE];
             lcp16_place cp[PLACES_AT_ONCE];
-            PLACES(16, m, ix + a, query + a, dd, ii, cp, pl + a);
+            PLACES(16, m, ix + a, query + a, br ? br + a : NULL, dd, ii, cp, pl + a);
         } else {
             lcp32_data dd[PLACES_AT_ONCE];
             lcp32_index ii[PLACES_AT_ONCE];
             lcp32_place cp[PLACES_AT_ONCE];
-            PLACES(32, m, ix + a, query + a, dd, ii, cp, pl + a);
+            PLACES(32, m, ix + a, query + a, br ? br + a : NULL, dd, ii, cp, pl + a);
         }
     }
 }

@@ -114,6 +114,22 @@ typedef struct lcp_index_place {
     int64_t lq, rq;  /* the query's LCPs with the sequences before and at l, -1: not known */
 } lcp_index_place;
 void lcp_index_places(const lcp_index *const *ix, const void *const *query, uint32_t n, lcp_index_place *pl);
+/* Sorted positions between two samples (the directory's): sample t is
+ * sorted position t * LCP_INDEX_STEP. */
+#define LCP_INDEX_STEP 32u
+/* Where a query's place is known to be from outside (an index set's merged
+ * directory, lcp_setdir): after sample t (the last one sorting below the
+ * query; -1: none does) and not after sample t + 1, with the query's exact
+ * LCPs elo with sample t (needed when t >= 0) and ehi with sample t + 1 (-1:
+ * not known). known false: not known, searched from the directory. */
+typedef struct lcp_index_bracket {
+    bool known;
+    int64_t t, elo, ehi;
+} lcp_index_bracket;
+/* lcp_index_places where br (NULL: none) gives some places' samples: those
+ * skip the directories and deep walks and start at their block. */
+void lcp_index_places_from(const lcp_index *const *ix, const void *const *query, uint32_t n,
+                           const lcp_index_bracket *br, lcp_index_place *pl);
 uint64_t lcp_index_topk_at(const lcp_index *ix, const void *query, const lcp_index_place *pl, uint64_t k,
                            int64_t above, uint32_t *seq, uint32_t *lcp);
 /* dup[i] = 1 for each sequence sharing min_lcp leading tokens with a

@@ -3,6 +3,7 @@
 #include "lcp_merge.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 uint64_t lcp_topk_merge(const uint64_t *as, const uint32_t *al, uint64_t na, const uint64_t *bs, const uint32_t *bl,
                         uint64_t nb, uint64_t k, uint64_t *os, uint32_t *ol)
@@ -17,6 +18,27 @@ uint64_t lcp_topk_merge(const uint64_t *as, const uint32_t *al, uint64_t na, con
         m++;
     }
     return m;
+}
+
+uint32_t lcp_first_difference(const unsigned char *a, const unsigned char *b, uint32_t seq_len, uint32_t width)
+{
+    size_t bytes = (size_t)seq_len * width, i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) {
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            return (uint32_t)((i + (size_t)__builtin_ctzll(x ^ y) / 8) / width);
+#else
+            break;
+#endif
+        }
+    }
+    for (; i < bytes; i++)
+        if (a[i] != b[i])
+            return (uint32_t)(i / width);
+    return seq_len;
 }
 
 /* Token j of sequence i in canonical form. */

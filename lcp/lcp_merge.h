@@ -20,6 +20,11 @@
 uint64_t lcp_topk_merge(const uint64_t *as, const uint32_t *al, uint64_t na, const uint64_t *bs, const uint32_t *bl,
                         uint64_t nb, uint64_t k, uint64_t *os, uint32_t *ol);
 
+/* The first token at which two windows of seq_len tokens, width bytes
+ * each, differ, or seq_len: eight bytes at a time (the merges compare long
+ * shared prefixes). */
+uint32_t lcp_first_difference(const unsigned char *a, const unsigned char *b, uint32_t seq_len, uint32_t width);
+
 /* The first m tokens of sequence i of ix as uint32: a window's tokens
  * widened, a document's tokens with LCP_END past its end. */
 void lcp_seq_canon(const lcp_index *ix, uint64_t i, uint32_t m, uint32_t *out);

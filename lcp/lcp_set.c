@@ -324,6 +324,23 @@ static tfc_status read_part(const reader *r, const jv *pv, uint32_t i, const cha
     return TFC_OK;
 }
 
+/* The set's merged directory, or NULL where it does not apply (or no
+ * memory for it: the answers are the same without). */
+static lcp_setdir *merged_dir(const lcp_set *s)
+{
+    if (s->n_parts < 2 || s->n_parts > LCP_SETDIR_MAX_PARTS)
+        return NULL;
+    const lcp_index *ix[LCP_SETDIR_MAX_PARTS];
+    uint64_t first[LCP_SETDIR_MAX_PARTS];
+    for (uint32_t p = 0; p < s->n_parts; p++)
+        ix[p] = &s->parts[p].ix, first[p] = s->parts[p].first;
+    lcp_setdir *m = malloc(sizeof *m);
+    if (m && lcp_setdir_build(m, ix, first, s->n_parts))
+        return m;
+    free(m);
+    return NULL;
+}
+
 static tfc_status set_open(const char *path, uint32_t only, bool verify, bool derive, lcp_set *s, diag_list *d)
 {
     memset(s, 0, sizeof *s);
@@ -428,6 +445,8 @@ static tfc_status set_open(const char *path, uint32_t only, bool verify, bool de
         st = bad_at(&r, jv_get(root, "sequences"), "%s", "\"sequences\" is not the parts' sum");
     s->n = first;
     free(buf);
+    if (st == TFC_OK && derive && only == UINT32_MAX)
+        s->dir = merged_dir(s);
     if (st != TFC_OK && s->parts) /* the arena stays: the errors name its paths */
         close_parts(s->parts, s->n_parts);
     return st;
@@ -445,6 +464,10 @@ tfc_status lcp_set_open_part(const char *path, uint32_t part, bool verify, bool 
 
 void lcp_set_close(lcp_set *s)
 {
+    if (s->dir)
+        lcp_setdir_free(s->dir);
+    free(s->dir);
+    s->dir = NULL;
     if (s->parts)
         close_parts(s->parts, s->n_parts);
     s->parts = NULL;
@@ -512,6 +535,9 @@ enum { AT_ONCE = 8 };
 uint64_t lcp_set_topk(const lcp_set *s, const void *query, lcp_set_work *w, uint64_t *seq, uint32_t *lcp)
 {
     uint64_t cnt = 0;
+    lcp_index_bracket br[LCP_SETDIR_MAX_PARTS];
+    if (s->dir) /* each part's two samples around the query, from one search */
+        lcp_setdir_brackets(s->dir, query, br);
     for (uint32_t a = 0; a < s->n_parts; a += AT_ONCE) { /* the parts, AT_ONCE at a time */
         uint32_t m = s->n_parts - a < AT_ONCE ? s->n_parts - a : AT_ONCE;
         const lcp_index *ix[AT_ONCE];
@@ -519,7 +545,7 @@ uint64_t lcp_set_topk(const lcp_set *s, const void *query, lcp_set_work *w, uint
         lcp_index_place pl[AT_ONCE];
         for (uint32_t i = 0; i < m; i++)
             ix[i] = &s->parts[a + i].ix, qs[i] = query;
-        lcp_index_places(ix, qs, m, pl);
+        lcp_index_places_from(ix, qs, m, s->dir ? br + a : NULL, pl);
         for (uint32_t i = 0; i < m; i++)
             cnt = topk_part(s, a + i, query, &pl[i], w, seq, lcp, cnt);
     }
@@ -552,34 +578,11 @@ uint64_t lcp_set_topk_batch(const lcp_set *s, const void *queries, uint64_t nq, 
 
 /* Sequence a (part pa, number na) against b in the single index's order:
  * tokens, a document's end above every token, ties by number. */
-/* The first token at which two windows of seq_len tokens differ, or
- * seq_len: eight bytes at a time (the merges compare long shared prefixes). */
-static uint32_t first_difference(const unsigned char *a, const unsigned char *b, uint32_t seq_len, uint32_t width)
-{
-    size_t bytes = (size_t)seq_len * width, i = 0;
-    for (; i + 8 <= bytes; i += 8) {
-        uint64_t x, y;
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        if (x != y) {
-#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            return (uint32_t)((i + (size_t)__builtin_ctzll(x ^ y) / 8) / width);
-#else
-            break;
-#endif
-        }
-    }
-    for (; i < bytes; i++)
-        if (a[i] != b[i])
-            return (uint32_t)(i / width);
-    return seq_len;
-}
-
 static int compare(const lcp_set *s, const lcp_set_part *pa, uint64_t na, const lcp_set_part *pb, uint64_t nb)
 {
     const void *ta = lcp_index_seq(&pa->ix, na), *tb = lcp_index_seq(&pb->ix, nb);
     if (!s->docs) {
-        uint32_t j = first_difference(ta, tb, s->seq_len, s->token_bytes);
+        uint32_t j = lcp_first_difference(ta, tb, s->seq_len, s->token_bytes);
         if (j < s->seq_len) {
             uint32_t x = s->token_bytes == 2 ? ((const uint16_t *)ta)[j] : ((const uint32_t *)ta)[j];
             uint32_t y = s->token_bytes == 2 ? ((const uint16_t *)tb)[j] : ((const uint32_t *)tb)[j];

@@ -13,6 +13,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "lcp_index.h"
+#include "lcp_setdir.h"
 #include "lcp_shard.h"
 
 #define LCP_SET_FORMAT "tfc-lcp-set"
@@ -37,6 +38,7 @@ typedef struct lcp_set {
     uint64_t n; /* sequences in all */
     uint32_t n_parts;
     lcp_set_part *parts;
+    lcp_setdir *dir; /* the parts' samples merged (lcp_setdir.h): opened for queries, NULL where it does not apply */
     arena a;
 } lcp_set;
 

@@ -5,6 +5,7 @@ set(TFC_LCP_SOURCES
   lcp/lcp_shard.c
   lcp/lcp_set.c
   lcp/lcp_merge.c
+  lcp/lcp_setdir.c
 )
 # The flat handle API for foreign callers (python/tfc_lcp.py), built as the
 # shared library libtfc_lcp.so with the library's sources and the base

@@ -11,7 +11,8 @@ uniform random tokens, skewed tokens (a 3-token vocabulary: long shared
 prefixes, many ties), real English text as byte tokens, exact duplicates
 spread over parts, documents (--doc-sep) with short ones, 4-byte raw tokens
 (10,000 queries of each kind but the last, 2,000 there),
-a stride other than seq_len; k from 1 to past N.
+a stride other than seq_len, and parts over disjoint token ranges (the merged
+directory's edges: lcp/lcp_setdir.h); k from 1 to past N.
 
 Then the set file's errors: a missing part or shard (exit 4), a part listed
 twice, parts in the wrong order, a part naming the set itself, absolute
@@ -158,6 +159,26 @@ check("documents", parts_docs, 16, doc_sep=0, queries=[t for dd in (docs[i % len
 big = [[rng.randrange(0, 1 << 20) for _ in range(900)] for _ in range(3)]
 big[2][:300] = big[0][:300]
 check("raw32", [[big[0]], [big[1]], [big[2]]], 10, width=4, raw=True, queries=windows_of(big[0], 2000, 10), ks=(1, 6))
+
+# The merged directory's edges (lcp/lcp_setdir.h). Part 0: windows 7 7 a b
+# (a below 100) and, last in its order, twenty 7 8 c d; part 2: 7 7 a b with
+# a from 200: between part 0's last sample and a query 7 8 c d lie more than
+# LCP_SETDIR_SCAN (1,024) merged samples, so part 0 is searched on its own,
+# and its best answers are in its last block, after that sample. Queries
+# below and above every sequence of a part (its place at its start, or in
+# its last block), an empty part (no samples), a part of random tokens.
+def rows(n, a, b):
+    return [t for _ in range(n) for t in (7, 7, rng.randrange(a, b), rng.randrange(0, 50))]
+
+
+low = rows(45000, 0, 100) + [t for _ in range(20) for t in (7, 8, rng.randrange(0, 50), rng.randrange(0, 50))]
+high = rows(45000, 200, 300)
+mixed = [rng.randrange(0, 10) for _ in range(4 * 15000)]
+check("disjoint", [[low], [[]], [high], [mixed]], 4,
+      queries=windows_of(low, 2000, 4) + windows_of(high, 2000, 4) +
+      [t for _ in range(2000) for t in (7, 8, rng.randrange(0, 60), rng.randrange(0, 60))] +
+      [rng.randrange(0, 400) for _ in range(4 * 4000)] + [0, 0, 0, 0] + [399] * 4 + [7, 7, 150, 0] + [7, 9, 0, 0],
+      ks=(1, 12), min_lcps=(2,))
 
 # ---- errors ----
 d, st = os.path.join(W, "uniform"), os.path.join(W, "uniform", "sets", "all.set")
