@@ -25,7 +25,7 @@
 # unless --keep. The last line printed is
 #   lcp_scale parts=P sequences=S build_part_max_s=.. build_parts_s=.. build_one_s=.. topk_p99_ratio=..
 #     topk_p99_ratio_two_threads=.. work_ratio=.. py_over_c=.. part_bytes_per_seq_max=.. dedup_s=.. dedup_one_s=..
-#     order_s=.. order_one_s=..
+#     order_s=.. order_one_s=.. set_dir_bytes_per_seq=.. set_dir_build_s=..
 set -euo pipefail
 cd "$(dirname "$0")/.."
 parts=8 per=5000000 nq=10000 out=build/lcp_scale keep=0 text=0
@@ -126,4 +126,4 @@ get() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$last"; }
 echo "lcp_scale parts=$parts sequences=$(sed -n 's/.* sequences=\([0-9]*\).*/\1/p' <<<"$last") build_part_max_s=$part_max build_parts_s=$build_parts" \
   "build_one_s=$build_one topk_p99_ratio=$(get p99_ratio) topk_p99_ratio_two_threads=$(get p99_ratio_two_threads)" \
   "work_ratio=$(get work_ratio) py_over_c=$py_ratio part_bytes_per_seq_max=$bps dedup_s=$d2 dedup_one_s=$d1" \
-  "order_s=$o2 order_one_s=$o1"
+  "order_s=$o2 order_one_s=$o1 set_dir_bytes_per_seq=$(get dir_bytes_per_seq) set_dir_build_s=$(get dir_build_s)"

@@ -11,7 +11,10 @@
  * a single pass's p99 moved 2x between runs); the
  * set's work per query against its parts' top-k searched one after another
  * (8 single searches for 8 parts); the C library's throughput on the first
- * 1,000 queries answered in one loop (best of 10). --qps prints that and
+ * 1,000 queries answered in one loop (best of 10); the set's merged
+ * directory (lcp_set_directory): its memory and build time, every
+ * LCP_SETDIR_STEP-th position of each part, or every LCP_SET_DIR_STEP-th
+ * where that is set (0: none). --qps prints that and
  * the batch's (lcp_set_topk_batch), which bench/lcp_py.py's figure for the
  * binding is compared with. Every set answer is compared with the one index's;
  * a difference exits 1. */
@@ -167,6 +170,20 @@ int main(int argc, char **argv)
         diag_print(&d, stderr);
         return 1;
     }
+    /* The set's merged directory (lcp_set_directory), built again here to
+     * time it: every LCP_SETDIR_STEP-th position, or LCP_SET_DIR_STEP's (0:
+     * none, the parts searched one by one). */
+    const char *ds = getenv("LCP_SET_DIR_STEP");
+    uint32_t step = ds ? (uint32_t)strtoul(ds, NULL, 10) : LCP_SETDIR_STEP;
+    double t_dir = now_s();
+    lcp_set_directory(&s, step);
+    t_dir = now_s() - t_dir;
+    double dir_bps = s.dir ? (double)s.dir->bytes / (double)s.n : 0.0;
+    if (s.dir)
+        printf("the set's merged directory: every %u-th position of each part, %.2f bytes per sequence, built in %.2f s\n",
+               step, dir_bps, t_dir);
+    else
+        printf("the set's merged directory: none (step %u)\n", step);
     size_t qbytes = (size_t)ix.seq_len * ix.token_bytes;
     if (qs.s[0].n_tokens / ix.seq_len < nq)
         nq = qs.s[0].n_tokens / ix.seq_len;
@@ -266,8 +283,9 @@ int main(int argc, char **argv)
     printf("  work per query: the set %.2f of its %u parts' single searches\n", mean_set / mean_parts, s.n_parts);
     printf("  C library, %llu queries in one loop: %.0f queries/s\n", (unsigned long long)nb, c_qps);
     printf("lcp_set_speed parts=%u sequences=%llu p99_ratio=%.2f p99_ratio_two_threads=%.2f work_ratio=%.2f "
-           "c_qps=%.0f\n",
-           s.n_parts, (unsigned long long)s.n, p99_set / p99_one, p99_two / p99_one, mean_set / mean_parts, c_qps);
+           "c_qps=%.0f dir_step=%u dir_bytes_per_seq=%.2f dir_build_s=%.2f\n",
+           s.n_parts, (unsigned long long)s.n, p99_set / p99_one, p99_two / p99_one, mean_set / mean_parts, c_qps,
+           s.dir ? step : 0u, dir_bps, s.dir ? t_dir : 0.0);
     lcp_set_work_free(&w);
     lcp_set_close(&s);
     lcp_index_close(&ix);

@@ -753,16 +753,16 @@ uint64_t lcp_index_topk_above(const lcp_index *ix, const void *query, uint64_t k
 enum { PLACES_AT_ONCE = 16 };
 
 /* A place started from its bracket b (lcp_index_bracket): the positions
- * between samples t and t + 1, nothing for the directory or the deep walk
- * to do (place_dir and place_step pass over it). */
+ * between at and at + span, nothing for the directory or the deep walk to
+ * do (place_dir and place_step pass over it, walk_end leaves it). */
 #define PLACE_AT(W, ix, b, p)                                                                                          \
     do {                                                                                                               \
-        memset((p), 0, sizeof *(p));                                                                                   \
-        if ((b)->t < 0) {                                                                                              \
+        (p)->dir = false, (p)->nlines = 0, (p)->w.state = 0;                                                           \
+        if ((b)->at < 0) {                                                                                             \
             (p)->lo = (p)->hi = 0, (p)->elo = -1;                                                                      \
         } else {                                                                                                       \
-            (p)->lo = (uint64_t)(b)->t * LCP_INDEX_STEP + 1, (p)->elo = (b)->elo;                                      \
-            (p)->hi = (p)->lo - 1 + LCP_INDEX_STEP < (ix)->n ? (p)->lo - 1 + LCP_INDEX_STEP : (ix)->n;                 \
+            (p)->lo = (uint64_t)(b)->at + 1, (p)->elo = (b)->elo;                                                      \
+            (p)->hi = (uint64_t)(b)->at + (b)->span < (ix)->n ? (uint64_t)(b)->at + (b)->span : (ix)->n;               \
         }                                                                                                              \
         (p)->ehi = (p)->hi < (ix)->n ? (b)->ehi : -1;                                                                  \
     } while (0)

@@ -118,16 +118,20 @@ void lcp_index_places(const lcp_index *const *ix, const void *const *query, uint
  * sorted position t * LCP_INDEX_STEP. */
 #define LCP_INDEX_STEP 32u
 /* Where a query's place is known to be from outside (an index set's merged
- * directory, lcp_setdir): after sample t (the last one sorting below the
- * query; -1: none does) and not after sample t + 1, with the query's exact
- * LCPs elo with sample t (needed when t >= 0) and ehi with sample t + 1 (-1:
- * not known). known false: not known, searched from the directory. */
+ * directory, lcp_setdir): after sorted position at (which sorts below the
+ * query; -1: none does, and the place is 0) and not after position at +
+ * span (one block holds both: at and span within LCP_INDEX_STEP), with the
+ * query's exact LCPs elo with position at (needed when at >= 0) and ehi
+ * with position at + span (-1: not known). known false: not known, searched
+ * from the directory. */
 typedef struct lcp_index_bracket {
     bool known;
-    int64_t t, elo, ehi;
+    int64_t at;
+    uint32_t span;
+    int64_t elo, ehi;
 } lcp_index_bracket;
-/* lcp_index_places where br (NULL: none) gives some places' samples: those
- * skip the directories and deep walks and start at their block. */
+/* lcp_index_places where br (NULL: none) brackets some places: those skip
+ * the directories and deep walks and start at their block's scan. */
 void lcp_index_places_from(const lcp_index *const *ix, const void *const *query, uint32_t n,
                            const lcp_index_bracket *br, lcp_index_place *pl);
 uint64_t lcp_index_topk_at(const lcp_index *ix, const void *query, const lcp_index_place *pl, uint64_t k,

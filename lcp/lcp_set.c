@@ -324,21 +324,28 @@ static tfc_status read_part(const reader *r, const jv *pv, uint32_t i, const cha
     return TFC_OK;
 }
 
-/* The set's merged directory, or NULL where it does not apply (or no
- * memory for it: the answers are the same without). */
-static lcp_setdir *merged_dir(const lcp_set *s)
+bool lcp_set_directory(lcp_set *s, uint32_t step)
 {
-    if (s->n_parts < 2 || s->n_parts > LCP_SETDIR_MAX_PARTS)
-        return NULL;
+    if (s->dir)
+        lcp_setdir_free(s->dir);
+    free(s->dir);
+    s->dir = NULL;
+    if (!step || s->n_parts < 2 || s->n_parts > LCP_SETDIR_MAX_PARTS)
+        return false;
     const lcp_index *ix[LCP_SETDIR_MAX_PARTS];
     uint64_t first[LCP_SETDIR_MAX_PARTS];
-    for (uint32_t p = 0; p < s->n_parts; p++)
+    for (uint32_t p = 0; p < s->n_parts; p++) {
+        if (!s->parts[p].open)
+            return false;
         ix[p] = &s->parts[p].ix, first[p] = s->parts[p].first;
+    }
     lcp_setdir *m = malloc(sizeof *m);
-    if (m && lcp_setdir_build(m, ix, first, s->n_parts))
-        return m;
+    if (m && lcp_setdir_build(m, ix, first, s->n_parts, step)) {
+        s->dir = m;
+        return true;
+    }
     free(m);
-    return NULL;
+    return false;
 }
 
 static tfc_status set_open(const char *path, uint32_t only, bool verify, bool derive, lcp_set *s, diag_list *d)
@@ -446,7 +453,7 @@ static tfc_status set_open(const char *path, uint32_t only, bool verify, bool de
     s->n = first;
     free(buf);
     if (st == TFC_OK && derive && only == UINT32_MAX)
-        s->dir = merged_dir(s);
+        lcp_set_directory(s, LCP_SETDIR_STEP); /* where it applies, and memory allows */
     if (st != TFC_OK && s->parts) /* the arena stays: the errors name its paths */
         close_parts(s->parts, s->n_parts);
     return st;
@@ -464,10 +471,7 @@ tfc_status lcp_set_open_part(const char *path, uint32_t part, bool verify, bool 
 
 void lcp_set_close(lcp_set *s)
 {
-    if (s->dir)
-        lcp_setdir_free(s->dir);
-    free(s->dir);
-    s->dir = NULL;
+    lcp_set_directory(s, 0);
     if (s->parts)
         close_parts(s->parts, s->n_parts);
     s->parts = NULL;

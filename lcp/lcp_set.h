@@ -67,6 +67,14 @@ tfc_status lcp_set_open(const char *path, bool verify, bool derive, lcp_set *s, 
  * only lcp_set_close and that part's index may be used. */
 tfc_status lcp_set_open_part(const char *path, uint32_t part, bool verify, bool derive, lcp_set *s, diag_list *d);
 void lcp_set_close(lcp_set *s);
+/* Replaces the set's merged directory (lcp_setdir.h; lcp_set_open derives
+ * one every LCP_SETDIR_STEP positions) with one every step-th sorted
+ * position of each part, a power of two up to 32: a smaller step costs more
+ * memory and set-up time and answers a top-k sooner (docs/lcp-index.md,
+ * "Index sets at scale"). 0: none, the parts searched one by one. False
+ * where none applies (lcp_setdir_build) or memory is short: the answers are
+ * the same, only slower. */
+bool lcp_set_directory(lcp_set *s, uint32_t step);
 
 /* Scratch for lcp_set_topk, for k results. */
 typedef struct lcp_set_work {

@@ -9,10 +9,10 @@
 #include "diag.h"
 #include "lcp_merge.h"
 
-/* A part's next sample in the merge. */
+/* A part's next entry in the merge. */
 typedef struct head {
-    uint64_t t, n_dir; /* sample t of n_dir */
-    uint64_t key;      /* its first tokens, packed (the part's directory) */
+    uint64_t t, count; /* entry t (sorted position t step) of count */
+    uint64_t key;      /* its first tokens, packed: the first comparison */
     uint64_t g;        /* its global number */
     const unsigned char *tok;
 } head;
@@ -21,23 +21,34 @@ typedef struct merge {
     const lcp_index *const *parts;
     const uint64_t *first;
     head *h;
-    uint32_t n, kt, seq_len, width;
+    uint32_t n, kt, seq_len, width, step;
 } merge;
 
+/* Entries fetched ahead of the merge (their tokens are all over the shards). */
+enum { AHEAD = 8 };
+
+/* Head p at its entry t: its number, tokens and key. */
 static void head_load(merge *g, uint32_t p)
 {
     head *h = &g->h[p];
-    if (h->t >= h->n_dir)
+    if (h->t >= h->count)
         return;
     const lcp_index *ix = g->parts[p];
-    uint32_t num = lcp_index_perm(ix, h->t * LCP_INDEX_STEP);
-    h->key = ix->dir[h->t];
+    if (h->t + AHEAD < h->count)
+        __builtin_prefetch(lcp_index_seq(ix, lcp_index_perm(ix, (h->t + AHEAD) * g->step)));
+    uint32_t num = lcp_index_perm(ix, h->t * g->step);
     h->g = g->first[p] + num;
     h->tok = lcp_index_seq(ix, num);
+    uint64_t k = 0; /* first token highest, as the index's keys (their leading equal tokens: clz) */
+    for (uint32_t i = 0; i < 64u / (8u * g->width); i++) {
+        uint32_t x = i >= g->kt ? 0u : g->width == 2 ? ((const uint16_t *)h->tok)[i] : ((const uint32_t *)h->tok)[i];
+        k = (g->width == 2 ? k << 16 : k << 32) | x;
+    }
+    h->key = k;
 }
 
-/* Leading equal tokens of two samples. */
-static uint32_t samples_lcp(const merge *g, const head *a, const head *b)
+/* Leading equal tokens of two entries. */
+static uint32_t entries_lcp(const merge *g, const head *a, const head *b)
 {
     if (a->key != b->key) /* they differ within the key: its tokens are packed first token highest */
         return (uint32_t)__builtin_clzll(a->key ^ b->key) / (8u * g->width);
@@ -46,7 +57,7 @@ static uint32_t samples_lcp(const merge *g, const head *a, const head *b)
     return lcp_first_difference(a->tok, b->tok, g->seq_len, g->width);
 }
 
-/* Samples a and b in one index's order: tokens, then global number. */
+/* Entries a and b in one index's order: tokens, then global number. */
 static bool before(const merge *g, const head *a, const head *b)
 {
     if (a->key != b->key)
@@ -62,16 +73,16 @@ static bool before(const merge *g, const head *a, const head *b)
 /* The winner of two parts' heads (-1: exhausted). */
 static int32_t winner(const merge *g, int32_t a, int32_t b)
 {
-    if (a < 0 || g->h[a].t >= g->h[a].n_dir)
-        return b < 0 || g->h[b].t >= g->h[b].n_dir ? -1 : b;
-    if (b < 0 || g->h[b].t >= g->h[b].n_dir)
+    if (a < 0 || g->h[a].t >= g->h[a].count)
+        return b < 0 || g->h[b].t >= g->h[b].count ? -1 : b;
+    if (b < 0 || g->h[b].t >= g->h[b].count)
         return a;
     return before(g, &g->h[b], &g->h[a]) ? b : a;
 }
 
-static bool applies(const lcp_index *const *parts, const uint64_t *first, uint32_t n)
+static bool applies(const lcp_index *const *parts, const uint64_t *first, uint32_t n, uint32_t step)
 {
-    if (n < 2 || n > LCP_SETDIR_MAX_PARTS)
+    if (n < 2 || n > LCP_SETDIR_MAX_PARTS || !step || step > LCP_INDEX_STEP || (step & (step - 1)))
         return false;
     uint64_t total = 0;
     for (uint32_t p = 0; p < n; p++) {
@@ -79,7 +90,7 @@ static bool applies(const lcp_index *const *parts, const uint64_t *first, uint32
         if (ix->docs || ix->token_bytes != parts[0]->token_bytes || ix->seq_len != parts[0]->seq_len ||
             ix->stride != parts[0]->stride || first[p] != total)
             return false;
-        if (ix->n && (!ix->dir || !ix->n_dir || !ix->deep)) /* an empty part has no samples, and needs none */
+        if (ix->n && (!ix->dir || !ix->deep || !ix->dtok)) /* an empty part has no entries, and needs none */
             return false;
         total += ix->n;
     }
@@ -94,17 +105,19 @@ void lcp_setdir_free(lcp_setdir *m)
     memset(m, 0, sizeof *m);
 }
 
-bool lcp_setdir_build(lcp_setdir *m, const lcp_index *const *parts, const uint64_t *first, uint32_t n)
+bool lcp_setdir_build(lcp_setdir *m, const lcp_index *const *parts, const uint64_t *first, uint32_t n,
+                      uint32_t step)
 {
     memset(m, 0, sizeof *m);
-    if (!applies(parts, first, n))
+    if (!applies(parts, first, n, step))
         return false;
     uint32_t part_bits = 1;
     while ((1u << part_bits) < n)
         part_bits++;
     uint64_t total = 0, shards = 0;
     for (uint32_t p = 0; p < n; p++) {
-        if (parts[p]->n_dir >> (32 - part_bits)) {
+        uint64_t count = (parts[p]->n + step - 1) / step;
+        if (count >> (32 - part_bits)) {
             memset(m, 0, sizeof *m);
             return false;
         }
@@ -112,7 +125,7 @@ bool lcp_setdir_build(lcp_setdir *m, const lcp_index *const *parts, const uint64
             m->live++;
         else
             m->empty |= (uint64_t)1 << p;
-        total += parts[p]->n_dir;
+        total += count;
         shards += parts[p]->sh->n;
     }
     const lcp_index *p0 = parts[0];
@@ -136,7 +149,10 @@ bool lcp_setdir_build(lcp_setdir *m, const lcp_index *const *parts, const uint64
     while (size < n)
         size *= 2;
     int32_t *tree = malloc(2 * size * sizeof *tree);
-    merge g = {parts, first, calloc(n, sizeof(head)), n, 0, p0->seq_len, p0->token_bytes};
+    merge g = {parts, first, calloc(n, sizeof(head)), n, 64u / (8u * p0->token_bytes), p0->seq_len, p0->token_bytes,
+               step};
+    if (g.seq_len < g.kt)
+        g.kt = g.seq_len;
     m->ix.shard_tokens = tokens, m->ix.first = starts; /* freed by lcp_index_close */
     if (!tokens || !starts || !tree || !g.h) {
         free(tree);
@@ -149,14 +165,11 @@ bool lcp_setdir_build(lcp_setdir *m, const lcp_index *const *parts, const uint64
         for (uint32_t i = 0; i < parts[p]->sh->n; i++, s++)
             tokens[s] = parts[p]->shard_tokens[i], starts[s] = first[p] + parts[p]->first[i];
     starts[s] = first[n - 1] + parts[n - 1]->n;
-    g.kt = 64u / (8u * g.width);
-    if (g.seq_len < g.kt)
-        g.kt = g.seq_len;
 
     /* The merge: a tournament over the parts' heads, each output replaying
      * its leaf's path (log2 of the parts' comparisons). */
     for (uint32_t p = 0; p < n; p++) {
-        g.h[p].n_dir = parts[p]->n_dir;
+        g.h[p].count = (parts[p]->n + step - 1) / step;
         head_load(&g, p);
     }
     for (uint32_t i = 0; i < size; i++)
@@ -167,7 +180,7 @@ bool lcp_setdir_build(lcp_setdir *m, const lcp_index *const *parts, const uint64
     for (uint64_t j = 0; j < total; j++) {
         int32_t w = tree[1];
         head *h = &g.h[w];
-        uint32_t l = j ? samples_lcp(&g, &prev, h) : 0;
+        uint32_t l = j ? entries_lcp(&g, &prev, h) : 0;
         m->perm[j] = (uint32_t)h->g;
         m->ref[j] = (uint32_t)h->t << part_bits | (uint32_t)w;
         if (lb == 1)
@@ -197,7 +210,7 @@ bool lcp_setdir_build(lcp_setdir *m, const lcp_index *const *parts, const uint64
         lcp_setdir_free(m);
         return false;
     }
-    m->part_bits = part_bits, m->n_parts = n;
+    m->step = step, m->part_bits = part_bits, m->n_parts = n;
     m->bytes = m->arrays_len + (shards + 1) * 16 + m->ix.derived_bytes;
     return true;
 }
@@ -222,7 +235,7 @@ void lcp_setdir_brackets(const lcp_setdir *m, const void *query, lcp_index_brack
     uint32_t mask = (1u << m->part_bits) - 1, left = m->live;
     for (uint32_t p = 0; p < m->n_parts; p++) /* an empty part is searched on its own: nothing to search */
         br[p].known = false;
-    /* Before the place: each part's last sample there sorts below the
+    /* Before the place: each part's last entry there sorts below the
      * query, its LCP with it the least of the LCPs on the way. */
     uint64_t j = l, stop = l > LCP_SETDIR_SCAN ? l - LCP_SETDIR_SCAN : 0;
     int64_t run = lq;
@@ -230,18 +243,18 @@ void lcp_setdir_brackets(const lcp_setdir *m, const void *query, lcp_index_brack
         j--;
         uint32_t r = m->ref[j], p = r & mask;
         if (!br[p].known) {
-            br[p] = (lcp_index_bracket){true, r >> m->part_bits, run, -1};
+            br[p] = (lcp_index_bracket){true, (int64_t)(r >> m->part_bits) * m->step, m->step, run, -1};
             left--;
         }
         uint32_t x = lcp_at(m, j);
         run = x < run ? x : run;
     }
-    if (j == 0 && left) /* every sample of the others is at or above the query */
+    if (j == 0 && left) /* every entry of the others is at or above the query */
         for (uint32_t p = 0; p < m->n_parts; p++)
             if (!br[p].known && !(m->empty >> p & 1))
-                br[p] = (lcp_index_bracket){true, -1, -1, -1};
-    /* From the place on: each part's first sample there is the one after
-     * its bracket's (none: its place is at its end). */
+                br[p] = (lcp_index_bracket){true, -1, m->step, -1, -1};
+    /* From the place on: each part's first entry there is the one after
+     * its bracket's (none: its place is in its last stretch). */
     uint64_t seen = 0, end = N - l > LCP_SETDIR_SCAN ? l + LCP_SETDIR_SCAN : N;
     run = rq;
     left = m->live;

@@ -14,13 +14,17 @@ spread over parts, documents (--doc-sep) with short ones, 4-byte raw tokens
 a stride other than seq_len, and parts over disjoint token ranges (the merged
 directory's edges: lcp/lcp_setdir.h); k from 1 to past N.
 
+Each set's top-k also goes through setdir_check (tests/lcp/setdir_check.c)
+when its path is given: the set with its merged directory at every step
+against the same set without one.
+
 Then the set file's errors: a missing part or shard (exit 4), a part listed
 twice, parts in the wrong order, a part naming the set itself, absolute
 paths, a huge part count, a rebuilt part (checksum), a changed shard, a
 format or version that is not a set's, broken JSON, and the command line's
 own mistakes (exit 2); never a partial answer, never a crash.
 
-    set_check.py TFC
+    set_check.py TFC [SETDIR_CHECK]
 """
 import glob
 import json
@@ -35,9 +39,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lcp_cli import write_shard  # noqa: E402
 
 TFC = sys.argv[1]
+SETDIR_CHECK = sys.argv[2] if len(sys.argv) > 2 else None
 W = tempfile.mkdtemp(prefix="tfc-lcp-set-")
 failures = 0
-stats = {"datasets": 0, "queries": 0}
+stats = {"datasets": 0, "queries": 0, "directories": 0}
 
 
 def fail(msg):
@@ -104,6 +109,12 @@ def check(name, shards_per_part, seq_len, width=2, raw=False, stride=None, doc_s
     must("index", "order", st, "-o", ob)
     if open(oa, "rb").read() != open(ob, "rb").read():
         fail(f"{name}: order differs")
+    if SETDIR_CHECK:
+        r = subprocess.run([SETDIR_CHECK, st, q, *map(str, ks)], capture_output=True)
+        if r.returncode != 0:
+            fail(f"{name}: setdir_check exit {r.returncode}: {r.stderr.decode().strip()[:400]}")
+        else:
+            stats["directories"] += int(r.stdout.split()[4])
     # The set moves with its files: the whole folder elsewhere answers the same.
     moved = d + "_moved"
     shutil.copytree(d, moved)
@@ -262,5 +273,6 @@ if ok.returncode != 0:
 
 shutil.rmtree(W)
 print(f"lcp_set: {stats['datasets']} data sets, {stats['queries']} queries, dedup and order against one index over "
-      f"all the shards, and the set file's errors: " + (f"{failures} problems" if failures else "identical, ok"))
+      f"all the shards, {stats['directories']} merged directories against none, and the set file's errors: " +
+      (f"{failures} problems" if failures else "identical, ok"))
 sys.exit(1 if failures else 0)
