@@ -562,6 +562,11 @@ uint64_t lcp_set_topk_batch(const lcp_set *s, const void *queries, uint64_t nq, 
     uint64_t c = w->k < s->n ? w->k : s->n, cnt = 0, next = 0;
     size_t qbytes = (size_t)s->seq_len * s->token_bytes;
     const unsigned char *q = queries;
+    if (s->dir) { /* one search each over the merged directory beats the parts' arrays kept in cache */
+        for (uint64_t i = 0; i < nq; i++)
+            lcp_set_topk(s, q + i * qbytes, w, seq + i * c, lcp + i * c);
+        return c;
+    }
     /* Part by part, AT_ONCE queries at a time: a part's search arrays stay
      * in cache across the queries (docs/lcp-index.md, "Index sets at
      * scale"). */

@@ -95,7 +95,8 @@ void lcp_set_work_free(lcp_set_work *w);
 uint64_t lcp_set_topk(const lcp_set *s, const void *query, lcp_set_work *w, uint64_t *seq, uint32_t *lcp);
 /* The same for nq queries of seq_len tokens each, contiguous: query i's
  * answer at [i * c, (i + 1) * c), c = min(k, n), returned. The same answers
- * as one lcp_set_topk per query, found part by part over all the queries,
+ * as one lcp_set_topk per query: with the merged directory, query by query
+ * (each one search over it); without, part by part over all the queries,
  * several searched together (a part's search arrays stay in cache, and the
  * searches' waits on memory overlap: more queries per second). */
 uint64_t lcp_set_topk_batch(const lcp_set *s, const void *queries, uint64_t nq, lcp_set_work *w, uint64_t *seq,
