@@ -98,7 +98,7 @@ echo "build: parts ${part_s[*]} s (max $part_max, $build_parts in all, one after
 "$root/build/bench_lcp_set" all.set one.idx q.bin "$nq" 10 "${shards[@]}" | tee set_speed.txt
 # The binding against the C library: three rounds of each, alternating, the
 # best of each (this machine's speed drifts by 20% from minute to minute).
-# The binding's batch is the library's lcp_set_topk_batch (part by part);
+# The binding's batch is the library's lcp_set_topk_batch (query by query through the merged directory);
 # the C loop of single queries is printed beside it.
 c_qps=0 c_batch=0 py_qps=0
 for _ in 1 2 3; do

@@ -97,7 +97,8 @@ static double loop_qps(const lcp_set *s, const unsigned char *q, size_t qbytes, 
     return (double)nb / best;
 }
 
-/* The same queries through lcp_set_topk_batch (part by part), best of 10. */
+/* The same queries through lcp_set_topk_batch (query by query through the
+ * merged directory, or part by part without one), best of 10. */
 static double batch_qps(const lcp_set *s, const void *q, uint64_t nb, uint64_t k)
 {
     lcp_set_work w;

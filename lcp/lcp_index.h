@@ -120,7 +120,8 @@ void lcp_index_places(const lcp_index *const *ix, const void *const *query, uint
 /* Where a query's place is known to be from outside (an index set's merged
  * directory, lcp_setdir): after sorted position at (which sorts below the
  * query; -1: none does, and the place is 0) and not after position at +
- * span (one block holds both: at and span within LCP_INDEX_STEP), with the
+ * span (span at most LCP_INDEX_STEP, and the positions between them in one
+ * block: at a multiple of span, span a power of two), with the
  * query's exact LCPs elo with position at (needed when at >= 0) and ehi
  * with position at + span (-1: not known). known false: not known, searched
  * from the directory. */

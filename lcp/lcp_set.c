@@ -324,14 +324,20 @@ static tfc_status read_part(const reader *r, const jv *pv, uint32_t i, const cha
     return TFC_OK;
 }
 
-bool lcp_set_directory(lcp_set *s, uint32_t step)
+static void drop_directory(lcp_set *s)
 {
     if (s->dir)
         lcp_setdir_free(s->dir);
     free(s->dir);
     s->dir = NULL;
-    if (!step || s->n_parts < 2 || s->n_parts > LCP_SETDIR_MAX_PARTS)
-        return false;
+}
+
+bool lcp_set_directory(lcp_set *s, uint32_t step)
+{
+    if (!step || s->n_parts < 2 || s->n_parts > LCP_SETDIR_MAX_PARTS) {
+        drop_directory(s);
+        return !step;
+    }
     const lcp_index *ix[LCP_SETDIR_MAX_PARTS];
     uint64_t first[LCP_SETDIR_MAX_PARTS];
     for (uint32_t p = 0; p < s->n_parts; p++) {
@@ -340,7 +346,8 @@ bool lcp_set_directory(lcp_set *s, uint32_t step)
         ix[p] = &s->parts[p].ix, first[p] = s->parts[p].first;
     }
     lcp_setdir *m = malloc(sizeof *m);
-    if (m && lcp_setdir_build(m, ix, first, s->n_parts, step)) {
+    if (m && lcp_setdir_build(m, ix, first, s->n_parts, step)) { /* the old one goes only once the new one is there */
+        drop_directory(s);
         s->dir = m;
         return true;
     }
@@ -471,7 +478,7 @@ tfc_status lcp_set_open_part(const char *path, uint32_t part, bool verify, bool 
 
 void lcp_set_close(lcp_set *s)
 {
-    lcp_set_directory(s, 0);
+    drop_directory(s);
     if (s->parts)
         close_parts(s->parts, s->n_parts);
     s->parts = NULL;

@@ -71,9 +71,11 @@ void lcp_set_close(lcp_set *s);
  * one every LCP_SETDIR_STEP positions) with one every step-th sorted
  * position of each part, a power of two up to 32: a smaller step costs more
  * memory and set-up time and answers a top-k sooner (docs/lcp-index.md,
- * "Index sets at scale"). 0: none, the parts searched one by one. False
- * where none applies (lcp_setdir_build) or memory is short: the answers are
- * the same, only slower. */
+ * "Index sets at scale"). 0: none, the parts searched one by one (true).
+ * False where the step does not apply (lcp_setdir_build) or memory is
+ * short: the set keeps the directory it had, if any (with a set of fewer
+ * than 2 or more than LCP_SETDIR_MAX_PARTS parts it has none). The answers
+ * are the same with any directory or none. */
 bool lcp_set_directory(lcp_set *s, uint32_t step);
 
 /* Scratch for lcp_set_topk, for k results. */

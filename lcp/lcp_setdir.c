@@ -254,7 +254,9 @@ void lcp_setdir_brackets(const lcp_setdir *m, const void *query, lcp_index_brack
             if (!br[p].known && !(m->empty >> p & 1))
                 br[p] = (lcp_index_bracket){true, -1, m->step, -1, -1};
     /* From the place on: each part's first entry there is the one after
-     * its bracket's (none: its place is in its last stretch). */
+     * its bracket's (none: its place is in its last stretch). A part not
+     * bracketed yet whose first entry there is its entry 0 has every entry
+     * at or above the query: its place is 0. */
     uint64_t seen = 0, end = N - l > LCP_SETDIR_SCAN ? l + LCP_SETDIR_SCAN : N;
     run = rq;
     left = m->live;
@@ -263,10 +265,12 @@ void lcp_setdir_brackets(const lcp_setdir *m, const void *query, lcp_index_brack
             uint32_t x = lcp_at(m, j);
             run = x < run ? x : run;
         }
-        uint32_t p = m->ref[j] & mask;
+        uint32_t r = m->ref[j], p = r & mask;
         if (!(seen >> p & 1)) {
             seen |= (uint64_t)1 << p;
             left--;
+            if (!br[p].known && r >> m->part_bits == 0)
+                br[p] = (lcp_index_bracket){true, -1, m->step, -1, -1};
             br[p].ehi = run;
         }
     }

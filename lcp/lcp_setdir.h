@@ -24,7 +24,8 @@
  * stack); a set of more parts searches every part (the same answers). */
 #define LCP_SETDIR_MAX_PARTS 64u
 /* Entries a query's brackets look at on each side of its place: a part
- * none of whose entries is that near is searched on its own. */
+ * with no entry that near below the place (and whose entry 0 is not that
+ * near above it) is searched on its own. */
 #define LCP_SETDIR_SCAN 1024u
 
 typedef struct lcp_setdir {
@@ -43,8 +44,9 @@ typedef struct lcp_setdir {
  * LCP_INDEX_STEP) of parts[0..n) (their sequences numbered from first[p] on,
  * ascending) into m. False, m empty, where a merged directory does not
  * apply (documents, fewer than 2 or more than LCP_SETDIR_MAX_PARTS parts,
- * 2^32 sequences or more, a part without its search arrays, another step)
- * or memory is short. */
+ * 2^32 - 1 sequences or more, a part without its search arrays, another
+ * step, a part of more than 2^(32 - bits for the part count) entries) or
+ * memory is short. */
 bool lcp_setdir_build(lcp_setdir *m, const lcp_index *const *parts, const uint64_t *first, uint32_t n,
                       uint32_t step);
 void lcp_setdir_free(lcp_setdir *m);

@@ -11,8 +11,9 @@ uniform random tokens, skewed tokens (a 3-token vocabulary: long shared
 prefixes, many ties), real English text as byte tokens, exact duplicates
 spread over parts, documents (--doc-sep) with short ones, 4-byte raw tokens
 (10,000 queries of each kind but the last, 2,000 there),
-a stride other than seq_len, and parts over disjoint token ranges (the merged
-directory's edges: lcp/lcp_setdir.h); k from 1 to past N.
+a stride other than seq_len, parts over disjoint token ranges (the merged
+directory's edges: lcp/lcp_setdir.h), ten parts of windows shorter than a
+key, one-token windows of 4 bytes; k from 1 to past N.
 
 Each set's top-k also goes through setdir_check (tests/lcp/setdir_check.c)
 when its path is given: the set with its merged directory at every step
@@ -114,7 +115,12 @@ def check(name, shards_per_part, seq_len, width=2, raw=False, stride=None, doc_s
         if r.returncode != 0:
             fail(f"{name}: setdir_check exit {r.returncode}: {r.stderr.decode().strip()[:400]}")
         else:
-            stats["directories"] += int(r.stdout.split()[4])
+            words = r.stdout.split()
+            built, bracketed = int(words[4]), int(words[6])
+            stats["directories"] += built
+            # Windows get a directory at every step (documents none), and it brackets places.
+            if doc_sep is None and (built != 6 * len(ks) or not bracketed):
+                fail(f"{name}: setdir_check built {built} directories, bracketed {bracketed} places")
     # The set moves with its files: the whole folder elsewhere answers the same.
     moved = d + "_moved"
     shutil.copytree(d, moved)
@@ -171,25 +177,37 @@ big = [[rng.randrange(0, 1 << 20) for _ in range(900)] for _ in range(3)]
 big[2][:300] = big[0][:300]
 check("raw32", [[big[0]], [big[1]], [big[2]]], 10, width=4, raw=True, queries=windows_of(big[0], 2000, 10), ks=(1, 6))
 
-# The merged directory's edges (lcp/lcp_setdir.h). Part 0: windows 7 7 a b
-# (a below 100) and, last in its order, twenty 7 8 c d; part 2: 7 7 a b with
-# a from 200: between part 0's last sample and a query 7 8 c d lie more than
-# LCP_SETDIR_SCAN (1,024) merged samples, so part 0 is searched on its own,
-# and its best answers are in its last block, after that sample. Queries
-# below and above every sequence of a part (its place at its start, or in
-# its last block), an empty part (no samples), a part of random tokens.
+# The merged directory's edges (lcp/lcp_setdir.h). Part 2: windows 7 7 a b
+# (a below 100) and, last in its order, twenty 7 8 c d; part 0: 7 7 a b with
+# a from 200: between part 2's last entry and a query 7 8 c d lie more than
+# LCP_SETDIR_SCAN (1,024) merged entries, so part 2 is searched on its own,
+# and its best answers are in its last stretch. Part 0 also holds 0 0 0 0:
+# for a query between the two ranges its entry 0 is too far below and its
+# entry 1 just above (its place is 1, and on equal LCPs its numbers win).
+# Queries below and above every sequence of a part (its place at its
+# start, or in its last stretch), an empty part (no entries), a part of
+# random tokens.
 def rows(n, a, b):
     return [t for _ in range(n) for t in (7, 7, rng.randrange(a, b), rng.randrange(0, 50))]
 
 
 low = rows(45000, 0, 100) + [t for _ in range(20) for t in (7, 8, rng.randrange(0, 50), rng.randrange(0, 50))]
-high = rows(45000, 200, 300)
+high = [0, 0, 0, 0] + rows(45000, 200, 300)  # its entry 0 far below the rest: a gap of more than 1,024 entries
 mixed = [rng.randrange(0, 10) for _ in range(4 * 15000)]
-check("disjoint", [[low], [[]], [high], [mixed]], 4,
+check("disjoint", [[high], [[]], [low], [mixed]], 4,
       queries=windows_of(low, 2000, 4) + windows_of(high, 2000, 4) +
       [t for _ in range(2000) for t in (7, 8, rng.randrange(0, 60), rng.randrange(0, 60))] +
       [rng.randrange(0, 400) for _ in range(4 * 4000)] + [0, 0, 0, 0] + [399] * 4 + [7, 7, 150, 0] + [7, 9, 0, 0],
       ks=(1, 12), min_lcps=(2,))
+
+# Ten parts (a query's parts searched eight, then two, at a time), windows
+# of 2 tokens (shorter than a 64-bit key's 4) and k past the set's size.
+many = [[[rng.randrange(0, 6) for _ in range(2 * rng.randrange(20, 40))]] for _ in range(10)]
+check("many", many, 2, queries=[rng.randrange(0, 7) for _ in range(2 * 2000)], ks=(1, 9, 700), min_lcps=(1, 2))
+# 4-byte tokens, windows of one token (shorter than a key's 2).
+one_tok = [[[rng.randrange(0, 40) for _ in range(300)]] for _ in range(3)]
+check("raw32_one", one_tok, 1, width=4, raw=True, queries=[rng.randrange(0, 45) for _ in range(2000)], ks=(1, 50, 1000),
+      min_lcps=(1,))
 
 # ---- errors ----
 d, st = os.path.join(W, "uniform"), os.path.join(W, "uniform", "sets", "all.set")

@@ -1,10 +1,14 @@
 /* setdir_check: an index set's top-k with its merged directory at every
  * step (lcp_set_directory: 1, 2, 4, ..., 32) against the same set with
  * none (each part searched from its own directory, a path that shares none
- * of the merged directory's code), for every query of a shard: the numbers
- * and LCPs must be the same, k from 1 to past the set's size. set_check.py
- * runs it on each of its sets (whose answers without a directory it checks
- * against one index over all the shards through the CLI).
+ * of the merged directory's code), for every query of a shard and each k
+ * given: the numbers and LCPs must be the same, and the batch
+ * (lcp_set_topk_batch) must give the single queries' answers. set_check.py
+ * runs it on each of its sets, whose answers through the CLI (the default
+ * directory) it checks against one index over all the shards. Printed: the
+ * directories built and how many parts' places they bracketed (the rest
+ * were searched on their own), so a directory that stopped being used
+ * shows.
  *   setdir_check SET QUERIES K...   exit 0 when nothing differs */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -32,7 +36,7 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t qbytes = (size_t)s.seq_len * s.token_bytes;
-    uint64_t nq = qs.s[0].n_tokens / s.seq_len, bad = 0, built = 0;
+    uint64_t nq = qs.s[0].n_tokens / s.seq_len, bad = 0, built = 0, bracketed = 0;
     for (int a = 3; a < argc; a++) {
         uint64_t k = strtoull(argv[a], NULL, 10);
         lcp_set_work w;
@@ -51,24 +55,38 @@ int main(int argc, char **argv)
                 continue;
             built++;
             for (uint64_t i = 0; i < nq; i++) {
+                const unsigned char *qi = (const unsigned char *)qs.s[0].tokens + i * qbytes;
                 uint64_t *sq = seq + (nq + i) * k;
                 uint32_t *lq = lcp + (nq + i) * k;
-                uint64_t c = lcp_set_topk(&s, (const unsigned char *)qs.s[0].tokens + i * qbytes, &w, sq, lq);
+                uint64_t c = lcp_set_topk(&s, qi, &w, sq, lq);
                 if (c != cnt[i] || memcmp(sq, seq + i * k, c * sizeof *sq) || memcmp(lq, lcp + i * k, c * sizeof *lq)) {
                     if (bad++ < 5)
                         fprintf(stderr, "setdir_check: %s: step %u, k %llu: query %llu differs (%llu answers, %llu without)\n",
                                 argv[1], step, (unsigned long long)k, (unsigned long long)i, (unsigned long long)c,
                                 (unsigned long long)cnt[i]);
                 }
+                lcp_index_bracket br[LCP_SETDIR_MAX_PARTS];
+                lcp_setdir_brackets(s.dir, qi, br);
+                for (uint32_t p = 0; p < s.n_parts; p++)
+                    bracketed += br[p].known;
             }
+            /* The batch: every query's answer at [i c, (i + 1) c). */
+            uint64_t c = lcp_set_topk_batch(&s, qs.s[0].tokens, nq, &w, seq + nq * k, lcp + nq * k);
+            for (uint64_t i = 0; i < nq; i++)
+                if (memcmp(seq + nq * k + i * c, seq + i * k, c * sizeof *seq) ||
+                    memcmp(lcp + nq * k + i * c, lcp + i * k, c * sizeof *lcp)) {
+                    if (bad++ < 5)
+                        fprintf(stderr, "setdir_check: %s: step %u, k %llu: the batch's answer to query %llu differs\n",
+                                argv[1], step, (unsigned long long)k, (unsigned long long)i);
+                }
         }
         lcp_set_work_free(&w);
         free(seq);
         free(lcp);
         free(cnt);
     }
-    printf("setdir_check: %s: %llu queries, %llu directories, %llu differences\n", argv[1], (unsigned long long)nq,
-           (unsigned long long)built, (unsigned long long)bad);
+    printf("setdir_check: %s: %llu queries, %llu directories, %llu places bracketed, %llu differences\n", argv[1],
+           (unsigned long long)nq, (unsigned long long)built, (unsigned long long)bracketed, (unsigned long long)bad);
     lcp_shards_close(&qs);
     lcp_set_close(&s);
     diag_free(&d);
