@@ -666,10 +666,7 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
         ix->shard_tokens[i] = sh->s[i].tokens;
     /* Memory safety without trusting the checksum (--no-verify). */
     for (uint64_t j = 0; j < ix->n; j++) {
-        uint32_t l = ix->lcp_bytes == 1 ? ((const uint8_t *)ix->lcp)[j]
-                     : ix->lcp_bytes == 2 ? ((const uint16_t *)ix->lcp)[j]
-                                          : ((const uint32_t *)ix->lcp)[j];
-        if (lcp_index_perm(ix, j) >= ix->n || l > ix->seq_len) {
+        if (lcp_index_perm(ix, j) >= ix->n || lcp_index_lcp(ix, j) > ix->seq_len) {
             diag_error(d, path, 0, 0, "corrupt index: entry %llu out of range", (unsigned long long)j);
             goto fail;
         }
@@ -694,6 +691,13 @@ uint32_t lcp_index_perm(const lcp_index *ix, uint64_t j)
 {
     lcp32_index ii = {.perm = ix->perm, .perm_bits = ix->perm_bits};
     return lcp32_perm_at(&ii, j);
+}
+
+uint32_t lcp_index_lcp(const lcp_index *ix, uint64_t j)
+{
+    return ix->lcp_bytes == 1   ? ((const uint8_t *)ix->lcp)[j]
+           : ix->lcp_bytes == 2 ? ((const uint16_t *)ix->lcp)[j]
+                                : ((const uint32_t *)ix->lcp)[j];
 }
 
 void lcp_index_close(lcp_index *ix)

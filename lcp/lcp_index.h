@@ -90,6 +90,8 @@ void lcp_index_close(lcp_index *ix);
 /* Entry j of the sorted permutation (the number of the j-th sequence in
  * sorted order). */
 uint32_t lcp_index_perm(const lcp_index *ix, uint64_t j);
+/* lcp[j]: the LCP of the sequences at sorted positions j - 1 and j (0 at 0). */
+uint32_t lcp_index_lcp(const lcp_index *ix, uint64_t j);
 
 /* Top-k for one query of seq_len tokens (token_bytes each): numbers and
  * LCPs, best first; returns the count. Over documents, a query's tokens

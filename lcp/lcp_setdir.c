@@ -215,12 +215,6 @@ bool lcp_setdir_build(lcp_setdir *m, const lcp_index *const *parts, const uint64
     return true;
 }
 
-static uint32_t lcp_at(const lcp_setdir *m, uint64_t j)
-{
-    uint32_t lb = m->ix.lcp_bytes;
-    return lb == 1 ? ((const uint8_t *)m->lcp)[j] : lb == 2 ? ((const uint16_t *)m->lcp)[j] : ((const uint32_t *)m->lcp)[j];
-}
-
 void lcp_setdir_brackets(const lcp_setdir *m, const void *query, lcp_index_bracket *br)
 {
     const lcp_index *ix = &m->ix;
@@ -246,7 +240,7 @@ void lcp_setdir_brackets(const lcp_setdir *m, const void *query, lcp_index_brack
             br[p] = (lcp_index_bracket){true, (int64_t)(r >> m->part_bits) * m->step, m->step, run, -1};
             left--;
         }
-        uint32_t x = lcp_at(m, j);
+        uint32_t x = lcp_index_lcp(&m->ix, j);
         run = x < run ? x : run;
     }
     if (j == 0 && left) /* every entry of the others is at or above the query */
@@ -262,7 +256,7 @@ void lcp_setdir_brackets(const lcp_setdir *m, const void *query, lcp_index_brack
     left = m->live;
     for (j = l; j < end && left; j++) {
         if (j > l) {
-            uint32_t x = lcp_at(m, j);
+            uint32_t x = lcp_index_lcp(&m->ix, j);
             run = x < run ? x : run;
         }
         uint32_t r = m->ref[j], p = r & mask;
