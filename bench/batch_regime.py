@@ -79,6 +79,8 @@ def config(args):
         c["mb"] = [int(x) for x in args.mb.split(",")]
     if args.steps:
         c["steps"] = args.steps
+    if args.seeds:
+        c["seeds_small"] = args.seeds
     c["ramp"] = max(1, c["steps"] // 10)
     c["reselect"] = max(1, c["steps"] // 20)
     return c
@@ -457,6 +459,17 @@ def time_at(points, target, col):
     return None
 
 
+def loss_at_step(rows, step):
+    """The smoothed loss at `step`, linear between the evaluations around it
+    (N need not be a multiple of the evaluation interval); NaN outside them."""
+    for a, b in zip(rows, rows[1:]):
+        if a[0] == step:
+            return a[3]
+        if a[0] < step <= b[0]:
+            return a[3] + (b[3] - a[3]) * (step - a[0]) / (b[0] - a[0])
+    return rows[-1][3] if rows and rows[-1][0] == step else float("nan")
+
+
 def metrics(base_log, run_log, n):
     _, b = curve(base_log, n)
     rows, r = curve(run_log, n)
@@ -466,8 +479,7 @@ def metrics(base_log, run_log, n):
     reached = tr_plan is not None
     if not reached:  # the bound V = T_none(L*) / T_run(end)
         tr_plan, tr_wall = r[-1][2], r[-1][1]
-    at_n = [p[3] for p in r if p[0] == n - 1]
-    gap = (at_n[0] - lstar) / lstar if at_n else float("nan")
+    gap = (loss_at_step(r, n - 1) - lstar) / lstar
     return dict(reached=reached, drift_free=tb_plan / tr_plan, wall=tb_wall / tr_wall,
                 steps_to=(sr + 1) if reached else None, none_steps=sb + 1, gap=gap)
 
@@ -609,6 +621,7 @@ def main():
     ap.add_argument("--tfc", default=os.path.join(ROOT, "build", "tfc"))
     ap.add_argument("--mb", help="sequences per microbatch, comma-separated (overrides the mode's)")
     ap.add_argument("--steps", type=int, help="N, the no-freezing run's steps")
+    ap.add_argument("--seeds", type=int, help="seeds at the smallest beta (overrides the mode's: full 3, quick 1)")
     ap.add_argument("--report", action="store_true", help="only the report, from the runs cached in --out")
     args = ap.parse_args()
     mode = "ci" if args.ci else "quick" if args.quick else "full"

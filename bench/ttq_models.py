@@ -30,13 +30,15 @@ and in what it is evaluated over:
           balanced rule freezes every tensor of a stage at about its ratio)
 
 with beta measured at the fine-tuning start (the spec's
-noise_scale_tokens), where freezing starts, or in the middle of the frozen
-steps. Standard library only."""
+noise_scale_tokens), where freezing starts, in the middle of the frozen
+steps, or at the end of the no-freezing run (where the last frozen steps
+are; a negative estimate, |G|^2 below what the batches resolve, counts as
+no signal: beta infinite). Standard library only."""
 import math
 
 RULES = ("sgd", "adam", "half")
 SCOPES = ("mean", "stages", "stage", "tensor")
-WHERE = ("start", "freeze", "mid")
+WHERE = ("start", "freeze", "mid", "end")
 
 
 def phi(rule, beta, f):
@@ -99,6 +101,8 @@ def noise_at(state, mb, where):
         return state["noise"].get("start")
     if where == "freeze":
         return state["noise"].get(f"mb{mb}_at_w{e['warmup']}")
+    if where == "end":
+        return state["noise"].get(f"mb{mb}_end")
     return state["noise"].get(f"mb{mb}_at_m{e['mid_step']}") if "mid_step" in e else None
 
 
