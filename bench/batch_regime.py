@@ -81,6 +81,8 @@ def config(args):
         c["steps"] = args.steps
     if args.seeds:
         c["seeds_small"] = args.seeds
+    c["caps"] = [float(x) for x in args.caps.split(",")] if args.caps else list(CAPS)
+    c["weights"] = not args.no_weights
     c["ramp"] = max(1, c["steps"] // 10)
     c["reselect"] = max(1, c["steps"] // 20)
     return c
@@ -299,7 +301,7 @@ class Sweep:
         entry["end_tensors"] = end["tensors"]
         self.freeze_noise(mb)
         self.mid_noise(mb)
-        for cap in CAPS:
+        for cap in c["caps"]:
             binary, plan = b.variant(f"timely_{cap}_w{warmup}", cap, "balanced", warmup, c["ramp"], "timely",
                                      c["reselect"])
             entry.setdefault("plans", {})[str(cap)] = plan_numbers(plan)
@@ -335,7 +337,7 @@ class Sweep:
         if c["seeds_small"] > 1 or not self.args.quick:
             pts = self.points()
             mine = [p for p in pts if p["mb"] == smallest and p["reached"] and p["regime"]]
-            best = max(mine, key=lambda p: p["drift_free"])["cap"] if mine else 0.9
+            best = max(mine, key=lambda p: p["drift_free"])["cap"] if mine else max(c["caps"])
             entry = self.state["points"][str(smallest)]
             b = self.builder(smallest)
             warmup = entry["warmup"]
@@ -343,17 +345,18 @@ class Sweep:
                                c["reselect"])[0]
             for s in range(2, c["seeds_small"] + 1):
                 self.capped_run(smallest, best, "balanced", s, entry["lr"], binary, contract=entry["contract"])
-            weights = noise_weights(entry.get("freeze_tensors", self.start_noise["tensors"]), smallest * 8 * 32)
-            entry["noise_weights"] = weights
-            wbin = b.variant(f"timely_{best}_weights_w{warmup}", best, "weights", warmup, c["ramp"], "timely",
-                             c["reselect"], weights)[0]
-            self.capped_run(smallest, best, "weights", 1, entry["lr"], wbin, tag="_noise",
-                            contract=entry["contract"])
-            self.save()
+            if c["weights"]:
+                weights = noise_weights(entry.get("freeze_tensors", self.start_noise["tensors"]), smallest * 8 * 32)
+                entry["noise_weights"] = weights
+                wbin = b.variant(f"timely_{best}_weights_w{warmup}", best, "weights", warmup, c["ramp"], "timely",
+                                 c["reselect"], weights)[0]
+                self.capped_run(smallest, best, "weights", 1, entry["lr"], wbin, tag="_noise",
+                                contract=entry["contract"])
+                self.save()
             # What freeze.max_ratio: auto chooses there, measured with the same
             # seeds as the best cap (when it is not one of the sweep's caps).
             cap = auto_choice(self, smallest)[0]
-            if 0 < cap and cap not in CAPS:
+            if 0 < cap and cap not in c["caps"]:
                 binary, plan = b.variant(f"timely_{cap}_w{warmup}", cap, "balanced", warmup, c["ramp"], "timely",
                                          c["reselect"])
                 entry["plans"][str(cap)] = plan_numbers(plan)
@@ -373,7 +376,7 @@ class Sweep:
             mb = int(mb_s)
             if "plans" not in e:
                 continue
-            for cap in sorted(set(CAPS) | set(e.get("extra_caps", []))):
+            for cap in sorted(float(k) for k in e["plans"]):  # every cap planned: the mode's and auto's
                 for select, tag, contract in (("balanced", "", "share"), ("balanced", "_mean", "mean"),
                                               ("weights", "_noise", "share"), ("weights", "_noise_mean", "mean")):
                     seeds = []
@@ -622,6 +625,8 @@ def main():
     ap.add_argument("--mb", help="sequences per microbatch, comma-separated (overrides the mode's)")
     ap.add_argument("--steps", type=int, help="N, the no-freezing run's steps")
     ap.add_argument("--seeds", type=int, help="seeds at the smallest beta (overrides the mode's: full 3, quick 1)")
+    ap.add_argument("--caps", help="the caps every batch size runs, comma-separated (default 0.3,0.6,0.9)")
+    ap.add_argument("--no-weights", action="store_true", help="no freeze_weight run at the smallest beta")
     ap.add_argument("--report", action="store_true", help="only the report, from the runs cached in --out")
     args = ap.parse_args()
     mode = "ci" if args.ci else "quick" if args.quick else "full"
