@@ -101,7 +101,9 @@ last = stdout[-1]
 if not re.fullmatch(r"batch_regime points=\d+ max_abs_err=[0-9.]+ best_speedup=[0-9.]+ best_beta=[0-9.]+ "
                     r"best_cap=[0-9.]+", last):
     bad.append(f"last line: {last!r}")
-rows = [l for l in open(os.path.join(out, "results.md")) if re.match(r"\| [0-9,]+ \| [0-9.]+ \| -?[0-9.]+ \| [01](\.[0-9]+)? ", l)]
+# (a few noise batches can give a negative or undefined B_simple: the beta columns may be -x, nan or inf)
+num = r"(-?[0-9.]+|-?inf|nan)"
+rows = [l for l in open(os.path.join(out, "results.md")) if re.match(rf"\| [0-9,]+ \| {num} \| {num} \| [01](\.[0-9]+)? ", l)]
 points = {(l.split("|")[1].strip(), l.split("|")[4].strip()) for l in rows
           if "| balanced |" in l and "(contrast)" not in l}
 summary = json.load(open(os.path.join(out, "summary.json")))
