@@ -92,6 +92,8 @@ def rho_of(rule, scope, noise, batch, plan):
     blocks = _blocks(noise["parts"], batch, scope, plan)
     if not blocks:
         return float("nan")
+    if not any(w > 0 for w, _, _ in blocks):  # no block's |G|^2 resolved: no signal anywhere (beta infinite)
+        return phi(rule, math.inf, plan["frozen_share"])
     return sum(w * phi(rule, beta, f) for w, beta, f in blocks)
 
 

@@ -71,6 +71,11 @@ for scope in ("stages", "stage", "tensor"):
 # Per stage the signal shares weigh: a stage all frozen loses exactly its share of |G|^2.
 plan2 = dict(plan, stage_ratio=[1.0, 0.0])
 assert abs(tm.rho_of("sgd", "stage", noise, 1000, plan2) - 0.75) < 1e-15
+# No block's |G|^2 resolved (negative estimates): no signal anywhere, every scope at beta infinite, 1 - f.
+neg = dict(b_simple=-5.0, parts=dict(stages={"0": dict(g2=-1.0, tr=1.0), "1": dict(g2=-2.0, tr=1.0)},
+                                     tensors={"a": dict(stage=0, g2=-1.0, tr=1.0), "b": dict(stage=1, g2=0.0, tr=1.0)}))
+for scope in tm.SCOPES:
+    assert abs(tm.rho_of("sgd", scope, neg, 1000, plan) - 0.5) < 1e-15, scope
 assert abs(tm.speedup(1.0, 0.5, 100, 40, 20) - 100 / (50 + 50 * 0.5)) < 1e-12
 # sgd over one beta is tfc's own model (python/tfc_plan.py, the compiler's double): the two must not drift.
 sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "python"))
