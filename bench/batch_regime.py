@@ -462,17 +462,6 @@ def time_at(points, target, col):
     return None
 
 
-def loss_at_step(rows, step):
-    """The smoothed loss at `step`, linear between the evaluations around it
-    (N need not be a multiple of the evaluation interval); NaN outside them."""
-    for a, b in zip(rows, rows[1:]):
-        if a[0] == step:
-            return a[3]
-        if a[0] < step <= b[0]:
-            return a[3] + (b[3] - a[3]) * (step - a[0]) / (b[0] - a[0])
-    return rows[-1][3] if rows and rows[-1][0] == step else float("nan")
-
-
 def metrics(base_log, run_log, n):
     _, b = curve(base_log, n)
     rows, r = curve(run_log, n)
@@ -482,7 +471,8 @@ def metrics(base_log, run_log, n):
     reached = tr_plan is not None
     if not reached:  # the bound V = T_none(L*) / T_run(end)
         tr_plan, tr_wall = r[-1][2], r[-1][1]
-    gap = (loss_at_step(r, n - 1) - lstar) / lstar
+    at_n = ttq.interpolated_at(r, n - 1)
+    gap = (at_n - lstar) / lstar if at_n is not None else float("nan")
     return dict(reached=reached, drift_free=tb_plan / tr_plan, wall=tb_wall / tr_wall,
                 steps_to=(sr + 1) if reached else None, none_steps=sb + 1, gap=gap)
 

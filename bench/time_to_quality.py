@@ -282,6 +282,16 @@ def at_step(sm, step):
     return None
 
 
+def interpolated_at(sm, step):
+    """The smoothed value (each row's last field) at `step`, linear between
+    the evaluations around it (a run's N need not be an evaluation step),
+    or None outside them."""
+    for a, b in zip(sm, sm[1:]):
+        if a[0] <= step <= b[0]:
+            return a[-1] if b[0] == a[0] else a[-1] + (b[-1] - a[-1]) * (step - a[0]) / (b[0] - a[0])
+    return sm[0][-1] if len(sm) == 1 and sm[0][0] == step else None
+
+
 class Run:
     def __init__(self, scenario, label, policy, cap, select, seed, logpath, result):
         self.scenario, self.label, self.policy, self.cap, self.select, self.seed = \

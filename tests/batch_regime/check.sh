@@ -35,8 +35,9 @@ assert m["reached"] and m["steps_to"] == 10 and m["none_steps"] == 6 and m["gap"
 assert abs(m["drift_free"] - 60 / 80) < 1e-12 and abs(m["wall"] - 120 / 100) < 1e-12, m
 # The gap at N when N is not an evaluation step: linear between the evaluations around it.
 ev = [(0, 0, 0, 6.0), (3, 0, 0, 3.0), (7, 0, 0, 1.0)]
-assert br.loss_at_step(ev, 5) == 2.0 and br.loss_at_step(ev, 3) == 3.0 and br.loss_at_step(ev, 7) == 1.0
-assert math.isnan(br.loss_at_step(ev, 8)) and math.isnan(br.loss_at_step(ev, -1))
+assert br.ttq.interpolated_at(ev, 5) == 2.0 and br.ttq.interpolated_at(ev, 3) == 3.0 and br.ttq.interpolated_at(ev, 7) == 1.0
+assert br.ttq.interpolated_at(ev, 8) is None and br.ttq.interpolated_at(ev, -1) is None
+assert br.ttq.interpolated_at([(4, 0, 5.0)], 4) == 5.0 and br.ttq.interpolated_at([(4, 0, 5.0)], 5) is None
 # One that never gets there: the bound, T_none(L*) / T_run(end).
 write(f"{w}/slow.csv", [6, 5.8, 5.6, 5.4, 5.2, 5.0, 4.8], 8.0, 10.0)
 m = br.metrics(f"{w}/none.csv", f"{w}/slow.csv", 6)
