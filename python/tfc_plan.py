@@ -202,31 +202,85 @@ class Plan:
         return [self.params[stage][i][0] for i in self.frozen_tensors(stage, microbatch, step)]
 
 
-def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ramp):
+LR_RATIO_MAX = 2.0  # the compiler's TTQ_LR_RATIO_MAX: at 2 a full step makes no progress
+
+
+def _noise_growth(beta, f):
+    """(1 + beta / (1 - f)) / (1 + beta): a step's noise term on (1 - f) of
+    the batch against a full one's; 1 / (1 - f) with no signal."""
+    return 1.0 / (1.0 - f) if beta == float("inf") else (1.0 + beta / (1.0 - f)) / (1.0 + beta)
+
+
+def frozen_step_progress(beta, frozen_share, lr_ratio=None):
+    """rho, a frozen step's progress against a full one's when a share f of
+    the batch is skipped, at beta = B_simple / batch (inf: no signal).
+
+    lr_ratio None: each run at its own best rate, steps to a loss
+    S = S_min (1 + B_noise / B), so rho = (1 + beta) / (1 + beta / (1 - f)).
+
+    lr_ratio k (0 <= k < 2): the run's rate is k times the one that makes a
+    single full step progress the most, and the frozen steps keep it. A step
+    at rate e progresses e |G|^2 (1 - e / (2 e_max) (1 + beta')), beta' the
+    step's own B_simple over its batch, so with e = k e_max / (1 + beta)
+
+        rho = (1 - k (1 + beta / (1 - f)) / (2 (1 + beta))) / (1 - k / 2)
+
+    1 at k = 0 (a run its rate limits), below the first form near k = 1 (a
+    run its noise limits); not below 0. The compiler's ttq_rho."""
+    f = min(max(float(frozen_share), 0.0), 1.0)
+    if f >= 1.0:
+        return 0.0
+    if lr_ratio is None:
+        return 1.0 - f if beta == float("inf") else (1.0 + beta) / (1.0 + beta / (1.0 - f))
+    rho = (1.0 - lr_ratio * _noise_growth(beta, f) / 2.0) / (1.0 - lr_ratio / 2.0)
+    return rho if rho > 0.0 else 0.0
+
+
+def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ramp, lr_ratio=None):
     """The batch-regime model (docs/time-to-quality.md, "The batch regime"):
     the predicted time-to-quality speed-up of a run that freezes a share f
     of its elements from step warmup (over ramp steps) with steps step_ratio
     as long as without freezing, against the same run without freezing, of
-    `steps` steps, at beta = B_simple / batch. A tensor frozen on a share f
-    of a step's microbatches computes its gradient on (1 - f) of the batch;
-    with S = S_min (1 + B_noise / B) steps to a loss, such a step progresses
-    rho = (1 + beta) / (1 + beta / (1 - f)) as far as a full one. Freezing
-    from w = warmup + ramp / 2, the run reaches the no-freezing run's loss
-    after w + (steps - w) / rho steps, of which the last (steps - w) / rho
-    take step_ratio of the time:
+    `steps` steps, at beta = B_simple / batch. A frozen step progresses
+    rho = frozen_step_progress(beta, f, lr_ratio) as far as a full one.
+    Freezing from w = warmup + ramp / 2, the run reaches the no-freezing
+    run's loss after w + (steps - w) / rho steps, of which the last
+    (steps - w) / rho take step_ratio of the time:
 
         speedup = steps / (w + (steps - w) step_ratio / rho)
 
     The same function as the compiler's (compiler/plan/ttq.c); 1 with
-    nothing frozen."""
+    nothing frozen, 0 when a frozen step makes no progress."""
     f = min(max(float(frozen_share), 0.0), 1.0)
     if steps <= 0 or f <= 0.0:
         return 1.0
-    if f >= 1.0:
+    rho = frozen_step_progress(beta, f, lr_ratio)
+    if not rho > 0.0:
         return 0.0
-    rho = 1.0 - f if beta == float("inf") else (1.0 + beta) / (1.0 + beta / (1.0 - f))
     w = min(warmup + ramp / 2.0, float(steps))
     return steps / (w + (steps - w) * step_ratio / rho)
+
+
+def lr_ratio_from_pilot(beta, frozen_share, step_ratio, steps, warmup, ramp, speedup):
+    """The learning-rate ratio k that makes predicted_time_to_quality give a
+    pilot's measured speed-up (a run pair, no freezing and one cap, measured
+    to the no-freezing run's loss): rho = (steps - w) r / (steps / speedup -
+    w), then k = (1 - rho) / (c - rho / 2) with c = (1 + beta / (1 - f)) /
+    (2 (1 + beta)); 0 when rho >= 1. None when the pilot cannot say (nothing
+    or everything frozen, a speed-up the shorter step alone does not give,
+    no k below 2). The compiler's ttq_lr_ratio (training.pilot)."""
+    f = float(frozen_share)
+    if not 0.0 < f < 1.0 or not steps > 0 or not speedup > 0.0 or not step_ratio > 0.0:
+        return None
+    w = min(warmup + ramp / 2.0, float(steps))
+    left = steps / speedup - w
+    if not left > 0.0 or not steps > w:
+        return None
+    rho = (steps - w) * step_ratio / left
+    if rho >= 1.0:
+        return 0.0
+    k = (1.0 - rho) / (_noise_growth(beta, f) / 2.0 - rho / 2.0)
+    return k if 0.0 <= k < LR_RATIO_MAX else None
 
 
 # Below this beta the optimiser contract is "mean", above it "share" (the
@@ -242,15 +296,21 @@ def optimizer_contract(beta):
     return "mean" if beta < RESCALE_BELOW else "share"
 
 
-def break_even_beta(frozen_share, step_ratio):
+def break_even_beta(frozen_share, step_ratio, lr_ratio=None):
     """The beta below which freezing a share f at step ratio r can pay
-    (rho = r): (1 / r - 1) / (1 / (1 - f) - 1 / r); None when it never pays
-    (r >= 1), inf when it always does (r <= 1 - f)."""
+    (rho = r): without lr_ratio (1 / r - 1) / (1 / (1 - f) - 1 / r); with
+    k, (q - k) / (k / (1 - f) - q), q = 2 (1 - r (1 - k / 2)). None when it
+    never pays (r >= 1), inf when it always does."""
     f, r = float(frozen_share), float(step_ratio)
     if not 0.0 < f < 1.0 or r >= 1.0 or r <= 0.0:
         return None
-    denom = 1.0 / (1.0 - f) - 1.0 / r
-    return float("inf") if denom <= 0.0 else (1.0 / r - 1.0) / denom
+    if lr_ratio is None:
+        denom = 1.0 / (1.0 - f) - 1.0 / r
+        return float("inf") if denom <= 0.0 else (1.0 / r - 1.0) / denom
+    k = lr_ratio
+    q2 = 2.0 * (1.0 - r * (1.0 - k / 2.0))
+    denom = k / (1.0 - f) - q2
+    return float("inf") if denom <= 0.0 else (q2 - k) / denom
 
 
 def _summary(plan, out):

@@ -182,6 +182,9 @@ tfc_status compare_run(const spec *sp, const plan_options *opt, arena *a, diag_l
 {
     memset(out, 0, sizeof *out);
     out->recommended = out->spec_row = -1;
+    tfc_status pst = plan_resolve_pilot(sp, opt, a, d, &sp); /* the pilot ran the spec's schedule */
+    if (pst != TFC_OK)
+        return pst;
     size_t cap = N_CANDIDATES + 1;
     compare_row *rows = arena_alloc_array(a, cap, sizeof *rows);
     compare_job *job = arena_alloc_array(a, cap, sizeof *job);

@@ -17,6 +17,9 @@ tfc_status sweep_run(const spec *sp, const plan_options *opt, unsigned steps, ar
                       sweep_result *out)
 {
     memset(out, 0, sizeof *out);
+    tfc_status pst = plan_resolve_pilot(sp, opt, a, d, &sp); /* once, at the spec's own policy */
+    if (pst != TFC_OK)
+        return pst;
     out->pt = arena_alloc_array(a, (size_t)steps + 1, sizeof *out->pt);
     if (!out->pt) {
         return diag_nomem(d, "in the freeze sweep");

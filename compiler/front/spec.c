@@ -82,7 +82,8 @@ const char *spec_select_name(spec_select s)
 {
     return (unsigned)s < sizeof select_names / sizeof *select_names - 1 ? select_names[s] : "?";
 }
-static const char *const training_keys[] = {"batch_tokens", "noise_scale_tokens", "steps", NULL};
+static const char *const training_keys[] = {"batch_tokens", "noise_scale_tokens", "steps", "lr_ratio", "pilot", NULL};
+static const char *const pilot_keys[] = {"max_ratio", "speedup", NULL};
 static const char *const targets_keys[] = {"c", "cuda", NULL};
 static const char *const cuda_keys[] = {"enabled", "arch", NULL};
 static const char *const data_keys[] = {"lcp_index", NULL};
@@ -104,6 +105,7 @@ static const struct {
     {"timing.device", device_keys},
     {"freeze", freeze_keys},
     {"training", training_keys},
+    {"training.pilot", pilot_keys},
     {"targets", targets_keys},
     {"targets.cuda", cuda_keys},
     {"data", data_keys},
@@ -1161,6 +1163,26 @@ static void read_training(ctx *c, const ydoc_node *t)
         get_number(c, v, "training.noise_scale_tokens", 0.0, true, 1e18, &tr->noise_scale_tokens);
     if ((v = require(c, t, "training", "steps", training_keys)))
         get_uint(c, v, "training.steps", 1, UINT64_C(1) << 40, &tr->steps);
+    tr->lr_ratio = NAN;
+    const ydoc_node *lr = ydoc_get(t, "lr_ratio"), *pl = ydoc_get(t, "pilot");
+    if (lr && get_number(c, lr, "training.lr_ratio", 0.0, false, SPEC_LR_RATIO_MAX, &tr->lr_ratio) &&
+        !(tr->lr_ratio < SPEC_LR_RATIO_MAX)) {
+        ERR(c, lr, "training.lr_ratio must be below %g (at %g a full step makes no progress)", SPEC_LR_RATIO_MAX,
+            SPEC_LR_RATIO_MAX);
+        tr->lr_ratio = NAN;
+    }
+    if (lr && pl) {
+        ERR(c, pl, "training.pilot and training.lr_ratio both give the learning-rate ratio; keep one");
+        return;
+    }
+    if (!pl || !check_map(c, pl, "training.pilot", pilot_keys))
+        return;
+    tr->pilot = true;
+    tr->pos_pilot = (spec_pos){pl->line, pl->col};
+    if ((v = require(c, pl, "training.pilot", "max_ratio", pilot_keys)))
+        get_number(c, v, "training.pilot.max_ratio", 0.0, true, 1.0, &tr->pilot_max_ratio);
+    if ((v = require(c, pl, "training.pilot", "speedup", pilot_keys)))
+        get_number(c, v, "training.pilot.speedup", 0.0, true, 1e6, &tr->pilot_speedup);
 }
 
 /* freeze.max_ratio: auto chooses the cap by predicted time to quality,

@@ -174,6 +174,10 @@ typedef struct spec_freeze {
     uint64_t seed;
 } spec_freeze;
 
+/* training.lr_ratio's bound (ttq.h's TTQ_LR_RATIO_MAX): at 2 a full step
+ * makes no progress. */
+#define SPEC_LR_RATIO_MAX 2.0
+
 /* The batch regime (optional section training; docs/time-to-quality.md):
  * what the plan needs to predict time to quality and to choose the cap. */
 typedef struct spec_training {
@@ -181,6 +185,14 @@ typedef struct spec_training {
     uint64_t batch_tokens;     /* predictions per optimizer step */
     double noise_scale_tokens; /* the measured gradient noise scale B_simple, in the same unit */
     uint64_t steps;            /* the run's optimizer steps */
+    /* The run's rate against a single step's best (ttq.h, ttq_rho): given
+     * (lr_ratio), or from a pilot pair measured at pilot_max_ratio
+     * (pilot_speedup, the drift-free time-to-quality speed-up); NAN when
+     * neither is given, and until plan_build derives it from the pilot. */
+    double lr_ratio;
+    bool pilot;
+    double pilot_max_ratio, pilot_speedup;
+    spec_pos pos_pilot;
 } spec_training;
 
 typedef struct spec_targets {

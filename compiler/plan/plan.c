@@ -209,9 +209,10 @@ static void plan_ttq(plan *p)
     p->ttq_frozen_share = numel > 0.0 ? frozen / numel : 0.0;
     double base = plan_step_ms(p, false), step = plan_step_ms(p, true);
     p->ttq_step_ratio = base > 0.0 ? step / base : 1.0;
+    p->ttq_lr_ratio = sp->training.lr_ratio;
     p->ttq_speedup = ttq_speedup(p->ttq_beta, p->ttq_frozen_share, p->ttq_step_ratio, (double)sp->training.steps,
-                                 (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps);
-    p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio);
+                                 (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, p->ttq_lr_ratio);
+    p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio, p->ttq_lr_ratio);
     p->ttq_rescale = p->ttq_beta < TTQ_RESCALE_BELOW;
     real_text beta = short_real(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
     if (!(p->ttq_frozen_share > 0.0))
@@ -225,36 +226,86 @@ static void plan_ttq(plan *p)
                  p->ttq_break_even < 0 ? "none (the step is no shorter)" : short_real(p->ttq_break_even).s, cap.s);
 }
 
+/* The spec planned at `cap` (in an arena of its own, freed before
+ * returning): the plan's time-to-quality numbers. */
+typedef struct cap_ttq {
+    double speedup, break_even, beta, frozen_share, step_ratio;
+} cap_ttq;
+
+static tfc_status plan_at_cap(const spec *sp, const plan_options *opt, double cap, diag_list *d, cap_ttq *out)
+{
+    arena tmp;
+    arena_init(&tmp, 0);
+    spec *c = arena_alloc(&tmp, sizeof *c);
+    plan *q = NULL;
+    tfc_status st = c ? TFC_OK : diag_nomem(d, "planning");
+    if (st == TFC_OK) {
+        *c = *sp;
+        c->freeze.max_ratio = cap;
+        c->freeze.max_ratio_auto = false;
+        c->training.pilot = false; /* the pilot's own plan derives nothing */
+        st = plan_build(c, opt, &tmp, d, &q);
+    }
+    if (st == TFC_OK)
+        *out = (cap_ttq){q->ttq_speedup, q->ttq_frozen_share > 0.0 ? q->ttq_break_even : -1.0, q->ttq_beta,
+                         q->ttq_frozen_share, q->ttq_step_ratio};
+    arena_free(&tmp);
+    return st;
+}
+
+tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a, diag_list *d, const spec **out)
+{
+    *out = sp;
+    const spec_training *tr = &sp->training;
+    if (!tr->present || !tr->pilot || !isnan(tr->lr_ratio))
+        return TFC_OK;
+    cap_ttq at;
+    tfc_status st = plan_at_cap(sp, opt, tr->pilot_max_ratio, d, &at);
+    if (st != TFC_OK)
+        return st;
+    double k = ttq_lr_ratio(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps, (double)sp->freeze.warmup_steps,
+                            (double)sp->freeze.ramp_steps, tr->pilot_speedup);
+    if (isnan(k)) {
+        real_text cap = real_shortest(tr->pilot_max_ratio), sp_ = real_shortest(tr->pilot_speedup);
+        if (!(at.frozen_share > 0.0 && at.frozen_share < 1.0))
+            diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
+                       "training.pilot: the plan at cap %s freezes %s of the elements, so its speed-up cannot say "
+                       "what a frozen step costs; pilot a cap that freezes some but not all",
+                       cap.s, at.frozen_share > 0.0 ? "all" : "none");
+        else
+            diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
+                       "training.pilot: a speed-up of %s at cap %s (step ratio %s, frozen share %s, %llu steps "
+                       "freezing from step %llu) is more than the shorter step alone gives; measure it to the "
+                       "no-freezing run's loss (docs/time-to-quality.md)",
+                       sp_.s, cap.s, short_real(at.step_ratio).s, short_real(at.frozen_share).s,
+                       (unsigned long long)tr->steps, (unsigned long long)sp->freeze.warmup_steps);
+        return diag_status(d, TFC_INVALID);
+    }
+    spec *c = arena_alloc(a, sizeof *c);
+    if (!c)
+        return diag_nomem(d, "planning");
+    *c = *sp;
+    c->training.lr_ratio = k;
+    *out = c;
+    return TFC_OK;
+}
+
 /* freeze.max_ratio: auto: every cap of PLAN_AUTO_CAPS planned (each in an
  * arena of its own) and its time to quality predicted; the best is kept,
  * the lowest cap among equals (so 0, which predicts 1, unless a cap beats
- * no freezing). Returns
- * a copy of sp with that cap in *chosen (allocated in a), the reason in
- * reason. */
+ * no freezing). Returns a copy of sp with that cap in *chosen (allocated
+ * in a), the reason in reason. */
 static tfc_status choose_cap(const spec *sp, const plan_options *opt, arena *a, diag_list *d, const spec **chosen,
                              char *reason, size_t cap)
 {
     double speed[PLAN_AUTO_CAPS + 1], be[PLAN_AUTO_CAPS + 1], beta = 0.0;
     int best = 0, easiest = -1;
     for (int i = 0; i <= PLAN_AUTO_CAPS; i++) {
-        arena tmp;
-        arena_init(&tmp, 0);
-        spec *c = arena_alloc(&tmp, sizeof *c);
-        plan *q = NULL;
-        tfc_status st = c ? TFC_OK : diag_nomem(d, "planning");
-        if (st == TFC_OK) {
-            *c = *sp;
-            c->freeze.max_ratio = (double)i / PLAN_AUTO_CAPS;
-            c->freeze.max_ratio_auto = false;
-            st = plan_build(c, opt, &tmp, d, &q);
-        }
-        if (st == TFC_OK) {
-            speed[i] = q->ttq_speedup, be[i] = q->ttq_frozen_share > 0.0 ? q->ttq_break_even : -1.0;
-            beta = q->ttq_beta;
-        }
-        arena_free(&tmp);
+        cap_ttq at;
+        tfc_status st = plan_at_cap(sp, opt, (double)i / PLAN_AUTO_CAPS, d, &at);
         if (st != TFC_OK)
             return st;
+        speed[i] = at.speedup, be[i] = at.break_even, beta = at.beta;
         if (speed[i] > speed[best])
             best = i;
         if (i > 0 && be[i] >= 0.0 && (easiest < 0 || be[i] > be[easiest]))
@@ -284,6 +335,9 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
     freeze_policy policy = opt->policy;
     *out = NULL;
     char auto_reason[sizeof((plan *)0)->ttq_reason] = "";
+    tfc_status pst = plan_resolve_pilot(sp, opt, a, d, &sp);
+    if (pst != TFC_OK)
+        return pst;
     if (sp->freeze.max_ratio_auto && sp->training.present) {
         tfc_status st = choose_cap(sp, opt, a, d, &sp, auto_reason, sizeof auto_reason);
         if (st != TFC_OK)

@@ -86,6 +86,7 @@ typedef struct plan {
     bool ttq_known, ttq_auto;
     bool ttq_rescale; /* beta below 1: the optimiser contract to use is mean (docs/optimizer-contract.md) */
     double ttq_beta, ttq_frozen_share, ttq_step_ratio, ttq_speedup, ttq_break_even;
+    double ttq_lr_ratio; /* training.lr_ratio, given or from the pilot; NAN: neither (ttq_rho) */
     char ttq_reason[320];
     /* Per rank: the most activation sets held at once, and bytes (actmem.h);
      * act_bytes_known when every stage gives model.stages[i].activation_bytes. */
@@ -110,9 +111,18 @@ static inline double plan_step_ms(const plan *p, bool optimised)
 /* Builds the schedule, checks it cannot deadlock, simulates the baseline,
  * and applies the policy; with freeze.max_ratio: auto, first plans every
  * cap of PLAN_AUTO_CAPS and keeps the one with the best predicted time to
- * quality (0 when none pays), p->sp then being a copy of sp with that cap.
+ * quality (0 when none pays), p->sp then being a copy of sp with that cap
+ * (and with training.pilot, the learning-rate ratio it implies).
  * TFC_INFEASIBLE when the LP finds no plan. */
 tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out);
+
+/* With training.pilot and no lr_ratio yet: plans the spec at the pilot's
+ * cap and derives the learning-rate ratio its measured speed-up implies
+ * (ttq_lr_ratio); *out is then a copy of sp (in a) with it. Otherwise *out
+ * is sp. plan_build does this itself; --sweep and --compare do it first so
+ * every cap and schedule they plan uses the spec's own pilot plan.
+ * TFC_INVALID (at training.pilot) when the speed-up says nothing. */
+tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a, diag_list *d, const spec **out);
 
 /* The policy's ratios in p->x onto the grid, each stage held to its cap
  * (plan_build runs it between the policy and the simulated step; exposed

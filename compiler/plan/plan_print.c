@@ -33,6 +33,13 @@ void plan_print_text(const plan *p, FILE *f)
     else
         fprintf(f, "time to quality     not predicted: the spec has no training section (batch_tokens, "
                    "noise_scale_tokens, steps; docs/time-to-quality.md)\n");
+    if (p->ttq_known && !isnan(p->ttq_lr_ratio)) {
+        const spec_training *t = &sp->training;
+        fprintf(f, "learning-rate ratio %10s   (%s%s%s%s; docs/time-to-quality.md)\n", real_fixed(p->ttq_lr_ratio, 4).s,
+                t->pilot ? "from the pilot's speed-up " : "training.lr_ratio",
+                t->pilot ? real_shortest(t->pilot_speedup).s : "",
+                t->pilot ? "x at cap " : "", t->pilot ? real_shortest(t->pilot_max_ratio).s : "");
+    }
     if (p->ttq_known)
         fprintf(f, "optimiser contract  %s (beta %s 1; docs/optimizer-contract.md)\n",
                 p->ttq_rescale ? "mean: rescale each tensor's gradient over the microbatches that computed it"
@@ -156,7 +163,19 @@ void plan_print_json(const plan *p, FILE *f)
         json_number(f, p->ttq_step_ratio);
         fputs(", \"break_even_beta\": ", f);
         json_number(f, p->ttq_break_even < 0 ? NAN : p->ttq_break_even); /* null: none, or any beta pays */
-        fprintf(f, ", \"optimizer_contract\": \"%s\"}", p->ttq_rescale ? "mean" : "share");
+        fprintf(f, ", \"optimizer_contract\": \"%s\"", p->ttq_rescale ? "mean" : "share");
+        if (!isnan(p->ttq_lr_ratio)) { /* only with training.lr_ratio or .pilot: other plans keep their bytes */
+            fputs(", \"lr_ratio\": ", f);
+            json_number(f, p->ttq_lr_ratio);
+            if (t->pilot) {
+                fputs(", \"pilot\": {\"max_ratio\": ", f);
+                json_number(f, t->pilot_max_ratio);
+                fputs(", \"speedup\": ", f);
+                json_number(f, t->pilot_speedup);
+                fputc('}', f);
+            }
+        }
+        fputc('}', f);
     }
     if (p->lp_used) {
         fprintf(f, ",\n  \"lp\": {\"rows\": %d, \"cols\": %d, \"nonzeros\": %lld, \"t_star_ms\": ", p->lp.rows,

@@ -4,25 +4,74 @@
 
 #include <math.h>
 
-double ttq_speedup(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp)
+static double clamp01(double f)
 {
-    double f = frozen_share < 0.0 ? 0.0 : frozen_share > 1.0 ? 1.0 : frozen_share;
-    if (!(steps > 0.0) || !(f > 0.0))
-        return 1.0;
+    return f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+}
+
+/* (1 + beta / (1 - f)) / (1 + beta): a step's noise term on (1 - f) of the
+ * batch against a full one's; 1 / (1 - f) with no signal. */
+static double noise_growth(double beta, double f)
+{
+    return isinf(beta) ? 1.0 / (1.0 - f) : (1.0 + beta / (1.0 - f)) / (1.0 + beta);
+}
+
+double ttq_rho(double beta, double frozen_share, double lr_ratio)
+{
+    double f = clamp01(frozen_share);
     if (f >= 1.0)
         return 0.0;
-    double rho = isinf(beta) ? 1.0 - f : (1.0 + beta) / (1.0 + beta / (1.0 - f)); /* the limit far below B_simple */
+    if (isnan(lr_ratio))
+        return isinf(beta) ? 1.0 - f : (1.0 + beta) / (1.0 + beta / (1.0 - f)); /* the limit far below B_simple */
+    double rho = (1.0 - lr_ratio * noise_growth(beta, f) / 2.0) / (1.0 - lr_ratio / 2.0);
+    return rho > 0.0 ? rho : 0.0;
+}
+
+double ttq_speedup(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
+                   double lr_ratio)
+{
+    double f = clamp01(frozen_share);
+    if (!(steps > 0.0) || !(f > 0.0))
+        return 1.0;
+    double rho = ttq_rho(beta, f, lr_ratio);
+    if (!(rho > 0.0))
+        return 0.0;
     double w = warmup + ramp / 2.0;
     if (w > steps)
         w = steps;
     return steps / (w + (steps - w) * step_ratio / rho);
 }
 
-double ttq_break_even(double frozen_share, double step_ratio)
+double ttq_break_even(double frozen_share, double step_ratio, double lr_ratio)
 {
     double f = frozen_share, r = step_ratio;
     if (!(f > 0.0 && f < 1.0) || !(r > 0.0 && r < 1.0))
         return -1.0;
-    double denom = 1.0 / (1.0 - f) - 1.0 / r;
-    return denom <= 0.0 ? INFINITY : (1.0 / r - 1.0) / denom;
+    if (isnan(lr_ratio)) {
+        double denom = 1.0 / (1.0 - f) - 1.0 / r;
+        return denom <= 0.0 ? INFINITY : (1.0 / r - 1.0) / denom;
+    }
+    /* rho = r: k (1 + beta / (1 - f)) = 2 (1 - q) (1 + beta), q = r (1 - k / 2) */
+    double k = lr_ratio, q2 = 2.0 * (1.0 - r * (1.0 - k / 2.0));
+    double denom = k / (1.0 - f) - q2;
+    return denom <= 0.0 ? INFINITY : (q2 - k) / denom;
+}
+
+double ttq_lr_ratio(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
+                    double speedup)
+{
+    double f = frozen_share;
+    if (!(f > 0.0 && f < 1.0) || !(steps > 0.0) || !(speedup > 0.0) || !(step_ratio > 0.0))
+        return NAN;
+    double w = warmup + ramp / 2.0;
+    if (w > steps)
+        w = steps;
+    double left = steps / speedup - w;
+    if (!(left > 0.0) || !(steps > w))
+        return NAN;
+    double rho = (steps - w) * step_ratio / left;
+    if (rho >= 1.0)
+        return 0.0;
+    double k = (1.0 - rho) / (noise_growth(beta, f) / 2.0 - rho / 2.0);
+    return k >= 0.0 && k < TTQ_LR_RATIO_MAX ? k : NAN;
 }

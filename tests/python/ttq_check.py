@@ -46,8 +46,9 @@ def plan_json(spec):
     return json.loads(r.stdout)
 
 
-def with_training(text, batch, noise, steps, cap=None, warmup=None, ramp=None):
-    """The spec with a training section (and, given, a freeze mapping of its own)."""
+def with_training(text, batch, noise, steps, cap=None, warmup=None, ramp=None, extra=""):
+    """The spec with a training section (and, given, a freeze mapping of its
+    own; extra: more training keys, ", lr_ratio: 0.5")."""
     lines = text.rstrip("\n").split("\n")
     if cap is not None:
         # drop the spec's freeze mapping (flow or block) and write one
@@ -61,7 +62,7 @@ def with_training(text, batch, noise, steps, cap=None, warmup=None, ramp=None):
             skip = False
             out.append(l)
         lines = out + [f"freeze: {{max_ratio: {cap}, warmup_steps: {warmup}, ramp_steps: {ramp}}}"]
-    lines.append(f"training: {{batch_tokens: {batch}, noise_scale_tokens: {noise}, steps: {steps}}}")
+    lines.append(f"training: {{batch_tokens: {batch}, noise_scale_tokens: {noise}, steps: {steps}{extra}}}")
     return "\n".join(lines) + "\n"
 
 
@@ -79,9 +80,10 @@ def recompute(plan, spec_yaml_text, where):
     r = plan["makespan_ms"] / plan["baseline_makespan_ms"] if plan["baseline_makespan_ms"] > 0 else 1.0
     beta = t["noise_scale_tokens"] / t["batch_tokens"]
     fz = plan["freeze"]
+    k = t.get("lr_ratio")
     want = tfc_plan.predicted_time_to_quality(beta=beta, frozen_share=f, step_ratio=r, steps=t["steps"],
-                                              warmup=fz["warmup_steps"], ramp=fz["ramp_steps"])
-    be = tfc_plan.break_even_beta(f, r) if f > 0 else None
+                                              warmup=fz["warmup_steps"], ramp=fz["ramp_steps"], lr_ratio=k)
+    be = tfc_plan.break_even_beta(f, r, k) if f > 0 else None
     checks = [("beta", t["beta"], beta), ("frozen_share", t["frozen_share"], f), ("step_ratio", t["step_ratio"], r),
               ("predicted_speedup", t["predicted_speedup"], want),
               ("break_even_beta", t["break_even_beta"], be if be is not None and math.isfinite(be) else None),
@@ -93,6 +95,46 @@ def recompute(plan, spec_yaml_text, where):
     return t
 
 
+def check_pilot(t, text, batch, noise, steps, pilot, path, name):
+    """training.pilot: lr_ratio is what python's lr_ratio_from_pilot derives
+    from the spec planned at the pilot's cap on its own (bit for bit), and
+    with it the model predicts the pilot's own speed-up at that cap (the
+    inversion, checked forwards)."""
+    at = path + ".cap.yaml"
+    with open(at, "w") as fh:
+        fh.write(with_training(text, batch, noise, steps))
+    try:
+        own = plan_json_at(at, pilot[0])
+    finally:
+        os.remove(at)
+    o = own["time_to_quality"]
+    fz = own["freeze"]
+    want = tfc_plan.lr_ratio_from_pilot(o["beta"], o["frozen_share"], o["step_ratio"], steps, fz["warmup_steps"],
+                                        fz["ramp_steps"], pilot[1])
+    if t.get("lr_ratio") != want or t.get("pilot") != {"max_ratio": pilot[0], "speedup": pilot[1]}:
+        bad.append(f"{name}: lr_ratio {t.get('lr_ratio')!r} pilot {t.get('pilot')}, "
+                   f"from the pilot cap's plan {want!r}")
+        return
+    back = tfc_plan.predicted_time_to_quality(o["beta"], o["frozen_share"], o["step_ratio"], steps,
+                                              fz["warmup_steps"], fz["ramp_steps"], want)
+    if want > 0 and abs(back - pilot[1]) > 1e-9 * pilot[1]:
+        bad.append(f"{name}: with lr_ratio {want} the pilot cap {pilot[0]} predicts {back}, not the pilot's {pilot[1]}")
+
+
+def plan_json_at(path, cap):
+    """plan.json of the spec at path with freeze.max_ratio set to cap (the
+    spec's own freeze mapping otherwise)."""
+    text = open(path).read()
+    m = re.search(r"max_ratio: *[^,}\n]+", text)
+    if "freeze:" in text and m:
+        text = text[:m.start()] + f"max_ratio: {cap}" + text[m.end():]
+    else:
+        text = text.rstrip("\n") + f"\nfreeze: {{max_ratio: {cap}}}\n"
+    with open(path, "w") as fh:
+        fh.write(text)
+    return plan_json(path)
+
+
 def main():
     rng = random.Random(20261203)
     with tempfile.TemporaryDirectory() as work:
@@ -100,7 +142,7 @@ def main():
         specs = sorted(glob.glob(os.path.join(src, "specs", "*.yaml")))
         os.makedirs(os.path.join(work, "random"))
         specs += varied_specs(60, os.path.join(work, "random"))
-        n = 0
+        n = n_pilot = n_pilot_refused = 0
         for spec in specs:
             text = open(spec).read()
             batch = rng.choice([512, 4096, 65536, 1 << 20])
@@ -108,15 +150,44 @@ def main():
             path = os.path.join(os.path.dirname(spec) if "random" in spec else work, "ttq_" + os.path.basename(spec))
             if "order:" in text and "random" not in spec:  # a custom order next to the spec
                 path = os.path.join(os.path.dirname(spec), ".ttq_" + os.path.basename(spec))
+            steps = rng.choice([100, 1000, 50000])
+            kind = n % 3  # 0: the batch regime alone, 1: lr_ratio given, 2: a pilot
+            k = round(rng.uniform(0.0, 1.95), 4)
+            pilot = (rng.choice([0.3, 0.6, 0.9]), round(rng.uniform(0.5, 1.3), 3))
+            extra = ["", f", lr_ratio: {k}", f", pilot: {{max_ratio: {pilot[0]}, speedup: {pilot[1]}}}"][kind]
             with open(path, "w") as fh:
-                fh.write(with_training(text, batch, noise, rng.choice([100, 1000, 50000])))
+                fh.write(with_training(text, batch, noise, steps, extra=extra))
             try:
-                recompute(plan_json(path), text, os.path.basename(spec))
+                name = os.path.basename(spec)
+                r = subprocess.run([tfc, "plan", path, "--json"], capture_output=True, text=True)
+                if kind == 2 and r.returncode != 0:
+                    # the pilot's speed-up may be more than its plan's step allows, or its cap freeze nothing
+                    if not re.search(r":\d+:\d+: error: training\.pilot: ", r.stderr):
+                        bad.append(f"{name}: a pilot the model cannot use fails without a training.pilot "
+                                   f"error: {r.stderr[:300]}")
+                    n_pilot_refused += 1
+                    continue
+                if r.returncode != 0:
+                    raise SystemExit(f"ttq check: tfc plan {path} exited {r.returncode}: {r.stderr[:300]}")
+                t = recompute(json.loads(r.stdout), text, name)
                 n += 1
+                if not t:
+                    continue
+                if kind == 0 and ("lr_ratio" in t or "pilot" in t):
+                    bad.append(f"{name}: lr_ratio in plan.json without training.lr_ratio or pilot")
+                if kind == 1 and t.get("lr_ratio") != k:
+                    bad.append(f"{name}: lr_ratio {t.get('lr_ratio')!r}, the spec's {k!r}")
+                if kind == 2:
+                    check_pilot(t, text, batch, noise, steps, pilot, path, name)
+                    n_pilot += 1
             finally:
                 if os.path.basename(path).startswith(".ttq_"):
                     os.remove(path)
-        print(f"ttq check: {n} plans' time_to_quality recomputed from their own fields, bit for bit")
+        print(f"ttq check: {n} plans' time_to_quality recomputed from their own fields, bit for bit "
+              f"({n_pilot} with a pilot, its lr_ratio from the pilot cap's own plan; {n_pilot_refused} pilots "
+              f"refused as the model cannot use them)")
+        if n_pilot < 5:
+            bad.append(f"only {n_pilot} pilots were usable: the parity check of training.pilot is too thin")
 
         # 2. the model's consistency
         for f, r in ((0.3, 0.9), (0.69, 0.79), (0.5, 0.6), (0.1, 0.99)):
@@ -131,16 +202,46 @@ def main():
         if tfc_plan.predicted_time_to_quality(beta=0.01, frozen_share=0, step_ratio=0.5, steps=10, warmup=0,
                                               ramp=0) != 1.0:
             bad.append("nothing frozen does not predict 1")
+        # with a learning-rate ratio: the break-even holds; k = 0 is the step
+        # ratio alone (a rate-limited run's frozen step costs nothing); a
+        # frozen step's progress falls as k grows (the run noisier-limited)
+        # and with the share frozen; k near 1 is costlier than the
+        # best-rate form; lr_ratio_from_pilot inverts the prediction
+        for f, r in ((0.3, 0.9), (0.69, 0.79), (0.5, 0.6), (0.1, 0.99)):
+            for k in (0.2, 0.9, 1.6):
+                be = tfc_plan.break_even_beta(f, r, k)
+                if be is not None and math.isfinite(be):
+                    at = tfc_plan.predicted_time_to_quality(be, f, r, 1000, 0, 0, k)
+                    if abs(at - 1) > 1e-9:
+                        bad.append(f"k {k}: at the break-even beta {be} (f {f}, r {r}) the prediction is {at}")
+                elif be is None:
+                    bad.append(f"k {k}: no break-even for f {f}, r {r} < 1")
+            if tfc_plan.predicted_time_to_quality(0.5, f, r, 1000, 200, 100, 0.0) != 1000 / (250 + 750 * r):
+                bad.append(f"k 0 is not the step ratio alone (f {f}, r {r})")
+            rhos = [tfc_plan.frozen_step_progress(0.5, f, k) for k in (0.0, 0.5, 1.0, 1.5, 1.9)]
+            if not all(a > b for a, b in zip(rhos, rhos[1:])) and rhos[-1] != 0.0:
+                bad.append(f"a frozen step's progress does not fall as k grows: {rhos}")
+            if not tfc_plan.frozen_step_progress(0.5, f, 1.0) < tfc_plan.frozen_step_progress(0.5, f):
+                bad.append(f"k 1 is not costlier than each run at its best rate (f {f})")
+            for k in (0.0, 0.3, 1.0, 1.8):
+                for beta in (0.05, 1.0, 12.0, math.inf):
+                    s = tfc_plan.predicted_time_to_quality(beta, f, r, 300, 75, 30, k)
+                    back = tfc_plan.lr_ratio_from_pilot(beta, f, r, 300, 75, 30, s) if s > 0 else None
+                    if s > 0 and (back is None or abs(back - k) > 1e-9):
+                        bad.append(f"lr_ratio_from_pilot does not invert k {k} (beta {beta}, f {f}, r {r}): {back}")
+        if tfc_plan.lr_ratio_from_pilot(0.2, 0.5, 0.7, 300, 75, 30, 300 / 90) is not None:
+            bad.append("a pilot speed-up no frozen step could give (steps / speedup = w) gave an lr_ratio")
 
         # 3. auto against its oracle
         base = open(os.path.join(src, "specs", "llama8b_1f1b.yaml")).read()
-        for noise, batch in ((20000, 1 << 20), (300000, 1 << 20), (10 << 20, 1 << 20)):
+        for noise, batch, extra in ((20000, 1 << 20, ""), (300000, 1 << 20, ""), (10 << 20, 1 << 20, ""),
+                                    (300000, 1 << 20, ", lr_ratio: 1.2"), (20000, 1 << 20, ", lr_ratio: 0.1")):
             per_cap = {}
             for i in range(11):
                 cap = i / 10
                 p = os.path.join(work, f"cap{i}.yaml")
                 with open(p, "w") as fh:
-                    fh.write(with_training(base, batch, noise, 10000, cap, 5000, 1000))
+                    fh.write(with_training(base, batch, noise, 10000, cap, 5000, 1000, extra))
                 per_cap[cap] = plan_json(p)
             best = 0.0
             for cap in sorted(per_cap):
@@ -151,7 +252,7 @@ def main():
                 best = 0.0
             p = os.path.join(work, "auto.yaml")
             with open(p, "w") as fh:
-                fh.write(with_training(base, batch, noise, 10000, "auto", 5000, 1000))
+                fh.write(with_training(base, batch, noise, 10000, "auto", 5000, 1000, extra))
             got = plan_json(p)
             t = recompute(got, base, f"auto at beta {noise / batch:.3g}")
             want = per_cap[best]
@@ -160,7 +261,7 @@ def main():
             elif [a["freeze_ratio"] for a in got["actions"]] != [a["freeze_ratio"] for a in want["actions"]] or \
                     got["makespan_ms"] != want["makespan_ms"]:
                 bad.append(f"auto at beta {noise / batch:.3g}: its plan is not cap {best}'s")
-            print(f"ttq check: auto at beta {noise / batch:.3g} chose cap {got['max_ratio']} "
+            print(f"ttq check: auto at beta {noise / batch:.3g}{extra} chose cap {got['max_ratio']} "
                   f"(predicted {t['predicted_speedup']:.4f}): {t['reason']}")
             if noise / batch > 5:
                 if best != 0.0 or got["makespan_ms"] != got["baseline_makespan_ms"] or \
@@ -200,6 +301,20 @@ def main():
             bad.append(f"--compare's row for the spec's schedule does not predict {want!r}: {own}")
         print(f"ttq check: --sweep's {len(rows)} caps and --compare's own row predict as their plans do; "
               f"best cap {best[0]} marked")
+
+        # 3c. the learning-rate ratio's input errors, each at its place
+        for extra, want in ((", lr_ratio: 2", r"training\.lr_ratio must be below 2"),
+                            (", lr_ratio: -0.1", r"training\.lr_ratio must be"),
+                            (", lr_ratio: 0.5, pilot: {max_ratio: 0.9, speedup: 0.9}", r"keep one"),
+                            (", pilot: {max_ratio: 0.9}", r"missing required key training\.pilot\.speedup"),
+                            (", pilot: {max_ratio: 0.9, speedup: 50}", r"training\.pilot: a speed-up of 50 at cap 0\.9"),
+                            (", pilot: {max_ratio: 0.9, speed: 1}", r"unknown key \"speed\" in training\.pilot")):
+            p = os.path.join(work, "bad_pilot.yaml")
+            with open(p, "w") as fh:
+                fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000, extra))
+            r = subprocess.run([tfc, "plan", p], capture_output=True, text=True)
+            if r.returncode == 0 or not re.search(r"bad_pilot\.yaml:\d+:\d+: error: .*" + want, r.stderr):
+                bad.append(f"training{extra}: rc {r.returncode}, {r.stderr[:300]!r}, wanted {want}")
 
         # 4. without training
         plain = plan_json(os.path.join(src, "specs", "llama8b_1f1b.yaml"))
