@@ -658,6 +658,12 @@ def main():
     if cand:  # bench/ttq_models.py: the candidates, best first by the largest error
         text += ("\nThe model's candidates (bench/ttq_models.py), each point's predicted drift-free speed-up, "
                  "best first:\n\n" + cand + "\n")
+    groups = ttq_models.sweep_groups(pts, st)
+    if groups:  # the planned model with a pilot pair per batch size (training.pilot)
+        ptab, worst, k = ttq_models.pilot_table(groups, lambda _: cfg["steps"], lambda _: cfg["ramp"])
+        text += ("\nWith a pilot (training.pilot): each batch size's largest cap that reached L* gives the "
+                 "learning-rate ratio k, the model predicts its other caps (bench/ttq_models.py, pilot_table); "
+                 f"largest error {worst:.3f} over {k} points:\n\n" + ptab + "\n")
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write(text)
     with open(os.path.join(args.out, "summary.json"), "w") as f:

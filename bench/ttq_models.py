@@ -155,3 +155,68 @@ def table(points, state, steps, ramp):
         lines.append(f"| {rule} | {scope} | {where} | {mx:.3f} | {mean:.3f} | "
                      + " | ".join(f"{v:.3f}" for v in preds) + " |")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------ the pilot
+#
+# The planned model with a learning-rate ratio k (python/tfc_plan.py,
+# frozen_step_progress; the spec's training.pilot): one pilot pair per
+# batch size, at its largest cap that reached L* (the largest frozen share
+# says the most about k: a small cap's speed-up is mostly its step ratio),
+# gives k; the model then predicts the batch size's other caps. Scored on
+# those other points only, by the sweep's error rule.
+
+
+def pilot_scores(groups, steps_of, ramp_of):
+    """groups: {name: [point]}, a point {cap, beta, f, r, warmup, df,
+    reached} (beta at the fine-tuning start). Returns [(name, pilot cap, k,
+    [(point, prediction, error)])], k None when no pilot could say."""
+    import tfc_plan
+    out = []
+    for name, pts in groups.items():
+        n, ramp = steps_of(name), ramp_of(name)
+        usable = [p for p in pts if p["reached"] and 0.0 < p["f"] < 1.0]
+        if not usable:
+            out.append((name, None, None, []))
+            continue
+        pilot = max(usable, key=lambda p: (p["cap"], p["f"]))
+        k = tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp, pilot["df"])
+        rows = []
+        for p in pts:
+            if p is pilot or k is None:
+                continue
+            v = tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k)
+            rows.append((p, v, error(dict(reached=p["reached"], drift_free=p["df"]), v)))
+        out.append((name, pilot["cap"], k, rows))
+    return out
+
+
+def sweep_groups(points, state):
+    """The sweep's balanced points as pilot_scores' groups, one per batch size."""
+    groups = {}
+    for p in points:
+        if p["select"] != "balanced" or not p.get("regime", True) or "stage_ratio" not in p["plan"]:
+            continue
+        e = state["points"][str(p["mb"])]
+        groups.setdefault(f"{p['batch']:,}", []).append(dict(
+            cap=p["cap"], beta=e["beta"], f=p["plan"]["frozen_share"], r=p["plan"]["step_ratio"],
+            warmup=e["warmup"], df=p["drift_free"], reached=p["reached"]))
+    return groups
+
+
+def pilot_table(groups, steps_of, ramp_of):
+    """Markdown: per batch size the pilot, its k, and each other cap's
+    measured and predicted speed-up; the largest error; the points."""
+    res = pilot_scores(groups, steps_of, ramp_of)
+    lines = ["| batch size | pilot cap | k from it | cap | measured | predicted | error |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    worst = 0.0
+    for name, cap, k, rows in res:
+        if k is None:
+            lines.append(f"| {name} | {cap if cap is not None else 'none'} | (no pilot reached L*) | | | | |")
+            continue
+        for p, v, e in rows:
+            worst = max(worst, e)
+            lines.append(f"| {name} | {cap} | {k:.3f} | {p['cap']} | {'' if p['reached'] else '<'}{p['df']:.3f} | "
+                         f"{v:.3f} | {e:.3f} |")
+    return "\n".join(lines), worst, sum(len(r) for _, _, _, r in res)
