@@ -411,22 +411,41 @@ class Sweep:
         return out
 
 
-def auto_choice(sweep, mb):
+def auto_choice(sweep, mb, pilot=None):
     """What freeze.max_ratio: auto chooses with this batch size's own
     measurements: its profile, the warm-up and ramp its runs used, and a
     training section from its batch and the noise scale measured at the
-    fine-tuning start. (cap, predicted speed-up, reason)."""
+    fine-tuning start; with pilot (cap, measured drift-free speed-up), that
+    pair as training.pilot. (cap, predicted speed-up, reason, lr_ratio)."""
     e, c = sweep.state["points"][str(mb)], sweep.c
     b = sweep.builder(mb)
-    spec = os.path.join(b.out, "variants", "auto.yaml")
+    spec = os.path.join(b.out, "variants", "auto_pilot.yaml" if pilot else "auto.yaml")
     os.makedirs(os.path.dirname(spec), exist_ok=True)
     text = b.spec_text(0.9, "balanced", e["warmup"], c["ramp"], c["reselect"]).replace("max_ratio: 0.9", "max_ratio: auto")
     noise = sweep.state["start_b_simple"]  # at the fine-tuning start: the model's input
-    text += f"training: {{batch_tokens: {e['batch']}, noise_scale_tokens: {max(noise, 1e-3)}, steps: {c['steps']}}}\n"
+    more = f", pilot: {{max_ratio: {pilot[0]}, speedup: {pilot[1]:.6g}}}" if pilot else ""
+    text += (f"training: {{batch_tokens: {e['batch']}, noise_scale_tokens: {max(noise, 1e-3)}, "
+             f"steps: {c['steps']}{more}}}\n")
     with open(spec, "w") as f:
         f.write(text)
-    t = json.loads(run([sweep.args.tfc, "plan", spec, "--json"]))["time_to_quality"]
-    return t["cap"], t["predicted_speedup"], t["reason"]
+    r = subprocess.run([sweep.args.tfc, "plan", spec, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        if pilot:  # a pilot the model cannot use (tfc says why)
+            return None, None, r.stderr.strip().split("\n")[0], None
+        raise SystemExit(f"batch_regime: tfc plan {spec}: {r.stderr[:400]}")
+    t = json.loads(r.stdout)["time_to_quality"]
+    return t["cap"], t["predicted_speedup"], t["reason"], t.get("lr_ratio")
+
+
+def pilot_of(points, mb):
+    """A batch size's pilot as ttq_models.pilot_scores takes it: its largest
+    balanced cap that reached L* (cap, drift-free speed-up), or None."""
+    mine = [p for p in points if p["mb"] == mb and p["select"] == "balanced" and p.get("regime", True)
+            and p["reached"] and 0.0 < p["plan"].get("frozen_share", 0.0) < 1.0]
+    if not mine:
+        return None
+    p = max(mine, key=lambda p: (p["cap"], p["plan"]["frozen_share"]))
+    return p["cap"], p["drift_free"]
 
 
 def plan_numbers(plan):
@@ -645,14 +664,22 @@ def main():
             f"re-drawn every {cfg['reselect']}; B_simple at the fine-tuning start {st['start_b_simple']:.0f} "
             f"predictions; {time.time() - t0:.0f} s this run", "",
             "| batch (predictions) | sequences a step | peak lr (sweep: final loss) | B_simple at the end | "
-            "freezing from | max_ratio: auto chooses |", "| --- | --- | --- | --- | --- | --- |"]
+            "freezing from | max_ratio: auto chooses | with a pilot (training.pilot: its largest cap that reached L*) |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
     for mb_s, e in sorted(st.get("points", {}).items(), key=lambda kv: int(kv[0])):
         sweep = ", ".join(f"{k}: {v:.4f}" for k, v in e.get("lr_sweep", {}).items())
-        cap, pred, why = auto_choice(sw, int(mb_s))
+        cap, pred, why, _ = auto_choice(sw, int(mb_s))
         e["auto"] = dict(cap=cap, predicted=pred, reason=why)
+        pilot = pilot_of(pts, int(mb_s))
+        with_pilot = "no cap reached L*"
+        if pilot:
+            pc, pp, pwhy, k = auto_choice(sw, int(mb_s), pilot)
+            e["auto_pilot"] = dict(pilot=list(pilot), cap=pc, predicted=pp, reason=pwhy, lr_ratio=k)
+            with_pilot = (f"pilot cap {pilot[0]} at {pilot[1]:.3f}: " +
+                          (f"{pc} ({pp:.3f}x predicted; lr_ratio {k:.3f})" if pc is not None else pwhy))
         head.append(f"| {e['batch']:,} | {int(mb_s) * 8} | {e['lr']:.3g} ({sweep}) | "
                     f"{e.get('end_b_simple', float('nan')):.0f} | step {e.get('warmup', 0)} | "
-                    f"{cap} ({pred:.3f}x predicted; {why}) |")
+                    f"{cap} ({pred:.3f}x predicted; {why}) | {with_pilot} |")
     text = "\n".join(head) + "\n\n" + md + "\n"
     cand = ttq_models.table(pts, st, cfg["steps"], cfg["ramp"])
     if cand:  # bench/ttq_models.py: the candidates, best first by the largest error

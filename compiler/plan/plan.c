@@ -281,6 +281,14 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
                        (unsigned long long)tr->steps, (unsigned long long)sp->freeze.warmup_steps);
         return diag_status(d, TFC_INVALID);
     }
+    double steps_alone = ttq_speedup(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps,
+                                     (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, 0.0);
+    if (k == 0.0 && tr->pilot_speedup > steps_alone)
+        diag_warning(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
+                     "training.pilot: a speed-up of %s at cap %s is above the %s the shorter step alone gives; "
+                     "taken as lr_ratio 0 (a run its rate limits: a frozen step costs nothing)",
+                     real_shortest(tr->pilot_speedup).s, real_shortest(tr->pilot_max_ratio).s,
+                     short_real(steps_alone).s);
     spec *c = arena_alloc(a, sizeof *c);
     if (!c)
         return diag_nomem(d, "planning");

@@ -316,6 +316,17 @@ def main():
             if r.returncode == 0 or not re.search(r"bad_pilot\.yaml:\d+:\d+: error: .*" + want, r.stderr):
                 bad.append(f"training{extra}: rc {r.returncode}, {r.stderr[:300]!r}, wanted {want}")
 
+        # a pilot above what the step alone gives: k 0, said
+        p = os.path.join(work, "fast_pilot.yaml")
+        with open(p, "w") as fh:
+            fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000,
+                                   ", pilot: {max_ratio: 0.9, speedup: 1.5}"))
+        r = subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True)
+        if r.returncode != 0 or json.loads(r.stdout)["time_to_quality"].get("lr_ratio") != 0.0 or \
+                not re.search(r"fast_pilot\.yaml:\d+:\d+: warning: training\.pilot: a speed-up of 1\.5 at cap 0\.9 "
+                              r"is above the [0-9.]+ the shorter step alone gives", r.stderr):
+            bad.append(f"a pilot faster than its step alone: rc {r.returncode}, {r.stderr[:300]!r}")
+
         # 4. without training
         plain = plan_json(os.path.join(src, "specs", "llama8b_1f1b.yaml"))
         if "time_to_quality" in plain:
