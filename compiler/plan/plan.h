@@ -119,8 +119,9 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
 /* With training.pilot and no lr_ratio yet: plans the spec at the pilot's
  * cap and derives the learning-rate ratio its measured speed-up implies
  * (ttq_lr_ratio); *out is then a copy of sp (in a) with it. Otherwise *out
- * is sp. plan_build does this itself; --sweep and --compare do it first so
- * every cap and schedule they plan uses the spec's own pilot plan.
+ * is sp. The pilot's plan is opt's policy's, the freeze LP's under
+ * POLICY_NONE. plan_build does this itself; --sweep and --compare do it
+ * first so every cap and schedule they plan uses the spec's own pilot plan.
  * TFC_INVALID (at training.pilot) when the speed-up says nothing. */
 tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a, diag_list *d, const spec **out);
 

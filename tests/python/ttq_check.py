@@ -312,9 +312,10 @@ def main():
             p = os.path.join(work, "bad_pilot.yaml")
             with open(p, "w") as fh:
                 fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000, extra))
-            r = subprocess.run([tfc, "plan", p], capture_output=True, text=True)
-            if r.returncode == 0 or not re.search(r"bad_pilot\.yaml:\d+:\d+: error: .*" + want, r.stderr):
-                bad.append(f"training{extra}: rc {r.returncode}, {r.stderr[:300]!r}, wanted {want}")
+            for verb in ("plan", "check"):  # check plans the pilot's cap too (the LP's plan, not --policy none's)
+                r = subprocess.run([tfc, verb, p], capture_output=True, text=True)
+                if r.returncode == 0 or not re.search(r"bad_pilot\.yaml:\d+:\d+: error: .*" + want, r.stderr):
+                    bad.append(f"tfc {verb}, training{extra}: rc {r.returncode}, {r.stderr[:300]!r}, wanted {want}")
 
         # a pilot above what the step alone gives: k 0, said
         p = os.path.join(work, "fast_pilot.yaml")
