@@ -272,11 +272,17 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
                             (double)sp->freeze.ramp_steps, tr->pilot_speedup);
     if (isnan(k)) {
         real_text cap = real_shortest(tr->pilot_max_ratio), sp_ = real_shortest(tr->pilot_speedup);
+        double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
         if (!(at.frozen_share > 0.0 && at.frozen_share < 1.0))
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                        "training.pilot: the plan at cap %s freezes %s of the elements, so its speed-up cannot say "
                        "what a frozen step costs; pilot a cap that freezes some but not all",
                        cap.s, at.frozen_share > 0.0 ? "all" : "none");
+        else if (!((double)tr->steps > w))
+            diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
+                       "training.pilot: freezing takes hold at step %s (freeze.warmup_steps + ramp_steps / 2), not "
+                       "before the run's %llu steps end, so the pilot's speed-up cannot say what a frozen step costs",
+                       short_real(w).s, (unsigned long long)tr->steps);
         else
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                        "training.pilot: a speed-up of %s at cap %s (step ratio %s, frozen share %s, %llu steps "

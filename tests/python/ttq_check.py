@@ -308,10 +308,13 @@ def main():
                             (", lr_ratio: 0.5, pilot: {max_ratio: 0.9, speedup: 0.9}", r"keep one"),
                             (", pilot: {max_ratio: 0.9}", r"missing required key training\.pilot\.speedup"),
                             (", pilot: {max_ratio: 0.9, speedup: 50}", r"training\.pilot: a speed-up of 50 at cap 0\.9"),
-                            (", pilot: {max_ratio: 0.9, speed: 1}", r"unknown key \"speed\" in training\.pilot")):
+                            (", pilot: {max_ratio: 0.9, speed: 1}", r"unknown key \"speed\" in training\.pilot"),
+                            (", pilot: {max_ratio: 0.5, speedup: 0.9}", r"training\.pilot: freezing takes hold at step "
+                                                                          r"5500 .* not before the run's 5400 steps")):
             p = os.path.join(work, "bad_pilot.yaml")
             with open(p, "w") as fh:
-                fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000, extra))
+                fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000, extra).replace(
+                    "steps: 10000, pilot: {max_ratio: 0.5", "steps: 5400, pilot: {max_ratio: 0.5"))
             for verb in ("plan", "check"):  # check plans the pilot's cap too (the LP's plan, not --policy none's)
                 r = subprocess.run([tfc, verb, p], capture_output=True, text=True)
                 if r.returncode == 0 or not re.search(r"bad_pilot\.yaml:\d+:\d+: error: .*" + want, r.stderr):
