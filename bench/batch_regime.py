@@ -437,17 +437,6 @@ def auto_choice(sweep, mb, pilot=None):
     return t["cap"], t["predicted_speedup"], t["reason"], t.get("lr_ratio")
 
 
-def pilot_of(points, mb):
-    """A batch size's pilot as ttq_models.pilot_scores takes it: its largest
-    balanced cap that reached L* (cap, drift-free speed-up), or None."""
-    mine = [p for p in points if p["mb"] == mb and p["select"] == "balanced" and p.get("regime", True)
-            and p["reached"] and 0.0 < p["plan"].get("frozen_share", 0.0) < 1.0]
-    if not mine:
-        return None
-    p = max(mine, key=lambda p: (p["cap"], p["plan"]["frozen_share"]))
-    return p["cap"], p["drift_free"]
-
-
 def plan_numbers(plan):
     """What the model needs from a plan: its step ratio and the frozen
     element share (each stage's mean ratio weighted by its elements)."""
@@ -666,11 +655,13 @@ def main():
             "| batch (predictions) | sequences a step | peak lr (sweep: final loss) | B_simple at the end | "
             "freezing from | max_ratio: auto chooses | with a pilot (training.pilot: its largest cap that reached L*) |",
             "| --- | --- | --- | --- | --- | --- | --- |"]
+    groups = ttq_models.sweep_groups(pts, st)  # per batch size, as the pilot table below takes them
     for mb_s, e in sorted(st.get("points", {}).items(), key=lambda kv: int(kv[0])):
         sweep = ", ".join(f"{k}: {v:.4f}" for k, v in e.get("lr_sweep", {}).items())
         cap, pred, why, _ = auto_choice(sw, int(mb_s))
         e["auto"] = dict(cap=cap, predicted=pred, reason=why)
-        pilot = pilot_of(pts, int(mb_s))
+        chosen = ttq_models.pick_pilot(groups.get(f"{e['batch']:,}", []))
+        pilot = (chosen["cap"], chosen["df"]) if chosen else None
         with_pilot = "no cap reached L*"
         if pilot:
             pc, pp, pwhy, k = auto_choice(sw, int(mb_s), pilot)
@@ -685,7 +676,6 @@ def main():
     if cand:  # bench/ttq_models.py: the candidates, best first by the largest error
         text += ("\nThe model's candidates (bench/ttq_models.py), each point's predicted drift-free speed-up, "
                  "best first:\n\n" + cand + "\n")
-    groups = ttq_models.sweep_groups(pts, st)
     if groups:  # the planned model with a pilot pair per batch size (training.pilot)
         ptab, worst, k = ttq_models.pilot_table(groups, lambda _: cfg["steps"], lambda _: cfg["ramp"])
         text += ("\nWith a pilot (training.pilot): each batch size's largest cap that reached L* gives the "

@@ -167,6 +167,13 @@ def table(points, state, steps, ramp):
 # those other points only, by the sweep's error rule.
 
 
+def pick_pilot(pts):
+    """A batch size's pilot among its points ({cap, f, reached, ...}): the
+    largest cap that reached L* and freezes some but not all; None if none."""
+    usable = [p for p in pts if p["reached"] and 0.0 < p["f"] < 1.0]
+    return max(usable, key=lambda p: (p["cap"], p["f"])) if usable else None
+
+
 def pilot_scores(groups, steps_of, ramp_of):
     """groups: {name: [point]}, a point {cap, beta, f, r, warmup, df,
     reached} (beta at the fine-tuning start). Returns [(name, pilot cap, k,
@@ -175,11 +182,10 @@ def pilot_scores(groups, steps_of, ramp_of):
     out = []
     for name, pts in groups.items():
         n, ramp = steps_of(name), ramp_of(name)
-        usable = [p for p in pts if p["reached"] and 0.0 < p["f"] < 1.0]
-        if not usable:
+        pilot = pick_pilot(pts)
+        if pilot is None:
             out.append((name, None, None, []))
             continue
-        pilot = max(usable, key=lambda p: (p["cap"], p["f"]))
         k = tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp, pilot["df"])
         rows = []
         for p in pts:

@@ -253,6 +253,8 @@ static tfc_status plan_at_cap(const spec *sp, const plan_options *opt, double ca
     return st;
 }
 
+_Static_assert((int)SPEC_LR_RATIO_MAX == (int)TTQ_LR_RATIO_MAX, "spec.h and ttq.h bound training.lr_ratio alike");
+
 tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a, diag_list *d, const spec **out)
 {
     *out = sp;
