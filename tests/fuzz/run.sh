@@ -17,7 +17,10 @@ seed() { # harness -> seed folder
   case "$1" in
     fuzz_spec) cp specs/*.yaml tests/hostile/*.yaml tests/specs/*.yaml tests/yaml_bad/*/*.yaml "$dir"/
                # pipeline.processors and timing.scale, which no bundled spec uses
-               printf 'tfc: 1\nname: s\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n    - params: [{name: b, numel: 2}]\npipeline: {schedule: 1F1B, ranks: 2, microbatches: 2, processors: 1}\ntiming: {source: trace, file: [a.json, b.json], frozen_file: c.json, scale: 0.9}\n' >"$dir/shared.yaml" ;;
+               printf 'tfc: 1\nname: s\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n    - params: [{name: b, numel: 2}]\npipeline: {schedule: 1F1B, ranks: 2, microbatches: 2, processors: 1}\ntiming: {source: trace, file: [a.json, b.json], frozen_file: c.json, scale: 0.9}\n' >"$dir/shared.yaml"
+               # training, its pilot and lr_ratio, and max_ratio: auto, which no bundled spec uses
+               printf 'tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: a, numel: 4}]\n    - params: [{name: b, numel: 2}]\npipeline: {schedule: 1F1B, ranks: 2, microbatches: 4}\ntiming: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\nfreeze: {max_ratio: auto, warmup_steps: 10, ramp_steps: 4}\ntraining:\n  batch_tokens: 131072\n  noise_scale_tokens: 2.8e4\n  steps: 80\n  pilot: {max_ratio: 0.9, speedup: 1.125}\n' >"$dir/pilot.yaml"
+               printf 'tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: a, numel: 4}]\npipeline: {schedule: GPipe, ranks: 1, microbatches: 2}\ntiming: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\nfreeze: {max_ratio: 0.5}\ntraining: {batch_tokens: 9007199254740992, noise_scale_tokens: 1e18, steps: 1099511627776, lr_ratio: 1.999}\n' >"$dir/lr_ratio.yaml" ;;
     fuzz_csv) cp specs/*.csv tests/specs/*.csv "$dir"/
               printf '0F0,0F1,0F2,2F0,2F1,2F2,2B0,2B1,2B2,0B0,0B1,0B2\n1F0,1F1,1F2,3F0,3I0,3W0,3F1,3I1,3W1,3F2,3I2,3W2,1B0,1B1,1B2\n' > "$dir/split.csv" ;;
     fuzz_timing)

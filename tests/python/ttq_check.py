@@ -16,7 +16,9 @@ docs/plan-json.md):
     that cap's plan, action for action; at beta 10 no cap pays (cap 0, the
     optimised makespan the baseline, a reason naming the break-even);
   - without training, plan.json has no time_to_quality and tfc plan says it
-    cannot predict one.
+    cannot predict one;
+  - training.lr_ratio's bound: python's LR_RATIO_MAX is refused by tfc, the
+    largest double below it taken as given.
 
 Usage: ttq_check.py TFC SOURCE_DIR
 """
@@ -319,6 +321,19 @@ def main():
                 r = subprocess.run([tfc, verb, p], capture_output=True, text=True)
                 if r.returncode == 0 or not re.search(r"bad_pilot\.yaml:\d+:\d+: error: .*" + want, r.stderr):
                     bad.append(f"tfc {verb}, training{extra}: rc {r.returncode}, {r.stderr[:300]!r}, wanted {want}")
+
+        # python's LR_RATIO_MAX is the compiler's bound: the largest double
+        # below it is taken as given, it itself refused
+        below = math.nextafter(tfc_plan.LR_RATIO_MAX, 0.0)
+        p = os.path.join(work, "edge_lr.yaml")
+        for k, ok in ((below, True), (tfc_plan.LR_RATIO_MAX, False)):
+            with open(p, "w") as fh:
+                fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000, f", lr_ratio: {k!r}"))
+            r = subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True)
+            got = json.loads(r.stdout)["time_to_quality"].get("lr_ratio") if r.returncode == 0 else None
+            if (got == k) != ok or (not ok and "training.lr_ratio must be below" not in r.stderr):
+                bad.append(f"lr_ratio {k!r} against python's LR_RATIO_MAX {tfc_plan.LR_RATIO_MAX}: "
+                           f"rc {r.returncode}, lr_ratio {got!r}, {r.stderr[:200]!r}")
 
         # a pilot above what the step alone gives: k 0, said
         p = os.path.join(work, "fast_pilot.yaml")
