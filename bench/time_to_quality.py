@@ -275,13 +275,6 @@ def time_to(sm, target):
     return None
 
 
-def at_step(sm, step):
-    for s, _, v in sm:
-        if s == step:
-            return v
-    return None
-
-
 def interpolated_at(sm, step):
     """The smoothed value (each row's last field) at `step`, linear between
     the evaluations around it (a run's N need not be an evaluation step),
@@ -457,8 +450,8 @@ def summarise(exp):
             else:
                 sp.append(t_none / t_run if t_run > 0 else float("inf"))
                 reached.append(True)
-            v = at_step(r.sm, n - 1)  # logged steps count from 0
-            vb = at_step(base.sm, n - 1)
+            v = interpolated_at(r.sm, n - 1)  # logged steps count from 0
+            vb = interpolated_at(base.sm, n - 1)
             gaps.append((v - vb) / vb if v is not None and vb else float("nan"))
             finals.append(r.sm[-1][2])
             step_ms.append(r.result.get("step_ms_mean", float("nan")))

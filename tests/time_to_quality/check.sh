@@ -21,7 +21,8 @@ sm = t.smooth(ev)
 assert [round(v, 12) for _, _, v in sm] == [3.0, 2.5, 2.0, round(4 / 3, 12)], sm
 assert abs(t.time_to(sm, 2.25) - 2.5) < 1e-12, t.time_to(sm, 2.25)  # between 2.5 at 2 s and 2.0 at 3 s
 assert t.time_to(sm, 3.0) == 1.0 and t.time_to(sm, 1.0) is None
-assert t.at_step(sm, 29) == 2.0 and t.at_step(sm, 30) is None
+assert t.interpolated_at(sm, 29) == 2.0 and t.interpolated_at(sm, 40) is None
+assert abs(t.interpolated_at(sm, 34) - (2.0 + 4 / 3) / 2) < 1e-12  # halfway between two evaluations
 # The batch regime's prediction: at beta = 0 (far above the critical batch)
 # only the step time counts; as beta grows a share f frozen costs steps in
 # proportion (rho -> 1 - f); runs without freezing and from scratch get none.
