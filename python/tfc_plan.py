@@ -19,6 +19,7 @@ From the shell (python3 tfc_plan.py --help):
     tfc_plan.py mask PLAN.json --stage S --microbatch M --step N [--json]
 """
 import json
+import math
 from math import gcd
 
 _M64 = (1 << 64) - 1
@@ -203,6 +204,14 @@ class Plan:
 
 
 LR_RATIO_MAX = 2.0  # the compiler's TTQ_LR_RATIO_MAX: at 2 a full step makes no progress
+OPTIMIZERS = ("adam", "sgd")  # training.optimizer (the compiler's ttq_optimizer); "adamw" is "adam"
+
+
+def _optimizer(name):
+    name = "adam" if name == "adamw" else name
+    if name not in OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of adam, sgd, adamw, got {name!r}")
+    return name
 
 
 def _noise_growth(beta, f):
@@ -211,38 +220,50 @@ def _noise_growth(beta, f):
     return 1.0 / (1.0 - f) if beta == float("inf") else (1.0 + beta / (1.0 - f)) / (1.0 + beta)
 
 
-def frozen_step_progress(beta, frozen_share, lr_ratio=None):
+def frozen_step_progress(beta, frozen_share, lr_ratio=None, optimizer="adam"):
     """rho, a frozen step's progress against a full one's when a share f of
-    the batch is skipped, at beta = B_simple / batch (inf: no signal).
+    the batch is skipped, at beta = B_simple / batch (inf: no signal). With
+    n = (1 + beta / (1 - f)) / (1 + beta), the step's noise term on (1 - f)
+    of the batch against a full one's:
 
     lr_ratio None: each run at its own best rate, steps to a loss
-    S = S_min (1 + B_noise / B), so rho = (1 + beta) / (1 + beta / (1 - f)).
+    S = S_min (1 + B_noise / B), so rho = 1 / n = (1 + beta) / (1 + beta /
+    (1 - f)), for either optimizer.
 
     lr_ratio k (0 <= k < 2): the run's rate is k times the one that makes a
     single full step progress the most, and the frozen steps keep it. A step
-    at rate e progresses e |G|^2 (1 - e / (2 e_max) (1 + beta')), beta' the
-    step's own B_simple over its batch, so with e = k e_max / (1 + beta)
+    at rate e progresses a e - b e^2, its best at e* = a / (2 b); at e = k e*
+    a full step progresses a e (1 - k / 2).
 
-        rho = (1 - k (1 + beta / (1 - f)) / (2 (1 + beta))) / (1 - k / 2)
+      optimizer "sgd": the noisier step's second-order term grows n-fold,
+          rho = (1 - k n / 2) / (1 - k / 2), 1 at k = 0;
+      optimizer "adam" (and AdamW): the running mean square grows n-fold,
+          so the step's signal shrinks sqrt(n)-fold while its size does not,
+          rho = (1 / sqrt(n) - k / 2) / (1 - k / 2), 1 / sqrt(n) at k = 0.
 
-    1 at k = 0 (a run its rate limits), below the first form near k = 1 (a
-    run its noise limits); not below 0. The compiler's ttq_rho."""
+    Not below 0. The compiler's ttq_rho."""
+    optimizer = _optimizer(optimizer)
     f = min(max(float(frozen_share), 0.0), 1.0)
     if f >= 1.0:
         return 0.0
     if lr_ratio is None:
         return 1.0 - f if beta == float("inf") else (1.0 + beta) / (1.0 + beta / (1.0 - f))
-    rho = (1.0 - lr_ratio * _noise_growth(beta, f) / 2.0) / (1.0 - lr_ratio / 2.0)
+    n = _noise_growth(beta, f)
+    if optimizer == "sgd":
+        rho = (1.0 - lr_ratio * n / 2.0) / (1.0 - lr_ratio / 2.0)
+    else:
+        rho = (1.0 / math.sqrt(n) - lr_ratio / 2.0) / (1.0 - lr_ratio / 2.0)
     return rho if rho > 0.0 else 0.0
 
 
-def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ramp, lr_ratio=None):
+def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ramp, lr_ratio=None, optimizer="adam"):
     """The batch-regime model (docs/time-to-quality.md, "The batch regime"):
     the predicted time-to-quality speed-up of a run that freezes a share f
     of its elements from step warmup (over ramp steps) with steps step_ratio
     as long as without freezing, against the same run without freezing, of
     `steps` steps, at beta = B_simple / batch. A frozen step progresses
-    rho = frozen_step_progress(beta, f, lr_ratio) as far as a full one.
+    rho = frozen_step_progress(beta, f, lr_ratio, optimizer) as far as a full
+    one.
     Freezing from w = warmup + ramp / 2, the run reaches the no-freezing
     run's loss after w + (steps - w) / rho steps, of which the last
     (steps - w) / rho take step_ratio of the time:
@@ -254,21 +275,23 @@ def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ram
     f = min(max(float(frozen_share), 0.0), 1.0)
     if steps <= 0 or f <= 0.0:
         return 1.0
-    rho = frozen_step_progress(beta, f, lr_ratio)
+    rho = frozen_step_progress(beta, f, lr_ratio, optimizer)
     if not rho > 0.0:
         return 0.0
     w = min(warmup + ramp / 2.0, float(steps))
     return steps / (w + (steps - w) * step_ratio / rho)
 
 
-def lr_ratio_from_pilot(beta, frozen_share, step_ratio, steps, warmup, ramp, speedup):
+def lr_ratio_from_pilot(beta, frozen_share, step_ratio, steps, warmup, ramp, speedup, optimizer="adam"):
     """The learning-rate ratio k that makes predicted_time_to_quality give a
     pilot's measured speed-up (a run pair, no freezing and one cap, measured
     to the no-freezing run's loss): rho = (steps - w) r / (steps / speedup -
-    w), then k = (1 - rho) / (c - rho / 2) with c = (1 + beta / (1 - f)) /
-    (2 (1 + beta)); 0 when rho >= 1. None when the pilot cannot say (nothing
-    or everything frozen, a speed-up the shorter step alone does not give,
-    no k below 2). The compiler's ttq_lr_ratio (training.pilot)."""
+    w), then frozen_step_progress solved for k: (1 - rho) / (n / 2 - rho / 2)
+    for "sgd", 2 (1 / sqrt(n) - rho) / (1 - rho) for "adam"; 0 when rho is at
+    or above what k = 0 gives (1, or 1 / sqrt(n) with Adam). None when the
+    pilot cannot say (nothing or everything frozen, a speed-up no frozen step
+    could give, no k below 2). The compiler's ttq_lr_ratio (training.pilot)."""
+    optimizer = _optimizer(optimizer)
     f = float(frozen_share)
     if not 0.0 < f < 1.0 or not steps > 0 or not speedup > 0.0 or not step_ratio > 0.0:
         return None
@@ -277,9 +300,16 @@ def lr_ratio_from_pilot(beta, frozen_share, step_ratio, steps, warmup, ramp, spe
     if not left > 0.0 or not steps > w:
         return None
     rho = (steps - w) * step_ratio / left
+    n = _noise_growth(beta, f)
+    if optimizer == "adam":
+        top = 1.0 / math.sqrt(n)  # rho at k = 0
+        if rho >= top:
+            return 0.0
+        k = 2.0 * (top - rho) / (1.0 - rho)
+        return k if 0.0 <= k < LR_RATIO_MAX else None
     if rho >= 1.0:
         return 0.0
-    k = (1.0 - rho) / (_noise_growth(beta, f) / 2.0 - rho / 2.0)
+    k = (1.0 - rho) / (n / 2.0 - rho / 2.0)
     return k if 0.0 <= k < LR_RATIO_MAX else None
 
 
@@ -296,11 +326,14 @@ def optimizer_contract(beta):
     return "mean" if beta < RESCALE_BELOW else "share"
 
 
-def break_even_beta(frozen_share, step_ratio, lr_ratio=None):
+def break_even_beta(frozen_share, step_ratio, lr_ratio=None, optimizer="adam"):
     """The beta below which freezing a share f at step ratio r can pay
     (rho = r): without lr_ratio (1 / r - 1) / (1 / (1 - f) - 1 / r); with
-    k, (q - k) / (k / (1 - f) - q), q = 2 (1 - r (1 - k / 2)). None when it
-    never pays (r >= 1), inf when it always does."""
+    k and "sgd", (q - k) / (k / (1 - f) - q), q = 2 (1 - r (1 - k / 2));
+    with k and "adam", (1 / q^2 - 1) / (1 / (1 - f) - 1 / q^2), q = r (1 -
+    k / 2) + k / 2. None when it never pays (r >= 1), inf when it always
+    does."""
+    optimizer = _optimizer(optimizer)
     f, r = float(frozen_share), float(step_ratio)
     if not 0.0 < f < 1.0 or r >= 1.0 or r <= 0.0:
         return None
@@ -308,6 +341,11 @@ def break_even_beta(frozen_share, step_ratio, lr_ratio=None):
         denom = 1.0 / (1.0 - f) - 1.0 / r
         return float("inf") if denom <= 0.0 else (1.0 / r - 1.0) / denom
     k = lr_ratio
+    if optimizer == "adam":
+        q = r * (1.0 - k / 2.0) + k / 2.0
+        iq2 = 1.0 / (q * q)
+        denom = 1.0 / (1.0 - f) - iq2
+        return float("inf") if denom <= 0.0 else (iq2 - 1.0) / denom
     q2 = 2.0 * (1.0 - r * (1.0 - k / 2.0))
     denom = k / (1.0 - f) - q2
     return float("inf") if denom <= 0.0 else (q2 - k) / denom

@@ -818,6 +818,37 @@ Test(spec_invalid, training_needs_every_key_in_range)
     loaded_free(&l);
 }
 
+Test(spec_valid, training_optimizer_is_adam_unless_said)
+{
+    static const struct {
+        const char *key;
+        int want;
+    } cases[] = {{"", SPEC_OPTIMIZER_ADAM},
+                 {", optimizer: adam", SPEC_OPTIMIZER_ADAM},
+                 {", optimizer: adamw", SPEC_OPTIMIZER_ADAM},
+                 {", optimizer: sgd", SPEC_OPTIMIZER_SGD}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[160];
+        snprintf(text, sizeof text, "training: {batch_tokens: 8, noise_scale_tokens: 1, steps: 1%s}", cases[i].key);
+        loaded l;
+        load_with(&l, 0, text);
+        cr_assert_eq(l.status, TFC_OK, "%s: %s", text, l.dump);
+        cr_assert_eq((int)l.s->training.optimizer, cases[i].want, "%s", text);
+        loaded_free(&l);
+    }
+}
+
+Test(spec_invalid, training_optimizer_names_the_choices)
+{
+    loaded l;
+    load_with(&l, 0, "training: {batch_tokens: 8, noise_scale_tokens: 1, steps: 1, optimizer: adagrad}");
+    EXPECT_ERROR(&l, 9, 73, "training.optimizer must be one of adam, sgd, adamw, got \"adagrad\"");
+    loaded_free(&l);
+    load_with(&l, 0, "training: {batch_tokens: 8, noise_scale_tokens: 1, steps: 1, optimizer: Adam}");
+    EXPECT_ERROR(&l, 9, 73, "did you mean 'adam'?");
+    loaded_free(&l);
+}
+
 /* ---- timing.file and timing.frozen_file: one path or a list of paths ---- */
 
 Test(spec_valid, timing_file_takes_a_list_of_paths_kept_in_the_order_written)

@@ -82,7 +82,10 @@ const char *spec_select_name(spec_select s)
 {
     return (unsigned)s < sizeof select_names / sizeof *select_names - 1 ? select_names[s] : "?";
 }
-static const char *const training_keys[] = {"batch_tokens", "noise_scale_tokens", "steps", "lr_ratio", "pilot", NULL};
+static const char *const training_keys[] = {"batch_tokens", "noise_scale_tokens", "steps", "lr_ratio", "optimizer",
+                                             "pilot",        NULL};
+/* SPEC_OPTIMIZER_* order; AdamW scales its step as Adam does */
+static const char *const optimizer_names[] = {"adam", "sgd", "adamw", NULL};
 static const char *const pilot_keys[] = {"max_ratio", "speedup", NULL};
 static const char *const targets_keys[] = {"c", "cuda", NULL};
 static const char *const cuda_keys[] = {"enabled", "arch", NULL};
@@ -1163,6 +1166,11 @@ static void read_training(ctx *c, const ydoc_node *t)
         get_number(c, v, "training.noise_scale_tokens", 0.0, true, 1e18, &tr->noise_scale_tokens);
     if ((v = require(c, t, "training", "steps", training_keys)))
         get_uint(c, v, "training.steps", 1, UINT64_C(1) << 40, &tr->steps);
+    if ((v = ydoc_get(t, "optimizer"))) {
+        int o = get_enum(c, v, "training.optimizer", optimizer_names);
+        if (o >= 0)
+            tr->optimizer = o == 1 ? SPEC_OPTIMIZER_SGD : SPEC_OPTIMIZER_ADAM;
+    }
     tr->lr_ratio = NAN;
     const ydoc_node *lr = ydoc_get(t, "lr_ratio"), *pl = ydoc_get(t, "pilot");
     if (lr && get_number(c, lr, "training.lr_ratio", 0.0, false, SPEC_LR_RATIO_MAX, &tr->lr_ratio) &&

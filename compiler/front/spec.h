@@ -190,6 +190,10 @@ typedef struct spec_training {
      * (pilot_speedup, the drift-free time-to-quality speed-up); NAN when
      * neither is given, and until plan_build derives it from the pilot. */
     double lr_ratio;
+    /* training.optimizer: how the run scales a step, which decides what a
+     * frozen step costs at a given lr_ratio (ttq.h, ttq_optimizer: the
+     * same values). */
+    enum { SPEC_OPTIMIZER_ADAM = 0, SPEC_OPTIMIZER_SGD = 1 } optimizer;
     bool pilot;
     double pilot_max_ratio, pilot_speedup;
     spec_pos pos_pilot;

@@ -192,6 +192,14 @@ static real_text short_real(double v)
     return real_fixed(v, m >= 100 ? 0 : m >= 10 ? 1 : m >= 1 ? 2 : 3);
 }
 
+_Static_assert((int)SPEC_OPTIMIZER_ADAM == (int)TTQ_ADAM && (int)SPEC_OPTIMIZER_SGD == (int)TTQ_SGD,
+               "spec.h's training.optimizer values are ttq.h's");
+
+static ttq_optimizer optimizer_of(const spec *sp)
+{
+    return sp->training.optimizer == SPEC_OPTIMIZER_SGD ? TTQ_SGD : TTQ_ADAM;
+}
+
 /* Time to quality of a built plan (ttq.h), when the spec has a training
  * section, and the reason text for a cap the spec gave. */
 static void plan_ttq(plan *p)
@@ -210,9 +218,11 @@ static void plan_ttq(plan *p)
     double base = plan_step_ms(p, false), step = plan_step_ms(p, true);
     p->ttq_step_ratio = base > 0.0 ? step / base : 1.0;
     p->ttq_lr_ratio = sp->training.lr_ratio;
+    p->ttq_optimizer = optimizer_of(sp);
     p->ttq_speedup = ttq_speedup(p->ttq_beta, p->ttq_frozen_share, p->ttq_step_ratio, (double)sp->training.steps,
-                                 (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, p->ttq_lr_ratio);
-    p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio, p->ttq_lr_ratio);
+                                 (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, p->ttq_lr_ratio,
+                                 p->ttq_optimizer);
+    p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio, p->ttq_lr_ratio, p->ttq_optimizer);
     p->ttq_rescale = p->ttq_beta < TTQ_RESCALE_BELOW;
     real_text beta = short_real(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
     if (!(p->ttq_frozen_share > 0.0))
@@ -271,7 +281,7 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
     if (st != TFC_OK)
         return st;
     double k = ttq_lr_ratio(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps, (double)sp->freeze.warmup_steps,
-                            (double)sp->freeze.ramp_steps, tr->pilot_speedup);
+                            (double)sp->freeze.ramp_steps, tr->pilot_speedup, optimizer_of(sp));
     if (isnan(k)) {
         real_text cap = real_shortest(tr->pilot_max_ratio), sp_ = real_shortest(tr->pilot_speedup);
         double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
@@ -294,14 +304,17 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
                        (unsigned long long)tr->steps, (unsigned long long)sp->freeze.warmup_steps);
         return diag_status(d, TFC_INVALID);
     }
-    double steps_alone = ttq_speedup(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps,
-                                     (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, 0.0);
-    if (k == 0.0 && tr->pilot_speedup > steps_alone)
+    /* The most the model gives: at k = 0 (with SGD the shorter step alone). */
+    double most = ttq_speedup(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps,
+                              (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, 0.0, optimizer_of(sp));
+    if (k == 0.0 && tr->pilot_speedup > most)
         diag_warning(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
-                     "training.pilot: a speed-up of %s at cap %s is above the %s the shorter step alone gives; "
-                     "taken as lr_ratio 0 (a run its rate limits: a frozen step costs nothing)",
-                     real_shortest(tr->pilot_speedup).s, real_shortest(tr->pilot_max_ratio).s,
-                     short_real(steps_alone).s);
+                     "training.pilot: a speed-up of %s at cap %s is above the %s %s; taken as lr_ratio 0 (a run its "
+                     "rate limits: %s)",
+                     real_shortest(tr->pilot_speedup).s, real_shortest(tr->pilot_max_ratio).s, short_real(most).s,
+                     optimizer_of(sp) == TTQ_SGD ? "the shorter step alone gives" : "the model gives at the least cost",
+                     optimizer_of(sp) == TTQ_SGD ? "a frozen step costs nothing"
+                                                 : "a frozen step costs Adam only its noisier gradient's weaker signal");
     spec *c = arena_alloc(a, sizeof *c);
     if (!c)
         return diag_nomem(d, "planning");

@@ -14,6 +14,7 @@
 #include "sched.h"
 #include "sim.h"
 #include "spec.h"
+#include "ttq.h"
 
 typedef enum {
     POLICY_TIMELY,  /* the freeze LP: fastest step, then least freezing */
@@ -87,6 +88,7 @@ typedef struct plan {
     bool ttq_rescale; /* beta below 1: the optimiser contract to use is mean (docs/optimizer-contract.md) */
     double ttq_beta, ttq_frozen_share, ttq_step_ratio, ttq_speedup, ttq_break_even;
     double ttq_lr_ratio; /* training.lr_ratio, given or from the pilot; NAN: neither (ttq_rho) */
+    ttq_optimizer ttq_optimizer; /* training.optimizer: what a frozen step costs at ttq_lr_ratio */
     char ttq_reason[320];
     /* Per rank: the most activation sets held at once, and bytes (actmem.h);
      * act_bytes_known when every stage gives model.stages[i].activation_bytes. */

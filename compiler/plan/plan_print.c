@@ -35,10 +35,10 @@ void plan_print_text(const plan *p, FILE *f)
                    "noise_scale_tokens, steps; docs/time-to-quality.md)\n");
     if (p->ttq_known && !isnan(p->ttq_lr_ratio)) {
         const spec_training *t = &sp->training;
-        fprintf(f, "learning-rate ratio %10s   (%s%s%s%s; docs/time-to-quality.md)\n", real_fixed(p->ttq_lr_ratio, 4).s,
-                t->pilot ? "from the pilot's speed-up " : "training.lr_ratio",
-                t->pilot ? real_shortest(t->pilot_speedup).s : "",
-                t->pilot ? "x at cap " : "", t->pilot ? real_shortest(t->pilot_max_ratio).s : "");
+        fprintf(f, "learning-rate ratio %10s   (%s%s%s%s; optimiser %s; docs/time-to-quality.md)\n",
+                real_fixed(p->ttq_lr_ratio, 4).s, t->pilot ? "from the pilot's speed-up " : "training.lr_ratio",
+                t->pilot ? real_shortest(t->pilot_speedup).s : "", t->pilot ? "x at cap " : "",
+                t->pilot ? real_shortest(t->pilot_max_ratio).s : "", ttq_optimizer_name(p->ttq_optimizer));
     }
     if (p->ttq_known)
         fprintf(f, "optimiser contract  %s (beta %s 1; docs/optimizer-contract.md)\n",
@@ -167,6 +167,7 @@ void plan_print_json(const plan *p, FILE *f)
         if (!isnan(p->ttq_lr_ratio)) { /* only with training.lr_ratio or .pilot: other plans keep their bytes */
             fputs(", \"lr_ratio\": ", f);
             json_number(f, p->ttq_lr_ratio);
+            fprintf(f, ", \"optimizer\": \"%s\"", ttq_optimizer_name(p->ttq_optimizer));
             if (t->pilot) {
                 fputs(", \"pilot\": {\"max_ratio\": ", f);
                 json_number(f, t->pilot_max_ratio);

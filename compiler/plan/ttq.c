@@ -4,6 +4,11 @@
 
 #include <math.h>
 
+const char *ttq_optimizer_name(ttq_optimizer opt)
+{
+    return opt == TTQ_SGD ? "sgd" : "adam";
+}
+
 static double clamp01(double f)
 {
     return f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
@@ -16,24 +21,26 @@ static double noise_growth(double beta, double f)
     return isinf(beta) ? 1.0 / (1.0 - f) : (1.0 + beta / (1.0 - f)) / (1.0 + beta);
 }
 
-double ttq_rho(double beta, double frozen_share, double lr_ratio)
+double ttq_rho(double beta, double frozen_share, double lr_ratio, ttq_optimizer opt)
 {
     double f = clamp01(frozen_share);
     if (f >= 1.0)
         return 0.0;
     if (isnan(lr_ratio))
         return isinf(beta) ? 1.0 - f : (1.0 + beta) / (1.0 + beta / (1.0 - f)); /* the limit far below B_simple */
-    double rho = (1.0 - lr_ratio * noise_growth(beta, f) / 2.0) / (1.0 - lr_ratio / 2.0);
+    double n = noise_growth(beta, f);
+    double rho = opt == TTQ_SGD ? (1.0 - lr_ratio * n / 2.0) / (1.0 - lr_ratio / 2.0)
+                                : (1.0 / sqrt(n) - lr_ratio / 2.0) / (1.0 - lr_ratio / 2.0);
     return rho > 0.0 ? rho : 0.0;
 }
 
 double ttq_speedup(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
-                   double lr_ratio)
+                   double lr_ratio, ttq_optimizer opt)
 {
     double f = clamp01(frozen_share);
     if (!(steps > 0.0) || !(f > 0.0))
         return 1.0;
-    double rho = ttq_rho(beta, f, lr_ratio);
+    double rho = ttq_rho(beta, f, lr_ratio, opt);
     if (!(rho > 0.0))
         return 0.0;
     double w = warmup + ramp / 2.0;
@@ -42,7 +49,7 @@ double ttq_speedup(double beta, double frozen_share, double step_ratio, double s
     return steps / (w + (steps - w) * step_ratio / rho);
 }
 
-double ttq_break_even(double frozen_share, double step_ratio, double lr_ratio)
+double ttq_break_even(double frozen_share, double step_ratio, double lr_ratio, ttq_optimizer opt)
 {
     double f = frozen_share, r = step_ratio;
     if (!(f > 0.0 && f < 1.0) || !(r > 0.0 && r < 1.0))
@@ -51,14 +58,22 @@ double ttq_break_even(double frozen_share, double step_ratio, double lr_ratio)
         double denom = 1.0 / (1.0 - f) - 1.0 / r;
         return denom <= 0.0 ? INFINITY : (1.0 / r - 1.0) / denom;
     }
+    double k = lr_ratio;
+    if (opt == TTQ_ADAM) {
+        /* rho = r: 1 / sqrt(n) = q, q = r (1 - k / 2) + k / 2, so
+         * n = 1 / q^2 = (1 + beta / (1 - f)) / (1 + beta) */
+        double q = r * (1.0 - k / 2.0) + k / 2.0, iq2 = 1.0 / (q * q);
+        double denom = 1.0 / (1.0 - f) - iq2;
+        return denom <= 0.0 ? INFINITY : (iq2 - 1.0) / denom;
+    }
     /* rho = r: k (1 + beta / (1 - f)) = 2 (1 - q) (1 + beta), q = r (1 - k / 2) */
-    double k = lr_ratio, q2 = 2.0 * (1.0 - r * (1.0 - k / 2.0));
+    double q2 = 2.0 * (1.0 - r * (1.0 - k / 2.0));
     double denom = k / (1.0 - f) - q2;
     return denom <= 0.0 ? INFINITY : (q2 - k) / denom;
 }
 
 double ttq_lr_ratio(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
-                    double speedup)
+                    double speedup, ttq_optimizer opt)
 {
     double f = frozen_share;
     if (!(f > 0.0 && f < 1.0) || !(steps > 0.0) || !(speedup > 0.0) || !(step_ratio > 0.0))
@@ -70,8 +85,16 @@ double ttq_lr_ratio(double beta, double frozen_share, double step_ratio, double 
     if (!(left > 0.0) || !(steps > w))
         return NAN;
     double rho = (steps - w) * step_ratio / left;
+    double n = noise_growth(beta, f);
+    if (opt == TTQ_ADAM) {
+        double top = 1.0 / sqrt(n); /* rho at k = 0 */
+        if (rho >= top)
+            return 0.0;
+        double k = 2.0 * (top - rho) / (1.0 - rho);
+        return k >= 0.0 && k < TTQ_LR_RATIO_MAX ? k : NAN;
+    }
     if (rho >= 1.0)
         return 0.0;
-    double k = (1.0 - rho) / (noise_growth(beta, f) / 2.0 - rho / 2.0);
+    double k = (1.0 - rho) / (n / 2.0 - rho / 2.0);
     return k >= 0.0 && k < TTQ_LR_RATIO_MAX ? k : NAN;
 }

@@ -7,45 +7,62 @@
 #ifndef TFC_TTQ_H
 #define TFC_TTQ_H
 
+/* How the run's optimiser scales a step (training.optimizer): Adam (and
+ * AdamW, ...) divides each coordinate's step by the root of its running mean
+ * square gradient; SGD (with or without momentum) does not. */
+typedef enum ttq_optimizer { TTQ_ADAM = 0, TTQ_SGD = 1 } ttq_optimizer;
+
+/* "adam" or "sgd", as training.optimizer spells it. */
+const char *ttq_optimizer_name(ttq_optimizer opt);
+
 /* A frozen step's progress against a full one's when a share f of the
- * batch is skipped, at beta = B_simple / batch (INFINITY: no signal).
+ * batch is skipped, at beta = B_simple / batch (INFINITY: no signal). With
+ * n = (1 + beta / (1 - f)) / (1 + beta), the step's noise term on (1 - f)
+ * of the batch against a full one's:
  *
  * lr_ratio NAN (unknown): each run at its own best rate, steps to a loss
- * S = S_min (1 + B_noise / B), so rho = (1 + beta) / (1 + beta / (1 - f)).
+ * S = S_min (1 + B_noise / B), so rho = 1 / n = (1 + beta) / (1 + beta /
+ * (1 - f)), for either optimiser.
  *
  * lr_ratio k (0 <= k < 2): the run's rate is k times the one that makes a
  * single full step progress the most, and the frozen steps keep it. A
- * step at rate e progresses e |G|^2 (1 - e / (2 e_max) (1 + beta')), beta'
- * the step's own B_simple over its batch, so with e = k e_max / (1 + beta)
- *     rho = (1 - k (1 + beta / (1 - f)) / (2 (1 + beta))) / (1 - k / 2):
- * 1 at k = 0 (a run its rate limits: a noisier step costs nothing), below
- * the first form near k = 1 (a run its noise limits). Not below 0. */
-double ttq_rho(double beta, double frozen_share, double lr_ratio);
+ * step at rate e progresses a e - b e^2, its best at e* = a / (2 b); at
+ * e = k e* a full step progresses a e (1 - k / 2).
+ *   TTQ_SGD: the noisier step's second-order term grows n-fold,
+ *     rho = (1 - k n / 2) / (1 - k / 2): 1 at k = 0 (a run its rate
+ *     limits: a noisier step costs nothing);
+ *   TTQ_ADAM: the running mean square grows n-fold, so the step's signal
+ *     shrinks sqrt(n)-fold while its size does not,
+ *     rho = (1 / sqrt(n) - k / 2) / (1 - k / 2): 1 / sqrt(n) at k = 0.
+ * Both fall as k grows and are not below 0 (docs/time-to-quality.md, "The
+ * optimiser's form"). */
+double ttq_rho(double beta, double frozen_share, double lr_ratio, ttq_optimizer opt);
 
 /* The predicted speed-up in time to the no-freezing run's loss of a run of
  * `steps` steps that freezes a share f of its elements from step warmup
  * (over ramp steps), its steps step_ratio as long: with
- * w = min(warmup + ramp / 2, steps) and rho = ttq_rho(beta, f, lr_ratio)
+ * w = min(warmup + ramp / 2, steps) and rho = ttq_rho(beta, f, lr_ratio, opt)
  *     speedup = steps / (w + (steps - w) step_ratio / rho).
  * 1 with nothing frozen (f <= 0), 0 with everything (f >= 1) or rho 0. */
 double ttq_speedup(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
-                   double lr_ratio);
+                   double lr_ratio, ttq_optimizer opt);
 
 /* The beta below which freezing a share f at step ratio r can pay (rho =
  * r). -1 when it never pays (r >= 1 or nothing frozen), INFINITY when it
  * always does (rho stays above r as beta grows). */
-double ttq_break_even(double frozen_share, double step_ratio, double lr_ratio);
+double ttq_break_even(double frozen_share, double step_ratio, double lr_ratio, ttq_optimizer opt);
 
 /* The learning-rate ratio k that makes ttq_speedup give a pilot's measured
  * speed-up (a run pair, no freezing and one cap, measured to the
  * no-freezing run's loss): rho = (steps - w) r / (steps / speedup - w),
- * then k = (1 - rho) / (c - rho / 2), c = (1 + beta / (1 - f)) / (2 (1 + beta)).
- * 0 when the pilot progressed as far as a full step (rho >= 1: the rate
+ * then ttq_rho solved for k: (1 - rho) / (n / 2 - rho / 2) for SGD,
+ * 2 (1 / sqrt(n) - rho) / (1 - rho) for Adam. 0 when the pilot progressed
+ * as far as k = 0 allows (rho >= 1, or 1 / sqrt(n) with Adam: the rate
  * limits the run). NAN when the pilot cannot say: nothing frozen, all
  * frozen, a speed-up at or past what steps alone allow (steps / speedup
  * <= w), or no k below 2 gives it. */
 double ttq_lr_ratio(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
-                    double speedup);
+                    double speedup, ttq_optimizer opt);
 
 /* Below this beta the optimiser contract is `mean` (each tensor's gradient
  * rescaled over the microbatches that computed it), above it `share`

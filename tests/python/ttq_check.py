@@ -68,7 +68,10 @@ def with_training(text, batch, noise, steps, cap=None, warmup=None, ramp=None, e
     return "\n".join(lines) + "\n"
 
 
-def recompute(plan, spec_yaml_text, where):
+def recompute(plan, spec_yaml_text, where, optimizer="adam"):
+    """plan.json's time_to_quality against python's model on the plan's
+    own fields; optimizer: the spec's training.optimizer, as the test wrote
+    it (adamw is adam)."""
     t = plan.get("time_to_quality")
     if t is None:
         bad.append(f"{where}: no time_to_quality in plan.json")
@@ -84,8 +87,12 @@ def recompute(plan, spec_yaml_text, where):
     fz = plan["freeze"]
     k = t.get("lr_ratio")
     want = tfc_plan.predicted_time_to_quality(beta=beta, frozen_share=f, step_ratio=r, steps=t["steps"],
-                                              warmup=fz["warmup_steps"], ramp=fz["ramp_steps"], lr_ratio=k)
-    be = tfc_plan.break_even_beta(f, r, k) if f > 0 else None
+                                              warmup=fz["warmup_steps"], ramp=fz["ramp_steps"], lr_ratio=k,
+                                              optimizer=optimizer)
+    be = tfc_plan.break_even_beta(f, r, k, optimizer) if f > 0 else None
+    if t.get("optimizer") != (None if k is None else "sgd" if optimizer == "sgd" else "adam"):
+        bad.append(f"{where}: time_to_quality.optimizer {t.get('optimizer')!r} with lr_ratio {k!r}, "
+                   f"the spec's {optimizer}")
     checks = [("beta", t["beta"], beta), ("frozen_share", t["frozen_share"], f), ("step_ratio", t["step_ratio"], r),
               ("predicted_speedup", t["predicted_speedup"], want),
               ("break_even_beta", t["break_even_beta"], be if be is not None and math.isfinite(be) else None),
@@ -97,7 +104,7 @@ def recompute(plan, spec_yaml_text, where):
     return t
 
 
-def check_pilot(t, text, batch, noise, steps, pilot, path, name):
+def check_pilot(t, text, batch, noise, steps, pilot, path, name, optimizer="adam"):
     """training.pilot: lr_ratio is what python's lr_ratio_from_pilot derives
     from the spec planned at the pilot's cap on its own (bit for bit), and
     with it the model predicts the pilot's own speed-up at that cap (the
@@ -112,13 +119,13 @@ def check_pilot(t, text, batch, noise, steps, pilot, path, name):
     o = own["time_to_quality"]
     fz = own["freeze"]
     want = tfc_plan.lr_ratio_from_pilot(o["beta"], o["frozen_share"], o["step_ratio"], steps, fz["warmup_steps"],
-                                        fz["ramp_steps"], pilot[1])
+                                        fz["ramp_steps"], pilot[1], optimizer)
     if t.get("lr_ratio") != want or t.get("pilot") != {"max_ratio": pilot[0], "speedup": pilot[1]}:
         bad.append(f"{name}: lr_ratio {t.get('lr_ratio')!r} pilot {t.get('pilot')}, "
                    f"from the pilot cap's plan {want!r}")
         return
     back = tfc_plan.predicted_time_to_quality(o["beta"], o["frozen_share"], o["step_ratio"], steps,
-                                              fz["warmup_steps"], fz["ramp_steps"], want)
+                                              fz["warmup_steps"], fz["ramp_steps"], want, optimizer)
     if want > 0 and abs(back - pilot[1]) > 1e-9 * pilot[1]:
         bad.append(f"{name}: with lr_ratio {want} the pilot cap {pilot[0]} predicts {back}, not the pilot's {pilot[1]}")
 
@@ -157,6 +164,10 @@ def main():
             k = round(rng.uniform(0.0, 1.95), 4)
             pilot = (rng.choice([0.3, 0.6, 0.9]), round(rng.uniform(0.5, 1.3), 3))
             extra = ["", f", lr_ratio: {k}", f", pilot: {{max_ratio: {pilot[0]}, speedup: {pilot[1]}}}"][kind]
+            opt = rng.choice([None, "adam", "adamw", "sgd"])  # None: the default, adam
+            if opt:
+                extra += f", optimizer: {opt}"
+            opt = opt or "adam"
             with open(path, "w") as fh:
                 fh.write(with_training(text, batch, noise, steps, extra=extra))
             try:
@@ -171,7 +182,7 @@ def main():
                     continue
                 if r.returncode != 0:
                     raise SystemExit(f"ttq check: tfc plan {path} exited {r.returncode}: {r.stderr[:300]}")
-                t = recompute(json.loads(r.stdout), text, name)
+                t = recompute(json.loads(r.stdout), text, name, opt)
                 n += 1
                 if not t:
                     continue
@@ -180,7 +191,7 @@ def main():
                 if kind == 1 and t.get("lr_ratio") != k:
                     bad.append(f"{name}: lr_ratio {t.get('lr_ratio')!r}, the spec's {k!r}")
                 if kind == 2:
-                    check_pilot(t, text, batch, noise, steps, pilot, path, name)
+                    check_pilot(t, text, batch, noise, steps, pilot, path, name, opt)
                     n_pilot += 1
             finally:
                 if os.path.basename(path).startswith(".ttq_"):
@@ -204,33 +215,65 @@ def main():
         if tfc_plan.predicted_time_to_quality(beta=0.01, frozen_share=0, step_ratio=0.5, steps=10, warmup=0,
                                               ramp=0) != 1.0:
             bad.append("nothing frozen does not predict 1")
-        # with a learning-rate ratio: the break-even holds; k = 0 is the step
-        # ratio alone (a rate-limited run's frozen step costs nothing); a
-        # frozen step's progress falls as k grows (the run noisier-limited)
-        # and with the share frozen; k near 1 is costlier than the
-        # best-rate form; lr_ratio_from_pilot inverts the prediction
-        for f, r in ((0.3, 0.9), (0.69, 0.79), (0.5, 0.6), (0.1, 0.99)):
-            for k in (0.2, 0.9, 1.6):
-                be = tfc_plan.break_even_beta(f, r, k)
-                if be is not None and math.isfinite(be):
-                    at = tfc_plan.predicted_time_to_quality(be, f, r, 1000, 0, 0, k)
-                    if abs(at - 1) > 1e-9:
-                        bad.append(f"k {k}: at the break-even beta {be} (f {f}, r {r}) the prediction is {at}")
-                elif be is None:
-                    bad.append(f"k {k}: no break-even for f {f}, r {r} < 1")
-            if tfc_plan.predicted_time_to_quality(0.5, f, r, 1000, 200, 100, 0.0) != 1000 / (250 + 750 * r):
-                bad.append(f"k 0 is not the step ratio alone (f {f}, r {r})")
-            rhos = [tfc_plan.frozen_step_progress(0.5, f, k) for k in (0.0, 0.5, 1.0, 1.5, 1.9)]
-            if not all(a > b for a, b in zip(rhos, rhos[1:])) and rhos[-1] != 0.0:
-                bad.append(f"a frozen step's progress does not fall as k grows: {rhos}")
-            if not tfc_plan.frozen_step_progress(0.5, f, 1.0) < tfc_plan.frozen_step_progress(0.5, f):
-                bad.append(f"k 1 is not costlier than each run at its best rate (f {f})")
-            for k in (0.0, 0.3, 1.0, 1.8):
-                for beta in (0.05, 1.0, 12.0, math.inf):
-                    s = tfc_plan.predicted_time_to_quality(beta, f, r, 300, 75, 30, k)
-                    back = tfc_plan.lr_ratio_from_pilot(beta, f, r, 300, 75, 30, s) if s > 0 else None
-                    if s > 0 and (back is None or abs(back - k) > 1e-9):
-                        bad.append(f"lr_ratio_from_pilot does not invert k {k} (beta {beta}, f {f}, r {r}): {back}")
+        # with a learning-rate ratio, for each optimizer: rho against a
+        # second formulation (a step at rate e progresses a e - b e^2,
+        # written out with arbitrary a, b: SGD's noisier step has b n, Adam's
+        # a / sqrt(n)); the break-even holds; k = 0 is the step ratio alone
+        # with SGD, Adam's first-order cost 1 / sqrt(n) with Adam; a frozen
+        # step's progress falls as k grows (the run noisier-limited); k near
+        # 1 is costlier than the best-rate form; lr_ratio_from_pilot inverts
+        # the prediction
+        for opt in ("sgd", "adam"):
+            for f, r in ((0.3, 0.9), (0.69, 0.79), (0.5, 0.6), (0.1, 0.99)):
+                for beta in (0.05, 0.5, 12.0):
+                    n = (1 + beta / (1 - f)) / (1 + beta)
+                    for k in (0.0, 0.4, 1.0, 1.7):
+                        a, b2 = 1.7, 0.3
+                        e = k * a / (2 * b2)
+                        full = a * e - b2 * e * e
+                        frozen = a * e - b2 * n * e * e if opt == "sgd" else a * e / math.sqrt(n) - b2 * e * e
+                        want = max(frozen / full, 0.0) if k > 0 else (1.0 if opt == "sgd" else 1 / math.sqrt(n))
+                        got = tfc_plan.frozen_step_progress(beta, f, k, opt)
+                        if abs(got - want) > 1e-12:
+                            bad.append(f"{opt} k {k}: rho {got}, the second formulation {want} (beta {beta}, f {f})")
+                for k in (0.2, 0.9, 1.6):
+                    be = tfc_plan.break_even_beta(f, r, k, opt)
+                    if be is not None and math.isfinite(be):
+                        at = tfc_plan.predicted_time_to_quality(be, f, r, 1000, 0, 0, k, opt)
+                        if abs(at - 1) > 1e-9:
+                            bad.append(f"{opt} k {k}: at the break-even beta {be} (f {f}, r {r}) the prediction is "
+                                       f"{at}")
+                    elif be is None:
+                        bad.append(f"{opt} k {k}: no break-even for f {f}, r {r} < 1")
+                    else:  # pays at every beta: so with no signal too
+                        if not tfc_plan.predicted_time_to_quality(math.inf, f, r, 1000, 0, 0, k, opt) > 1:
+                            bad.append(f"{opt} k {k}: break-even inf (f {f}, r {r}) but no gain without signal")
+                rho0 = 1.0 if opt == "sgd" else 1 / math.sqrt((1 + 0.5 / (1 - f)) / 1.5)
+                if abs(tfc_plan.predicted_time_to_quality(0.5, f, r, 1000, 200, 100, 0.0, opt) -
+                       1000 / (250 + 750 * r / rho0)) > 1e-12:
+                    bad.append(f"{opt}: k 0 is not {'the step ratio alone' if opt == 'sgd' else '1 / sqrt(n)'} "
+                               f"(f {f}, r {r})")
+                rhos = [tfc_plan.frozen_step_progress(0.5, f, k, opt) for k in (0.0, 0.5, 1.0, 1.5, 1.9)]
+                if not all(a > b for a, b in zip(rhos, rhos[1:])) and rhos[-1] != 0.0:
+                    bad.append(f"{opt}: a frozen step's progress does not fall as k grows: {rhos}")
+                if not tfc_plan.frozen_step_progress(0.5, f, 1.0, opt) < tfc_plan.frozen_step_progress(0.5, f):
+                    bad.append(f"{opt}: k 1 is not costlier than each run at its best rate (f {f})")
+                for k in (0.0, 0.3, 1.0, 1.8):
+                    for beta in (0.05, 1.0, 12.0, math.inf):
+                        s = tfc_plan.predicted_time_to_quality(beta, f, r, 300, 75, 30, k, opt)
+                        back = tfc_plan.lr_ratio_from_pilot(beta, f, r, 300, 75, 30, s, opt) if s > 0 else None
+                        if s > 0 and (back is None or abs(back - k) > 1e-9):
+                            bad.append(f"{opt}: lr_ratio_from_pilot does not invert k {k} (beta {beta}, f {f}, "
+                                       f"r {r}): {back}")
+        # the two forms cross: with x = 1 / sqrt(n), rho_adam - rho_sgd has
+        # the sign of k (1 + x) / (2 x^2) - 1: at k >= 1 Adam pays a frozen
+        # step less (its normalised step keeps its size), near k = 0 more
+        # (SGD's noisier step then costs nothing, Adam's still loses signal)
+        for f in (0.2, 0.6, 0.9):
+            adam = [tfc_plan.frozen_step_progress(2.0, f, k, "adam") for k in (0.05, 1.0, 1.5)]
+            sgd = [tfc_plan.frozen_step_progress(2.0, f, k, "sgd") for k in (0.05, 1.0, 1.5)]
+            if not (adam[0] < sgd[0] and adam[1] >= sgd[1] and adam[2] >= sgd[2]):
+                bad.append(f"adam's and sgd's rho do not cross as the forms say (f {f}): {adam} against {sgd}")
         if tfc_plan.lr_ratio_from_pilot(0.2, 0.5, 0.7, 300, 75, 30, 300 / 90) is not None:
             bad.append("a pilot speed-up no frozen step could give (steps / speedup = w) gave an lr_ratio")
 
@@ -335,16 +378,17 @@ def main():
                 bad.append(f"lr_ratio {k!r} against python's LR_RATIO_MAX {tfc_plan.LR_RATIO_MAX}: "
                            f"rc {r.returncode}, lr_ratio {got!r}, {r.stderr[:200]!r}")
 
-        # a pilot above what the step alone gives: k 0, said
+        # a pilot above what the model gives at k 0: k 0, said
         p = os.path.join(work, "fast_pilot.yaml")
-        with open(p, "w") as fh:
-            fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000,
-                                   ", pilot: {max_ratio: 0.9, speedup: 1.5}"))
-        r = subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True)
-        if r.returncode != 0 or json.loads(r.stdout)["time_to_quality"].get("lr_ratio") != 0.0 or \
-                not re.search(r"fast_pilot\.yaml:\d+:\d+: warning: training\.pilot: a speed-up of 1\.5 at cap 0\.9 "
-                              r"is above the [0-9.]+ the shorter step alone gives", r.stderr):
-            bad.append(f"a pilot faster than its step alone: rc {r.returncode}, {r.stderr[:300]!r}")
+        for opt, most in (("", "the model gives at the least cost"), (", optimizer: sgd", "the shorter step alone gives")):
+            with open(p, "w") as fh:
+                fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000,
+                                       ", pilot: {max_ratio: 0.9, speedup: 1.5}" + opt))
+            r = subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True)
+            if r.returncode != 0 or json.loads(r.stdout)["time_to_quality"].get("lr_ratio") != 0.0 or \
+                    not re.search(r"fast_pilot\.yaml:\d+:\d+: warning: training\.pilot: a speed-up of 1\.5 at cap "
+                                  r"0\.9 is above the [0-9.]+ " + most, r.stderr):
+                bad.append(f"a pilot faster than k 0 allows{opt}: rc {r.returncode}, {r.stderr[:300]!r}")
 
         # 4. without training
         plain = plan_json(os.path.join(src, "specs", "llama8b_1f1b.yaml"))
