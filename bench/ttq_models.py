@@ -174,10 +174,11 @@ def pick_pilot(pts):
     return max(usable, key=lambda p: (p["cap"], p["f"])) if usable else None
 
 
-def pilot_scores(groups, steps_of, ramp_of):
+def pilot_scores(groups, steps_of, ramp_of, optimizer="adam"):
     """groups: {name: [point]}, a point {cap, beta, f, r, warmup, df,
     reached} (beta at the fine-tuning start). Returns [(name, pilot cap, k,
-    [(point, prediction, error)])], k None when no pilot could say."""
+    [(point, prediction, error)])], k None when no pilot could say;
+    optimizer: training.optimizer's form (the trainer's is Adam)."""
     import tfc_plan
     out = []
     for name, pts in groups.items():
@@ -186,12 +187,13 @@ def pilot_scores(groups, steps_of, ramp_of):
         if pilot is None:
             out.append((name, None, None, []))
             continue
-        k = tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp, pilot["df"])
+        k = tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp, pilot["df"],
+                                         optimizer)
         rows = []
         for p in pts:
             if p is pilot or k is None:
                 continue
-            v = tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k)
+            v = tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k, optimizer)
             rows.append((p, v, error(dict(reached=p["reached"], drift_free=p["df"]), v)))
         out.append((name, pilot["cap"], k, rows))
     return out
@@ -210,10 +212,10 @@ def sweep_groups(points, state):
     return groups
 
 
-def pilot_table(groups, steps_of, ramp_of):
+def pilot_table(groups, steps_of, ramp_of, optimizer="adam"):
     """Markdown: per batch size the pilot, its k, and each other cap's
     measured and predicted speed-up; the largest error; the points."""
-    res = pilot_scores(groups, steps_of, ramp_of)
+    res = pilot_scores(groups, steps_of, ramp_of, optimizer)
     lines = ["| batch size | pilot cap | k from it | cap | measured | predicted | error |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     worst = 0.0

@@ -12,7 +12,9 @@ and, last,
 E by the sweep's error rule over the K predicted points (the pilots
 excluded). The tables give 3 decimals; standard library only.
 
-Usage: bench/ttq_pilot.py RESULTS.md..."""
+Usage: bench/ttq_pilot.py [--optimizer adam|sgd] RESULTS.md...
+(--optimizer: the model's form, training.optimizer; adam, the trainer's,
+by default)"""
 import os
 import re
 import sys
@@ -64,16 +66,19 @@ def read_sweep(path):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+    args, optimizer = sys.argv[1:], "adam"
+    if args[:1] == ["--optimizer"] and len(args) > 1:
+        optimizer, args = args[1], args[2:]
+    if not args or args[0] in ("-h", "--help") or optimizer not in ("adam", "sgd"):
         print(__doc__)
-        return 0 if len(sys.argv) > 1 else 2
+        return 0 if args[:1] in (["-h"], ["--help"]) else 2
     groups, n_of, ramp_of = {}, {}, {}
-    for path in sys.argv[1:]:
+    for path in args:
         n, ramp, g = read_sweep(path)
         for size, pts in g.items():
             name = f"{size} (N = {n}, {os.path.basename(path)})"
             groups[name], n_of[name], ramp_of[name] = pts, n, ramp
-    text, worst, k = ttq_models.pilot_table(groups, n_of.get, ramp_of.get)
+    text, worst, k = ttq_models.pilot_table(groups, n_of.get, ramp_of.get, optimizer)
     print(text)
     print(f"ttq_pilot groups={len(groups)} points={k} max_abs_err={worst:.4f}")
     return 0

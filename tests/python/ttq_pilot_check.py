@@ -8,7 +8,9 @@ ttq_pilot):
     own speed-up (the pilot chosen as documented: the group's largest cap
     that reached L*), then the row's prediction and error;
   - K counts every balanced row but each group's pilot, and E is the
-    largest error of those rows.
+    largest error of those rows;
+  - all of it for both of training.optimizer's forms (adam, the default,
+    and --optimizer sgd).
 
 Usage: ttq_pilot_check.py SOURCE_DIR
 """
@@ -27,11 +29,11 @@ import ttq_pilot  # noqa: E402
 bad = []
 
 
-def k_by_bisection(p, n, ramp):
+def k_by_bisection(p, n, ramp, opt):
     """The k in [0, 2) whose forward prediction is the pilot's speed-up (the
     prediction falls as k grows), or 0 when even k = 0 predicts less."""
     def at(k):
-        return tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k)
+        return tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k, opt)
     lo, hi = 0.0, 2.0 - 1e-12
     if at(lo) <= p["df"]:
         return 0.0
@@ -44,18 +46,19 @@ def k_by_bisection(p, n, ramp):
     return (lo + hi) / 2
 
 
-def main():
-    files = sorted(glob.glob(os.path.join(src, "docs", "batch_regime_runs", "*.md")))
-    r = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_pilot.py")] + files,
+def check(files, opt):
+    """bench/ttq_pilot.py with the optimizer's form against the recomputation;
+    returns (rows, groups, largest error) or None."""
+    r = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_pilot.py"), "--optimizer", opt] + files,
                        capture_output=True, text=True)
     if r.returncode != 0:
-        print(f"ttq_pilot check: bench/ttq_pilot.py exited {r.returncode}: {r.stderr[:400]}")
-        return 1
+        bad.append(f"{opt}: bench/ttq_pilot.py exited {r.returncode}: {r.stderr[:400]}")
+        return None
     lines = r.stdout.strip().split("\n")
     m = re.fullmatch(r"ttq_pilot groups=(\d+) points=(\d+) max_abs_err=(\d+\.\d+)", lines[-1])
     if not m:
-        print(f"ttq_pilot check: last line {lines[-1]!r}")
-        return 1
+        bad.append(f"{opt}: last line {lines[-1]!r}")
+        return None
     rows = [l for l in lines if l.startswith("| ") and not l.startswith(("| batch size", "| ---"))]
     want_rows, worst, groups = [], 0.0, 0
     for path in files:
@@ -66,29 +69,36 @@ def main():
             if not usable:
                 continue
             pilot = max(usable, key=lambda p: (p["cap"], p["f"]))
-            k = k_by_bisection(pilot, n, ramp)
+            k = k_by_bisection(pilot, n, ramp, opt)
             for p in pts:
                 if p is pilot:
                     continue
-                v = tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k)
+                v = tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k, opt)
                 e = abs(v - p["df"]) if p["reached"] else max(0.0, v - p["df"])
                 worst = max(worst, e)
                 want_rows.append((f"{size} (N = {n}, {os.path.basename(path)})", p["cap"], k, v, e))
     if int(m.group(1)) != groups or int(m.group(2)) != len(want_rows) or len(rows) != len(want_rows):
-        bad.append(f"groups {m.group(1)}/{groups}, points {m.group(2)}/{len(want_rows)}, rows {len(rows)}")
+        bad.append(f"{opt}: groups {m.group(1)}/{groups}, points {m.group(2)}/{len(want_rows)}, rows {len(rows)}")
     if abs(float(m.group(3)) - worst) > 1e-4:
-        bad.append(f"max_abs_err {m.group(3)}, recomputed {worst:.4f}")
+        bad.append(f"{opt}: max_abs_err {m.group(3)}, recomputed {worst:.4f}")
     for row, (name, cap, k, v, e) in zip(rows, want_rows):
         c = [x.strip() for x in row.strip("|").split("|")]
         if c[0] != name or float(c[3]) != cap or abs(float(c[2]) - k) > 6e-4 or abs(float(c[5]) - v) > 6e-4 \
                 or abs(float(c[6]) - e) > 6e-4:
-            bad.append(f"row {row!r}: recomputed k {k:.4f}, predicted {v:.4f}, error {e:.4f}")
+            bad.append(f"{opt}: row {row!r}: recomputed k {k:.4f}, predicted {v:.4f}, error {e:.4f}")
+    return len(want_rows), groups, worst
+
+
+def main():
+    files = sorted(glob.glob(os.path.join(src, "docs", "batch_regime_runs", "*.md")))
+    got = {opt: check(files, opt) for opt in ("adam", "sgd")}
     for b in bad[:10]:
         print("ttq_pilot check:", b)
     if bad:
         return 1
-    print(f"ttq_pilot check: {len(want_rows)} predictions over {groups} batch sizes recomputed with k by "
-          f"bisection; largest error {worst:.4f}")
+    for opt, (rows, groups, worst) in got.items():
+        print(f"ttq_pilot check ({opt}): {rows} predictions over {groups} batch sizes recomputed with k by "
+              f"bisection; largest error {worst:.4f}")
     return 0
 
 
