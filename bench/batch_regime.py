@@ -679,7 +679,8 @@ def main():
     if groups:  # the planned model with a pilot pair per batch size (training.pilot)
         ptab, worst, k = ttq_models.pilot_table(groups, lambda _: cfg["steps"], lambda _: cfg["ramp"])
         text += ("\nWith a pilot (training.pilot): each batch size's largest cap that reached L* gives the "
-                 "learning-rate ratio k, the model predicts its other caps (bench/ttq_models.py, pilot_table); "
+                 "learning-rate ratio k, the model in Adam's form (the trainer's optimiser, training.optimizer's "
+                 "default) predicts its other caps (bench/ttq_models.py, pilot_table); "
                  f"largest error {worst:.3f} over {k} points:\n\n" + ptab + "\n")
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write(text)
