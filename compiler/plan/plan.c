@@ -280,8 +280,9 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
     tfc_status st = plan_at_cap(sp, &po, tr->pilot_max_ratio, d, &at);
     if (st != TFC_OK)
         return st;
+    ttq_optimizer form = optimizer_of(sp);
     double k = ttq_lr_ratio(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps, (double)sp->freeze.warmup_steps,
-                            (double)sp->freeze.ramp_steps, tr->pilot_speedup, optimizer_of(sp));
+                            (double)sp->freeze.ramp_steps, tr->pilot_speedup, form);
     if (isnan(k)) {
         real_text cap = real_shortest(tr->pilot_max_ratio), sp_ = real_shortest(tr->pilot_speedup);
         double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
@@ -306,15 +307,15 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
     }
     /* The most the model gives: at k = 0 (with SGD the shorter step alone). */
     double most = ttq_speedup(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps,
-                              (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, 0.0, optimizer_of(sp));
+                              (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, 0.0, form);
     if (k == 0.0 && tr->pilot_speedup > most)
         diag_warning(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                      "training.pilot: a speed-up of %s at cap %s is above the %s %s; taken as lr_ratio 0 (a run its "
                      "rate limits: %s)",
                      real_shortest(tr->pilot_speedup).s, real_shortest(tr->pilot_max_ratio).s, short_real(most).s,
-                     optimizer_of(sp) == TTQ_SGD ? "the shorter step alone gives" : "the model gives at the least cost",
-                     optimizer_of(sp) == TTQ_SGD ? "a frozen step costs nothing"
-                                                 : "a frozen step costs Adam only its noisier gradient's weaker signal");
+                     form == TTQ_SGD ? "the shorter step alone gives" : "the model gives at the least cost",
+                     form == TTQ_SGD ? "a frozen step costs nothing"
+                                     : "a frozen step costs Adam only its noisier gradient's weaker signal");
     spec *c = arena_alloc(a, sizeof *c);
     if (!c)
         return diag_nomem(d, "planning");
