@@ -282,6 +282,16 @@ def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ram
     return steps / (w + (steps - w) * step_ratio / rho)
 
 
+def time_to_quality_bound(beta, frozen_share, step_ratio, steps, warmup, ramp, optimizer="adam"):
+    """The most freezing buys whatever the learning rate: the prediction at
+    lr_ratio 0, a run its rate rather than its gradient noise limits (a
+    frozen step's progress falls as the ratio grows, so no ratio gives
+    more, nor the best-rate form). With "sgd" the shorter step alone; with
+    "adam" a frozen step still loses signal, rho = 1 / sqrt(n). The
+    compiler's ttq_upper_bound (plan.json's time_to_quality.upper_bound)."""
+    return predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ramp, 0.0, optimizer)
+
+
 def lr_ratio_from_pilot(beta, frozen_share, step_ratio, steps, warmup, ramp, speedup, optimizer="adam"):
     """The learning-rate ratio k that makes predicted_time_to_quality give a
     pilot's measured speed-up (a run pair, no freezing and one cap, measured

@@ -200,6 +200,23 @@ static ttq_optimizer optimizer_of(const spec *sp)
     return sp->training.optimizer == SPEC_OPTIMIZER_SGD ? TTQ_SGD : TTQ_ADAM;
 }
 
+/* What a reason adds where the model's prediction does not pay and the
+ * learning-rate ratio is unknown: the upper bound (ttq_upper_bound), the
+ * most freezing buys if the run's rate rather than its noise limits it,
+ * and so whether a pilot could find a gain. at_cap: the cap it is at
+ * (NULL: the reason's own). */
+static void bound_note(char *buf, size_t cap, double bound, const char *at_cap)
+{
+    char where[48] = "";
+    if (at_cap)
+        snprintf(where, sizeof where, " at cap %s", at_cap);
+    if (bound > 1.0)
+        snprintf(buf, cap, "; at most %sx%s if the rate, not the noise, limits the run (a pilot run tells)",
+                 short_real(bound).s, where);
+    else
+        snprintf(buf, cap, "; not even if the rate limits the run (at most %sx%s)", short_real(bound).s, where);
+}
+
 /* Time to quality of a built plan (ttq.h), when the spec has a training
  * section, and the reason text for a cap the spec gave. */
 static void plan_ttq(plan *p)
@@ -222,6 +239,9 @@ static void plan_ttq(plan *p)
     p->ttq_speedup = ttq_speedup(p->ttq_beta, p->ttq_frozen_share, p->ttq_step_ratio, (double)sp->training.steps,
                                  (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, p->ttq_lr_ratio,
                                  p->ttq_optimizer);
+    p->ttq_upper_bound = ttq_upper_bound(p->ttq_beta, p->ttq_frozen_share, p->ttq_step_ratio,
+                                         (double)sp->training.steps, (double)sp->freeze.warmup_steps,
+                                         (double)sp->freeze.ramp_steps, p->ttq_optimizer);
     p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio, p->ttq_lr_ratio, p->ttq_optimizer);
     p->ttq_rescale = p->ttq_beta < TTQ_RESCALE_BELOW;
     real_text beta = short_real(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
@@ -230,16 +250,20 @@ static void plan_ttq(plan *p)
     else if (p->ttq_speedup > 1.0)
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "freezing pays at beta %s: break-even %s at cap %s", beta.s,
                  p->ttq_break_even < 0 ? "none" : short_real(p->ttq_break_even).s, cap.s);
-    else
-        snprintf(p->ttq_reason, sizeof p->ttq_reason,
-                 "freezing does not pay at beta %s: break-even %s at cap %s", beta.s,
-                 p->ttq_break_even < 0 ? "none (the step is no shorter)" : short_real(p->ttq_break_even).s, cap.s);
+    else {
+        int n = snprintf(p->ttq_reason, sizeof p->ttq_reason,
+                         "freezing does not pay at beta %s: break-even %s at cap %s", beta.s,
+                         p->ttq_break_even < 0 ? "none (the step is no shorter)" : short_real(p->ttq_break_even).s,
+                         cap.s);
+        if (isnan(p->ttq_lr_ratio) && n > 0 && (size_t)n < sizeof p->ttq_reason)
+            bound_note(p->ttq_reason + n, sizeof p->ttq_reason - (size_t)n, p->ttq_upper_bound, NULL);
+    }
 }
 
 /* The spec planned at `cap` (in an arena of its own, freed before
  * returning): the plan's time-to-quality numbers. */
 typedef struct cap_ttq {
-    double speedup, break_even, beta, frozen_share, step_ratio;
+    double speedup, break_even, beta, frozen_share, step_ratio, upper_bound;
 } cap_ttq;
 
 static tfc_status plan_at_cap(const spec *sp, const plan_options *opt, double cap, diag_list *d, cap_ttq *out)
@@ -258,7 +282,7 @@ static tfc_status plan_at_cap(const spec *sp, const plan_options *opt, double ca
     }
     if (st == TFC_OK)
         *out = (cap_ttq){q->ttq_speedup, q->ttq_frozen_share > 0.0 ? q->ttq_break_even : -1.0, q->ttq_beta,
-                         q->ttq_frozen_share, q->ttq_step_ratio};
+                         q->ttq_frozen_share, q->ttq_step_ratio, q->ttq_upper_bound};
     arena_free(&tmp);
     return st;
 }
@@ -305,9 +329,9 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
                        (unsigned long long)tr->steps, (unsigned long long)sp->freeze.warmup_steps);
         return diag_status(d, TFC_INVALID);
     }
-    /* The most the model gives: at k = 0 (with SGD the shorter step alone). */
-    double most = ttq_speedup(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps,
-                              (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, 0.0, form);
+    /* The most the model gives: at k = 0 (ttq_upper_bound). */
+    double most = ttq_upper_bound(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps,
+                                  (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, form);
     if (k == 0.0 && tr->pilot_speedup > most)
         diag_warning(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                      "training.pilot: a speed-up of %s at cap %s is above the %s %s; taken as lr_ratio 0 (a run its "
@@ -333,16 +357,18 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
 static tfc_status choose_cap(const spec *sp, const plan_options *opt, arena *a, diag_list *d, const spec **chosen,
                              char *reason, size_t cap)
 {
-    double speed[PLAN_AUTO_CAPS + 1], be[PLAN_AUTO_CAPS + 1], beta = 0.0;
-    int best = 0, easiest = -1;
+    double speed[PLAN_AUTO_CAPS + 1], be[PLAN_AUTO_CAPS + 1], bound[PLAN_AUTO_CAPS + 1], beta = 0.0;
+    int best = 0, easiest = -1, hope = -1;
     for (int i = 0; i <= PLAN_AUTO_CAPS; i++) {
         cap_ttq at;
         tfc_status st = plan_at_cap(sp, opt, (double)i / PLAN_AUTO_CAPS, d, &at);
         if (st != TFC_OK)
             return st;
-        speed[i] = at.speedup, be[i] = at.break_even, beta = at.beta;
+        speed[i] = at.speedup, be[i] = at.break_even, bound[i] = at.upper_bound, beta = at.beta;
         if (speed[i] > speed[best])
             best = i;
+        if (at.frozen_share > 0.0 && (hope < 0 || bound[i] > bound[hope])) /* among the caps that freeze */
+            hope = i;
         if (i > 0 && be[i] >= 0.0 && (easiest < 0 || be[i] > be[easiest]))
             easiest = i;
     }
@@ -357,11 +383,15 @@ static tfc_status choose_cap(const spec *sp, const plan_options *opt, arena *a, 
     if (best > 0)
         snprintf(reason, cap, "cap %s predicts the best time to quality of caps 0 to 1 at beta %s: %sx (break-even %s)",
                  real_shortest(c->freeze.max_ratio).s, b.s, short_real(speed[best]).s, short_real(be[best]).s);
-    else if (easiest > 0)
-        snprintf(reason, cap, "freezing does not pay at beta %s: break-even %s at cap %s", b.s,
-                 short_real(be[easiest]).s, real_shortest((double)easiest / PLAN_AUTO_CAPS).s);
-    else
-        snprintf(reason, cap, "freezing does not pay at beta %s: no cap shortens the step", b.s);
+    else {
+        int n = easiest > 0 ? snprintf(reason, cap, "freezing does not pay at beta %s: break-even %s at cap %s", b.s,
+                                       short_real(be[easiest]).s, real_shortest((double)easiest / PLAN_AUTO_CAPS).s)
+                            : snprintf(reason, cap, "freezing does not pay at beta %s: no cap shortens the step", b.s);
+        /* and whether a cap could, were the rate to limit the run */
+        if (hope >= 0 && isnan(sp->training.lr_ratio) && n > 0 && (size_t)n < cap)
+            bound_note(reason + n, cap - (size_t)n, bound[hope],
+                       real_shortest((double)hope / PLAN_AUTO_CAPS).s);
+    }
     return TFC_OK;
 }
 

@@ -27,10 +27,16 @@ void plan_print_text(const plan *p, FILE *f)
                 sp->processors, real_fixed(p->shared_base_makespan, 3).s, real_fixed(p->shared_opt_makespan, 3).s,
                 real_fixed(p->shared_opt_makespan > 0 ? p->shared_base_makespan / p->shared_opt_makespan : 1.0, 4).s,
                 s->ranks);
-    if (p->ttq_known)
+    if (p->ttq_known) {
         fprintf(f, "time to quality     %10sx predicted (beta %s; %s)\n", real_fixed(p->ttq_speedup, 4).s,
                 real_fixed(p->ttq_beta, p->ttq_beta >= 10 ? 1 : p->ttq_beta >= 1 ? 2 : 3).s, p->ttq_reason);
-    else
+        if (p->ttq_frozen_share > 0.0)
+            fprintf(f, "at most             %10sx at any learning rate (lr_ratio 0: the rate, not the noise, limits "
+                       "the run; optimiser %s)\n",
+                    real_fixed(p->ttq_upper_bound, 4).s, ttq_optimizer_name(p->ttq_optimizer));
+        else
+            fprintf(f, "at most             %10sx (nothing is frozen)\n", real_fixed(p->ttq_upper_bound, 4).s);
+    } else
         fprintf(f, "time to quality     not predicted: the spec has no training section (batch_tokens, "
                    "noise_scale_tokens, steps; docs/time-to-quality.md)\n");
     if (p->ttq_known && !isnan(p->ttq_lr_ratio)) {
@@ -164,10 +170,12 @@ void plan_print_json(const plan *p, FILE *f)
         fputs(", \"break_even_beta\": ", f);
         json_number(f, p->ttq_break_even < 0 ? NAN : p->ttq_break_even); /* null: none, or any beta pays */
         fprintf(f, ", \"optimizer_contract\": \"%s\"", p->ttq_rescale ? "mean" : "share");
-        if (!isnan(p->ttq_lr_ratio)) { /* only with training.lr_ratio or .pilot: other plans keep their bytes */
+        fputs(", \"upper_bound\": ", f);
+        json_number(f, p->ttq_upper_bound);
+        fprintf(f, ", \"optimizer\": \"%s\"", ttq_optimizer_name(p->ttq_optimizer));
+        if (!isnan(p->ttq_lr_ratio)) { /* only with training.lr_ratio or .pilot */
             fputs(", \"lr_ratio\": ", f);
             json_number(f, p->ttq_lr_ratio);
-            fprintf(f, ", \"optimizer\": \"%s\"", ttq_optimizer_name(p->ttq_optimizer));
             if (t->pilot) {
                 fputs(", \"pilot\": {\"max_ratio\": ", f);
                 json_number(f, t->pilot_max_ratio);

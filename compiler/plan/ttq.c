@@ -49,6 +49,12 @@ double ttq_speedup(double beta, double frozen_share, double step_ratio, double s
     return steps / (w + (steps - w) * step_ratio / rho);
 }
 
+double ttq_upper_bound(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
+                       ttq_optimizer opt)
+{
+    return ttq_speedup(beta, frozen_share, step_ratio, steps, warmup, ramp, 0.0, opt);
+}
+
 double ttq_break_even(double frozen_share, double step_ratio, double lr_ratio, ttq_optimizer opt)
 {
     double f = frozen_share, r = step_ratio;

@@ -47,6 +47,15 @@ double ttq_rho(double beta, double frozen_share, double lr_ratio, ttq_optimizer 
 double ttq_speedup(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
                    double lr_ratio, ttq_optimizer opt);
 
+/* The most the model lets freezing buy, whatever the learning rate:
+ * ttq_speedup at lr_ratio 0, a run its rate rather than its gradient noise
+ * limits (rho falls as k grows, so no k >= 0 gives more, nor the best-rate
+ * form 1 / n). With TTQ_SGD that is the shorter step alone (rho 1); with
+ * TTQ_ADAM a frozen step still loses signal, rho = 1 / sqrt(n). Measured
+ * against 55 sweep points (docs/time-to-quality.md, "The upper bound"). */
+double ttq_upper_bound(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
+                       ttq_optimizer opt);
+
 /* The beta below which freezing a share f at step ratio r can pay (rho =
  * r). -1 when it never pays (r >= 1 or nothing frozen), INFINITY when it
  * always does (rho stays above r as beta grows). */

@@ -52,7 +52,7 @@ bsimple=$(sed -n 's/^RESULT b_simple=\([^ ]*\) batch=\([^ ]*\).*/\1/p' "$out/noi
 batch=$(sed -n 's/^RESULT b_simple=\([^ ]*\) batch=\([^ ]*\).*/\2/p' "$out/noise.txt")
 { cat "$out/spec/tiny.yaml"; echo "training: {batch_tokens: $batch, noise_scale_tokens: $bsimple, steps: $steps}"; } \
   >"$out/spec/tiny_training.yaml"
-"$tfc" plan "$out/spec/tiny_training.yaml" | grep '^time to quality'
+"$tfc" plan "$out/spec/tiny_training.yaml" | grep -E '^(time to quality|at most) '
 python3 - "$out/no_freeze.csv" "$out/freeze.csv" "$lstar" "$steps" <<'PY'
 import csv, sys
 def curve(path):  # (step, wall s, plan s, loss smoothed over the last 3 evaluations) at each evaluation

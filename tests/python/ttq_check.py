@@ -18,7 +18,11 @@ docs/plan-json.md):
   - without training, plan.json has no time_to_quality and tfc plan says it
     cannot predict one;
   - training.lr_ratio's bound: python's LR_RATIO_MAX is refused by tfc, the
-    largest double below it taken as given.
+    largest double below it taken as given;
+  - the upper bound (time_to_quality.upper_bound): python's
+    time_to_quality_bound bit for bit, at or above the prediction, against
+    its written-out form and every learning-rate ratio; where auto finds no
+    cap that pays, its reason names the cap that bounds highest.
 
 Usage: ttq_check.py TFC SOURCE_DIR
 """
@@ -90,18 +94,39 @@ def recompute(plan, spec_yaml_text, where, optimizer="adam"):
                                               warmup=fz["warmup_steps"], ramp=fz["ramp_steps"], lr_ratio=k,
                                               optimizer=optimizer)
     be = tfc_plan.break_even_beta(f, r, k, optimizer) if f > 0 else None
-    if t.get("optimizer") != (None if k is None else "sgd" if optimizer == "sgd" else "adam"):
-        bad.append(f"{where}: time_to_quality.optimizer {t.get('optimizer')!r} with lr_ratio {k!r}, "
-                   f"the spec's {optimizer}")
+    bound = tfc_plan.time_to_quality_bound(beta=beta, frozen_share=f, step_ratio=r, steps=t["steps"],
+                                           warmup=fz["warmup_steps"], ramp=fz["ramp_steps"], optimizer=optimizer)
+    if t.get("optimizer") != ("sgd" if optimizer == "sgd" else "adam"):
+        bad.append(f"{where}: time_to_quality.optimizer {t.get('optimizer')!r}, the spec's {optimizer}")
+    if not t.get("upper_bound", -1.0) >= t["predicted_speedup"]:  # no learning-rate ratio gives more
+        bad.append(f"{where}: upper_bound {t.get('upper_bound')!r} below predicted_speedup {t['predicted_speedup']!r}")
     checks = [("beta", t["beta"], beta), ("frozen_share", t["frozen_share"], f), ("step_ratio", t["step_ratio"], r),
-              ("predicted_speedup", t["predicted_speedup"], want),
+              ("predicted_speedup", t["predicted_speedup"], want), ("upper_bound", t.get("upper_bound"), bound),
               ("break_even_beta", t["break_even_beta"], be if be is not None and math.isfinite(be) else None),
               ("cap", t["cap"], plan["max_ratio"]),
               ("optimizer_contract", t["optimizer_contract"], tfc_plan.optimizer_contract(beta))]
     for key, got, exp in checks:
         if got != exp:
             bad.append(f"{where}: time_to_quality.{key} {got!r}, recomputed {exp!r}")
+    if not t["auto"] and k is None and f > 0 and t["predicted_speedup"] <= 1:
+        # a cap that does not pay says what it could buy at any learning rate
+        note = (f"; at most {short(bound)}x if the rate, not the noise, limits the run" if bound > 1 else
+                f"; not even if the rate limits the run (at most {short(bound)}x)")
+        notes[bound > 1] += 1
+        if not t["reason"].startswith("freezing does not pay") or note not in t["reason"]:
+            bad.append(f"{where}: the reason lacks {note!r}: {t['reason']}")
+    elif "if the rate" in t["reason"] and not t["auto"]:
+        bad.append(f"{where}: the bound named where the prediction pays or lr_ratio is known: {t['reason']}")
     return t
+
+
+def short(v):
+    """A number as tfc's reasons write it: 3 significant-ish decimals."""
+    return f"{v:.{0 if abs(v) >= 100 else 1 if abs(v) >= 10 else 2 if abs(v) >= 1 else 3}f}"
+
+
+notes = {False: 0, True: 0}  # reasons checked with the bound above 1, at or below it
+auto_notes = {False: 0, True: 0}  # the same, of auto's choices of cap 0
 
 
 def check_pilot(t, text, batch, noise, steps, pilot, path, name, optimizer="adam"):
@@ -265,6 +290,22 @@ def main():
                         if s > 0 and (back is None or abs(back - k) > 1e-9):
                             bad.append(f"{opt}: lr_ratio_from_pilot does not invert k {k} (beta {beta}, f {f}, "
                                        f"r {r}): {back}")
+        # the upper bound, written out: SGD's the shorter step alone, Adam's
+        # a frozen step at 1 / sqrt(n) of a full one's progress; no ratio k
+        # in [0, 2) nor the best-rate form predicts more
+        for opt in ("sgd", "adam"):
+            for f, r in ((0.3, 0.9), (0.69, 0.79), (0.5, 0.6), (0.1, 0.99)):
+                for beta in (0.01, 0.5, 12.0, math.inf):
+                    n = 1 / (1 - f) if beta == math.inf else (1 + beta / (1 - f)) / (1 + beta)
+                    rho0 = 1.0 if opt == "sgd" else 1 / math.sqrt(n)
+                    got = tfc_plan.time_to_quality_bound(beta, f, r, 1000, 300, 100, opt)
+                    if abs(got - 1000 / (350 + 650 * r / rho0)) > 1e-12:
+                        bad.append(f"{opt}: the bound {got} is not the written-out k 0 form (beta {beta}, f {f}, r {r})")
+                    others = [tfc_plan.predicted_time_to_quality(beta, f, r, 1000, 300, 100, k, opt)
+                              for k in [i / 100 for i in range(0, 200, 7)] + [None]]
+                    if max(others) > got:
+                        bad.append(f"{opt}: a learning-rate ratio predicts {max(others)}, above the bound {got} "
+                                   f"(beta {beta}, f {f}, r {r})")
         # the two forms cross: with x = 1 / sqrt(n), rho_adam - rho_sgd has
         # the sign of k (1 + x) / (2 x^2) - 1: at k >= 1 Adam pays a frozen
         # step less (its normalised step keeps its size), near k = 0 more
@@ -278,9 +319,23 @@ def main():
             bad.append("a pilot speed-up no frozen step could give (steps / speedup = w) gave an lr_ratio")
 
         # 3. auto against its oracle
-        base = open(os.path.join(src, "specs", "llama8b_1f1b.yaml")).read()
-        for noise, batch, extra in ((20000, 1 << 20, ""), (300000, 1 << 20, ""), (10 << 20, 1 << 20, ""),
-                                    (300000, 1 << 20, ", lr_ratio: 1.2"), (20000, 1 << 20, ", lr_ratio: 0.1")):
+        llama = open(os.path.join(src, "specs", "llama8b_1f1b.yaml")).read()
+        # and three random specs whose cap 0.1 bounds below 1 at beta 1000 (so auto may say "not even")
+        cases = [(llama, noise, batch, extra) for noise, batch, extra in (
+            (20000, 1 << 20, ""), (300000, 1 << 20, ""), (10 << 20, 1 << 20, ""), (1000 << 20, 1 << 20, ""),
+            (300000, 1 << 20, ", lr_ratio: 1.2"), (20000, 1 << 20, ", lr_ratio: 0.1"))]
+        for spec in specs:
+            text = open(spec).read()
+            if "random" not in spec or "freeze_weight" in text or "order:" in text:
+                continue
+            p = os.path.join(work, "screen.yaml")
+            with open(p, "w") as fh:
+                fh.write(with_training(text, 1 << 20, 1000 << 20, 10000, 0.1, 5000, 1000))
+            if plan_json(p)["time_to_quality"]["upper_bound"] <= 1:  # a cheap screen: cap 0.1 bounds below 1
+                cases.append((text, 1000 << 20, 1 << 20, ""))
+                if len(cases) == 9:
+                    break
+        for base, noise, batch, extra in cases:
             per_cap = {}
             for i in range(11):
                 cap = i / 10
@@ -288,6 +343,8 @@ def main():
                 with open(p, "w") as fh:
                     fh.write(with_training(base, batch, noise, 10000, cap, 5000, 1000, extra))
                 per_cap[cap] = plan_json(p)
+            for cap, pj in per_cap.items():
+                recompute(pj, base, f"cap {cap} at beta {noise / batch:.3g}{extra}")
             best = 0.0
             for cap in sorted(per_cap):
                 if per_cap[cap]["time_to_quality"]["predicted_speedup"] > \
@@ -308,13 +365,37 @@ def main():
                 bad.append(f"auto at beta {noise / batch:.3g}: its plan is not cap {best}'s")
             print(f"ttq check: auto at beta {noise / batch:.3g}{extra} chose cap {got['max_ratio']} "
                   f"(predicted {t['predicted_speedup']:.4f}): {t['reason']}")
-            if noise / batch > 5:
+            if noise / batch > 5 and base is llama:
                 if best != 0.0 or got["makespan_ms"] != got["baseline_makespan_ms"] or \
                         not re.search(r"does not pay at beta .*: break-even [0-9.]+ at cap", t["reason"]):
                     bad.append(f"at beta {noise / batch:.3g} auto should freeze nothing and say why: {t['reason']}")
+            if best == 0.0:
+                # and the most a cap could buy at any learning rate, at the cap whose plan bounds highest
+                hope = max((c for c in sorted(per_cap) if per_cap[c]["time_to_quality"]["frozen_share"] > 0),
+                           key=lambda c: per_cap[c]["time_to_quality"]["upper_bound"])
+                most = per_cap[hope]["time_to_quality"]["upper_bound"]
+                if "lr_ratio" not in extra:
+                    auto_notes[most > 1] += 1
+                m = re.search(r"; (?:at most ([0-9.]+)x at cap ([0-9.]+) if the rate, not the noise, limits the run|"
+                              r"not even if the rate limits the run \(at most ([0-9.]+)x at cap ([0-9.]+)\))",
+                              t["reason"])
+                if "lr_ratio" in extra:
+                    if m:
+                        bad.append(f"auto with a known lr_ratio still names the bound: {t['reason']}")
+                elif not m or float(m.group(2) or m.group(4)) != hope or \
+                        (m.group(1) or m.group(3)) != short(most) or (m.group(1) is not None) != (most > 1):
+                    bad.append(f"auto at beta {noise / batch:.3g}: the reason should name the bound {most:.3f} at "
+                               f"cap {hope}: {t['reason']}")
             text = subprocess.run([tfc, "plan", p], capture_output=True, text=True).stdout
             if f"freeze.max_ratio: auto chose {got['max_ratio']:g}" not in text:
                 bad.append(f"tfc plan does not say what auto chose: {text[:400]}")
+
+        print(f"ttq check: reasons name the bound: a cap's {notes[True]} times above 1, {notes[False]} at or below; "
+              f"auto's {auto_notes[True]} above, {auto_notes[False]} at or below")
+        if min(notes.values()) < 1 or min(auto_notes.values()) < 1:
+            bad.append("the bound's two wordings are not both checked, for a cap and for auto")
+
+        base = llama  # the cases above rebound it
 
         # 3b. --sweep and --compare with training: each cap's predicted time
         # to quality is that cap's own plan's, the best is marked.
