@@ -54,6 +54,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import noise_weights as nw  # noqa: E402
 import time_to_quality as ttq  # noqa: E402
+import ttq_bound  # noqa: E402
 import ttq_models  # noqa: E402
 import tfc_plan  # noqa: E402
 
@@ -682,6 +683,12 @@ def main():
                  "learning-rate ratio k, the model in Adam's form (the trainer's optimiser, training.optimizer's "
                  "default) predicts its other caps (bench/ttq_models.py, pilot_table); "
                  f"largest error {worst:.3f} over {k} points:\n\n" + ptab + "\n")
+    if groups:  # the plan's upper bound (time_to_quality.upper_bound: the prediction at lr_ratio 0)
+        blines, k, above, worst, cannot, paid = ttq_bound.score_sweeps(
+            [("this sweep", cfg["steps"], cfg["ramp"], groups)], "adam")
+        text += ("\nThe plan's upper bound (time_to_quality.upper_bound, the most freezing buys at any learning "
+                 f"rate; bench/ttq_bound.py): {above} of {k} points measured above it, by at most {worst:.3f}; "
+                 f"{cannot} bound at or below 1, {paid} of them measured above 1:\n\n" + "\n".join(blines) + "\n")
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write(text)
     with open(os.path.join(args.out, "summary.json"), "w") as f:

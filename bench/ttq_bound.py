@@ -34,13 +34,23 @@ ROUNDING = 0.0005  # the tables' 3 decimals
 
 
 def score(paths, optimizer):
-    """(table lines, points, above, max excess, cannot pay, of them paid)."""
+    """score_sweeps over the results.md files at paths."""
+    sweeps = []
+    for path in paths:
+        n, ramp, groups = ttq_pilot.read_sweep(path)
+        sweeps.append((os.path.basename(path), n, ramp, groups))
+    return score_sweeps(sweeps, optimizer)
+
+
+def score_sweeps(sweeps, optimizer):
+    """(table lines, points, above, max excess, cannot pay, of them paid)
+    over sweeps, each (label, N, ramp, {batch size: [point]}) as
+    ttq_pilot.read_sweep and ttq_models.sweep_groups give them."""
     lines = ["| batch size | cap | beta | frozen share | step ratio | measured | upper bound | measured - bound |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     k = above = cannot = paid = 0
     worst = 0.0
-    for path in paths:
-        n, ramp, groups = ttq_pilot.read_sweep(path)
+    for label, n, ramp, groups in sweeps:
         for size, pts in groups.items():
             for p in pts:
                 b = tfc_plan.time_to_quality_bound(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, optimizer)
@@ -52,7 +62,7 @@ def score(paths, optimizer):
                 if b <= 1.0:
                     cannot += 1
                     paid += p["reached"] and p["df"] > 1.0
-                lines.append(f"| {size} (N = {n}, {os.path.basename(path)}) | {p['cap']} | {p['beta']:.3f} | "
+                lines.append(f"| {size} (N = {n}, {label}) | {p['cap']} | {p['beta']:.3f} | "
                              f"{p['f']:.3f} | {p['r']:.3f} | {'' if p['reached'] else '<'}{p['df']:.3f} | {b:.3f} | "
                              f"{d:+.3f} |")
     return lines, k, above, worst, cannot, paid
