@@ -128,7 +128,9 @@ static const char plan_help[] =
     "  --policy none     nothing frozen\n"
     "  --json            the plan as JSON (docs/plan-json.md)\n"
     "  --dump-lp FILE    write the freeze LP as JSON instead ('-' = stdout;\n"
-    "                    docs/freeze-lp.md), solve nothing and print no plan\n"
+    "                    docs/freeze-lp.md), unsolved, and print no plan (the LPs\n"
+    "                    of freeze.max_ratio: auto's caps and of training.pilot's\n"
+    "                    are solved to know which LP that is)\n"
     "  --sweep DIR       makespan against freeze.max_ratio 0, 0.1, ..., 1 for the\n"
     "                    timely and uniform policies: DIR/pareto.csv (also printed),\n"
     "                    DIR/pareto.svg and a MANIFEST, written like compile's folder\n"
@@ -289,8 +291,8 @@ static int run_check(int argc, char **argv)
     arena a;
     arena_init(&a, 0);
     const plan *p;
-    /* check validates; it does not need the LP. */
-    plan_options opt = {.policy = POLICY_NONE};
+    /* check validates; it does not need the LP, nor auto's choice of cap. */
+    plan_options opt = {.policy = POLICY_NONE, .skip_auto = true};
     tfc_status st = load_plan(path, &opt, &a, &p);
     if (st == TFC_OK && print_name) {
         puts(p->sp->name);
@@ -508,8 +510,10 @@ static int run_plan(int argc, char **argv)
     } else if (sweep_dir) {
         st = run_sweep(path, &opt, sweep_dir, &a);
     } else if (dump) {
-        /* The LP only: no need to solve it. */
-        plan_options none = {.policy = POLICY_NONE};
+        /* The LP only: no need to solve it (auto's and the pilot's are, with
+         * the options given). */
+        plan_options none = opt;
+        none.policy = POLICY_NONE;
         st = load_plan(path, &none, &a, &p);
         if (st == TFC_OK) {
             diag_list d;

@@ -354,9 +354,15 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
  * the lowest cap among equals (so 0, which predicts 1, unless a cap beats
  * no freezing). Returns a copy of sp with that cap in *chosen (allocated
  * in a), the reason in reason. */
-static tfc_status choose_cap(const spec *sp, const plan_options *opt, arena *a, diag_list *d, const spec **chosen,
+static tfc_status choose_cap(const spec *sp, const plan_options *opt_in, arena *a, diag_list *d, const spec **chosen,
                              char *reason, size_t cap)
 {
+    /* Under --policy none (and --dump-lp) the cap is still the one the freeze
+     * LP's plans choose: the policy freezes nothing, the cap is the spec's. */
+    plan_options po = *opt_in;
+    if (po.policy == POLICY_NONE)
+        po.policy = POLICY_TIMELY;
+    const plan_options *opt = &po;
     double speed[PLAN_AUTO_CAPS + 1], be[PLAN_AUTO_CAPS + 1], bound[PLAN_AUTO_CAPS + 1], beta = 0.0;
     int best = 0, easiest = -1, hope = -1;
     for (int i = 0; i <= PLAN_AUTO_CAPS; i++) {
@@ -403,7 +409,7 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
     tfc_status pst = plan_resolve_pilot(sp, opt, a, d, &sp);
     if (pst != TFC_OK)
         return pst;
-    if (sp->freeze.max_ratio_auto && sp->training.present) {
+    if (sp->freeze.max_ratio_auto && sp->training.present && !opt->skip_auto) {
         tfc_status st = choose_cap(sp, opt, a, d, &sp, auto_reason, sizeof auto_reason);
         if (st != TFC_OK)
             return st;

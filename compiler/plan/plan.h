@@ -42,6 +42,9 @@ typedef struct plan_options {
     bool lp_direct;      /* tfc plan --lp-method direct: lp_solve on the whole LP */
     lp_progress_fn progress; /* the LP's progress (lp_problem.h); NULL: none */
     void *progress_ctx;
+    /* tfc check: freeze.max_ratio: auto is not chosen (that solves an LP per
+     * cap); the plan keeps cap 0. */
+    bool skip_auto;
 } plan_options;
 
 /* timely, with the default LP time limit. */

@@ -22,7 +22,9 @@ docs/plan-json.md):
   - the upper bound (time_to_quality.upper_bound): python's
     time_to_quality_bound bit for bit, at or above the prediction, against
     its written-out form and every learning-rate ratio; where auto finds no
-    cap that pays, its reason names the cap that bounds highest.
+    cap that pays, its reason names the cap that bounds highest;
+  - with auto, --dump-lp writes the chosen cap's LP and --policy none
+    plans that cap (nothing frozen).
 
 Usage: ttq_check.py TFC SOURCE_DIR
 """
@@ -389,6 +391,22 @@ def main():
             text = subprocess.run([tfc, "plan", p], capture_output=True, text=True).stdout
             if f"freeze.max_ratio: auto chose {got['max_ratio']:g}" not in text:
                 bad.append(f"tfc plan does not say what auto chose: {text[:400]}")
+            if base is llama:
+                # --dump-lp and --policy none: the cap the freeze LP's plans choose, not cap 0's
+                dump = subprocess.run([tfc, "plan", p, "--dump-lp", "-"], capture_output=True).stdout
+                at = os.path.join(work, f"cap{round(best * 10)}.yaml")
+                with open(at, "w") as fh:
+                    fh.write(with_training(base, batch, noise, 10000, best, 5000, 1000, extra))
+                want_dump = subprocess.run([tfc, "plan", at, "--dump-lp", "-"], capture_output=True).stdout
+                if not dump or dump != want_dump:
+                    bad.append(f"auto at beta {noise / batch:.3g}: --dump-lp is not cap {best}'s LP")
+                none = json.loads(subprocess.run([tfc, "plan", p, "--json", "--policy", "none"], capture_output=True,
+                                                 text=True).stdout)
+                if none["max_ratio"] != best or none["makespan_ms"] != none["baseline_makespan_ms"]:
+                    bad.append(f"auto at beta {noise / batch:.3g} under --policy none: cap {none['max_ratio']}, "
+                               f"the freeze LP's choice {best}")
+                if subprocess.run([tfc, "check", p, "-q"]).returncode != 0:
+                    bad.append(f"tfc check refused an auto spec at beta {noise / batch:.3g}")
 
         print(f"ttq check: reasons name the bound: a cap's {notes[True]} times above 1, {notes[False]} at or below; "
               f"auto's {auto_notes[True]} above, {auto_notes[False]} at or below")
