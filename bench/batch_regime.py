@@ -84,6 +84,8 @@ def config(args):
         c["seeds_small"] = args.seeds
     c["caps"] = [float(x) for x in args.caps.split(",")] if args.caps else list(CAPS)
     c["weights"] = not args.no_weights
+    if args.beta2:
+        c["beta2"] = args.beta2  # the trainer's AdamW beta2 in every fine-tuning run (default its 0.999)
     c["ramp"] = max(1, c["steps"] // 10)
     c["reselect"] = max(1, c["steps"] // 20)
     return c
@@ -189,7 +191,7 @@ class Sweep:
                "--init", self.pretrained, "--seed", str(seed), "--steps", str(steps), "--mb-seqs", str(mb),
                "--eval-every", str(c["eval_every"]), "--val-max", str(c["val_max"]), "--lr", f"{lr:.6g}",
                "--lr-warmup", str(max(1, n // 20)), "--lr-horizon", str(n), "--order", "shuffled",
-               "--log", logpath + ".tmp"] + extra
+               "--log", logpath + ".tmp"] + (["--beta2", str(c["beta2"])] if c.get("beta2") else []) + extra
         if save:
             cmd += ["--save", save]
         t0 = time.time()
@@ -425,6 +427,8 @@ def auto_choice(sweep, mb, pilot=None):
     text = b.spec_text(0.9, "balanced", e["warmup"], c["ramp"], c["reselect"]).replace("max_ratio: 0.9", "max_ratio: auto")
     noise = sweep.state["start_b_simple"]  # at the fine-tuning start: the model's input
     more = f", pilot: {{max_ratio: {pilot[0]}, speedup: {pilot[1]:.6g}}}" if pilot else ""
+    if e.get("freeze_b_simple", 0) > 0:  # where freezing starts: the upper bound's beta when smaller
+        more += f", freeze_noise_scale_tokens: {e['freeze_b_simple']:.6g}"
     text += (f"training: {{batch_tokens: {e['batch']}, noise_scale_tokens: {max(noise, 1e-3)}, "
              f"steps: {c['steps']}{more}}}\n")
     with open(spec, "w") as f:
@@ -626,6 +630,7 @@ def main():
     ap.add_argument("--seeds", type=int, help="seeds at the smallest beta (overrides the mode's: full 3, quick 1)")
     ap.add_argument("--caps", help="the caps every batch size runs, comma-separated (default 0.3,0.6,0.9)")
     ap.add_argument("--no-weights", action="store_true", help="no freeze_weight run at the smallest beta")
+    ap.add_argument("--beta2", type=float, help="AdamW's beta2 in the fine-tuning runs (default the trainer's, 0.999)")
     ap.add_argument("--report", action="store_true", help="only the report, from the runs cached in --out")
     args = ap.parse_args()
     mode = "ci" if args.ci else "quick" if args.quick else "full"
@@ -648,10 +653,11 @@ def main():
     pts = sw.points()
     md = table(pts)
     st = sw.state
+    beta2 = f"; AdamW beta2 {cfg['beta2']}" if cfg.get("beta2") else ""
     head = [f"# batch-regime sweep ({mode})", "",
             f"narrow MLP, fine-tuning from {cfg['pretrain']} pretraining steps (validation loss "
             f"{st.get('pretrain_val_loss', float('nan')):.4f}); N = {cfg['steps']} steps, ramp {cfg['ramp']}, "
-            f"re-drawn every {cfg['reselect']}; B_simple at the fine-tuning start {st['start_b_simple']:.0f} "
+            f"re-drawn every {cfg['reselect']}{beta2}; B_simple at the fine-tuning start {st['start_b_simple']:.0f} "
             f"predictions; {time.time() - t0:.0f} s this run", "",
             "| batch (predictions) | sequences a step | peak lr (sweep: final loss) | B_simple at the end | "
             "freezing from | max_ratio: auto chooses | with a pilot (training.pilot: its largest cap that reached L*) |",

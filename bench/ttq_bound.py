@@ -4,8 +4,10 @@ learning-rate ratio 0, the most freezing buys at any rate) scored on
 batch-regime sweeps already run: reads the tables bench/batch_regime.py
 wrote (results.md, as kept in docs/batch_regime_runs/) and sets each
 balanced point's measured drift-free speed-up against its bound
-(python/tfc_plan.py, time_to_quality_bound, from the point's beta at the
-start, frozen share, step ratio, steps, warm-up and ramp). Prints a table
+(python/tfc_plan.py, time_to_quality_bound, from the smaller of the
+point's beta at the start and where freezing starts, as the plan takes it
+given training.freeze_noise_scale_tokens, and its frozen share, step ratio,
+steps, warm-up and ramp). Prints a table
 and, last,
 
   ttq_bound points=K above=A max_excess=E cannot_pay=C of_them_paid=P
@@ -46,14 +48,16 @@ def score_sweeps(sweeps, optimizer):
     """(table lines, points, above, max excess, cannot pay, of them paid)
     over sweeps, each (label, N, ramp, {batch size: [point]}) as
     ttq_pilot.read_sweep and ttq_models.sweep_groups give them."""
-    lines = ["| batch size | cap | beta | frozen share | step ratio | measured | upper bound | measured - bound |",
+    lines = ["| batch size | cap | beta (the smaller) | frozen share | step ratio | measured | upper bound | measured - bound |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     k = above = cannot = paid = 0
     worst = 0.0
     for label, n, ramp, groups in sweeps:
         for size, pts in groups.items():
             for p in pts:
-                b = tfc_plan.time_to_quality_bound(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, optimizer)
+                # at the smaller beta, the start's or where freezing starts (training.freeze_noise_scale_tokens)
+                beta = min(p["beta"], p["beta_w"]) if p.get("beta_w", 0) > 0 else p["beta"]
+                b = tfc_plan.time_to_quality_bound(beta, p["f"], p["r"], n, p["warmup"], ramp, optimizer)
                 d = p["df"] - b  # an unreached point's df is its bound V
                 k += 1
                 if d > ROUNDING:
@@ -62,7 +66,7 @@ def score_sweeps(sweeps, optimizer):
                 if b <= 1.0:
                     cannot += 1
                     paid += p["reached"] and p["df"] > 1.0
-                lines.append(f"| {size} (N = {n}, {label}) | {p['cap']} | {p['beta']:.3f} | "
+                lines.append(f"| {size} (N = {n}, {label}) | {p['cap']} | {beta:.3f} | "
                              f"{p['f']:.3f} | {p['r']:.3f} | {'' if p['reached'] else '<'}{p['df']:.3f} | {b:.3f} | "
                              f"{d:+.3f} |")
     return lines, k, above, worst, cannot, paid

@@ -208,7 +208,8 @@ def sweep_groups(points, state):
         e = state["points"][str(p["mb"])]
         groups.setdefault(f"{p['batch']:,}", []).append(dict(
             cap=p["cap"], beta=e["beta"], f=p["plan"]["frozen_share"], r=p["plan"]["step_ratio"],
-            warmup=e["warmup"], df=p["drift_free"], reached=p["reached"]))
+            warmup=e["warmup"], df=p["drift_free"], reached=p["reached"],
+            beta_w=p["beta_freeze"] if p.get("beta_freeze", 0) > 0 else float("nan")))
     return groups
 
 

@@ -15,6 +15,7 @@ excluded). The tables give 3 decimals; standard library only.
 Usage: bench/ttq_pilot.py [--optimizer adam|sgd] RESULTS.md...
 (--optimizer: the model's form, training.optimizer; adam, the trainer's,
 by default)"""
+import math
 import os
 import re
 import sys
@@ -58,10 +59,11 @@ def read_sweep(path):
         if r[col["select"]] != "balanced":
             continue
         df = r[col["drift-free speedup"]].split()[0]
+        bw = float(r[col["beta where freezing starts"]]) if "beta where freezing starts" in col else math.nan
         groups.setdefault(r[0], []).append(dict(
             cap=float(r[col["cap"]]), beta=float(r[col["beta at the start"]]), f=float(r[col["frozen share"]]),
             r=float(r[col["step ratio (plan)"]]), warmup=warm[r[0]], df=float(df.lstrip("<")),
-            reached=not df.startswith("<")))
+            reached=not df.startswith("<"), beta_w=bw if bw > 0 else math.nan))  # nan: not measured, or negative
     return n, ramp, groups
 
 

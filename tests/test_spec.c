@@ -1,6 +1,7 @@
 /* spec: valid specs become the expected struct; every class of invalid spec
  * is refused with its position and a message naming the problem. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -846,6 +847,31 @@ Test(spec_invalid, training_optimizer_names_the_choices)
     loaded_free(&l);
     load_with(&l, 0, "training: {batch_tokens: 8, noise_scale_tokens: 1, steps: 1, optimizer: Adam}");
     EXPECT_ERROR(&l, 9, 73, "did you mean 'adam'?");
+    loaded_free(&l);
+}
+
+Test(spec_valid, training_freeze_noise_scale_is_optional)
+{
+    loaded l;
+    load_with(&l, 0, "training: {batch_tokens: 8, noise_scale_tokens: 1, steps: 1}");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    cr_assert(isnan(l.s->training.freeze_noise_scale_tokens), "absent is NAN, not %g",
+              l.s->training.freeze_noise_scale_tokens);
+    loaded_free(&l);
+    load_with(&l, 0, "training: {batch_tokens: 8, noise_scale_tokens: 1, steps: 1, freeze_noise_scale_tokens: 0.25}");
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    cr_assert_eq(l.s->training.freeze_noise_scale_tokens, 0.25);
+    loaded_free(&l);
+}
+
+Test(spec_invalid, training_freeze_noise_scale_must_be_positive)
+{
+    loaded l;
+    load_with(&l, 0, "training: {batch_tokens: 8, noise_scale_tokens: 1, steps: 1, freeze_noise_scale_tokens: 0}");
+    EXPECT_ERROR(&l, 9, 89, "training.freeze_noise_scale_tokens must be a number above 0");
+    loaded_free(&l);
+    load_with(&l, 0, "training: {batch_tokens: 8, noise_scale_tokens: 1, steps: 1, freeze_noise_scale_token: 5}");
+    EXPECT_ERROR(&l, 9, 62, "did you mean 'freeze_noise_scale_tokens'?");
     loaded_free(&l);
 }
 

@@ -82,8 +82,9 @@ const char *spec_select_name(spec_select s)
 {
     return (unsigned)s < sizeof select_names / sizeof *select_names - 1 ? select_names[s] : "?";
 }
-static const char *const training_keys[] = {"batch_tokens", "noise_scale_tokens", "steps", "lr_ratio", "optimizer",
-                                             "pilot",        NULL};
+static const char *const training_keys[] = {"batch_tokens", "noise_scale_tokens", "steps",
+                                             "lr_ratio",     "optimizer",          "pilot",
+                                             "freeze_noise_scale_tokens",          NULL};
 /* SPEC_OPTIMIZER_* order; AdamW scales its step as Adam does */
 static const char *const optimizer_names[] = {"adam", "sgd", "adamw", NULL};
 static const char *const pilot_keys[] = {"max_ratio", "speedup", NULL};
@@ -1166,6 +1167,9 @@ static void read_training(ctx *c, const ydoc_node *t)
         get_number(c, v, "training.noise_scale_tokens", 0.0, true, 1e18, &tr->noise_scale_tokens);
     if ((v = require(c, t, "training", "steps", training_keys)))
         get_uint(c, v, "training.steps", 1, UINT64_C(1) << 40, &tr->steps);
+    tr->freeze_noise_scale_tokens = NAN;
+    if ((v = ydoc_get(t, "freeze_noise_scale_tokens")))
+        get_number(c, v, "training.freeze_noise_scale_tokens", 0.0, true, 1e18, &tr->freeze_noise_scale_tokens);
     if ((v = ydoc_get(t, "optimizer"))) {
         int o = get_enum(c, v, "training.optimizer", optimizer_names);
         if (o >= 0)

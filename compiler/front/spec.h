@@ -185,6 +185,10 @@ typedef struct spec_training {
     uint64_t batch_tokens;     /* predictions per optimizer step */
     double noise_scale_tokens; /* the measured gradient noise scale B_simple, in the same unit */
     uint64_t steps;            /* the run's optimizer steps */
+    /* B_simple measured where freezing starts (freeze.warmup_steps), in the
+     * same unit; NAN when not given. The upper bound takes the smaller of
+     * the two betas (ttq.h, ttq_upper_bound). */
+    double freeze_noise_scale_tokens;
     /* The run's rate against a single step's best (ttq.h, ttq_rho): given
      * (lr_ratio), or from a pilot pair measured at pilot_max_ratio
      * (pilot_speedup, the drift-free time-to-quality speed-up); NAN when

@@ -239,7 +239,13 @@ static void plan_ttq(plan *p)
     p->ttq_speedup = ttq_speedup(p->ttq_beta, p->ttq_frozen_share, p->ttq_step_ratio, (double)sp->training.steps,
                                  (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, p->ttq_lr_ratio,
                                  p->ttq_optimizer);
-    p->ttq_upper_bound = ttq_upper_bound(p->ttq_beta, p->ttq_frozen_share, p->ttq_step_ratio,
+    /* the bound at the smaller beta: where the noise scale falls by the time
+     * freezing starts, a frozen step costs less than at the run's start */
+    p->ttq_bound_beta = p->ttq_beta;
+    double fb = sp->training.freeze_noise_scale_tokens / (double)sp->training.batch_tokens;
+    if (fb < p->ttq_bound_beta) /* false for NAN: not given */
+        p->ttq_bound_beta = fb;
+    p->ttq_upper_bound = ttq_upper_bound(p->ttq_bound_beta, p->ttq_frozen_share, p->ttq_step_ratio,
                                          (double)sp->training.steps, (double)sp->freeze.warmup_steps,
                                          (double)sp->freeze.ramp_steps, p->ttq_optimizer);
     p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio, p->ttq_lr_ratio, p->ttq_optimizer);

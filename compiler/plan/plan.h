@@ -91,6 +91,7 @@ typedef struct plan {
     bool ttq_rescale; /* beta below 1: the optimiser contract to use is mean (docs/optimizer-contract.md) */
     double ttq_beta, ttq_frozen_share, ttq_step_ratio, ttq_speedup, ttq_break_even;
     double ttq_upper_bound; /* the most freezing buys at any learning rate (ttq_upper_bound) */
+    double ttq_bound_beta;  /* its beta: the smaller of ttq_beta and where freezing starts (if given) */
     double ttq_lr_ratio; /* training.lr_ratio, given or from the pilot; NAN: neither (ttq_rho) */
     ttq_optimizer ttq_optimizer; /* training.optimizer: what a frozen step costs at ttq_lr_ratio */
     char ttq_reason[320];

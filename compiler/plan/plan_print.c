@@ -9,6 +9,12 @@
 #include "select.h"
 #include "version.h"
 
+/* A beta as tfc plan prints it: three decimals below 1, two below 10, one above. */
+static real_text beta_text(double beta)
+{
+    return real_fixed(beta, beta >= 10 ? 1 : beta >= 1 ? 2 : 3);
+}
+
 void plan_print_text(const plan *p, FILE *f)
 {
     const spec *sp = p->sp;
@@ -29,11 +35,13 @@ void plan_print_text(const plan *p, FILE *f)
                 s->ranks);
     if (p->ttq_known) {
         fprintf(f, "time to quality     %10sx predicted (beta %s; %s)\n", real_fixed(p->ttq_speedup, 4).s,
-                real_fixed(p->ttq_beta, p->ttq_beta >= 10 ? 1 : p->ttq_beta >= 1 ? 2 : 3).s, p->ttq_reason);
+                beta_text(p->ttq_beta).s, p->ttq_reason);
         if (p->ttq_frozen_share > 0.0)
             fprintf(f, "at most             %10sx at any learning rate (lr_ratio 0: the rate, not the noise, limits "
-                       "the run; optimiser %s)\n",
-                    real_fixed(p->ttq_upper_bound, 4).s, ttq_optimizer_name(p->ttq_optimizer));
+                       "the run; optimiser %s%s%s)\n",
+                    real_fixed(p->ttq_upper_bound, 4).s, ttq_optimizer_name(p->ttq_optimizer),
+                    p->ttq_bound_beta < p->ttq_beta ? "; beta where freezing starts " : "",
+                    p->ttq_bound_beta < p->ttq_beta ? beta_text(p->ttq_bound_beta).s : "");
         else
             fprintf(f, "at most             %10sx (nothing is frozen)\n", real_fixed(p->ttq_upper_bound, 4).s);
     } else
@@ -172,6 +180,10 @@ void plan_print_json(const plan *p, FILE *f)
         fprintf(f, ", \"optimizer_contract\": \"%s\"", p->ttq_rescale ? "mean" : "share");
         fputs(", \"upper_bound\": ", f);
         json_number(f, p->ttq_upper_bound);
+        if (!isnan(t->freeze_noise_scale_tokens)) { /* as the spec gave it */
+            fputs(", \"freeze_noise_scale_tokens\": ", f);
+            json_number(f, t->freeze_noise_scale_tokens);
+        }
         fprintf(f, ", \"optimizer\": \"%s\"", ttq_optimizer_name(p->ttq_optimizer));
         if (!isnan(p->ttq_lr_ratio)) { /* only with training.lr_ratio or .pilot */
             fputs(", \"lr_ratio\": ", f);

@@ -12,7 +12,7 @@
  * --data DIR (alias --corpus), --part all|pretrain|finetune, --val-max N,
  * --seed N, --mb-seqs N, --order grouped|shuffled, --init FILE, --save FILE, --steps N, --first-step S,
  * --no-freeze, --lr X, --lr-warmup W, --lr-horizon H, --lr-min F,
- * --grad share|mean|sqrt|linear, --wd X, --eval-every K, --stop-below L, --stop-from N,
+ * --grad share|mean|sqrt|linear, --wd X, --beta2 X, --eval-every K, --stop-below L, --stop-from N,
  * --log FILE. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -41,7 +41,7 @@ typedef struct options {
     corpus_part part;
     long steps, eval_every, lr_warmup, lr_horizon, stop_from, mb_seqs;
     uint64_t first_step, seed, val_max;
-    double lr, lr_min, wd, stop_below;
+    double lr, lr_min, wd, beta2, stop_below;
     grad_mode grad;
     bool no_freeze, shuffled, exact;
 } options;
@@ -348,7 +348,7 @@ static double lr_at(const options *o, long s)
 
 static optim optim_at(const options *o, long s)
 {
-    return (optim){.lr = lr_at(o, s), .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = o->wd, .grad = o->grad};
+    return (optim){.lr = lr_at(o, s), .beta1 = 0.9, .beta2 = o->beta2, .eps = 1e-8, .weight_decay = o->wd, .grad = o->grad};
 }
 
 static double now_ms(void)
@@ -913,6 +913,7 @@ static int usage(void)
             "                       a partly computed gradient: the sum of shares, the mean, or the sum with the\n"
             "                       tensor's step size times sqrt(c / M) or c / M (default share; model.h)\n"
             "  --wd X               AdamW decoupled weight decay (default 0)\n"
+            "  --beta2 X            AdamW's second-moment decay, 0 < X < 1 (default 0.999)\n"
             "  --eval-every K       validate at steps K, 2K, ... and the last (default 25; 0: at the end only)\n"
             "  --stop-below L       stop once the mean of the last 3 validation losses is <= L\n"
             "  --stop-from N        ... but not before N steps have run (default 0)\n"
@@ -964,6 +965,7 @@ int main(int argc, char **argv)
                  .mb_seqs = MB_SEQS_DEFAULT,
                  .lr = 2e-3,
                  .lr_min = 0.1,
+                 .beta2 = 0.999,
                  .stop_below = NAN,
                  .grad = GRAD_SHARE};
     int i = 2;
@@ -1012,6 +1014,8 @@ int main(int argc, char **argv)
             ok = ok && parse_double(v, &o.lr_min) && o.lr_min >= 0 && o.lr_min <= 1;
         else if (!strcmp(a, "--wd"))
             ok = ok && parse_double(v, &o.wd) && o.wd >= 0;
+        else if (!strcmp(a, "--beta2"))
+            ok = ok && parse_double(v, &o.beta2) && o.beta2 > 0 && o.beta2 < 1;
         else if (!strcmp(a, "--stop-below"))
             ok = ok && parse_double(v, &o.stop_below);
         else if (!strcmp(a, "--stop-from"))

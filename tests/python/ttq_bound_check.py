@@ -6,7 +6,8 @@ ttq_bound):
     of_them_paid=P`;
   - every row's bound is recomputed here from the written-out k = 0 form,
     not python/tfc_plan.py: a frozen step progresses 1 / sqrt(n) of a full
-    one with Adam (n = (1 + beta / (1 - f)) / (1 + beta)), all of it with
+    one with Adam (n = (1 + beta / (1 - f)) / (1 + beta), beta the smaller
+    of the table's at the start and where freezing starts), all of it with
     SGD, and the run of N steps freezing from w = min(warm-up + ramp / 2,
     N) takes w + (N - w) r / rho of the no-freezing run's steps;
   - K, A, E, C and P recounted from those rows;
@@ -34,7 +35,10 @@ def bound(p, n, ramp, opt):
     f = p["f"]
     if f <= 0:
         return 1.0
-    g = (1 + p["beta"] / (1 - f)) / (1 + p["beta"])
+    beta = p["beta"]
+    if p["beta_w"] == p["beta_w"] and p["beta_w"] < beta:  # measured where freezing starts, and smaller
+        beta = p["beta_w"]
+    g = (1 + beta / (1 - f)) / (1 + beta)
     rho = 1.0 if opt == "sgd" else 1 / math.sqrt(g)
     w = min(p["warmup"] + ramp / 2, n)
     return n / (w + (n - w) * p["r"] / rho)

@@ -20,7 +20,8 @@ docs/plan-json.md):
   - training.lr_ratio's bound: python's LR_RATIO_MAX is refused by tfc, the
     largest double below it taken as given;
   - the upper bound (time_to_quality.upper_bound): python's
-    time_to_quality_bound bit for bit, at or above the prediction, against
+    time_to_quality_bound bit for bit, at the smaller of the start's beta
+    and training.freeze_noise_scale_tokens' (given in 40% of the specs), at or above the prediction, against
     its written-out form and every learning-rate ratio; where auto finds no
     cap that pays, its reason names the cap that bounds highest;
   - with auto, --dump-lp writes the chosen cap's LP and --policy none
@@ -96,7 +97,9 @@ def recompute(plan, spec_yaml_text, where, optimizer="adam"):
                                               warmup=fz["warmup_steps"], ramp=fz["ramp_steps"], lr_ratio=k,
                                               optimizer=optimizer)
     be = tfc_plan.break_even_beta(f, r, k, optimizer) if f > 0 else None
-    bound = tfc_plan.time_to_quality_bound(beta=beta, frozen_share=f, step_ratio=r, steps=t["steps"],
+    # the bound at the smaller beta: the start's or where freezing starts (training.freeze_noise_scale_tokens)
+    bound_beta = min(beta, t.get("freeze_noise_scale_tokens", math.inf) / t["batch_tokens"])
+    bound = tfc_plan.time_to_quality_bound(beta=bound_beta, frozen_share=f, step_ratio=r, steps=t["steps"],
                                            warmup=fz["warmup_steps"], ramp=fz["ramp_steps"], optimizer=optimizer)
     if t.get("optimizer") != ("sgd" if optimizer == "sgd" else "adam"):
         bad.append(f"{where}: time_to_quality.optimizer {t.get('optimizer')!r}, the spec's {optimizer}")
@@ -120,6 +123,10 @@ def recompute(plan, spec_yaml_text, where, optimizer="adam"):
     elif "if the rate" in t["reason"] and not t["auto"]:
         bad.append(f"{where}: the bound named where the prediction pays or lr_ratio is known: {t['reason']}")
     return t
+
+
+def beta_of(t):
+    return t["noise_scale_tokens"] / t["batch_tokens"]
 
 
 def short(v):
@@ -178,7 +185,7 @@ def main():
         specs = sorted(glob.glob(os.path.join(src, "specs", "*.yaml")))
         os.makedirs(os.path.join(work, "random"))
         specs += varied_specs(60, os.path.join(work, "random"))
-        n = n_pilot = n_pilot_refused = 0
+        n = n_pilot = n_pilot_refused = n_freeze_noise = 0
         for spec in specs:
             text = open(spec).read()
             batch = rng.choice([512, 4096, 65536, 1 << 20])
@@ -194,6 +201,10 @@ def main():
             opt = rng.choice([None, "adam", "adamw", "sgd"])  # None: the default, adam
             if opt:
                 extra += f", optimizer: {opt}"
+            freeze_noise = None
+            if rng.random() < 0.4:  # the noise scale where freezing starts, below or above the start's
+                freeze_noise = round(noise * 10 ** rng.uniform(-1.5, 0.5), 3) or 1.0
+                extra += f", freeze_noise_scale_tokens: {freeze_noise}"
             opt = opt or "adam"
             with open(path, "w") as fh:
                 fh.write(with_training(text, batch, noise, steps, extra=extra))
@@ -213,6 +224,10 @@ def main():
                 n += 1
                 if not t:
                     continue
+                if t.get("freeze_noise_scale_tokens") != freeze_noise:
+                    bad.append(f"{name}: freeze_noise_scale_tokens {t.get('freeze_noise_scale_tokens')!r}, the "
+                               f"spec's {freeze_noise!r}")
+                n_freeze_noise += freeze_noise is not None and freeze_noise / batch < beta_of(t)
                 if kind == 0 and ("lr_ratio" in t or "pilot" in t):
                     bad.append(f"{name}: lr_ratio in plan.json without training.lr_ratio or pilot")
                 if kind == 1 and t.get("lr_ratio") != k:
@@ -226,6 +241,8 @@ def main():
         print(f"ttq check: {n} plans' time_to_quality recomputed from their own fields, bit for bit "
               f"({n_pilot} with a pilot, its lr_ratio from the pilot cap's own plan; {n_pilot_refused} pilots "
               f"refused as the model cannot use them)")
+        if n_freeze_noise < 5:
+            bad.append(f"only {n_freeze_noise} plans bounded at a smaller beta where freezing starts: too thin")
         if n_pilot < 5:
             bad.append(f"only {n_pilot} pilots were usable: the parity check of training.pilot is too thin")
 
