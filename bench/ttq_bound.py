@@ -6,9 +6,8 @@ wrote (results.md, as kept in docs/batch_regime_runs/) and sets each
 balanced point's measured drift-free speed-up against its bound
 (python/tfc_plan.py, time_to_quality_bound, from the smaller of the
 point's beta at the start and where freezing starts, as the plan takes it
-given training.freeze_noise_scale_tokens, and its frozen share, step ratio,
-steps, warm-up and ramp). Prints a table
-and, last,
+given training.freeze_noise_scale_tokens, and its frozen share, step
+ratio, steps, warm-up and ramp). Prints a table and, last,
 
   ttq_bound points=K above=A max_excess=E cannot_pay=C of_them_paid=P
 
@@ -73,12 +72,9 @@ def score_sweeps(sweeps, optimizer):
 
 
 def main():
-    args, optimizer = sys.argv[1:], "adam"
-    if args[:1] == ["--optimizer"] and len(args) > 1:
-        optimizer, args = args[1], args[2:]
-    if not args or args[0] in ("-h", "--help") or optimizer not in ("adam", "sgd"):
-        print(__doc__)
-        return 0 if args[:1] in (["-h"], ["--help"]) else 2
+    optimizer, args = ttq_pilot.cli_args(sys.argv[1:], __doc__)
+    if optimizer is None:
+        return args
     lines, k, above, worst, cannot, paid = score(args, optimizer)
     print("\n".join(lines))
     print(f"ttq_bound points={k} above={above} max_excess={worst:.4f} cannot_pay={cannot} of_them_paid={paid}")

@@ -67,13 +67,22 @@ def read_sweep(path):
     return n, ramp, groups
 
 
-def main():
-    args, optimizer = sys.argv[1:], "adam"
+def cli_args(argv, doc):
+    """[--optimizer adam|sgd] RESULTS.md...: (optimizer, paths), or (None,
+    exit status) once doc is printed (asked for, or the arguments wrong)."""
+    args, optimizer = argv, "adam"
     if args[:1] == ["--optimizer"] and len(args) > 1:
         optimizer, args = args[1], args[2:]
     if not args or args[0] in ("-h", "--help") or optimizer not in ("adam", "sgd"):
-        print(__doc__)
-        return 0 if args[:1] in (["-h"], ["--help"]) else 2
+        print(doc)
+        return None, 0 if args[:1] in (["-h"], ["--help"]) else 2
+    return optimizer, args
+
+
+def main():
+    optimizer, args = cli_args(sys.argv[1:], __doc__)
+    if optimizer is None:
+        return args
     groups, n_of, ramp_of = {}, {}, {}
     for path in args:
         n, ramp, g = read_sweep(path)
