@@ -53,7 +53,7 @@ double ttq_speedup(double beta, double frozen_share, double step_ratio, double s
  * form 1 / n). With TTQ_SGD that is the shorter step alone (rho 1); with
  * TTQ_ADAM a frozen step still loses signal, rho = 1 / sqrt(n). Its beta
  * should be the smallest the frozen steps see: plan.c takes the smaller of
- * the run's start's and where freezing starts (measured against 64 sweep
+ * the run's start's and where freezing starts (measured against 71 sweep
  * points, docs/time-to-quality.md, "The upper bound"). */
 double ttq_upper_bound(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
                        ttq_optimizer opt);
