@@ -55,8 +55,9 @@ def score_sweeps(sweeps, optimizer):
         for size, pts in groups.items():
             for p in pts:
                 # at the smaller beta, the start's or where freezing starts (training.freeze_noise_scale_tokens)
-                beta = min(p["beta"], p["beta_w"]) if p.get("beta_w", 0) > 0 else p["beta"]
-                b = tfc_plan.time_to_quality_bound(beta, p["f"], p["r"], n, p["warmup"], ramp, optimizer)
+                bw = p.get("beta_w")
+                beta = bw if bw is not None and bw < p["beta"] else p["beta"]  # NaN: not measured
+                b = tfc_plan.time_to_quality_bound(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, optimizer, bw)
                 d = p["df"] - b  # an unreached point's df is its bound V
                 k += 1
                 if d > ROUNDING:

@@ -282,13 +282,18 @@ def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ram
     return steps / (w + (steps - w) * step_ratio / rho)
 
 
-def time_to_quality_bound(beta, frozen_share, step_ratio, steps, warmup, ramp, optimizer="adam"):
+def time_to_quality_bound(beta, frozen_share, step_ratio, steps, warmup, ramp, optimizer="adam", freeze_beta=None):
     """The most freezing buys whatever the learning rate: the prediction at
     lr_ratio 0, a run its rate rather than its gradient noise limits (a
     frozen step's progress falls as the ratio grows, so no ratio gives
     more, nor the best-rate form). With "sgd" the shorter step alone; with
-    "adam" a frozen step still loses signal, rho = 1 / sqrt(n). The
-    compiler's ttq_upper_bound (plan.json's time_to_quality.upper_bound)."""
+    "adam" a frozen step still loses signal, rho = 1 / sqrt(n). At the
+    smaller of beta and freeze_beta, the beta where freezing starts
+    (training.freeze_noise_scale_tokens / batch_tokens; None or NaN: not
+    measured). The compiler's ttq_upper_bound as plan.c takes it
+    (plan.json's time_to_quality.upper_bound)."""
+    if freeze_beta is not None and freeze_beta < beta:  # False for NaN
+        beta = freeze_beta
     return predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ramp, 0.0, optimizer)
 
 

@@ -98,9 +98,10 @@ def recompute(plan, spec_yaml_text, where, optimizer="adam"):
                                               optimizer=optimizer)
     be = tfc_plan.break_even_beta(f, r, k, optimizer) if f > 0 else None
     # the bound at the smaller beta: the start's or where freezing starts (training.freeze_noise_scale_tokens)
-    bound_beta = min(beta, t.get("freeze_noise_scale_tokens", math.inf) / t["batch_tokens"])
-    bound = tfc_plan.time_to_quality_bound(beta=bound_beta, frozen_share=f, step_ratio=r, steps=t["steps"],
-                                           warmup=fz["warmup_steps"], ramp=fz["ramp_steps"], optimizer=optimizer)
+    fn = t.get("freeze_noise_scale_tokens")
+    bound = tfc_plan.time_to_quality_bound(beta=beta, frozen_share=f, step_ratio=r, steps=t["steps"],
+                                           warmup=fz["warmup_steps"], ramp=fz["ramp_steps"], optimizer=optimizer,
+                                           freeze_beta=None if fn is None else fn / t["batch_tokens"])
     if t.get("optimizer") != ("sgd" if optimizer == "sgd" else "adam"):
         bad.append(f"{where}: time_to_quality.optimizer {t.get('optimizer')!r}, the spec's {optimizer}")
     if not t.get("upper_bound", -1.0) >= t["predicted_speedup"]:  # no learning-rate ratio gives more
