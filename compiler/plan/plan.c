@@ -338,14 +338,22 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
     /* The most the model gives: at k = 0 (ttq_upper_bound). */
     double most = ttq_upper_bound(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps,
                                   (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, form);
-    if (k == 0.0 && tr->pilot_speedup > most)
+    if (k == 0.0 && tr->pilot_speedup > most) {
+        /* The prediction keeps the start's noise scale; the bound may take
+         * the smaller one where freezing starts (at.upper_bound): say so
+         * where the two differ, so the warning and plan.json agree. */
+        char fall[160] = "";
+        if (at.upper_bound > most)
+            snprintf(fall, sizeof fall, "; %s the %s bound at the noise scale where freezing starts",
+                     tr->pilot_speedup > at.upper_bound ? "above even" : "within", short_real(at.upper_bound).s);
         diag_warning(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
-                     "training.pilot: a speed-up of %s at cap %s is above the %s %s; taken as lr_ratio 0 (a run its "
-                     "rate limits: %s)",
+                     "training.pilot: a speed-up of %s at cap %s is above the %s %s%s; taken as lr_ratio 0 (a run "
+                     "its rate limits: %s)",
                      real_shortest(tr->pilot_speedup).s, real_shortest(tr->pilot_max_ratio).s, short_real(most).s,
-                     form == TTQ_SGD ? "the shorter step alone gives" : "the model gives at the least cost",
+                     form == TTQ_SGD ? "the shorter step alone gives" : "the model gives at the least cost", fall,
                      form == TTQ_SGD ? "a frozen step costs nothing"
                                      : "a frozen step costs Adam only its noisier gradient's weaker signal");
+    }
     spec *c = arena_alloc(a, sizeof *c);
     if (!c)
         return diag_nomem(d, "planning");

@@ -506,6 +506,30 @@ def main():
                     not re.search(r"fast_pilot\.yaml:\d+:\d+: warning: training\.pilot: a speed-up of 1\.5 at cap "
                                   r"0\.9 is above the [0-9.]+ " + most, r.stderr):
                 bad.append(f"a pilot faster than k 0 allows{opt}: rc {r.returncode}, {r.stderr[:300]!r}")
+        # ... and where the noise scale falls where freezing starts, the
+        # warning places the pilot against plan.json's upper_bound too (the
+        # bound at the smaller beta, recomputed here from the plan's fields)
+        fz = ", freeze_noise_scale_tokens: 20000"
+        with open(p, "w") as fh:
+            fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000, fz))
+        t = plan_json(p)["time_to_quality"]
+        most = tfc_plan.time_to_quality_bound(t["beta"], t["frozen_share"], t["step_ratio"], 10000, 5000, 1000)
+        bound = tfc_plan.time_to_quality_bound(t["beta"], t["frozen_share"], t["step_ratio"], 10000, 5000, 1000,
+                                               freeze_beta=20000 / (1 << 20))
+        if not bound > most:
+            bad.append(f"freeze_noise_scale_tokens 20000 does not raise the bound: {bound!r} against {most!r}")
+        for pilot, where in ((round((most + bound) / 2, 4), "within"), (round(bound + 0.05, 4), "above even")):
+            with open(p, "w") as fh:
+                fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000,
+                                       f", pilot: {{max_ratio: 0.9, speedup: {pilot}}}" + fz))
+            r = subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True)
+            ub = json.loads(r.stdout)["time_to_quality"].get("upper_bound") if r.returncode == 0 else None
+            m = re.search(r"warning: training\.pilot: a speed-up of [0-9.]+ at cap 0\.9 is above the [0-9.]+ the model "
+                          r"gives at the least cost; " + where + r" the ([0-9.]+) bound at the noise scale where "
+                          r"freezing starts; taken as lr_ratio 0", r.stderr)
+            if ub is None or m is None or abs(float(m.group(1)) - ub) > 0.0051:
+                bad.append(f"a pilot of {pilot} {where} the freezing start's bound {bound!r}: rc {r.returncode}, "
+                           f"upper_bound {ub!r}, {r.stderr[:400]!r}")
 
         # 4. without training
         plain = plan_json(os.path.join(src, "specs", "llama8b_1f1b.yaml"))
