@@ -296,8 +296,8 @@ static bool get_u32(ctx *c, const ydoc_node *n, const char *path, uint32_t min, 
 }
 
 /* A finite number in [min, max]; min_open excludes min itself. */
-static bool get_number(ctx *c, const ydoc_node *n, const char *path, double min, bool min_open, double max,
-                       double *out)
+static bool get_number_range(ctx *c, const ydoc_node *n, const char *path, double min, bool min_open, double max,
+                             bool max_open, double *out)
 {
     char q[TEXT_QUOTE_CAP];
     ydoc_type t = n->kind == YDOC_SCALAR ? ydoc_scalar_type(n) : YDOC_STR;
@@ -327,13 +327,19 @@ static bool get_number(ctx *c, const ydoc_node *n, const char *path, double min,
         ERR(c, n, "%s must be a finite number, got %s", path, describe(n, q, sizeof q));
         return false;
     }
-    if (v < min || (min_open && v == min) || v > max) {
-        ERR(c, n, "%s must be a number %s %s and at most %s, got %s", path, min_open ? "above" : "of at least",
-            real_shortest(min).s, real_shortest(max).s, describe(n, q, sizeof q));
+    if (v < min || (min_open && v == min) || v > max || (max_open && v == max)) {
+        ERR(c, n, "%s must be a number %s %s and %s %s, got %s", path, min_open ? "above" : "of at least",
+            real_shortest(min).s, max_open ? "below" : "at most", real_shortest(max).s, describe(n, q, sizeof q));
         return false;
     }
     *out = v;
     return true;
+}
+
+static bool get_number(ctx *c, const ydoc_node *n, const char *path, double min, bool min_open, double max,
+                       double *out)
+{
+    return get_number_range(c, n, path, min, min_open, max, false, out);
 }
 
 static bool get_bool(ctx *c, const ydoc_node *n, const char *path, bool *out)
@@ -1165,8 +1171,10 @@ static void read_training(ctx *c, const ydoc_node *t)
         get_uint(c, v, "training.batch_tokens", 1, UINT64_C(1) << 53, &tr->batch_tokens);
     if ((v = require(c, t, "training", "noise_scale_tokens", training_keys)))
         get_number(c, v, "training.noise_scale_tokens", 0.0, true, 1e18, &tr->noise_scale_tokens);
-    if ((v = require(c, t, "training", "steps", training_keys)))
+    if ((v = require(c, t, "training", "steps", training_keys))) {
         get_uint(c, v, "training.steps", 1, UINT64_C(1) << 40, &tr->steps);
+        tr->pos_steps = (spec_pos){v->line, v->col};
+    }
     tr->freeze_noise_scale_tokens = NAN;
     if ((v = ydoc_get(t, "freeze_noise_scale_tokens")))
         get_number(c, v, "training.freeze_noise_scale_tokens", 0.0, true, 1e18, &tr->freeze_noise_scale_tokens);
@@ -1177,12 +1185,9 @@ static void read_training(ctx *c, const ydoc_node *t)
     }
     tr->lr_ratio = NAN;
     const ydoc_node *lr = ydoc_get(t, "lr_ratio"), *pl = ydoc_get(t, "pilot");
-    if (lr && get_number(c, lr, "training.lr_ratio", 0.0, false, SPEC_LR_RATIO_MAX, &tr->lr_ratio) &&
-        !(tr->lr_ratio < SPEC_LR_RATIO_MAX)) {
-        ERR(c, lr, "training.lr_ratio must be below %g (at %g a full step makes no progress)", SPEC_LR_RATIO_MAX,
-            SPEC_LR_RATIO_MAX);
+    /* below 2: at 2 a full step makes no progress */
+    if (lr && !get_number_range(c, lr, "training.lr_ratio", 0.0, false, SPEC_LR_RATIO_MAX, true, &tr->lr_ratio))
         tr->lr_ratio = NAN;
-    }
     if (lr && pl) {
         ERR(c, pl, "training.pilot and training.lr_ratio both give the learning-rate ratio; keep one");
         return;
@@ -1206,6 +1211,21 @@ static void check_auto(ctx *c)
         diag_error(c->d, c->file, s->freeze.pos_max_ratio.line, s->freeze.pos_max_ratio.col,
                    "freeze.max_ratio: auto chooses the cap by predicted time to quality, which needs a training "
                    "section (batch_tokens, noise_scale_tokens, steps; docs/time-to-quality.md)");
+}
+
+/* A run that ends before freezing takes hold (the time-to-quality model's
+ * w = warmup_steps + ramp_steps / 2, ttq.h) gains nothing from any cap:
+ * said once here, where the plan's reason says it too. */
+static void check_training_window(ctx *c)
+{
+    const spec *s = c->s;
+    double w = (double)s->freeze.warmup_steps + (double)s->freeze.ramp_steps / 2.0;
+    bool freezes = s->freeze.max_ratio_auto || s->freeze.max_ratio > 0.0;
+    if (s->training.present && s->training.steps > 0 && freezes && !((double)s->training.steps > w))
+        diag_warning(c->d, c->file, s->training.pos_steps.line, s->training.pos_steps.col,
+                     "training.steps %llu ends before freezing takes hold at step %s (freeze.warmup_steps + "
+                     "ramp_steps / 2): no cap can shorten this run's time to quality",
+                     (unsigned long long)s->training.steps, real_shortest(w).s);
 }
 
 /* pipeline.memory_limit_bytes is compared with activation bytes, so every
@@ -1363,6 +1383,7 @@ static void read_root(ctx *c, const ydoc_node *root)
     if ((v = opt(root, "training")))
         read_training(c, v);
     check_auto(c);
+    check_training_window(c);
     check_freeze_weights(c);
     check_memory_limit(c);
     if ((v = opt(root, "targets")))

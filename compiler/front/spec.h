@@ -200,7 +200,7 @@ typedef struct spec_training {
     enum { SPEC_OPTIMIZER_ADAM = 0, SPEC_OPTIMIZER_SGD = 1 } optimizer;
     bool pilot;
     double pilot_max_ratio, pilot_speedup;
-    spec_pos pos_pilot;
+    spec_pos pos_pilot, pos_steps;
 } spec_training;
 
 typedef struct spec_targets {

@@ -217,6 +217,16 @@ static void bound_note(char *buf, size_t cap, double bound, const char *at_cap)
         snprintf(buf, cap, "; not even if the rate limits the run (at most %sx%s)", short_real(bound).s, where);
 }
 
+/* The reason where the run ends before freezing takes hold at step w
+ * (the model's warmup + ramp / 2): no cap changes its time to quality. */
+static void late_note(char *buf, size_t cap, const spec *sp, double w)
+{
+    snprintf(buf, cap,
+             "freezing does not pay: it takes hold at step %s (freeze.warmup_steps + ramp_steps / 2), not before the "
+             "run's %llu steps end",
+             real_shortest(w).s, (unsigned long long)sp->training.steps);
+}
+
 /* Time to quality of a built plan (ttq.h), when the spec has a training
  * section, and the reason text for a cap the spec gave. */
 static void plan_ttq(plan *p)
@@ -251,8 +261,11 @@ static void plan_ttq(plan *p)
     p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio, p->ttq_lr_ratio, p->ttq_optimizer);
     p->ttq_rescale = p->ttq_beta < TTQ_RESCALE_BELOW;
     real_text beta = short_real(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
+    double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
     if (!(p->ttq_frozen_share > 0.0))
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "nothing is frozen at cap %s", cap.s);
+    else if (!((double)sp->training.steps > w))
+        late_note(p->ttq_reason, sizeof p->ttq_reason, sp, w);
     else if (p->ttq_speedup > 1.0)
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "freezing pays at beta %s: break-even %s at cap %s", beta.s,
                  p->ttq_break_even < 0 ? "none" : short_real(p->ttq_break_even).s, cap.s);
@@ -313,7 +326,10 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
     ttq_optimizer form = optimizer_of(sp);
     double k = ttq_lr_ratio(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps, (double)sp->freeze.warmup_steps,
                             (double)sp->freeze.ramp_steps, tr->pilot_speedup, form);
-    if (isnan(k)) {
+    /* what the shorter step alone gives (SGD's bound: a frozen step costs nothing) */
+    double alone = ttq_upper_bound(at.beta, at.frozen_share, at.step_ratio, (double)tr->steps,
+                                   (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, TTQ_SGD);
+    if (isnan(k) || tr->pilot_speedup > alone) {
         real_text cap = real_shortest(tr->pilot_max_ratio), sp_ = real_shortest(tr->pilot_speedup);
         double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
         if (!(at.frozen_share > 0.0 && at.frozen_share < 1.0))
@@ -328,11 +344,11 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
                        short_real(w).s, (unsigned long long)tr->steps);
         else
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
-                       "training.pilot: a speed-up of %s at cap %s (step ratio %s, frozen share %s, %llu steps "
-                       "freezing from step %llu) is more than the shorter step alone gives; measure it to the "
-                       "no-freezing run's loss (docs/time-to-quality.md)",
-                       sp_.s, cap.s, short_real(at.step_ratio).s, short_real(at.frozen_share).s,
-                       (unsigned long long)tr->steps, (unsigned long long)sp->freeze.warmup_steps);
+                       "training.pilot: a speed-up of %s at cap %s is more than the shorter step alone gives, %s "
+                       "(step ratio %s, frozen share %s, %llu steps, freezing taking hold at step %s); measure it "
+                       "to the no-freezing run's loss, the steps timed at the plan's step (docs/time-to-quality.md)",
+                       sp_.s, cap.s, short_real(alone).s, short_real(at.step_ratio).s, short_real(at.frozen_share).s,
+                       (unsigned long long)tr->steps, short_real(w).s);
         return diag_status(d, TFC_INVALID);
     }
     /* The most the model gives: at k = 0 (ttq_upper_bound). */
@@ -346,13 +362,13 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
         if (at.upper_bound > most)
             snprintf(fall, sizeof fall, "; %s the %s bound at the noise scale where freezing starts",
                      tr->pilot_speedup > at.upper_bound ? "above even" : "within", short_real(at.upper_bound).s);
+        /* (Adam's only: SGD's least cost is the shorter step alone, an error above) */
         diag_warning(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
-                     "training.pilot: a speed-up of %s at cap %s is above the %s %s%s; taken as lr_ratio 0 (a run "
-                     "its rate limits: %s)",
+                     "training.pilot: a speed-up of %s at cap %s is above the %s the model gives at the least cost%s; "
+                     "taken as lr_ratio 0 (a run its rate limits: a frozen step costs Adam only its noisier "
+                     "gradient's weaker signal)",
                      real_shortest(tr->pilot_speedup).s, real_shortest(tr->pilot_max_ratio).s, short_real(most).s,
-                     form == TTQ_SGD ? "the shorter step alone gives" : "the model gives at the least cost", fall,
-                     form == TTQ_SGD ? "a frozen step costs nothing"
-                                     : "a frozen step costs Adam only its noisier gradient's weaker signal");
+                     fall);
     }
     spec *c = arena_alloc(a, sizeof *c);
     if (!c)
@@ -400,7 +416,10 @@ static tfc_status choose_cap(const spec *sp, const plan_options *opt_in, arena *
     c->freeze.max_ratio = (double)best / PLAN_AUTO_CAPS;
     *chosen = c;
     real_text b = short_real(beta);
-    if (best > 0)
+    double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
+    if (!((double)sp->training.steps > w))
+        late_note(reason, cap, sp, w); /* every cap predicts 1: 0 is kept */
+    else if (best > 0)
         snprintf(reason, cap, "cap %s predicts the best time to quality of caps 0 to 1 at beta %s: %sx (break-even %s)",
                  real_shortest(c->freeze.max_ratio).s, b.s, short_real(speed[best]).s, short_real(be[best]).s);
     else {
@@ -510,7 +529,11 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
     plan_ttq(p);
     if (sp->freeze.max_ratio_auto && p->ttq_known) {
         p->ttq_auto = true;
-        snprintf(p->ttq_reason, sizeof p->ttq_reason, "%s", auto_reason);
+        if (policy == POLICY_NONE && sp->freeze.max_ratio > 0.0) /* the cap is chosen, nothing frozen at it */
+            snprintf(p->ttq_reason, sizeof p->ttq_reason, "nothing is frozen under --policy none at the cap auto "
+                     "chose, %s: %s", real_shortest(sp->freeze.max_ratio).s, auto_reason);
+        else
+            snprintf(p->ttq_reason, sizeof p->ttq_reason, "%s", auto_reason);
     }
     *out = p;
     return TFC_OK;

@@ -114,7 +114,16 @@ def recompute(plan, spec_yaml_text, where, optimizer="adam"):
     for key, got, exp in checks:
         if got != exp:
             bad.append(f"{where}: time_to_quality.{key} {got!r}, recomputed {exp!r}")
-    if not t["auto"] and k is None and f > 0 and t["predicted_speedup"] <= 1:
+    w = fz["warmup_steps"] + fz["ramp_steps"] / 2
+    late = f"freezing does not pay: it takes hold at step {w:g} (freeze.warmup_steps + ramp_steps / 2), not before " \
+           f"the run's {t['steps']} steps end"
+    if (f > 0 or t["auto"]) and not t["steps"] > w:
+        # the run ends before freezing takes hold: that is the reason, no bound
+        if t["reason"] != late or t["predicted_speedup"] != 1.0 or t["upper_bound"] != 1.0:
+            bad.append(f"{where}: a run of {t['steps']} steps, freezing from step {w:g}: predicted "
+                       f"{t['predicted_speedup']}, bound {t['upper_bound']}, reason {t['reason']!r}, wanted {late!r}")
+        late_runs[t["auto"]] += 1
+    elif not t["auto"] and k is None and f > 0 and t["predicted_speedup"] <= 1:
         # a cap that does not pay says what it could buy at any learning rate
         note = (f"; at most {short(bound)}x if the rate, not the noise, limits the run" if bound > 1 else
                 f"; not even if the rate limits the run (at most {short(bound)}x)")
@@ -137,6 +146,7 @@ def short(v):
 
 notes = {False: 0, True: 0}  # reasons checked with the bound above 1, at or below it
 auto_notes = {False: 0, True: 0}  # the same, of auto's choices of cap 0
+late_runs = {False: 0, True: 0}  # plans of runs that end before freezing takes hold (auto's: True)
 
 
 def check_pilot(t, text, batch, noise, steps, pilot, path, name, optimizer="adam"):
@@ -423,6 +433,12 @@ def main():
                 if none["max_ratio"] != best or none["makespan_ms"] != none["baseline_makespan_ms"]:
                     bad.append(f"auto at beta {noise / batch:.3g} under --policy none: cap {none['max_ratio']}, "
                                f"the freeze LP's choice {best}")
+                # its reason says nothing is frozen before what auto chose, and predicts 1
+                tn = none["time_to_quality"]
+                if tn["predicted_speedup"] != 1.0 or (best > 0) != tn["reason"].startswith(
+                        f"nothing is frozen under --policy none at the cap auto chose, {best:g}: "):
+                    bad.append(f"auto at beta {noise / batch:.3g} under --policy none: predicted "
+                               f"{tn['predicted_speedup']}, reason {tn['reason']!r}")
                 if subprocess.run([tfc, "check", p, "-q"]).returncode != 0:
                     bad.append(f"tfc check refused an auto spec at beta {noise / batch:.3g}")
 
@@ -465,8 +481,9 @@ def main():
               f"best cap {best[0]} marked")
 
         # 3c. the learning-rate ratio's input errors, each at its place
-        for extra, want in ((", lr_ratio: 2", r"training\.lr_ratio must be below 2"),
-                            (", lr_ratio: -0.1", r"training\.lr_ratio must be"),
+        for extra, want in ((", lr_ratio: 2", r"training\.lr_ratio must be a number of at least 0 and below 2, got \"2\""),
+                            (", lr_ratio: -0.1", r"training\.lr_ratio must be a number of at least 0 and below 2, got "
+                                                 r"\"-0\.1\""),
                             (", lr_ratio: 0.5, pilot: {max_ratio: 0.9, speedup: 0.9}", r"keep one"),
                             (", pilot: {max_ratio: 0.9}", r"missing required key training\.pilot\.speedup"),
                             (", pilot: {max_ratio: 0.9, speedup: 50}", r"training\.pilot: a speed-up of 50 at cap 0\.9"),
@@ -491,21 +508,40 @@ def main():
                 fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000, f", lr_ratio: {k!r}"))
             r = subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True)
             got = json.loads(r.stdout)["time_to_quality"].get("lr_ratio") if r.returncode == 0 else None
-            if (got == k) != ok or (not ok and "training.lr_ratio must be below" not in r.stderr):
+            if (got == k) != ok or (not ok and "training.lr_ratio must be a number of at least 0 and below 2" not in r.stderr):
                 bad.append(f"lr_ratio {k!r} against python's LR_RATIO_MAX {tfc_plan.LR_RATIO_MAX}: "
                            f"rc {r.returncode}, lr_ratio {got!r}, {r.stderr[:200]!r}")
 
-        # a pilot above what the model gives at k 0: k 0, said
+        # a pilot above what the model gives at k 0 (Adam's: 1 / sqrt(n)): k 0,
+        # said; above what the shorter step alone gives (SGD's k 0, recomputed
+        # here from the plan's fields): an error, with either form
         p = os.path.join(work, "fast_pilot.yaml")
-        for opt, most in (("", "the model gives at the least cost"), (", optimizer: sgd", "the shorter step alone gives")):
+        with open(p, "w") as fh:
+            fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000))
+        t = plan_json(p)["time_to_quality"]
+        fields = (t["beta"], t["frozen_share"], t["step_ratio"], 10000, 5000, 1000)
+        most, alone = tfc_plan.time_to_quality_bound(*fields), tfc_plan.time_to_quality_bound(*fields, optimizer="sgd")
+        if not 1.0 < most < alone:
+            bad.append(f"the fast pilot's plan: Adam's bound {most!r}, the shorter step's {alone!r}")
+        for opt, speedup, want in (("", round((most + alone) / 2, 4), "warning: training\\.pilot: a speed-up of {} at "
+                                    "cap 0\\.9 is above the [0-9.]+ the model gives at the least cost; taken as "
+                                    "lr_ratio 0"),
+                                   ("", round(alone + 0.01, 4), "error: training\\.pilot: a speed-up of {} at cap 0\\.9 "
+                                    "is more than the shorter step alone gives, ([0-9.]+) "),
+                                   (", optimizer: sgd", round(alone + 0.01, 4), "error: training\\.pilot: a speed-up of "
+                                    "{} at cap 0\\.9 is more than the shorter step alone gives, ([0-9.]+) ")):
             with open(p, "w") as fh:
                 fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000,
-                                       ", pilot: {max_ratio: 0.9, speedup: 1.5}" + opt))
+                                       f", pilot: {{max_ratio: 0.9, speedup: {speedup}}}" + opt))
             r = subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True)
-            if r.returncode != 0 or json.loads(r.stdout)["time_to_quality"].get("lr_ratio") != 0.0 or \
-                    not re.search(r"fast_pilot\.yaml:\d+:\d+: warning: training\.pilot: a speed-up of 1\.5 at cap "
-                                  r"0\.9 is above the [0-9.]+ " + most, r.stderr):
-                bad.append(f"a pilot faster than k 0 allows{opt}: rc {r.returncode}, {r.stderr[:300]!r}")
+            m = re.search(r"fast_pilot\.yaml:\d+:\d+: " + want.format(re.escape(str(speedup))), r.stderr)
+            if "warning" in want:
+                ok = m and r.returncode == 0 and json.loads(r.stdout)["time_to_quality"].get("lr_ratio") == 0.0
+            else:
+                ok = m and r.returncode == 1 and not r.stdout and abs(float(m.group(1)) - alone) <= 0.0051
+            if not ok:
+                bad.append(f"a pilot of {speedup}{opt} (k 0 gives {most!r}, the step alone {alone!r}): "
+                           f"rc {r.returncode}, {r.stderr[:300]!r}")
         # ... and where the noise scale falls where freezing starts, the
         # warning places the pilot against plan.json's upper_bound too (the
         # bound at the smaller beta, recomputed here from the plan's fields)
@@ -516,9 +552,11 @@ def main():
         most = tfc_plan.time_to_quality_bound(t["beta"], t["frozen_share"], t["step_ratio"], 10000, 5000, 1000)
         bound = tfc_plan.time_to_quality_bound(t["beta"], t["frozen_share"], t["step_ratio"], 10000, 5000, 1000,
                                                freeze_beta=20000 / (1 << 20))
-        if not bound > most:
-            bad.append(f"freeze_noise_scale_tokens 20000 does not raise the bound: {bound!r} against {most!r}")
-        for pilot, where in ((round((most + bound) / 2, 4), "within"), (round(bound + 0.05, 4), "above even")):
+        alone = tfc_plan.time_to_quality_bound(t["beta"], t["frozen_share"], t["step_ratio"], 10000, 5000, 1000,
+                                               optimizer="sgd")
+        if not most < bound < alone:
+            bad.append(f"freeze_noise_scale_tokens 20000: the bounds {most!r}, {bound!r}, the step alone {alone!r}")
+        for pilot, where in ((round((most + bound) / 2, 4), "within"), (round((bound + alone) / 2, 4), "above even")):
             with open(p, "w") as fh:
                 fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000,
                                        f", pilot: {{max_ratio: 0.9, speedup: {pilot}}}" + fz))
@@ -530,6 +568,25 @@ def main():
             if ub is None or m is None or abs(float(m.group(1)) - ub) > 0.0051:
                 bad.append(f"a pilot of {pilot} {where} the freezing start's bound {bound!r}: rc {r.returncode}, "
                            f"upper_bound {ub!r}, {r.stderr[:400]!r}")
+
+        # a run that ends before freezing takes hold: warned at training.steps,
+        # and auto keeps cap 0 saying why (recompute checks the reason)
+        p = os.path.join(work, "late.yaml")
+        for cap in (0.6, "auto"):
+            with open(p, "w") as fh:
+                fh.write(with_training(base, 1 << 20, 20000, 5500, cap, 5000, 1000))
+            r = subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True)
+            line = next((i + 1 for i, l in enumerate(open(p)) if l.startswith("training:")), 0)
+            if r.returncode != 0 or not re.search(rf"late\.yaml:{line}:\d+: warning: training\.steps 5500 ends before "
+                                                  r"freezing takes hold at step 5500 \(", r.stderr):
+                bad.append(f"a 5500-step run freezing from step 5500, cap {cap}: rc {r.returncode}, {r.stderr[:300]!r}")
+                continue
+            got = json.loads(r.stdout)
+            recompute(got, open(p).read(), f"late run, cap {cap}")
+            if cap == "auto" and got["max_ratio"] != 0:
+                bad.append(f"auto chose cap {got['max_ratio']} for a run that ends before freezing takes hold")
+        if min(late_runs.values()) < 1:
+            bad.append(f"runs that end before freezing takes hold checked: {late_runs}")
 
         # 4. without training
         plain = plan_json(os.path.join(src, "specs", "llama8b_1f1b.yaml"))
