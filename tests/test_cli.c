@@ -872,7 +872,8 @@ Test(cli_compile, depfile_names_every_output_and_every_input_the_spec_names)
 
 Test(cli, help_topics_print_the_docs_exactly)
 {
-    const char *topics[] = {"spec", "schedules", "freeze-lp", "plan-json", "codegen", "lcp-index"};
+    const char *topics[] = {"spec",    "schedules", "freeze-lp",       "plan-json",
+                            "codegen", "lcp-index", "time-to-quality", "optimizer-contract"};
     for (size_t i = 0; i < sizeof topics / sizeof *topics; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/docs/%s.md", TFC_SOURCE_DIR, topics[i]);
@@ -893,5 +894,9 @@ Test(cli, help_topics_print_the_docs_exactly)
     cr_assert(proc_tfc(&r, "help", "spek", NULL));
     cr_assert_eq(r.exit_code, 2);
     cr_assert_not_null(strstr(r.err, "did you mean 'spec'"), "%s", r.err);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "help", "time-to-qualty", NULL));
+    cr_assert_eq(r.exit_code, 2);
+    cr_assert_not_null(strstr(r.err, "did you mean 'time-to-quality'"), "%s", r.err);
     proc_result_free(&r);
 }

@@ -70,7 +70,8 @@ static const char usage_text[] =
     "  diff PLAN_A PLAN_B       what changed between two plan.json (exit as diff(1))\n"
     "\n"
     "  help TOPIC               a reference page: spec, schedules, freeze-lp,\n"
-    "                           plan-json, codegen, lcp-index\n"
+    "                           plan-json, codegen, lcp-index, time-to-quality,\n"
+    "                           optimizer-contract\n"
     "\n"
     "options:\n"
     "  -h, --help               this help; 'tfc COMMAND --help' for one command\n"
@@ -121,7 +122,9 @@ static const char plan_help[] =
     "Builds SPEC's schedule and its dependency DAG, simulates one training step\n"
     "with nothing frozen (the baseline) and under a freezing policy, and prints\n"
     "both makespans, the speed-up, each stage's mean freeze ratio and each\n"
-    "rank's bubble.\n"
+    "rank's bubble. With a training section it also predicts the speed-up in\n"
+    "time to the unfrozen run's loss and its upper bound (docs/time-to-quality.md;\n"
+    "plan.json's time_to_quality; freeze.max_ratio: auto picks the cap by it).\n"
     "  --policy timely   the freeze LP (default): the fastest step the per-stage\n"
     "                    cap freeze.max_ratio allows, then the least freezing\n"
     "  --policy uniform  every freezable action at the cap\n"
@@ -133,14 +136,18 @@ static const char plan_help[] =
     "                    are solved to know which LP that is)\n"
     "  --sweep DIR       makespan against freeze.max_ratio 0, 0.1, ..., 1 for the\n"
     "                    timely and uniform policies: DIR/pareto.csv (also printed),\n"
-    "                    DIR/pareto.svg and a MANIFEST, written like compile's folder\n"
+    "                    DIR/pareto.svg and a MANIFEST, written like compile's folder;\n"
+    "                    with training, each cap's predicted time to quality too\n"
+    "                    (predicted_time_to_quality, the best ringed in the chart)\n"
     "  --compare DIR     every built-in schedule on SPEC's model, timings, ranks and\n"
     "                    microbatches: baseline and optimised makespan, freezing\n"
     "                    spent, peak activation memory a rank, sorted by optimised\n"
     "                    makespan, the fastest within pipeline.memory_limit_bytes\n"
     "                    recommended; rows whose stages or timings tfc re-derived\n"
     "                    say so (docs/schedules.md). The table on stdout (--json:\n"
-    "                    as JSON), DIR/compare.csv, DIR/compare.svg and a MANIFEST\n"
+    "                    as JSON), DIR/compare.csv, DIR/compare.svg and a MANIFEST;\n"
+    "                    with training, each schedule's predicted time to quality\n"
+    "                    and the one that reaches the loss soonest\n"
     "  --lp-timeout S    a wall-clock limit per LP phase, S seconds (default: none,\n"
     "                    only work is limited, so the plan is the same on every\n"
     "                    machine). Phases 1-2 past it: no plan (exit 3); phase 3\n"
@@ -570,7 +577,8 @@ int main(int argc, char **argv)
                     fputs(verbs[i].help, stdout);
                     return flush_stdout(EXIT_OK);
                 }
-            static const char *const topics[] = {"spec", "schedules", "freeze-lp", "plan-json", "codegen", "lcp-index",
+            static const char *const topics[] = {"spec",      "schedules",       "freeze-lp",          "plan-json",
+                                                 "codegen",   "lcp-index",       "time-to-quality",    "optimizer-contract",
                                                  NULL};
             for (size_t i = 0; topics[i]; i++)
                 if (strcmp(topics[i], argv[2]) == 0) {
@@ -586,7 +594,7 @@ int main(int argc, char **argv)
                 }
             const char *near = text_nearest(argv[2], strlen(argv[2]), topics);
             fprintf(stderr, "tfc: error: no help topic '%s'%s%s%s; topics: spec, schedules, freeze-lp, plan-json, "
-                            "codegen, lcp-index, and the commands\n",
+                            "codegen, lcp-index, time-to-quality, optimizer-contract, and the commands\n",
                     argv[2], near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             return EXIT_USAGE;
         }

@@ -181,7 +181,7 @@ static void run_pool(compare_job *job, size_t n)
 tfc_status compare_run(const spec *sp, const plan_options *opt, arena *a, diag_list *d, compare_result *out)
 {
     memset(out, 0, sizeof *out);
-    out->recommended = out->spec_row = -1;
+    out->recommended = out->spec_row = out->fastest_to_quality = -1;
     tfc_status pst = plan_resolve_pilot(sp, opt, a, d, &sp); /* the pilot ran the spec's schedule */
     if (pst != TFC_OK)
         return pst;
@@ -294,6 +294,10 @@ tfc_status compare_run(const spec *sp, const plan_options *opt, arena *a, diag_l
             out->spec_row = (long)i;
         if (out->recommended < 0 && rows[i].applicable && rows[i].fits)
             out->recommended = (long)i;
+        if (rows[i].applicable && rows[i].fits && rows[i].ttq_known &&
+            (out->fastest_to_quality < 0 ||
+             compare_ttq_ms(&rows[i]) < compare_ttq_ms(&rows[out->fastest_to_quality])))
+            out->fastest_to_quality = (long)i; /* the first (fastest step) among equals */
     }
     out->row = rows;
     out->n = n;
@@ -336,10 +340,16 @@ static void print_bytes(FILE *f, uint64_t b)
         fprintf(f, "%s %s", real_fixed(v, 2).s, unit[u]);
 }
 
+double compare_ttq_ms(const compare_row *w)
+{
+    return w->ttq_speedup > 0.0 ? w->baseline_ms / w->ttq_speedup : INFINITY;
+}
+
 void compare_print_text(const spec *sp, const char *label, const compare_result *r, FILE *f)
 {
     fprintf(f, "%s: %s: every built-in schedule on %u ranks, %u microbatches, freeze.max_ratio %s", label, sp->name,
-            sp->ranks, sp->microbatches, real_shortest(sp->freeze.max_ratio).s);
+            sp->ranks, sp->microbatches,
+            sp->freeze.max_ratio_auto ? "auto (each schedule its own cap)" : real_shortest(sp->freeze.max_ratio).s);
     if (sp->has_memory_limit) {
         fputs(", memory limit ", f);
         print_bytes(f, sp->memory_limit_bytes);
@@ -425,10 +435,20 @@ void compare_print_text(const spec *sp, const char *label, const compare_result 
         for (size_t i = 0; i < r->n; i++) {
             const compare_row *w = &r->row[i];
             char name[48];
-            if (w->applicable && w->ttq_known)
-                fprintf(f, "  %-22s %8sx at cap %s%s\n", row_name(w, name, sizeof name),
-                        real_fixed(w->ttq_speedup, 4).s, real_shortest(w->ttq_cap).s,
-                        w->ttq_speedup > 1.0 ? "" : " (freezing does not pay)");
+            if (w->applicable && w->ttq_known) {
+                double ms = compare_ttq_ms(w);
+                fprintf(f, "  %-22s %8sx at cap %-4s %12s ms a no-freezing step's progress%s\n",
+                        row_name(w, name, sizeof name), real_fixed(w->ttq_speedup, 4).s, real_shortest(w->ttq_cap).s,
+                        isfinite(ms) ? real_fixed(ms, 3).s : "never", w->ttq_speedup > 1.0 ? "" : " (freezing does not pay)");
+            }
+        }
+        if (r->fastest_to_quality >= 0) {
+            const compare_row *w = &r->row[r->fastest_to_quality];
+            char name[48];
+            fprintf(f, "fastest to quality: %s, %s ms a no-freezing step's progress (its step without freezing over its "
+                    "predicted speed-up)%s\n",
+                    row_name(w, name, sizeof name), real_fixed(compare_ttq_ms(w), 3).s,
+                    sp->has_memory_limit ? ", within the memory limit" : "");
         }
     }
 }
@@ -444,7 +464,10 @@ void compare_print_json(const spec *sp, const char *label, const compare_result 
     fputs(",\n  \"spec_sha256\": ", f);
     json_string(f, sp->sha256);
     fprintf(f, ",\n  \"ranks\": %u,\n  \"microbatches\": %u,\n  \"max_ratio\": ", sp->ranks, sp->microbatches);
-    json_number(f, sp->freeze.max_ratio);
+    if (sp->freeze.max_ratio_auto) /* each row's cap is its time_to_quality.cap */
+        fputs("\"auto\"", f);
+    else
+        json_number(f, sp->freeze.max_ratio);
     fputs(",\n  \"memory_limit_bytes\": ", f);
     if (sp->has_memory_limit)
         fprintf(f, "%llu", (unsigned long long)sp->memory_limit_bytes);
@@ -455,6 +478,13 @@ void compare_print_json(const spec *sp, const char *label, const compare_result 
         json_string(f, spec_schedule_name(r->row[r->recommended].kind));
     else
         fputs("null", f);
+    if (r->ttq_known) { /* with training: the row that reaches the loss soonest (compare_ttq_ms) */
+        fputs(",\n  \"fastest_to_quality\": ", f);
+        if (r->fastest_to_quality >= 0)
+            json_string(f, spec_schedule_name(r->row[r->fastest_to_quality].kind));
+        else
+            fputs("null", f);
+    }
     fputs(",\n  \"schedules\": [", f);
     for (size_t i = 0; i < r->n; i++) {
         const compare_row *w = &r->row[i];
@@ -487,6 +517,11 @@ void compare_print_json(const spec *sp, const char *label, const compare_result 
             json_number(f, w->ttq_speedup);
             fputs(", \"cap\": ", f);
             json_number(f, w->ttq_cap);
+            fputs(", \"ms_per_step_of_progress\": ", f);
+            if (isfinite(compare_ttq_ms(w)))
+                json_number(f, compare_ttq_ms(w));
+            else
+                fputs("null", f);
             fputc('}', f);
         }
         fprintf(f, ", \"within_memory_limit\": %s, \"rederived\": %s, \"derivation\": [", w->fits ? "true" : "false",
@@ -507,7 +542,9 @@ void compare_write_csv(const compare_result *r, FILE *f)
     fputs("schedule,stages_per_rank,applicable,baseline_ms,optimised_ms,speedup,mean_freeze_ratio,"
           "peak_activation_sets,peak_activation_bytes,within_memory_limit,spec_schedule,derivation,recommended",
           f);
-    fputs(r->ttq_known ? ",predicted_time_to_quality,time_to_quality_cap\n" : "\n", f);
+    fputs(r->ttq_known ? ",predicted_time_to_quality,time_to_quality_cap,ms_per_step_of_progress,fastest_to_quality\n"
+                       : "\n",
+          f);
     for (size_t i = 0; i < r->n; i++) {
         const compare_row *w = &r->row[i];
         fprintf(f, "%s,%u,%s,", spec_schedule_name(w->kind), w->stages_per_rank, w->applicable ? "yes" : "no");
@@ -541,6 +578,10 @@ void compare_write_csv(const compare_result *r, FILE *f)
             fputc(',', f);
             if (w->applicable && w->ttq_known)
                 json_number(f, w->ttq_cap);
+            fputc(',', f);
+            if (w->applicable && w->ttq_known && isfinite(compare_ttq_ms(w)))
+                json_number(f, compare_ttq_ms(w));
+            fprintf(f, ",%s", (long)i == r->fastest_to_quality ? "yes" : "no");
         }
         fputc('\n', f);
     }

@@ -40,7 +40,17 @@ typedef struct compare_result {
     long spec_row;    /* the spec's own schedule, or -1 */
     bool ttq_known;   /* some row predicts time to quality (the spec has training) */
     double ttq_beta;
+    /* The row that fits and reaches the no-freezing run's loss soonest: its
+     * baseline step over its predicted speed-up (compare_ttq_ms), or -1. */
+    long fastest_to_quality;
 } compare_result;
+
+/* A row's wall time per no-freezing step's worth of progress: its baseline
+ * makespan over its predicted time-to-quality speed-up (INFINITY where the
+ * prediction is 0: the run never reaches the loss). Across schedules the
+ * smaller reaches the loss sooner; the speed-ups alone are each against
+ * their own schedule's baseline. */
+double compare_ttq_ms(const compare_row *w);
 
 /* Plans each schedule under opt (per-schedule memory freed as it goes). */
 tfc_status compare_run(const spec *sp, const plan_options *opt, arena *a, diag_list *d, compare_result *out);

@@ -39,7 +39,7 @@ typedef struct options {
     const char *data, *log, *dir, *init, *save;
     model_kind kind;
     corpus_part part;
-    long steps, eval_every, lr_warmup, lr_horizon, stop_from, mb_seqs;
+    long steps, eval_every, lr_warmup, lr_horizon, stop_from, mb_seqs, probe_every;
     uint64_t first_step, seed, val_max;
     double lr, lr_min, wd, beta2, stop_below;
     grad_mode grad;
@@ -513,6 +513,63 @@ static int cmd_profile(const options *o)
     return rc;
 }
 
+/* The step's line search (--probe-every): the validation loss along the
+ * update a step just made, at PROBE_SCALES times its length, from the
+ * parameters before it (before) to after it and beyond; the parameters
+ * after it are restored. Printed as one PROBE line, for fitting the
+ * progress a step makes against its length (docs/time-to-quality.md, "A
+ * step's line search"). False when out of memory. */
+static const double probe_scales[] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0};
+enum { PROBE_SCALES = sizeof probe_scales / sizeof probe_scales[0] };
+
+static size_t params_numel(const trainer *t)
+{
+    size_t n = 0;
+    for (int s = 0; s < MODEL_STAGES; s++)
+        for (int k = 0; k < t->sm[s].n_tensors; k++)
+            n += t->sm[s].numel[k];
+    return n;
+}
+
+static void params_copy(trainer *t, real *buf, bool out)
+{
+    size_t at = 0;
+    for (int s = 0; s < MODEL_STAGES; s++)
+        for (int k = 0; k < t->sm[s].n_tensors; k++) {
+            size_t n = t->sm[s].numel[k];
+            if (out)
+                memcpy(buf + at, t->sm[s].param[k], n * sizeof *buf);
+            else
+                memcpy(t->sm[s].param[k], buf + at, n * sizeof *buf);
+            at += n;
+        }
+}
+
+static bool probe_step(trainer *t, const options *o, long s, double lr, const real *before)
+{
+    size_t n = params_numel(t);
+    real *after = malloc(n * sizeof *after);
+    if (!after)
+        return false;
+    params_copy(t, after, true);
+    printf("PROBE step=%ld lr=%.6g scales=", s, lr);
+    for (int j = 0; j < PROBE_SCALES; j++)
+        printf("%s%g", j ? "," : "", probe_scales[j]);
+    printf(" losses=");
+    for (int j = 0; j < PROBE_SCALES; j++) {
+        size_t at = 0;
+        for (int st = 0; st < MODEL_STAGES; st++)
+            for (int k = 0; k < t->sm[st].n_tensors; k++)
+                for (uint64_t i = 0; i < t->sm[st].numel[k]; i++, at++)
+                    t->sm[st].param[k][i] = (real)(before[at] + probe_scales[j] * ((double)after[at] - before[at]));
+        printf("%s%.9f", j ? "," : "", evaluate(t, o->val_max));
+    }
+    printf("\n");
+    params_copy(t, after, false);
+    free(after);
+    return true;
+}
+
 static int cmd_train(const options *o)
 {
     trainer t;
@@ -549,13 +606,17 @@ static int cmd_train(const options *o)
     double last_val = NAN;
     const uint64_t steady = TINY_WARMUP_STEPS + TINY_RAMP_STEPS;
     const double positions = (double)t.sm[1].positions * TINY_MICROBATCHES;
+    real *probe_before = o->probe_every > 0 ? malloc(params_numel(&t) * sizeof *probe_before) : NULL;
     int rc = ms ? 0 : 1;
     for (long s = 0; s < o->steps && rc == 0; s++) {
         uint64_t step = o->first_step + (uint64_t)s;
         io.step = step;
         optim op = optim_at(o, s);
         double optim_ms = 0;
-        if (!train_step(&t, &io, &op, &optim_ms)) {
+        bool probe = o->probe_every > 0 && (s + 1) % o->probe_every == 0;
+        if (probe && probe_before)
+            params_copy(&t, probe_before, true);
+        if (!train_step(&t, &io, &op, &optim_ms) || (probe && !(probe_before && probe_step(&t, o, s, op.lr, probe_before)))) {
             rc = 1;
             break;
         }
@@ -662,6 +723,7 @@ static int cmd_train(const options *o)
         }
     }
     free(ms);
+    free(probe_before);
     if (log && fclose(log) != 0)
         rc = 1;
     trainer_free(&t);
@@ -918,6 +980,8 @@ static int usage(void)
             "  --stop-below L       stop once the mean of the last 3 validation losses is <= L\n"
             "  --stop-from N        ... but not before N steps have run (default 0)\n"
             "  --log FILE           one CSV row per step\n"
+            "  --probe-every K      train: after steps K, 2K, ... the validation loss along the step's update at\n"
+            "                       0, 0.5, 1, 1.5, 2 and 3 times its length (one PROBE line each; 0: never)\n"
             "  --exact              noise: over every training sequence of the part instead of --steps batches\n");
     return 2;
 }
@@ -1020,6 +1084,8 @@ int main(int argc, char **argv)
             ok = ok && parse_double(v, &o.stop_below);
         else if (!strcmp(a, "--stop-from"))
             ok = ok && parse_long(v, &o.stop_from) && o.stop_from >= 0;
+        else if (!strcmp(a, "--probe-every"))
+            ok = ok && parse_long(v, &o.probe_every) && o.probe_every >= 0;
         else if (!strcmp(a, "--val-max"))
             ok = ok && parse_u64(v, &o.val_max);
         else if (!strcmp(a, "--init"))

@@ -477,6 +477,36 @@ def main():
         want = plan_json(p)["time_to_quality"]["predicted_speedup"]
         if len(own) != 1 or float(own[0]["predicted_time_to_quality"]) != want:
             bad.append(f"--compare's row for the spec's schedule does not predict {want!r}: {own}")
+        # across schedules: each row's time per no-freezing step's progress is
+        # its own baseline over its own speed-up, and the soonest to the loss
+        # is named (JSON, CSV, text), which the step's speed-up alone cannot
+        # say; with auto the header says auto, each row its own cap
+        q = os.path.join(work, "cmp_auto.yaml")
+        with open(q, "w") as fh:
+            fh.write(with_training(base, 1 << 20, 300000, 10000, "auto", 1000, 3000))
+        cj = json.loads(subprocess.run([tfc, "plan", q, "--compare", os.path.join(work, "compare_auto"), "--json"],
+                                       check=True, capture_output=True, text=True).stdout)
+        ctext = subprocess.run([tfc, "plan", q, "--compare", os.path.join(work, "compare_auto2")], check=True,
+                               capture_output=True, text=True).stdout
+        crows = [r for r in cj["schedules"] if r["applicable"]]
+        soonest = min(crows, key=lambda r: r["baseline_makespan_ms"] / r["time_to_quality"]["predicted_speedup"])
+        for r in crows:
+            t = r["time_to_quality"]
+            if t["ms_per_step_of_progress"] != r["baseline_makespan_ms"] / t["predicted_speedup"]:
+                bad.append(f"--compare {r['schedule']}: ms_per_step_of_progress {t['ms_per_step_of_progress']!r}, "
+                           f"baseline over speed-up {r['baseline_makespan_ms'] / t['predicted_speedup']!r}")
+        caps = {r["time_to_quality"]["cap"] for r in crows}
+        if cj["max_ratio"] != "auto" or cj["fastest_to_quality"] != soonest["schedule"] or len(caps) < 2 or \
+                "freeze.max_ratio auto (each schedule its own cap)" not in ctext or \
+                not re.search(rf"fastest to quality: {re.escape(soonest['schedule'])}[(),= v0-9]*, "
+                              rf"{soonest['time_to_quality']['ms_per_step_of_progress']:.3f} ms", ctext):
+            bad.append(f"--compare with auto: max_ratio {cj['max_ratio']!r}, fastest_to_quality "
+                       f"{cj['fastest_to_quality']!r} (soonest {soonest['schedule']}), caps {caps}, {ctext[-600:]!r}")
+        ccsv = list(csv.DictReader(open(os.path.join(work, "compare_auto2", "compare.csv"))))
+        if [r["schedule"] for r in ccsv if r["fastest_to_quality"] == "yes"] != [soonest["schedule"]]:
+            bad.append(f"compare.csv's fastest_to_quality column does not name {soonest['schedule']}")
+        if cj["recommended"] == soonest["schedule"]:
+            bad.append("the --compare case does not tell the step's recommendation from the soonest to quality")
         print(f"ttq check: --sweep's {len(rows)} caps and --compare's own row predict as their plans do; "
               f"best cap {best[0]} marked")
 
