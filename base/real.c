@@ -58,6 +58,17 @@ real_text real_fixed(double v, int decimals)
     return t;
 }
 
+real_text real_brief(double v)
+{
+    double m = fabs(v);
+    if (!(m < 0.01) || m == 0.0)
+        return real_fixed(v, m >= 100 ? 0 : m >= 10 ? 1 : m >= 1 ? 2 : 3);
+    int d = 3; /* 0.00123: the first significant digit at 10^-k shows with k + 2 decimals */
+    for (double t = m; t < 0.1 && d < REAL_MAX_DECIMALS; t *= 10.0)
+        d++;
+    return real_fixed(v, d);
+}
+
 void real_print(FILE *f, double v) { fputs(real_shortest(v).s, f); }
 
 static bool ident_char(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }

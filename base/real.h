@@ -38,6 +38,13 @@ real_text real_shortest(double v);
  * text is rounded, the value behind it is not. */
 real_text real_fixed(double v, int decimals);
 
+/* v for a sentence (a ratio, a beta, a speed-up): three significant digits
+ * or so, as real_fixed with 0 decimals from 100, 1 from 10, 2 from 1, 3
+ * from 0.01 (two significant digits below 0.1), and below 0.01 as many as
+ * three significant digits take (0.00123); 0 as "0.000", non-finite values
+ * as real_shortest. */
+real_text real_brief(double v);
+
 /* fputs(real_shortest(v).s, f). */
 void real_print(FILE *f, double v);
 

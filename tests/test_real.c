@@ -176,3 +176,39 @@ Test(chart, tick_labels_are_the_exact_decimal_of_each_tick)
     cr_assert_str_eq(chart_tick_label(&a, -12).s, "-1.2");
     cr_assert_str_eq(chart_tick_label(&a, 0).s, "0");
 }
+
+/* real_brief: three significant digits for any magnitude but 0.01 to 0.1
+ * (two there: three decimals), never more than three decimals above 0.01,
+ * and the fixed widths the reasons use. */
+Test(real, brief_keeps_three_significant_digits)
+{
+    cr_assert_str_eq(real_brief(123.456).s, "123");
+    cr_assert_str_eq(real_brief(12.345).s, "12.3");
+    cr_assert_str_eq(real_brief(1.2345).s, "1.23");
+    cr_assert_str_eq(real_brief(0.2345).s, "0.234");
+    cr_assert_str_eq(real_brief(0.0).s, "0.000");
+    cr_assert_str_eq(real_brief(INFINITY).s, "inf");
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double m = ldexp((double)(x >> 11), -53); /* [0, 1) */
+        double v = pow(10.0, -12.0 * m + 3.0) * (x & 1 ? -1.0 : 1.0); /* 1e-9 .. 1e3, both signs */
+        char g[64];
+        snprintf(g, sizeof g, "%.3g", v);
+        const char *t = real_brief(v).s;
+        double back = strtod(t, NULL), three = strtod(g, NULL);
+        /* three significant digits at least (the text within half a unit of
+         * the third digit, as %.3g's is), but from 0.01 to 0.1, where three
+         * decimals hold two: within half of 0.001 */
+        double err = fabs(back - v);
+        bool ok = fabs(v) >= 0.01 && fabs(v) < 0.1 ? err <= 0.5e-3 * (1 + 1e-9)
+                                                    : err <= fabs(three - v) * (1 + 1e-9) + 1e-300 ||
+                                                          err <= 0.5e-3 * fabs(v);
+        cr_assert(ok, "%.17g: %s, .3g %s", v, t, g);
+        if (fabs(v) >= 0.01) { /* no more decimals than the widths above */
+            const char *dot = strchr(t, '.');
+            size_t dec = dot ? strlen(dot + 1) : 0;
+            cr_assert(dec <= 3, "%.17g: %s", v, t);
+        }
+    }
+}

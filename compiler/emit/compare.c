@@ -431,7 +431,7 @@ void compare_print_text(const spec *sp, const char *label, const compare_result 
         fputs("  (docs/schedules.md, \"Comparing schedules\")\n", f);
     if (r->ttq_known) {
         fprintf(f, "predicted time to quality (beta %s, the batch regime of the spec's training section):\n",
-                real_fixed(sp->training.noise_scale_tokens / (double)sp->training.batch_tokens, 3).s);
+                real_brief(sp->training.noise_scale_tokens / (double)sp->training.batch_tokens).s);
         for (size_t i = 0; i < r->n; i++) {
             const compare_row *w = &r->row[i];
             char name[48];

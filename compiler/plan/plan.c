@@ -185,12 +185,6 @@ lp_problem plan_lp_problem(const plan *p)
 
 plan_options plan_default_options(void) { return (plan_options){.policy = POLICY_TIMELY, .lp_timeout_s = LP_TIMEOUT_S}; }
 
-/* A ratio, beta or speed-up for the reason texts: three significant digits or so. */
-static real_text short_real(double v)
-{
-    double m = fabs(v);
-    return real_fixed(v, m >= 100 ? 0 : m >= 10 ? 1 : m >= 1 ? 2 : 3);
-}
 
 _Static_assert((int)SPEC_OPTIMIZER_ADAM == (int)TTQ_ADAM && (int)SPEC_OPTIMIZER_SGD == (int)TTQ_SGD,
                "spec.h's training.optimizer values are ttq.h's");
@@ -200,6 +194,18 @@ static ttq_optimizer optimizer_of(const spec *sp)
     return sp->training.optimizer == SPEC_OPTIMIZER_SGD ? TTQ_SGD : TTQ_ADAM;
 }
 
+/* A break-even beta for the reasons (ttq_break_even: INFINITY where any
+ * beta pays). */
+static real_text be_text(double be)
+{
+    real_text t;
+    if (isinf(be)) {
+        snprintf(t.s, sizeof t.s, "%s", "infinite (any beta pays)");
+        return t;
+    }
+    return real_brief(be);
+}
+
 /* What a reason adds where the model's prediction does not pay and the
  * learning-rate ratio is unknown: the upper bound (ttq_upper_bound), the
  * most freezing buys if the run's rate rather than its noise limits it,
@@ -207,14 +213,14 @@ static ttq_optimizer optimizer_of(const spec *sp)
  * (NULL: the reason's own). */
 static void bound_note(char *buf, size_t cap, double bound, const char *at_cap)
 {
-    char where[48] = "";
+    char where[REAL_TEXT_CAP + 16] = "";
     if (at_cap)
         snprintf(where, sizeof where, " at cap %s", at_cap);
     if (bound > 1.0)
         snprintf(buf, cap, "; at most %sx%s if the rate, not the noise, limits the run (a pilot run tells)",
-                 short_real(bound).s, where);
+                 real_brief(bound).s, where);
     else
-        snprintf(buf, cap, "; not even if the rate limits the run (at most %sx%s)", short_real(bound).s, where);
+        snprintf(buf, cap, "; not even if the rate limits the run (at most %sx%s)", real_brief(bound).s, where);
 }
 
 /* The reason where the run ends before freezing takes hold at step w
@@ -260,7 +266,7 @@ static void plan_ttq(plan *p)
                                          (double)sp->freeze.ramp_steps, p->ttq_optimizer);
     p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio, p->ttq_lr_ratio, p->ttq_optimizer);
     p->ttq_rescale = p->ttq_beta < TTQ_RESCALE_BELOW;
-    real_text beta = short_real(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
+    real_text beta = real_brief(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
     double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
     if (!(p->ttq_frozen_share > 0.0))
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "nothing is frozen at cap %s", cap.s);
@@ -268,12 +274,21 @@ static void plan_ttq(plan *p)
         late_note(p->ttq_reason, sizeof p->ttq_reason, sp, w);
     else if (p->ttq_speedup > 1.0)
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "freezing pays at beta %s: break-even %s at cap %s", beta.s,
-                 p->ttq_break_even < 0 ? "none" : short_real(p->ttq_break_even).s, cap.s);
+                 p->ttq_break_even < 0 ? "none" : be_text(p->ttq_break_even).s, cap.s);
     else {
         int n = snprintf(p->ttq_reason, sizeof p->ttq_reason,
                          "freezing does not pay at beta %s: break-even %s at cap %s", beta.s,
-                         p->ttq_break_even < 0 ? "none (the step is no shorter)" : short_real(p->ttq_break_even).s,
+                         p->ttq_break_even < 0 ? "none (the step is no shorter)" : be_text(p->ttq_break_even).s,
                          cap.s);
+        if (p->ttq_speedup == 0.0 && n > 0 && (size_t)n < sizeof p->ttq_reason) { /* never reaches the loss */
+            int m = p->ttq_frozen_share >= 1.0
+                        ? snprintf(p->ttq_reason + n, sizeof p->ttq_reason - (size_t)n,
+                                   "; everything is frozen, so the run never reaches the loss")
+                        : snprintf(p->ttq_reason + n, sizeof p->ttq_reason - (size_t)n,
+                                   "; a frozen step makes no progress at lr_ratio %s, so the run never reaches the loss",
+                                   real_shortest(p->ttq_lr_ratio).s);
+            n = m > 0 ? n + m : n;
+        }
         if (isnan(p->ttq_lr_ratio) && n > 0 && (size_t)n < sizeof p->ttq_reason)
             bound_note(p->ttq_reason + n, sizeof p->ttq_reason - (size_t)n, p->ttq_upper_bound, NULL);
     }
@@ -341,14 +356,14 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                        "training.pilot: freezing takes hold at step %s (freeze.warmup_steps + ramp_steps / 2), not "
                        "before the run's %llu steps end, so the pilot's speed-up cannot say what a frozen step costs",
-                       short_real(w).s, (unsigned long long)tr->steps);
+                       real_brief(w).s, (unsigned long long)tr->steps);
         else
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                        "training.pilot: a speed-up of %s at cap %s is more than the shorter step alone gives, %s "
                        "(step ratio %s, frozen share %s, %llu steps, freezing taking hold at step %s); measure it "
                        "to the no-freezing run's loss, the steps timed at the plan's step (docs/time-to-quality.md)",
-                       sp_.s, cap.s, short_real(alone).s, short_real(at.step_ratio).s, short_real(at.frozen_share).s,
-                       (unsigned long long)tr->steps, short_real(w).s);
+                       sp_.s, cap.s, real_brief(alone).s, real_brief(at.step_ratio).s, real_brief(at.frozen_share).s,
+                       (unsigned long long)tr->steps, real_brief(w).s);
         return diag_status(d, TFC_INVALID);
     }
     /* The most the model gives: at k = 0 (ttq_upper_bound). */
@@ -361,13 +376,13 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
         char fall[160] = "";
         if (at.upper_bound > most)
             snprintf(fall, sizeof fall, "; %s the %s bound at the noise scale where freezing starts",
-                     tr->pilot_speedup > at.upper_bound ? "above even" : "within", short_real(at.upper_bound).s);
+                     tr->pilot_speedup > at.upper_bound ? "above even" : "within", real_brief(at.upper_bound).s);
         /* (Adam's only: SGD's least cost is the shorter step alone, an error above) */
         diag_warning(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                      "training.pilot: a speed-up of %s at cap %s is above the %s the model gives at the least cost%s; "
                      "taken as lr_ratio 0 (a run its rate limits: a frozen step costs Adam only its noisier "
                      "gradient's weaker signal)",
-                     real_shortest(tr->pilot_speedup).s, real_shortest(tr->pilot_max_ratio).s, short_real(most).s,
+                     real_shortest(tr->pilot_speedup).s, real_shortest(tr->pilot_max_ratio).s, real_brief(most).s,
                      fall);
     }
     spec *c = arena_alloc(a, sizeof *c);
@@ -415,16 +430,16 @@ static tfc_status choose_cap(const spec *sp, const plan_options *opt_in, arena *
     *c = *sp;
     c->freeze.max_ratio = (double)best / PLAN_AUTO_CAPS;
     *chosen = c;
-    real_text b = short_real(beta);
+    real_text b = real_brief(beta);
     double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
     if (!((double)sp->training.steps > w))
         late_note(reason, cap, sp, w); /* every cap predicts 1: 0 is kept */
     else if (best > 0)
         snprintf(reason, cap, "cap %s predicts the best time to quality of caps 0 to 1 at beta %s: %sx (break-even %s)",
-                 real_shortest(c->freeze.max_ratio).s, b.s, short_real(speed[best]).s, short_real(be[best]).s);
+                 real_shortest(c->freeze.max_ratio).s, b.s, real_brief(speed[best]).s, be_text(be[best]).s);
     else {
         int n = easiest > 0 ? snprintf(reason, cap, "freezing does not pay at beta %s: break-even %s at cap %s", b.s,
-                                       short_real(be[easiest]).s, real_shortest((double)easiest / PLAN_AUTO_CAPS).s)
+                                       real_brief(be[easiest]).s, real_shortest((double)easiest / PLAN_AUTO_CAPS).s)
                             : snprintf(reason, cap, "freezing does not pay at beta %s: no cap shortens the step", b.s);
         /* and whether a cap could, were the rate to limit the run */
         if (hope >= 0 && isnan(sp->training.lr_ratio) && n > 0 && (size_t)n < cap)

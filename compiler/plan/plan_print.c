@@ -3,16 +3,22 @@
 #include "plan_print.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "json.h"
 #include "real.h"
 #include "select.h"
+#include "ttq.h"
 #include "version.h"
 
 /* A beta as tfc plan prints it: three decimals below 1, two below 10, one above. */
-static real_text beta_text(double beta)
+
+/* A learning-rate ratio to 4 decimals, unless those round it to the bound
+ * the spec refuses (2): then in full. */
+static real_text lr_text(double k)
 {
-    return real_fixed(beta, beta >= 10 ? 1 : beta >= 1 ? 2 : 3);
+    real_text t = real_fixed(k, 4);
+    return k < TTQ_LR_RATIO_MAX && strtod(t.s, NULL) >= TTQ_LR_RATIO_MAX ? real_shortest(k) : t;
 }
 
 void plan_print_text(const plan *p, FILE *f)
@@ -35,13 +41,13 @@ void plan_print_text(const plan *p, FILE *f)
                 s->ranks);
     if (p->ttq_known) {
         fprintf(f, "time to quality     %10sx predicted (beta %s; %s)\n", real_fixed(p->ttq_speedup, 4).s,
-                beta_text(p->ttq_beta).s, p->ttq_reason);
+                real_brief(p->ttq_beta).s, p->ttq_reason);
         if (p->ttq_frozen_share > 0.0)
             fprintf(f, "at most             %10sx at any learning rate (lr_ratio 0: the rate, not the noise, limits "
                        "the run; optimiser %s%s%s)\n",
                     real_fixed(p->ttq_upper_bound, 4).s, ttq_optimizer_name(p->ttq_optimizer),
                     p->ttq_bound_beta < p->ttq_beta ? "; beta where freezing starts " : "",
-                    p->ttq_bound_beta < p->ttq_beta ? beta_text(p->ttq_bound_beta).s : "");
+                    p->ttq_bound_beta < p->ttq_beta ? real_brief(p->ttq_bound_beta).s : "");
         else
             fprintf(f, "at most             %10sx (nothing is frozen)\n", real_fixed(p->ttq_upper_bound, 4).s);
     } else
@@ -50,7 +56,7 @@ void plan_print_text(const plan *p, FILE *f)
     if (p->ttq_known && !isnan(p->ttq_lr_ratio)) {
         const spec_training *t = &sp->training;
         fprintf(f, "learning-rate ratio %10s   (%s%s%s%s; optimiser %s; docs/time-to-quality.md)\n",
-                real_fixed(p->ttq_lr_ratio, 4).s, t->pilot ? "from the pilot's speed-up " : "training.lr_ratio",
+                lr_text(p->ttq_lr_ratio).s, t->pilot ? "from the pilot's speed-up " : "training.lr_ratio",
                 t->pilot ? real_shortest(t->pilot_speedup).s : "", t->pilot ? "x at cap " : "",
                 t->pilot ? real_shortest(t->pilot_max_ratio).s : "", ttq_optimizer_name(p->ttq_optimizer));
     }

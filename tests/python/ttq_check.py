@@ -618,6 +618,27 @@ def main():
         if min(late_runs.values()) < 1:
             bad.append(f"runs that end before freezing takes hold checked: {late_runs}")
 
+        # the reason's numbers in words: SGD at lr_ratio 0 loses nothing to a
+        # frozen step, so any beta pays (break-even infinite, not "inf"); SGD
+        # at 1.5 with beta 10 makes no progress frozen (rho (1 - 1.5 n / 2) /
+        # 0.25 < 0 for n > 4 / 3), so the prediction is 0 and says why; a
+        # ratio that 4 decimals round to 2 is printed in full
+        for extra, cap, want in ((", lr_ratio: 0, optimizer: sgd", 0.9, "break-even infinite (any beta pays) at cap 0.9"),
+                                 (", lr_ratio: 1.5, optimizer: sgd", 0.9, "; a frozen step makes no progress at "
+                                  "lr_ratio 1.5, so the run never reaches the loss"),
+                                 (", lr_ratio: 1.99999", 0.9, None)):
+            p = os.path.join(work, "words.yaml")
+            noise = 200000 if "lr_ratio: 0," in extra else 10 * (1 << 20)
+            with open(p, "w") as fh:
+                fh.write(with_training(base, 1 << 20, noise, 10000, cap, 5000, 1000, extra))
+            t = plan_json(p)["time_to_quality"]
+            text = subprocess.run([tfc, "plan", p], capture_output=True, text=True).stdout
+            if want is None:
+                if "learning-rate ratio    1.99999 " not in text:
+                    bad.append(f"lr_ratio 1.99999 is not printed in full: {text[-700:]!r}")
+            elif want not in t["reason"] or "inf " in t["reason"] or ("progress" in want) != (t["predicted_speedup"] == 0):
+                bad.append(f"training{extra}: predicted {t['predicted_speedup']!r}, reason {t['reason']!r}, wanted {want!r}")
+
         # 4. without training
         plain = plan_json(os.path.join(src, "specs", "llama8b_1f1b.yaml"))
         if "time_to_quality" in plain:
