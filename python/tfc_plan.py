@@ -214,6 +214,13 @@ def _optimizer(name):
     return name
 
 
+def _lr_ratio(k):
+    """k as the spec takes training.lr_ratio: None (unknown), or 0 <= k < 2."""
+    if k is not None and not 0.0 <= k < LR_RATIO_MAX:
+        raise ValueError(f"lr_ratio must be None or at least 0 and below {LR_RATIO_MAX:g}, got {k!r}")
+    return k
+
+
 def _noise_growth(beta, f):
     """(1 + beta / (1 - f)) / (1 + beta): a step's noise term on (1 - f) of
     the batch against a full one's; 1 / (1 - f) with no signal."""
@@ -241,8 +248,9 @@ def frozen_step_progress(beta, frozen_share, lr_ratio=None, optimizer="adam"):
           so the step's signal shrinks sqrt(n)-fold while its size does not,
           rho = (1 / sqrt(n) - k / 2) / (1 - k / 2), 1 / sqrt(n) at k = 0.
 
-    Not below 0. The compiler's ttq_rho."""
-    optimizer = _optimizer(optimizer)
+    Not below 0. The compiler's ttq_rho. ValueError for an optimizer other
+    than adam, adamw and sgd, or a ratio outside [0, 2)."""
+    optimizer, lr_ratio = _optimizer(optimizer), _lr_ratio(lr_ratio)
     f = min(max(float(frozen_share), 0.0), 1.0)
     if f >= 1.0:
         return 0.0
@@ -271,7 +279,9 @@ def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ram
         speedup = steps / (w + (steps - w) step_ratio / rho)
 
     The same function as the compiler's (compiler/plan/ttq.c); 1 with
-    nothing frozen, 0 when a frozen step makes no progress."""
+    nothing frozen, 0 when a frozen step makes no progress. ValueError as
+    frozen_step_progress's, whatever is frozen."""
+    optimizer, lr_ratio = _optimizer(optimizer), _lr_ratio(lr_ratio)
     f = min(max(float(frozen_share), 0.0), 1.0)
     if steps <= 0 or f <= 0.0:
         return 1.0
@@ -347,8 +357,9 @@ def break_even_beta(frozen_share, step_ratio, lr_ratio=None, optimizer="adam"):
     k and "sgd", (q - k) / (k / (1 - f) - q), q = 2 (1 - r (1 - k / 2));
     with k and "adam", (1 / q^2 - 1) / (1 / (1 - f) - 1 / q^2), q = r (1 -
     k / 2) + k / 2. None when it never pays (r >= 1), inf when it always
-    does."""
-    optimizer = _optimizer(optimizer)
+    does (plan.json writes both as null: its reason says which). ValueError
+    as frozen_step_progress's."""
+    optimizer, lr_ratio = _optimizer(optimizer), _lr_ratio(lr_ratio)
     f, r = float(frozen_share), float(step_ratio)
     if not 0.0 < f < 1.0 or r >= 1.0 or r <= 0.0:
         return None

@@ -270,6 +270,20 @@ def main():
         if tfc_plan.predicted_time_to_quality(beta=0.01, frozen_share=0, step_ratio=0.5, steps=10, warmup=0,
                                               ramp=0) != 1.0:
             bad.append("nothing frozen does not predict 1")
+        # what the spec refuses, python refuses too: a ratio outside [0, 2)
+        # (beyond it the model's "no ratio gives more than the bound" fails),
+        # an unknown optimizer even where nothing is frozen
+        for fn, args in ((tfc_plan.predicted_time_to_quality, (0.1, 0.5, 0.7, 10000, 5000, 1000, 5.0)),
+                         (tfc_plan.predicted_time_to_quality, (0.1, 0.5, 0.7, 10000, 5000, 1000, 2.0)),
+                         (tfc_plan.predicted_time_to_quality, (0.1, 0.5, 0.7, 10000, 5000, 1000, -0.1)),
+                         (tfc_plan.predicted_time_to_quality, (0.1, 0.0, 0.7, 10000, 5000, 1000, None, "lion")),
+                         (tfc_plan.frozen_step_progress, (0.1, 0.5, 2.5)),
+                         (tfc_plan.break_even_beta, (0.5, 0.7, -1.0))):
+            try:
+                got = fn(*args)
+                bad.append(f"{fn.__name__}{args} gave {got!r}, not ValueError")
+            except ValueError:
+                pass
         # with a learning-rate ratio, for each optimizer: rho against a
         # second formulation (a step at rate e progresses a e - b e^2,
         # written out with arbitrary a, b: SGD's noisier step has b n, Adam's
