@@ -329,11 +329,10 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
     const spec_training *tr = &sp->training;
     if (!tr->present || !tr->pilot || !isnan(tr->lr_ratio))
         return TFC_OK;
-    /* The pilot ran a freezing plan: under --policy none (and tfc check)
-     * the freeze LP's stands for it. */
+    /* The pilot ran tfc's plan at its cap, the freeze LP's, whatever
+     * --policy this plan is made under (none, uniform; and tfc check). */
     plan_options po = *opt;
-    if (po.policy == POLICY_NONE)
-        po.policy = POLICY_TIMELY;
+    po.policy = POLICY_TIMELY;
     cap_ttq at;
     tfc_status st = plan_at_cap(sp, &po, tr->pilot_max_ratio, d, &at);
     if (st != TFC_OK)

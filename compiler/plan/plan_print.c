@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "json.h"
 #include "real.h"
@@ -49,7 +50,9 @@ void plan_print_text(const plan *p, FILE *f)
                     p->ttq_bound_beta < p->ttq_beta ? "; beta where freezing starts " : "",
                     p->ttq_bound_beta < p->ttq_beta ? real_brief(p->ttq_bound_beta).s : "");
         else
-            fprintf(f, "at most             %10sx (nothing is frozen)\n", real_fixed(p->ttq_upper_bound, 4).s);
+            fprintf(f, "at most             %10sx (nothing is frozen%s)\n", real_fixed(p->ttq_upper_bound, 4).s,
+                    p->ttq_auto && strstr(p->ttq_reason, "; at most ")
+                        ? " at the cap auto chose; the reason above says what another cap could buy" : "");
     } else
         fprintf(f, "time to quality     not predicted: the spec has no training section (batch_tokens, "
                    "noise_scale_tokens, steps; docs/time-to-quality.md)\n");

@@ -433,6 +433,11 @@ def main():
             text = subprocess.run([tfc, "plan", p], capture_output=True, text=True).stdout
             if f"freeze.max_ratio: auto chose {got['max_ratio']:g}" not in text:
                 bad.append(f"tfc plan does not say what auto chose: {text[:400]}")
+            # cap 0's own bound is 1; where the reason names another cap's, the
+            # `at most` line points there rather than contradict it
+            if ("; at most " in t["reason"]) != ("nothing is frozen at the cap auto chose; the reason above says what "
+                                                  "another cap could buy" in text):
+                bad.append(f"auto at beta {noise / batch:.3g}: the at most line against the reason: {text[-900:]!r}")
             if base is llama:
                 # --dump-lp and --policy none: the cap the freeze LP's plans choose, not cap 0's
                 dump = subprocess.run([tfc, "plan", p, "--dump-lp", "-"], capture_output=True).stdout
@@ -586,6 +591,16 @@ def main():
             if not ok:
                 bad.append(f"a pilot of {speedup}{opt} (k 0 gives {most!r}, the step alone {alone!r}): "
                            f"rc {r.returncode}, {r.stderr[:300]!r}")
+        # the pilot ran tfc's plan, the freeze LP's: its lr_ratio is the same
+        # whatever --policy this plan is made under
+        with open(p, "w") as fh:
+            fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000,
+                                   f", pilot: {{max_ratio: 0.9, speedup: {round(most * 0.98, 4)}}}"))
+        ks = {pol: json.loads(subprocess.run([tfc, "plan", p, "--json", "--policy", pol], capture_output=True,
+                                             text=True).stdout or "{}").get("time_to_quality", {}).get("lr_ratio")
+              for pol in ("timely", "uniform", "none")}
+        if len(set(ks.values())) != 1 or not 0 < ks["timely"] < 2:
+            bad.append(f"a pilot's lr_ratio under each --policy: {ks}")
         # ... and where the noise scale falls where freezing starts, the
         # warning places the pilot against plan.json's upper_bound too (the
         # bound at the smaller beta, recomputed here from the plan's fields)
