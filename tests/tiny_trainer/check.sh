@@ -67,6 +67,27 @@ for part in pretrain finetune; do
   "$work/tiny_trainer" train --steps 2 --part $part --eval-every 1 --val-max 8 --stop-below 100 > "$work/$part.txt"
   grep -q "^RESULT .*steps=2 " "$work/$part.txt" || { echo "--part $part"; cat "$work/$part.txt"; exit 1; }
 done
+# --probe-every: the line search leaves the run as it was, and its ends are
+# the run's own evaluations (scale 0 the step before's, scale 1 the step's).
+"$work/tiny_trainer" train --steps 4 --no-freeze --eval-every 1 --val-max 64 --lr 0.01 --log "$work/pl.csv" \
+  > "$work/np.txt"
+"$work/tiny_trainer" train --steps 4 --no-freeze --eval-every 1 --val-max 64 --lr 0.01 --probe-every 2 \
+  > "$work/pp.txt"
+python3 - "$work" <<'PY'
+import csv, re, sys
+w = sys.argv[1]
+res = lambda t: re.search(r"^RESULT val_loss=(\S+)", t, re.M).group(1)
+a, b = open(f"{w}/np.txt").read(), open(f"{w}/pp.txt").read()
+assert res(a) == res(b), ("--probe-every changed the run", res(a), res(b))
+val = {int(r["step"]): float(r["val_loss"]) for r in csv.DictReader(open(f"{w}/pl.csv"))}
+probes = re.findall(r"^PROBE step=(\d+) lr=\S+ scales=(\S+) losses=(\S+)$", b, re.M)
+assert [int(s) for s, _, _ in probes] == [1, 3], probes
+for s, scales, losses in probes:
+    at = dict(zip((float(x) for x in scales.split(",")), (float(x) for x in losses.split(","))))
+    s = int(s)
+    assert abs(at[1.0] - val[s]) < 2e-6 and abs(at[0.0] - val[s - 1]) < 2e-6, (s, at, val)
+    assert len(set(at.values())) == len(at), at  # the search moved the parameters
+PY
 if "$work/tiny_trainer" train --steps 1 --model gpt > "$work/x.txt" 2>&1; then
   echo "an MLP-plan binary ran --model gpt"; exit 1
 fi
