@@ -439,7 +439,8 @@ void compare_print_text(const spec *sp, const char *label, const compare_result 
                 double ms = compare_ttq_ms(w);
                 fprintf(f, "  %-22s %8sx at cap %-4s %12s ms a no-freezing step's progress%s\n",
                         row_name(w, name, sizeof name), real_fixed(w->ttq_speedup, 4).s, real_shortest(w->ttq_cap).s,
-                        isfinite(ms) ? real_fixed(ms, 3).s : "never", w->ttq_speedup > 1.0 ? "" : " (freezing does not pay)");
+                        isfinite(ms) ? real_fixed(ms, 3).s : "never",
+                        w->ttq_speedup > 1.0 ? "" : " (freezing does not pay)");
             }
         }
         if (r->fastest_to_quality >= 0) {

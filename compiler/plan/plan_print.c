@@ -84,8 +84,9 @@ void plan_print_text(const plan *p, FILE *f)
                 real_fixed(p->stage_min[st], 4).s, p->stage_full[st], p->stage_partial[st]);
     fprintf(f, "rank  baseline bubble  optimised bubble  activations held at peak\n");
     for (uint32_t r = 0; r < s->ranks; r++) {
-        fprintf(f, "%4u  %14s%%  %15s%%  %8u sets", r, real_fixed(100.0 * p->base.bubble[r], 1).s,
-                real_fixed(100.0 * p->opt.bubble[r], 1).s, p->act_peak_sets[r]);
+        fprintf(f, "%4u  %14s%%  %15s%%  %8u %s", r, real_fixed(100.0 * p->base.bubble[r], 1).s,
+                real_fixed(100.0 * p->opt.bubble[r], 1).s, p->act_peak_sets[r],
+                p->act_peak_sets[r] == 1 ? "set" : "sets");
         if (p->act_bytes_known)
             fprintf(f, ", %s GiB", real_fixed((double)p->act_peak_bytes[r] / (double)(1ull << 30), 3).s);
         if (p->act_bytes_known && p->sp->has_memory_limit && p->act_peak_bytes[r] > p->sp->memory_limit_bytes)

@@ -616,7 +616,8 @@ static int cmd_train(const options *o)
         bool probe = o->probe_every > 0 && (s + 1) % o->probe_every == 0;
         if (probe && probe_before)
             params_copy(&t, probe_before, true);
-        if (!train_step(&t, &io, &op, &optim_ms) || (probe && !(probe_before && probe_step(&t, o, s, op.lr, probe_before)))) {
+        bool stepped = train_step(&t, &io, &op, &optim_ms); /* then the line search along its update */
+        if (!stepped || (probe && !(probe_before && probe_step(&t, o, s, op.lr, probe_before)))) {
             rc = 1;
             break;
         }
