@@ -185,7 +185,6 @@ lp_problem plan_lp_problem(const plan *p)
 
 plan_options plan_default_options(void) { return (plan_options){.policy = POLICY_TIMELY, .lp_timeout_s = LP_TIMEOUT_S}; }
 
-
 _Static_assert((int)SPEC_OPTIMIZER_ADAM == (int)TTQ_ADAM && (int)SPEC_OPTIMIZER_SGD == (int)TTQ_SGD,
                "spec.h's training.optimizer values are ttq.h's");
 
@@ -355,14 +354,14 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                        "training.pilot: freezing takes hold at step %s (freeze.warmup_steps + ramp_steps / 2), not "
                        "before the run's %llu steps end, so the pilot's speed-up cannot say what a frozen step costs",
-                       real_brief(w).s, (unsigned long long)tr->steps);
+                       real_shortest(w).s, (unsigned long long)tr->steps);
         else
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                        "training.pilot: a speed-up of %s at cap %s is more than the shorter step alone gives, %s "
                        "(step ratio %s, frozen share %s, %llu steps, freezing taking hold at step %s); measure it "
                        "to the no-freezing run's loss, the steps timed at the plan's step (docs/time-to-quality.md)",
                        sp_.s, cap.s, real_brief(alone).s, real_brief(at.step_ratio).s, real_brief(at.frozen_share).s,
-                       (unsigned long long)tr->steps, real_brief(w).s);
+                       (unsigned long long)tr->steps, real_shortest(w).s);
         return diag_status(d, TFC_INVALID);
     }
     /* The most the model gives: at k = 0 (ttq_upper_bound). */
