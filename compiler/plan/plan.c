@@ -451,7 +451,7 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
 {
     freeze_policy policy = opt->policy;
     *out = NULL;
-    char auto_reason[sizeof((plan *)0)->ttq_reason] = "";
+    char auto_reason[PLAN_REASON_CAP] = "";
     tfc_status pst = plan_resolve_pilot(sp, opt, a, d, &sp);
     if (pst != TFC_OK)
         return pst;

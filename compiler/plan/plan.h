@@ -27,6 +27,9 @@ const char *plan_policy_name(freeze_policy p);
 /* Fully frozen: ratio >= 1 - eps; partly: eps < ratio < 1 - eps. */
 #define PLAN_RATIO_EPS 1e-6
 
+/* A time-to-quality reason's room (plan.ttq_reason holds one with a prefix). */
+#define PLAN_REASON_CAP 320
+
 /* Freeze ratios live on the masks' grid: every ratio a plan holds is a
  * multiple of 2^-PLAN_RATIO_GRID_BITS, rounded down once from what the
  * policy gave, before durations, start times and makespans are computed
@@ -94,7 +97,7 @@ typedef struct plan {
     double ttq_bound_beta;  /* its beta: the smaller of ttq_beta and where freezing starts (if given) */
     double ttq_lr_ratio; /* training.lr_ratio, given or from the pilot; NAN: neither (ttq_rho) */
     ttq_optimizer ttq_optimizer; /* training.optimizer: what a frozen step costs at ttq_lr_ratio */
-    char ttq_reason[320];
+    char ttq_reason[PLAN_REASON_CAP + 128]; /* room for a prefix before auto's reason (PLAN_REASON_CAP) */
     /* Per rank: the most activation sets held at once, and bytes (actmem.h);
      * act_bytes_known when every stage gives model.stages[i].activation_bytes. */
     uint32_t *act_peak_sets;
