@@ -439,7 +439,9 @@ def auto_choice(sweep, mb, pilot=None):
             return None, None, r.stderr.strip().split("\n")[0], None
         raise SystemExit(f"batch_regime: tfc plan {spec}: {r.stderr[:400]}")
     t = json.loads(r.stdout)["time_to_quality"]
-    return t["cap"], t["predicted_speedup"], t["reason"], t.get("lr_ratio")
+    # a float, as the sweep's caps are: plan.json writes cap 1 as 1, and the
+    # runs' cache keys format the cap (mb8_timely_1.0_...)
+    return float(t["cap"]), t["predicted_speedup"], t["reason"], t.get("lr_ratio")
 
 
 def plan_numbers(plan):
