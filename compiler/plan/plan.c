@@ -222,6 +222,12 @@ static void bound_note(char *buf, size_t cap, double bound, const char *at_cap)
         snprintf(buf, cap, "; not even if the rate limits the run (at most %sx%s)", real_brief(bound).s, where);
 }
 
+/* The spec's step at which freezing takes hold (ttq_takes_hold). */
+static double takes_hold(const spec *sp)
+{
+    return ttq_takes_hold((double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps);
+}
+
 /* The reason where the run ends before freezing takes hold at step w
  * (the model's warmup + ramp / 2): no cap changes its time to quality. */
 static void late_note(char *buf, size_t cap, const spec *sp, double w)
@@ -266,7 +272,7 @@ static void plan_ttq(plan *p)
     p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio, p->ttq_lr_ratio, p->ttq_optimizer);
     p->ttq_rescale = p->ttq_beta < TTQ_RESCALE_BELOW;
     real_text beta = real_brief(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
-    double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
+    double w = takes_hold(sp);
     if (!(p->ttq_frozen_share > 0.0))
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "nothing is frozen at cap %s", cap.s);
     else if (!((double)sp->training.steps > w))
@@ -344,7 +350,7 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
                                    (double)sp->freeze.warmup_steps, (double)sp->freeze.ramp_steps, TTQ_SGD);
     if (isnan(k) || tr->pilot_speedup > alone) {
         real_text cap = real_shortest(tr->pilot_max_ratio), sp_ = real_shortest(tr->pilot_speedup);
-        double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
+        double w = takes_hold(sp);
         if (!(at.frozen_share > 0.0 && at.frozen_share < 1.0))
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                        "training.pilot: the plan at cap %s freezes %s of the elements, so its speed-up cannot say "
@@ -429,7 +435,7 @@ static tfc_status choose_cap(const spec *sp, const plan_options *opt_in, arena *
     c->freeze.max_ratio = (double)best / PLAN_AUTO_CAPS;
     *chosen = c;
     real_text b = real_brief(beta);
-    double w = (double)sp->freeze.warmup_steps + (double)sp->freeze.ramp_steps / 2.0;
+    double w = takes_hold(sp);
     if (!((double)sp->training.steps > w))
         late_note(reason, cap, sp, w); /* every cap predicts 1: 0 is kept */
     else if (best > 0)

@@ -34,6 +34,8 @@ double ttq_rho(double beta, double frozen_share, double lr_ratio, ttq_optimizer 
     return rho > 0.0 ? rho : 0.0;
 }
 
+double ttq_takes_hold(double warmup, double ramp) { return warmup + ramp / 2.0; }
+
 double ttq_speedup(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
                    double lr_ratio, ttq_optimizer opt)
 {
@@ -43,7 +45,7 @@ double ttq_speedup(double beta, double frozen_share, double step_ratio, double s
     double rho = ttq_rho(beta, f, lr_ratio, opt);
     if (!(rho > 0.0))
         return 0.0;
-    double w = warmup + ramp / 2.0;
+    double w = ttq_takes_hold(warmup, ramp);
     if (w > steps)
         w = steps;
     return steps / (w + (steps - w) * step_ratio / rho);
@@ -84,7 +86,7 @@ double ttq_lr_ratio(double beta, double frozen_share, double step_ratio, double 
     double f = frozen_share;
     if (!(f > 0.0 && f < 1.0) || !(steps > 0.0) || !(speedup > 0.0) || !(step_ratio > 0.0))
         return NAN;
-    double w = warmup + ramp / 2.0;
+    double w = ttq_takes_hold(warmup, ramp);
     if (w > steps)
         w = steps;
     double left = steps / speedup - w;

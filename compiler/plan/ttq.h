@@ -47,6 +47,11 @@ double ttq_rho(double beta, double frozen_share, double lr_ratio, ttq_optimizer 
 double ttq_speedup(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
                    double lr_ratio, ttq_optimizer opt);
 
+/* The step at which the model's freezing takes hold: warmup + ramp / 2
+ * (the ramp's frozen share counted as if it all came at its middle). A run
+ * of no more steps gains nothing from any cap. */
+double ttq_takes_hold(double warmup, double ramp);
+
 /* The most the model lets freezing buy, whatever the learning rate:
  * ttq_speedup at lr_ratio 0, a run its rate rather than its gradient noise
  * limits (rho falls as k grows, so no k >= 0 gives more, nor the best-rate
