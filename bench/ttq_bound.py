@@ -73,7 +73,7 @@ def score_sweeps(sweeps, optimizer):
 
 
 def main():
-    optimizer, args = ttq_pilot.cli_args(sys.argv[1:], __doc__)
+    optimizer, args, _ = ttq_pilot.cli_args(sys.argv[1:], __doc__)
     if optimizer is None:
         return args
     lines, k, above, worst, cannot, paid = score(args, optimizer)

@@ -12,7 +12,20 @@ and, last,
 E by the sweep's error rule over the K predicted points (the pilots
 excluded). The tables give 3 decimals; standard library only.
 
-Usage: bench/ttq_pilot.py [--optimizer adam|sgd] RESULTS.md...
+With --seed-ends, what one seed's pilot could have read instead: per
+batch size with a cap run on several seeds (the table cell "mean [lowest,
+highest]") that reached L*, the largest such cap is the pilot, taken once
+at its seeds' mean and once at each end of their spread; each other cap is
+predicted from all three, and its error is the larger of the two ends'.
+The last line is then
+
+  ttq_pilot_seeds groups=G points=K max_abs_err=E mean_pilot_max_abs_err=E0
+
+(E0: the same rows predicted from the pilot's mean). A prediction falls
+as k grows and k as the pilot's speed-up grows, so the ends bound every
+speed-up between them.
+
+Usage: bench/ttq_pilot.py [--optimizer adam|sgd] [--seed-ends] RESULTS.md...
 (--optimizer: the model's form, training.optimizer; adam, the trainer's,
 by default)"""
 import math
@@ -58,29 +71,85 @@ def read_sweep(path):
     for r in runs[1:]:
         if r[col["select"]] != "balanced":
             continue
-        df = r[col["drift-free speedup"]].split()[0]
+        cell = r[col["drift-free speedup"]]
+        df = cell.split()[0]
+        spread = re.search(r"\[([0-9.]+), ([0-9.]+)\]", cell)  # several seeds: "mean [lowest, highest]"
         bw = float(r[col["beta where freezing starts"]]) if "beta where freezing starts" in col else math.nan
         groups.setdefault(r[0], []).append(dict(
             cap=float(r[col["cap"]]), beta=float(r[col["beta at the start"]]), f=float(r[col["frozen share"]]),
             r=float(r[col["step ratio (plan)"]]), warmup=warm[r[0]], df=float(df.lstrip("<")),
-            reached=not df.startswith("<"), beta_w=bw if bw > 0 else math.nan))  # nan: not measured, or negative
+            reached=not df.startswith("<"), beta_w=bw if bw > 0 else math.nan,  # nan: not measured, or negative
+            seed_ends=(float(spread.group(1)), float(spread.group(2))) if spread else None))
     return n, ramp, groups
 
 
-def cli_args(argv, doc):
-    """[--optimizer adam|sgd] RESULTS.md...: (optimizer, paths), or (None,
-    exit status) once doc is printed (asked for, or the arguments wrong)."""
-    args, optimizer = argv, "adam"
-    if args[:1] == ["--optimizer"] and len(args) > 1:
-        optimizer, args = args[1], args[2:]
-    if not args or args[0] in ("-h", "--help") or optimizer not in ("adam", "sgd"):
+def cli_args(argv, doc, flags=()):
+    """[--optimizer adam|sgd] [FLAG...] RESULTS.md...: (optimizer, paths,
+    the set of flags given among flags), or (None, exit status, None) once
+    doc is printed (asked for, or the arguments wrong)."""
+    args, optimizer, given = argv, "adam", set()
+    while args[:1] and (args[0] == "--optimizer" and len(args) > 1 or args[0] in flags):
+        if args[0] == "--optimizer":
+            optimizer, args = args[1], args[2:]
+        else:
+            given.add(args[0])
+            args = args[1:]
+    if not args or args[0].startswith("-") or optimizer not in ("adam", "sgd"):
         print(doc)
-        return None, 0 if args[:1] in (["-h"], ["--help"]) else 2
-    return optimizer, args
+        return None, 0 if args[:1] in (["-h"], ["--help"]) else 2, None
+    return optimizer, args, given
+
+
+def seed_end_rows(groups, n_of, ramp_of, optimizer="adam"):
+    """--seed-ends: [(name, pilot, (k at the mean, at the lowest, at the
+    highest seed), [(point, (prediction from each), error at the mean,
+    worse end's error)])], one per batch size with a pilot run on several
+    seeds."""
+    import tfc_plan
+    out = []
+    for name, pts in groups.items():
+        n, ramp = n_of(name), ramp_of(name)
+        seeded = [p for p in pts if p["seed_ends"] and p["reached"] and 0.0 < p["f"] < 1.0]
+        if not seeded:
+            continue
+        pilot = max(seeded, key=lambda p: (p["cap"], p["f"]))
+        ks = tuple(tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp, s,
+                                                optimizer) for s in (pilot["df"],) + pilot["seed_ends"])
+        if any(k is None for k in ks):
+            continue
+        rows = []
+        for p in pts:
+            if p is pilot:
+                continue
+            v = tuple(tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k, optimizer)
+                      for k in ks)
+            e = [ttq_models.error(dict(reached=p["reached"], drift_free=p["df"]), x) for x in v]
+            rows.append((p, v, e[0], max(e[1], e[2])))
+        out.append((name, pilot, ks, rows))
+    return out
+
+
+def seed_end_table(res):
+    """Markdown of seed_end_rows; (text, worst error of the ends, worst at
+    the mean, rows)."""
+    lines = ["| batch size | pilot cap | its seeds: mean [lowest, highest] | k from them | cap | measured | "
+             "predicted from them | error at the mean | worse end's error |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    worst = worst_mean = 0.0
+    count = 0
+    for name, pilot, ks, rows in res:
+        lo, hi = pilot["seed_ends"]
+        for p, v, e_mean, e_end in rows:
+            worst, worst_mean, count = max(worst, e_end), max(worst_mean, e_mean), count + 1
+            lines.append(f"| {name} | {pilot['cap']} | {pilot['df']:.3f} [{lo:.3f}, {hi:.3f}] | "
+                         f"{ks[0]:.3f} [{ks[1]:.3f}, {ks[2]:.3f}] | {p['cap']} | "
+                         f"{'' if p['reached'] else '<'}{p['df']:.3f} | {v[0]:.3f} [{v[1]:.3f}, {v[2]:.3f}] | "
+                         f"{e_mean:.3f} | {e_end:.3f} |")
+    return "\n".join(lines), worst, worst_mean, count
 
 
 def main():
-    optimizer, args = cli_args(sys.argv[1:], __doc__)
+    optimizer, args, flags = cli_args(sys.argv[1:], __doc__, ("--seed-ends",))
     if optimizer is None:
         return args
     groups, n_of, ramp_of = {}, {}, {}
@@ -89,6 +158,13 @@ def main():
         for size, pts in g.items():
             name = f"{size} (N = {n}, {os.path.basename(path)})"
             groups[name], n_of[name], ramp_of[name] = pts, n, ramp
+    if "--seed-ends" in flags:
+        res = seed_end_rows(groups, n_of.get, ramp_of.get, optimizer)
+        text, worst, worst_mean, k = seed_end_table(res)
+        print(text)
+        print(f"ttq_pilot_seeds groups={len(res)} points={k} max_abs_err={worst:.4f} "
+              f"mean_pilot_max_abs_err={worst_mean:.4f}")
+        return 0
     text, worst, k = ttq_models.pilot_table(groups, n_of.get, ramp_of.get, optimizer)
     print(text)
     print(f"ttq_pilot groups={len(groups)} points={k} max_abs_err={worst:.4f}")

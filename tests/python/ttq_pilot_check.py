@@ -10,7 +10,13 @@ ttq_pilot):
   - K counts every balanced row but each group's pilot, and E is the
     largest error of those rows;
   - all of it for both of training.optimizer's forms (adam, the default,
-    and --optimizer sgd).
+    and --optimizer sgd);
+  - --seed-ends the same way: the pilot the group's largest cap whose cell
+    gives several seeds' spread ("mean [lowest, highest]", read here with
+    its own pattern), k by bisection at the mean and at each end, each
+    other row's error at the mean and the worse of the two ends', and the
+    last line `ttq_pilot_seeds groups=G points=K max_abs_err=E
+    mean_pilot_max_abs_err=E0` from them.
 
 Usage: ttq_pilot_check.py SOURCE_DIR
 """
@@ -89,16 +95,82 @@ def check(files, opt):
     return len(want_rows), groups, worst
 
 
+def seed_spreads(path):
+    """{(batch size, cap): (lowest, highest)} of the balanced rows whose
+    drift-free cell gives several seeds, read from the file's text."""
+    out = {}
+    for line in open(path):
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) < 10 or "balanced" not in c:
+            continue
+        for cell in c:
+            m = re.fullmatch(r"[0-9.]+ \[([0-9.]+), ([0-9.]+)\]", cell)
+            if m:
+                out[(c[0], float(c[3]))] = (float(m.group(1)), float(m.group(2)))
+    return out
+
+
+def check_seed_ends(files, opt):
+    """bench/ttq_pilot.py --seed-ends against the recomputation; returns the
+    number of rows checked."""
+    r = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_pilot.py"), "--optimizer", opt,
+                        "--seed-ends"] + files, capture_output=True, text=True)
+    if r.returncode != 0:
+        bad.append(f"{opt} --seed-ends: exited {r.returncode}: {r.stderr[:400]}")
+        return 0
+    lines = r.stdout.strip().split("\n")
+    m = re.fullmatch(r"ttq_pilot_seeds groups=(\d+) points=(\d+) max_abs_err=(\d+\.\d+) "
+                     r"mean_pilot_max_abs_err=(\d+\.\d+)", lines[-1])
+    if not m:
+        bad.append(f"{opt} --seed-ends: last line {lines[-1]!r}")
+        return 0
+    rows = [l for l in lines if l.startswith("| ") and not l.startswith(("| batch size", "| ---"))]
+    want, worst, worst_mean, groups = [], 0.0, 0.0, 0
+    for path in files:
+        n, ramp, g = ttq_pilot.read_sweep(path)
+        spreads = seed_spreads(path)
+        for size, pts in g.items():
+            seeded = [p for p in pts if (size, p["cap"]) in spreads and p["reached"] and 0 < p["f"] < 1]
+            if not seeded:
+                continue
+            pilot = max(seeded, key=lambda p: (p["cap"], p["f"]))
+            ks = [k_by_bisection(dict(pilot, df=s), n, ramp, opt) for s in (pilot["df"],) + spreads[(size, pilot["cap"])]]
+            groups += 1
+            for p in pts:
+                if p is pilot:
+                    continue
+                v = [tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k, opt)
+                     for k in ks]
+                e = [abs(x - p["df"]) if p["reached"] else max(0.0, x - p["df"]) for x in v]
+                worst, worst_mean = max(worst, e[1], e[2]), max(worst_mean, e[0])
+                want.append((f"{size} (N = {n}, {os.path.basename(path)})", p["cap"], v, e[0], max(e[1], e[2])))
+    if (int(m.group(1)), int(m.group(2)), len(rows)) != (groups, len(want), len(want)):
+        bad.append(f"{opt} --seed-ends: groups {m.group(1)}/{groups}, points {m.group(2)}/{len(want)}, rows {len(rows)}")
+    if abs(float(m.group(3)) - worst) > 1e-4 or abs(float(m.group(4)) - worst_mean) > 1e-4:
+        bad.append(f"{opt} --seed-ends: {lines[-1]!r}, recomputed {worst:.4f} and {worst_mean:.4f}")
+    for row, (name, cap, v, e_mean, e_end) in zip(rows, want):
+        c = [x.strip() for x in row.strip("|").split("|")]
+        got_v = [float(x) for x in re.findall(r"[0-9.]+", c[6])]
+        if c[0] != name or float(c[4]) != cap or len(got_v) != 3 or max(abs(a - b) for a, b in zip(got_v, v)) > 6e-4 \
+                or abs(float(c[7]) - e_mean) > 6e-4 or abs(float(c[8]) - e_end) > 6e-4:
+            bad.append(f"{opt} --seed-ends: row {row!r}: recomputed {[round(x, 4) for x in v]}, errors "
+                       f"{e_mean:.4f} / {e_end:.4f}")
+    return len(want)
+
+
 def main():
     files = sorted(glob.glob(os.path.join(src, "docs", "batch_regime_runs", "*.md")))
     got = {opt: check(files, opt) for opt in ("adam", "sgd")}
+    seeds = {opt: check_seed_ends(files, opt) for opt in ("adam", "sgd")}
+    if not all(seeds.values()):
+        bad.append(f"--seed-ends checked no rows: {seeds}")
     for b in bad[:10]:
         print("ttq_pilot check:", b)
     if bad:
         return 1
     for opt, (rows, groups, worst) in got.items():
         print(f"ttq_pilot check ({opt}): {rows} predictions over {groups} batch sizes recomputed with k by "
-              f"bisection; largest error {worst:.4f}")
+              f"bisection; largest error {worst:.4f}; --seed-ends: {seeds[opt]} rows")
     return 0
 
 
