@@ -1184,6 +1184,7 @@ static void read_training(ctx *c, const ydoc_node *t)
             tr->optimizer = o == 1 ? SPEC_OPTIMIZER_SGD : SPEC_OPTIMIZER_ADAM;
     }
     tr->lr_ratio = NAN;
+    tr->pilot_frozen_share = NAN;
     const ydoc_node *lr = ydoc_get(t, "lr_ratio"), *pl = ydoc_get(t, "pilot");
     /* below 2: at 2 a full step makes no progress */
     if (lr && !get_number_range(c, lr, "training.lr_ratio", 0.0, false, SPEC_LR_RATIO_MAX, true, &tr->lr_ratio))

@@ -200,6 +200,9 @@ typedef struct spec_training {
     enum { SPEC_OPTIMIZER_ADAM = 0, SPEC_OPTIMIZER_SGD = 1 } optimizer;
     bool pilot;
     double pilot_max_ratio, pilot_speedup;
+    /* The element share the pilot's plan freezes: set with lr_ratio when
+     * plan_build derives it; a plan freezing more extrapolates from it. */
+    double pilot_frozen_share;
     spec_pos pos_pilot, pos_steps;
 } spec_training;
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "actmem.h"
 #include "real.h"
@@ -299,6 +300,23 @@ static void plan_ttq(plan *p)
     }
 }
 
+/* The reason's note where the plan freezes more than the pilot's did: its
+ * prediction extrapolates from the pilot's k, which one seed's pilot pins
+ * worst at caps above its own (docs/time-to-quality.md, "One seed's
+ * pilot"). */
+static void pilot_note(plan *p)
+{
+    const spec_training *tr = &p->sp->training;
+    if (!tr->pilot || !(p->ttq_frozen_share > tr->pilot_frozen_share + PLAN_RATIO_EPS))
+        return;
+    size_t n = strlen(p->ttq_reason);
+    snprintf(p->ttq_reason + n, sizeof p->ttq_reason - n,
+             "; extrapolated: cap %s freezes more than the pilot's cap %s (%s of the elements against %s); a pilot "
+             "at the largest cap you would use pins the prediction best",
+             real_shortest(p->sp->freeze.max_ratio).s, real_shortest(tr->pilot_max_ratio).s,
+             real_brief(p->ttq_frozen_share).s, real_brief(tr->pilot_frozen_share).s);
+}
+
 /* The spec planned at `cap` (in an arena of its own, freed before
  * returning): the plan's time-to-quality numbers. */
 typedef struct cap_ttq {
@@ -394,6 +412,7 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
         return diag_nomem(d, "planning");
     *c = *sp;
     c->training.lr_ratio = k;
+    c->training.pilot_frozen_share = at.frozen_share;
     *out = c;
     return TFC_OK;
 }
@@ -554,6 +573,8 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
         else
             snprintf(p->ttq_reason, sizeof p->ttq_reason, "%s", auto_reason);
     }
+    if (p->ttq_known)
+        pilot_note(p);
     *out = p;
     return TFC_OK;
 }

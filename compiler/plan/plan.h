@@ -97,7 +97,9 @@ typedef struct plan {
     double ttq_bound_beta;  /* its beta: the smaller of ttq_beta and where freezing starts (if given) */
     double ttq_lr_ratio; /* training.lr_ratio, given or from the pilot; NAN: neither (ttq_rho) */
     ttq_optimizer ttq_optimizer; /* training.optimizer: what a frozen step costs at ttq_lr_ratio */
-    char ttq_reason[PLAN_REASON_CAP + 128]; /* room for a prefix before auto's reason (PLAN_REASON_CAP) */
+    /* room for a prefix before auto's reason (PLAN_REASON_CAP), and for the
+     * note after it where the plan freezes more than the pilot did */
+    char ttq_reason[PLAN_REASON_CAP + 256];
     /* Per rank: the most activation sets held at once, and bytes (actmem.h);
      * act_bytes_known when every stage gives model.stages[i].activation_bytes. */
     uint32_t *act_peak_sets;

@@ -153,7 +153,9 @@ def check_pilot(t, text, batch, noise, steps, pilot, path, name, optimizer="adam
     """training.pilot: lr_ratio is what python's lr_ratio_from_pilot derives
     from the spec planned at the pilot's cap on its own (bit for bit), and
     with it the model predicts the pilot's own speed-up at that cap (the
-    inversion, checked forwards)."""
+    inversion, checked forwards); the reason notes the extrapolation where,
+    and only where, this plan freezes a larger share than the pilot cap's
+    own plan. Returns whether it does (None: not checked)."""
     at = path + ".cap.yaml"
     with open(at, "w") as fh:
         fh.write(with_training(text, batch, noise, steps))
@@ -168,11 +170,17 @@ def check_pilot(t, text, batch, noise, steps, pilot, path, name, optimizer="adam
     if t.get("lr_ratio") != want or t.get("pilot") != {"max_ratio": pilot[0], "speedup": pilot[1]}:
         bad.append(f"{name}: lr_ratio {t.get('lr_ratio')!r} pilot {t.get('pilot')}, "
                    f"from the pilot cap's plan {want!r}")
-        return
+        return None
     back = tfc_plan.predicted_time_to_quality(o["beta"], o["frozen_share"], o["step_ratio"], steps,
                                               fz["warmup_steps"], fz["ramp_steps"], want, optimizer)
     if want > 0 and abs(back - pilot[1]) > 1e-9 * pilot[1]:
         bad.append(f"{name}: with lr_ratio {want} the pilot cap {pilot[0]} predicts {back}, not the pilot's {pilot[1]}")
+    above = t["frozen_share"] > o["frozen_share"] + 1e-6
+    note = re.search(r"; extrapolated: cap (\S+) freezes more than the pilot's cap (\S+) \(", t["reason"])
+    if bool(note) != above or (note and float(note.group(2)) != pilot[0]):
+        bad.append(f"{name}: frozen share {t['frozen_share']} against the pilot cap {pilot[0]}'s {o['frozen_share']}, "
+                   f"reason {t['reason']!r}")
+    return above
 
 
 def plan_json_at(path, cap):
@@ -197,6 +205,7 @@ def main():
         os.makedirs(os.path.join(work, "random"))
         specs += varied_specs(60, os.path.join(work, "random"))
         n = n_pilot = n_pilot_refused = n_freeze_noise = 0
+        n_above = {True: 0, False: 0}
         for spec in specs:
             text = open(spec).read()
             batch = rng.choice([512, 4096, 65536, 1 << 20])
@@ -244,7 +253,9 @@ def main():
                 if kind == 1 and t.get("lr_ratio") != k:
                     bad.append(f"{name}: lr_ratio {t.get('lr_ratio')!r}, the spec's {k!r}")
                 if kind == 2:
-                    check_pilot(t, text, batch, noise, steps, pilot, path, name, opt)
+                    above = check_pilot(t, text, batch, noise, steps, pilot, path, name, opt)
+                    if above is not None:
+                        n_above[above] += 1
                     n_pilot += 1
             finally:
                 if os.path.basename(path).startswith(".ttq_"):
@@ -256,6 +267,11 @@ def main():
             bad.append(f"only {n_freeze_noise} plans bounded at a smaller beta where freezing starts: too thin")
         if n_pilot < 5:
             bad.append(f"only {n_pilot} pilots were usable: the parity check of training.pilot is too thin")
+        if min(n_above.values()) < 2:
+            bad.append(f"plans freezing more than their pilot / not: {n_above[True]} / {n_above[False]}: too few of "
+                       f"one kind to check the extrapolation note")
+        print(f"ttq check: {n_above[True]} pilot plans freeze more than their pilot cap's (the reason notes it), "
+              f"{n_above[False]} not")
 
         # 2. the model's consistency
         for f, r in ((0.3, 0.9), (0.69, 0.79), (0.5, 0.6), (0.1, 0.99)):
@@ -601,6 +617,29 @@ def main():
               for pol in ("timely", "uniform", "none")}
         if len(set(ks.values())) != 1 or not 0 < ks["timely"] < 2:
             bad.append(f"a pilot's lr_ratio under each --policy: {ks}")
+        # the reason notes the extrapolation where the plan freezes a larger
+        # share than the pilot cap's own plan (read from that plan), whatever
+        # the cap's number says: not at the pilot's cap, nor where --policy
+        # none freezes nothing above it
+        with open(p, "w") as fh:
+            fh.write(with_training(base, 1 << 20, 200000, 10000, 0.3, 5000, 1000))
+        own = plan_json(p)["time_to_quality"]
+        pil = f", pilot: {{max_ratio: 0.3, speedup: {round(own['upper_bound'] * 0.98, 4)}}}"
+        seen = {}
+        for cap, pol in ((0.3, "timely"), (0.2, "timely"), (0.9, "timely"), ("auto", "timely"), (0.9, "none"),
+                         (0.3, "uniform"), (0.9, "uniform")):
+            with open(p, "w") as fh:
+                fh.write(with_training(base, 1 << 20, 200000, 10000, cap, 5000, 1000, pil))
+            r = subprocess.run([tfc, "plan", p, "--json", "--policy", pol], capture_output=True, text=True)
+            t = json.loads(r.stdout or "{}").get("time_to_quality", {})
+            above = t.get("frozen_share", -1) > own["frozen_share"] + 1e-6
+            note = re.search(r"; extrapolated: cap (\S+) freezes more than the pilot's cap 0\.3 \(", t.get("reason", ""))
+            seen[(cap, pol)] = above
+            if r.returncode != 0 or bool(note) != above:
+                bad.append(f"pilot at 0.3 (frozen share {own['frozen_share']}), cap {cap} under --policy {pol}: rc "
+                           f"{r.returncode}, frozen share {t.get('frozen_share')}, reason {t.get('reason')!r}")
+        if [seen[(0.3, "timely")], seen[(0.9, "timely")], seen[(0.9, "none")]] != [False, True, False]:
+            bad.append(f"the extrapolation cases are not what they test: {seen}")
         # ... and where the noise scale falls where freezing starts, the
         # warning places the pilot against plan.json's upper_bound too (the
         # bound at the smaller beta, recomputed here from the plan's fields)
