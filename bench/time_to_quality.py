@@ -55,7 +55,8 @@ def log(msg):
 def run(cmd, **kw):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
     if r.returncode != 0:
-        raise SystemExit(f"time_to_quality: {' '.join(cmd)} failed ({r.returncode}):\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+        tool = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "time_to_quality"  # the sweep that ran it
+        raise SystemExit(f"{tool}: {' '.join(cmd)} failed ({r.returncode}):\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
     return r.stdout
 
 
