@@ -329,7 +329,12 @@ class Sweep:
         c = self.c
         self.pretrained = self.pretrain()
         self.start_noise = self.noise("start", self.pretrained)
-        self.state["start_b_simple"] = self.start_noise["b_simple"]
+        self.state["start_b_simple"] = b0 = self.start_noise["b_simple"]
+        if not (b0 > 0 and math.isfinite(b0)):  # every beta, the model's input and the chart's axis, needs it
+            raise SystemExit(f"batch_regime: B_simple at the fine-tuning start measured {b0:.6g} over "
+                             f"{c['noise_batches']} batches of the finetune part: |G|^2 is not resolved there, so "
+                             f"beta (B_simple / batch) is undefined; give more text, or text the pretrained model "
+                             f"still learns from")
         smallest = max(c["mb"])
         for mb in c["mb"]:
             log(f"batch size: {mb} sequences a microbatch ({mb * 8 * 32} predictions a step)")
@@ -429,7 +434,7 @@ def auto_choice(sweep, mb, pilot=None):
     more = f", pilot: {{max_ratio: {pilot[0]}, speedup: {pilot[1]:.6g}}}" if pilot else ""
     if e.get("freeze_b_simple", 0) > 0:  # where freezing starts: the upper bound's beta when smaller
         more += f", freeze_noise_scale_tokens: {e['freeze_b_simple']:.6g}"
-    text += (f"training: {{batch_tokens: {e['batch']}, noise_scale_tokens: {max(noise, 1e-3)}, "
+    text += (f"training: {{batch_tokens: {e['batch']}, noise_scale_tokens: {noise}, "
              f"steps: {c['steps']}{more}}}\n")
     with open(spec, "w") as f:
         f.write(text)

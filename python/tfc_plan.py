@@ -221,6 +221,17 @@ def _lr_ratio(k):
     return k
 
 
+def _beta(beta, name="beta"):
+    """beta = B_simple / batch, at least 0 (0: no noise, inf: no signal; the
+    spec's noise_scale_tokens and batch_tokens are above 0). A measured
+    B_simple below 0 (|G|^2 not resolved) is not a beta, nor is NaN:
+    ValueError."""
+    beta = float(beta)
+    if not beta >= 0.0:  # False for NaN
+        raise ValueError(f"{name} must be at least 0 (B_simple / batch; 0: no noise, inf: no signal), got {beta!r}")
+    return beta
+
+
 def _noise_growth(beta, f):
     """(1 + beta / (1 - f)) / (1 + beta): a step's noise term on (1 - f) of
     the batch against a full one's; 1 / (1 - f) with no signal."""
@@ -249,8 +260,8 @@ def frozen_step_progress(beta, frozen_share, lr_ratio=None, optimizer="adam"):
           rho = (1 / sqrt(n) - k / 2) / (1 - k / 2), 1 / sqrt(n) at k = 0.
 
     Not below 0. The compiler's ttq_rho. ValueError for an optimizer other
-    than adam, adamw and sgd, or a ratio outside [0, 2)."""
-    optimizer, lr_ratio = _optimizer(optimizer), _lr_ratio(lr_ratio)
+    than adam, adamw and sgd, a ratio outside [0, 2), or beta below 0 or NaN."""
+    optimizer, lr_ratio, beta = _optimizer(optimizer), _lr_ratio(lr_ratio), _beta(beta)
     f = min(max(float(frozen_share), 0.0), 1.0)
     if f >= 1.0:
         return 0.0
@@ -281,7 +292,7 @@ def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ram
     The same function as the compiler's (compiler/plan/ttq.c); 1 with
     nothing frozen, 0 when a frozen step makes no progress. ValueError as
     frozen_step_progress's, whatever is frozen."""
-    optimizer, lr_ratio = _optimizer(optimizer), _lr_ratio(lr_ratio)
+    optimizer, lr_ratio, beta = _optimizer(optimizer), _lr_ratio(lr_ratio), _beta(beta)
     f = min(max(float(frozen_share), 0.0), 1.0)
     if steps <= 0 or f <= 0.0:
         return 1.0
@@ -301,7 +312,11 @@ def time_to_quality_bound(beta, frozen_share, step_ratio, steps, warmup, ramp, o
     smaller of beta and freeze_beta, the beta where freezing starts
     (training.freeze_noise_scale_tokens / batch_tokens; None or NaN: not
     measured). The compiler's ttq_upper_bound as plan.c takes it
-    (plan.json's time_to_quality.upper_bound)."""
+    (plan.json's time_to_quality.upper_bound). ValueError as
+    predicted_time_to_quality's, or for a freeze_beta given below 0."""
+    beta = _beta(beta)
+    if freeze_beta is not None and not math.isnan(freeze_beta):
+        _beta(freeze_beta, "freeze_beta")
     if freeze_beta is not None and freeze_beta < beta:  # False for NaN
         beta = freeze_beta
     return predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ramp, 0.0, optimizer)
@@ -315,8 +330,9 @@ def lr_ratio_from_pilot(beta, frozen_share, step_ratio, steps, warmup, ramp, spe
     for "sgd", 2 (1 / sqrt(n) - rho) / (1 - rho) for "adam"; 0 when rho is at
     or above what k = 0 gives (1, or 1 / sqrt(n) with Adam). None when the
     pilot cannot say (nothing or everything frozen, a speed-up no frozen step
-    could give, no k below 2). The compiler's ttq_lr_ratio (training.pilot)."""
-    optimizer = _optimizer(optimizer)
+    could give, no k below 2). The compiler's ttq_lr_ratio (training.pilot).
+    ValueError for an unknown optimizer, or beta below 0 or NaN."""
+    optimizer, beta = _optimizer(optimizer), _beta(beta)
     f = float(frozen_share)
     if not 0.0 < f < 1.0 or not steps > 0 or not speedup > 0.0 or not step_ratio > 0.0:
         return None
@@ -347,8 +363,8 @@ def optimizer_contract(beta):
     """"mean" (rescale each tensor's gradient over the microbatches that
     computed it) below the noise scale, "share" at or above it: the contract
     the predicted time to quality assumes, as plan.json's
-    time_to_quality.optimizer_contract says."""
-    return "mean" if beta < RESCALE_BELOW else "share"
+    time_to_quality.optimizer_contract says. ValueError for beta below 0 or NaN."""
+    return "mean" if _beta(beta) < RESCALE_BELOW else "share"
 
 
 def break_even_beta(frozen_share, step_ratio, lr_ratio=None, optimizer="adam"):

@@ -195,8 +195,12 @@ static bool trainer_init(trainer *t, const options *o)
     }
     const uint64_t need = (uint64_t)t->mb_seqs * TINY_MICROBATCHES;
     if (t->c.n_train < need) {
-        fprintf(stderr, "tiny_trainer: --part %s of %s has %llu training sequences, fewer than one step's %llu\n",
-                part_name[o->part], o->data, (unsigned long long)t->c.n_train, (unsigned long long)need);
+        uint32_t files = t->c.part_end - t->c.part_begin;
+        fprintf(stderr, "tiny_trainer: --part %s of %s has %llu training sequences, fewer than one step's %llu%s\n",
+                part_name[o->part], o->data, (unsigned long long)t->c.n_train, (unsigned long long)need,
+                o->part != CORPUS_ALL && files == 0
+                    ? " (the pretrain and finetune parts split the corpus by file: give it two files or more)"
+                    : "");
         corpus_free(&t->c);
         return false;
     }

@@ -294,7 +294,17 @@ def main():
                          (tfc_plan.predicted_time_to_quality, (0.1, 0.5, 0.7, 10000, 5000, 1000, -0.1)),
                          (tfc_plan.predicted_time_to_quality, (0.1, 0.0, 0.7, 10000, 5000, 1000, None, "lion")),
                          (tfc_plan.frozen_step_progress, (0.1, 0.5, 2.5)),
-                         (tfc_plan.break_even_beta, (0.5, 0.7, -1.0))):
+                         (tfc_plan.break_even_beta, (0.5, 0.7, -1.0)),
+                         # beta at least 0 (0 and inf the limits): a measured
+                         # B_simple below 0 is not one, even with nothing frozen
+                         (tfc_plan.predicted_time_to_quality, (-0.75, 0.5, 0.7, 10000, 5000, 1000)),
+                         (tfc_plan.predicted_time_to_quality, (-1e-9, 0.0, 0.7, 10000, 5000, 1000)),
+                         (tfc_plan.predicted_time_to_quality, (float("nan"), 0.5, 0.7, 10000, 5000, 1000, 0.5)),
+                         (tfc_plan.frozen_step_progress, (-3.0, 0.5, None, "sgd")),
+                         (tfc_plan.time_to_quality_bound, (-0.5, 0.5, 0.7, 10000, 5000, 1000)),
+                         (tfc_plan.time_to_quality_bound, (0.5, 0.5, 0.7, 10000, 5000, 1000, "adam", -0.1)),
+                         (tfc_plan.lr_ratio_from_pilot, (-0.75, 0.5, 0.7, 10000, 5000, 1000, 1.05)),
+                         (tfc_plan.optimizer_contract, (-1.0,))):
             try:
                 got = fn(*args)
                 bad.append(f"{fn.__name__}{args} gave {got!r}, not ValueError")
