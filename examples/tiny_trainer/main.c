@@ -574,11 +574,31 @@ static bool probe_step(trainer *t, const options *o, long s, double lr, const re
     return true;
 }
 
+/* A run's evaluations need one whole microbatch of validation sequences
+ * (evaluate_on takes whole microbatches): say so instead of a NaN loss. */
+static bool can_evaluate(const trainer *t, const options *o)
+{
+    if (val_used(t, o))
+        return true;
+    if (o->val_max && o->val_max < (uint64_t)t->mb_seqs)
+        fprintf(stderr, "tiny_trainer: --val-max %llu is less than one microbatch's %d sequences\n",
+                (unsigned long long)o->val_max, t->mb_seqs);
+    else
+        fprintf(stderr, "tiny_trainer: --part %s of %s has %llu validation sequences, fewer than one microbatch's %d: "
+                "the loss cannot be evaluated (give it more text)\n",
+                part_name[o->part], o->data, (unsigned long long)t->c.n_val, t->mb_seqs);
+    return false;
+}
+
 static int cmd_train(const options *o)
 {
     trainer t;
     if (!trainer_init(&t, o))
         return 1;
+    if (!can_evaluate(&t, o)) {
+        trainer_free(&t);
+        return 1;
+    }
     printf("corpus: %u files, %llu tokens, %llu sequences of %d bytes, %llu prefix repeats dropped (first %d tokens), "
            "%llu train, %llu validation; LCP index built in %.3f ms\n",
            t.c.n_shards, (unsigned long long)t.c.n_tokens_all, (unsigned long long)t.c.n_seq, SEQ,
@@ -904,6 +924,11 @@ static int cmd_check(const options *o)
     trainer a, b;
     if (!trainer_init(&a, o) || !trainer_init(&b, o))
         return 1;
+    if (!can_evaluate(&a, o)) {
+        trainer_free(&a);
+        trainer_free(&b);
+        return 1;
+    }
     double s1[TINY_ACTIONS], e1[TINY_ACTIONS], s2[TINY_ACTIONS], e2[TINY_ACTIONS];
     pipe_step_io ia, ib;
     io_init(&ia, &a, s1, e1);

@@ -92,6 +92,28 @@ if "$work/tiny_trainer" train --steps 1 --model gpt > "$work/x.txt" 2>&1; then
   echo "an MLP-plan binary ran --model gpt"; exit 1
 fi
 grep -q "built against another model's plan" "$work/x.txt" || { cat "$work/x.txt"; exit 1; }
+# fewer validation sequences than a microbatch (a small last file makes the
+# finetune part), or --val-max below one: refused and said, not a NaN loss
+# (the window where a step's 64 training sequences fit but 8 validation
+# ones do not is narrow: the small file's size is searched for it)
+mkdir -p "$work/small"
+cat /usr/share/common-licenses/* > "$work/small/a.txt"
+found=
+for size in $(seq 2000 48 4000); do
+  head -c "$size" "$work/small/a.txt" | tr 'a-z' 'n-za-m' > "$work/small/b.txt"
+  if "$work/tiny_trainer" train --steps 1 --eval-every 1 --data "$work/small" --part finetune --mb-seqs 8 \
+       > "$work/x.txt" 2>&1; then
+    echo "tiny_trainer train on a finetune part of $size bytes ran:"; cat "$work/x.txt"; exit 1
+  fi
+  if grep -q "has [0-7] validation sequences, fewer than one microbatch's 8: the loss cannot be evaluated" "$work/x.txt"; then
+    found=$size; break
+  fi
+done
+[ -n "$found" ] || { echo "no finetune part had too few validation sequences:"; cat "$work/x.txt"; exit 1; }
+if "$work/tiny_trainer" train --steps 1 --eval-every 1 --val-max 3 --mb-seqs 4 > "$work/x.txt" 2>&1 ||
+   ! grep -q -- "--val-max 3 is less than one microbatch's 4 sequences" "$work/x.txt"; then
+  echo "tiny_trainer train --val-max 3 --mb-seqs 4:"; cat "$work/x.txt"; exit 1
+fi
 python3 - "$work" <<'PY'
 import csv, re, sys
 w = sys.argv[1]
