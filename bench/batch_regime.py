@@ -61,6 +61,12 @@ import tfc_plan  # noqa: E402
 CAPS = (0.3, 0.6, 0.9)
 
 
+# The settings a cached run's numbers depend on (Sweep refuses a cache made
+# with others): the corpus (--data), and these of config().
+RUN_KEYS = ("steps", "pretrain", "pretrain_mb", "eval_every", "val_max", "profile_steps", "noise_batches", "lr0",
+            "beta2", "ramp", "reselect")
+
+
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -127,6 +133,18 @@ class Sweep:
         self.builders = {}
         self.cache = os.path.join(self.out, "cache.json")
         self.state = json.load(open(self.cache)) if os.path.exists(self.cache) else {}
+        # What every cached run depends on. More batch sizes, caps or seeds
+        # add to a cache; anything here changes what its runs mean.
+        made = dict(data=os.path.abspath(args.data), **{k: cfg.get(k) for k in RUN_KEYS})
+        if "made_with" not in self.state:  # a new cache, or one from before it was recorded: adopt it
+            self.state["made_with"] = made
+            self.save()
+        was = self.state["made_with"]
+        if was != made:
+            diff = ", ".join(f"{k} {was.get(k)!r} (now {made.get(k)!r})" for k in sorted(set(was) | set(made))
+                             if was.get(k) != made.get(k))
+            raise SystemExit(f"batch_regime: the runs cached in {self.out} were made with {diff}; give another "
+                             f"--out, or the same settings")
 
     def save(self):
         tmp = self.cache + ".tmp"

@@ -150,8 +150,9 @@ class Builder:
                 lines.append(f"        - {{name: {p['name']}, numel: {p['numel']}{w}}}")
         lines += [
             "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 8}",
-            f"timing: {{source: measured, file: {self.profile_dir}/unfrozen.csv, "
-            f"frozen_file: {self.profile_dir}/frozen.csv, comm_ms: 0.01}}",
+            # quoted (a JSON string is a YAML one): an --out path may hold ", " or ": "
+            f"timing: {{source: measured, file: {json.dumps(self.profile_dir + '/unfrozen.csv')}, "
+            f"frozen_file: {json.dumps(self.profile_dir + '/frozen.csv')}, comm_ms: 0.01}}",
             f"freeze: {{max_ratio: {cap}, warmup_steps: {warmup}, ramp_steps: {ramp}, reselect_every: {reselect}, "
             f"seed: 7, select: {select}}}",
             "targets: {cuda: false}",

@@ -99,6 +99,17 @@ grep -q 'select: weights' "$work/nw_out.yaml" && grep -q '{name: a, numel: 8, fr
 "$tfc" check "$work/nw_out.yaml" -q
 python3 "$src/bench/batch_regime.py" --ci --tfc "$tfc" --out "$work/out" >"$work/stdout.txt" 2>"$work/stderr.txt" ||
   { tail -20 "$work/stderr.txt"; exit 1; }
+# its cache is refused for another corpus or run length (its runs would be
+# reported as theirs), and taken for more batch sizes
+for other in "--data $work" "--steps 13"; do
+  # shellcheck disable=SC2086
+  if python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/out" $other >/dev/null 2>"$work/refused.txt" ||
+     ! grep -q "^batch_regime: the runs cached in .* were made with " "$work/refused.txt"; then
+    echo "batch_regime check FAILED: a cache reused with $other:"; cat "$work/refused.txt"; exit 1
+  fi
+done
+python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/out" --mb 2,8,32 >/dev/null 2>&1 ||
+  { echo "batch_regime check FAILED: the cache refused for more batch sizes"; exit 1; }
 python3 - "$work/out" "$work/stdout.txt" <<'PY'
 import json, os, re, sys, xml.etree.ElementTree as ET
 out, stdout = sys.argv[1], open(sys.argv[2]).read().rstrip("\n").split("\n")
@@ -107,7 +118,8 @@ last = stdout[-1]
 if not re.fullmatch(r"batch_regime points=\d+ max_abs_err=[0-9.]+ best_speedup=[0-9.]+ best_beta=[0-9.]+ "
                     r"best_cap=[0-9.]+", last):
     bad.append(f"last line: {last!r}")
-# (a few noise batches can give a negative or undefined B_simple: the beta columns may be -x, nan or inf)
+# (a few noise batches can give a negative or undefined B_simple where freezing starts or at the end: those
+# columns may be -x, nan or inf; the start's must be positive, or the sweep stops)
 num = r"(-?[0-9.]+|-?inf|nan)"
 rows = [l for l in open(os.path.join(out, "results.md")) if re.match(rf"\| [0-9,]+ \| {num} \| {num} \| [01](\.[0-9]+)? ", l)]
 points = {(l.split("|")[1].strip(), l.split("|")[4].strip()) for l in rows
