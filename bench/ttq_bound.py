@@ -37,9 +37,9 @@ ROUNDING = 0.0005  # the tables' 3 decimals
 def score(paths, optimizer):
     """score_sweeps over the results.md files at paths."""
     sweeps = []
-    for path in paths:
+    for path, label in zip(paths, ttq_pilot.labels(paths)):
         n, ramp, groups = ttq_pilot.read_sweep(path)
-        sweeps.append((os.path.basename(path), n, ramp, groups))
+        sweeps.append((label, n, ramp, groups))
     return score_sweeps(sweeps, optimizer)
 
 

@@ -39,23 +39,40 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 import ttq_models  # noqa: E402
 
 
+SEPARATOR = re.compile(r"\|\s*:?-{3,}")  # a table's header rule: | --- |, |---|, | :--- |
+
+
 def tables(text):
     """The markdown tables of text, each a list of rows of cells (header first)."""
     out, cur = [], None
     for line in text.splitlines():
-        if line.startswith("|") and not line.startswith("| ---"):
+        if line.startswith("|") and not SEPARATOR.match(line):
             if cur is None:
                 cur = []
                 out.append(cur)
             cur.append([c.strip() for c in line.strip().strip("|").split("|")])
-        elif not line.startswith("| ---"):
+        elif not SEPARATOR.match(line):
             cur = None
     return out
 
 
 def read_sweep(path):
-    """(N, ramp, {batch size: [point]}) from one results.md."""
-    text = open(path).read()
+    """(N, ramp, {batch size: [point]}) from one results.md; SystemExit with
+    the file and what is wrong where it cannot be read as one."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise SystemExit(f"ttq_pilot: {path}: cannot read it ({e.strerror if isinstance(e, OSError) else e})")
+    try:
+        return parse_sweep(path, text)
+    except (ValueError, KeyError, IndexError, AttributeError) as e:
+        raise SystemExit(f"ttq_pilot: {path}: not a batch-regime results table as bench/batch_regime.py writes "
+                         f"it ({type(e).__name__}: {e})")
+
+
+def parse_sweep(path, text):
+    """read_sweep's work on the file's text."""
     m = re.search(r"N = (\d+) steps, ramp (\d+)", text)
     if not m:
         raise SystemExit(f"ttq_pilot: {path}: no 'N = .. steps, ramp ..' line")
@@ -73,31 +90,59 @@ def read_sweep(path):
             continue
         cell = r[col["drift-free speedup"]]
         df = cell.split()[0]
-        spread = re.search(r"\[([0-9.]+), ([0-9.]+)\]", cell)  # several seeds: "mean [lowest, highest]"
+        spread = re.search(r"\[\s*([0-9.eE+-]+)\s*,\s*([0-9.eE+-]+)\s*\]", cell)  # several seeds: "mean [lowest, highest]"
         bw = float(r[col["beta where freezing starts"]]) if "beta where freezing starts" in col else math.nan
         groups.setdefault(r[0], []).append(dict(
             cap=float(r[col["cap"]]), beta=float(r[col["beta at the start"]]), f=float(r[col["frozen share"]]),
             r=float(r[col["step ratio (plan)"]]), warmup=warm[r[0]], df=float(df.lstrip("<")),
             reached=not df.startswith("<"), beta_w=bw if bw > 0 else math.nan,  # nan: not measured, or negative
             seed_ends=(float(spread.group(1)), float(spread.group(2))) if spread else None))
+        p = groups[r[0]][-1]
+        if not (p["beta"] >= 0 and 0 <= p["f"] <= 1 and 0 < p["r"] < math.inf and 0 < p["df"] < math.inf
+                and 0 <= p["cap"] <= 1 and (not p["seed_ends"] or p["seed_ends"][0] <= p["df"] <= p["seed_ends"][1])):
+            raise ValueError(f"the row of {r[0]} at cap {p['cap']}: beta {p['beta']}, frozen share {p['f']}, step "
+                             f"ratio {p['r']}, drift-free {cell!r} (beta at least 0, the share and cap in [0, 1], "
+                             f"the ratio and speed-up above 0 and finite, the mean inside its seeds' spread)")
     return n, ramp, groups
 
 
 def cli_args(argv, doc, flags=()):
-    """[--optimizer adam|sgd] [FLAG...] RESULTS.md...: (optimizer, paths,
-    the set of flags given among flags), or (None, exit status, None) once
-    doc is printed (asked for, or the arguments wrong)."""
-    args, optimizer, given = argv, "adam", set()
-    while args[:1] and (args[0] == "--optimizer" and len(args) > 1 or args[0] in flags):
-        if args[0] == "--optimizer":
-            optimizer, args = args[1], args[2:]
+    """[--optimizer adam|adamw|sgd] [FLAG...] RESULTS.md... (options before
+    or after the files): (optimizer, paths, the set of flags given among
+    flags), or (None, exit status, None) once doc is printed (asked for) or
+    what is wrong is said."""
+    tool = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+    optimizer, given, paths, i = "adam", set(), [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-h", "--help"):
+            print(doc)
+            return None, 0, None
+        if a == "--optimizer":
+            if i + 1 == len(argv) or argv[i + 1] not in ("adam", "adamw", "sgd"):
+                print(f"{tool}: --optimizer takes adam, adamw or sgd", file=sys.stderr)
+                return None, 2, None
+            optimizer, i = "adam" if argv[i + 1] == "adamw" else argv[i + 1], i + 2
+            continue
+        if a in flags:
+            given.add(a)
+        elif a.startswith("-") and a != "-":
+            print(f"{tool}: unknown option {a} (--help says what it takes)", file=sys.stderr)
+            return None, 2, None
         else:
-            given.add(args[0])
-            args = args[1:]
-    if not args or args[0].startswith("-") or optimizer not in ("adam", "sgd"):
+            paths.append(a)
+        i += 1
+    if not paths:
         print(doc)
-        return None, 0 if args[:1] in (["-h"], ["--help"]) else 2, None
-    return optimizer, args, given
+        return None, 2, None
+    return optimizer, paths, given
+
+
+def labels(paths):
+    """A short label per results file: its name, or where two share one
+    (every sweep writes results.md), the path as given."""
+    names = [os.path.basename(p) for p in paths]
+    return [n if names.count(n) == 1 else p for n, p in zip(names, paths)]
 
 
 def seed_end_rows(groups, n_of, ramp_of, optimizer="adam"):
@@ -153,10 +198,10 @@ def main():
     if optimizer is None:
         return args
     groups, n_of, ramp_of = {}, {}, {}
-    for path in args:
+    for path, label in zip(args, labels(args)):
         n, ramp, g = read_sweep(path)
         for size, pts in g.items():
-            name = f"{size} (N = {n}, {os.path.basename(path)})"
+            name = f"{size} (N = {n}, {label})"
             groups[name], n_of[name], ramp_of[name] = pts, n, ramp
     if "--seed-ends" in flags:
         res = seed_end_rows(groups, n_of.get, ramp_of.get, optimizer)

@@ -158,8 +158,49 @@ def check_seed_ends(files, opt):
     return len(want)
 
 
+def check_inputs(files):
+    """What a user's own tables can hold: two sweeps' results.md (one name)
+    count as two, a cell that is not a number, a missing file or an option
+    after the files are said in one line (no traceback), and the sweeps'
+    rules hold for each row (a negative step ratio is refused)."""
+    import tempfile
+    tool = os.path.join(src, "bench", "ttq_pilot.py")
+
+    def run(*args):
+        return subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
+
+    with tempfile.TemporaryDirectory() as work:
+        a, b = os.path.join(work, "a", "results.md"), os.path.join(work, "b", "results.md")
+        for path, name in ((a, "full_n80.md"), (b, "n80_caps57.md")):
+            os.makedirs(os.path.dirname(path))
+            with open(os.path.join(src, "docs", "batch_regime_runs", name)) as f, open(path, "w") as g:
+                g.write(f.read())
+        both = run(a, b, "--optimizer", "sgd").stdout.strip().split("\n")[-1]
+        one = [run(p, "--optimizer", "sgd").stdout.strip().split("\n")[-1] for p in (a, b)]
+        counts = [tuple(int(x) for x in re.findall(r"(?:groups|points)=(\d+)", l)) for l in one + [both]]
+        if len(counts[2]) != 2 or counts[2] != (counts[0][0] + counts[1][0], counts[0][1] + counts[1][1]):
+            bad.append(f"two results.md files, options after them: {both!r}, one by one {one}")
+        text = open(a).read()
+        rows = [l for l in text.splitlines() if l.startswith("| 2,048 |") and "| balanced |" in l]
+        for name, new in (("dash.md", rows[0].replace("| 0.808 |", "| - |")),
+                          ("negative_ratio.md", rows[0].replace("| 0.808 |", "| -0.5 |"))):
+            path = os.path.join(work, name)
+            with open(path, "w") as g:
+                g.write(text.replace(rows[0], new))
+            if new == rows[0]:
+                bad.append(f"{name}: the row to break was not found")
+            r = run(path)
+            if r.returncode == 0 or "Traceback" in r.stderr or not r.stderr.startswith(f"ttq_pilot: {path}: "):
+                bad.append(f"{name}: rc {r.returncode}, {r.stderr[-300:]!r}")
+        for args in ((os.path.join(work, "missing.md"),), (work,), (a, "--bogus")):
+            r = run(*args)
+            if r.returncode == 0 or "Traceback" in r.stderr or not r.stderr.startswith("ttq_pilot: "):
+                bad.append(f"ttq_pilot.py {' '.join(args)}: rc {r.returncode}, {r.stderr[-300:]!r}")
+
+
 def main():
     files = sorted(glob.glob(os.path.join(src, "docs", "batch_regime_runs", "*.md")))
+    check_inputs(files)
     got = {opt: check(files, opt) for opt in ("adam", "sgd")}
     seeds = {opt: check_seed_ends(files, opt) for opt in ("adam", "sgd")}
     if not all(seeds.values()):
