@@ -64,8 +64,14 @@ real_text real_brief(double v)
     if (!(m < 0.01) || m == 0.0)
         return real_fixed(v, m >= 100 ? 0 : m >= 10 ? 1 : m >= 1 ? 2 : 3);
     int d = 3; /* 0.00123: the first significant digit at 10^-k shows with k + 2 decimals */
-    for (double t = m; t < 0.1 && d < REAL_MAX_DECIMALS; t *= 10.0)
+    double t = m;
+    for (; t < 0.1 && d < REAL_MAX_DECIMALS; t *= 10.0)
         d++;
+    if (t < 0.1) { /* below what REAL_MAX_DECIMALS decimals show: three digits and an exponent */
+        real_text e;
+        snprintf(e.s, sizeof e.s, "%.3g", v);
+        return e;
+    }
     return real_fixed(v, d);
 }
 

@@ -232,6 +232,25 @@ def _beta(beta, name="beta"):
     return beta
 
 
+def _finite(x, name, low=0.0, above=False):
+    """x as a float, finite and at least low (above: more than low); else
+    ValueError naming it (the spec's steps, warm-up and ramp are counts,
+    its step ratio positive)."""
+    x = float(x)
+    if not (math.isfinite(x) and (x > low if above else x >= low)):
+        raise ValueError(f"{name} must be a finite number {'above' if above else 'at least'} {low:g}, got {x!r}")
+    return x
+
+
+def _share(f):
+    """A frozen share: NaN is refused (ValueError), the rest clamped to [0, 1]
+    as the compiler clamps it."""
+    f = float(f)
+    if math.isnan(f):
+        raise ValueError("frozen_share must be a number, got nan")
+    return min(max(f, 0.0), 1.0)
+
+
 def _noise_growth(beta, f):
     """(1 + beta / (1 - f)) / (1 + beta): a step's noise term on (1 - f) of
     the batch against a full one's; 1 / (1 - f) with no signal."""
@@ -262,7 +281,7 @@ def frozen_step_progress(beta, frozen_share, lr_ratio=None, optimizer="adam"):
     Not below 0. The compiler's ttq_rho. ValueError for an optimizer other
     than adam, adamw and sgd, a ratio outside [0, 2), or beta below 0 or NaN."""
     optimizer, lr_ratio, beta = _optimizer(optimizer), _lr_ratio(lr_ratio), _beta(beta)
-    f = min(max(float(frozen_share), 0.0), 1.0)
+    f = _share(frozen_share)
     if f >= 1.0:
         return 0.0
     if lr_ratio is None:
@@ -293,7 +312,9 @@ def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ram
     nothing frozen, 0 when a frozen step makes no progress. ValueError as
     frozen_step_progress's, whatever is frozen."""
     optimizer, lr_ratio, beta = _optimizer(optimizer), _lr_ratio(lr_ratio), _beta(beta)
-    f = min(max(float(frozen_share), 0.0), 1.0)
+    f = _share(frozen_share)
+    step_ratio, steps = _finite(step_ratio, "step_ratio", above=True), _finite(steps, "steps")
+    warmup, ramp = _finite(warmup, "warmup"), _finite(ramp, "ramp")
     if steps <= 0 or f <= 0.0:
         return 1.0
     rho = frozen_step_progress(beta, f, lr_ratio, optimizer)
@@ -333,8 +354,10 @@ def lr_ratio_from_pilot(beta, frozen_share, step_ratio, steps, warmup, ramp, spe
     could give, no k below 2). The compiler's ttq_lr_ratio (training.pilot).
     ValueError for an unknown optimizer, or beta below 0 or NaN."""
     optimizer, beta = _optimizer(optimizer), _beta(beta)
-    f = float(frozen_share)
-    if not 0.0 < f < 1.0 or not steps > 0 or not speedup > 0.0 or not step_ratio > 0.0:
+    f = _share(frozen_share)
+    step_ratio, steps = _finite(step_ratio, "step_ratio", above=True), _finite(steps, "steps")
+    warmup, ramp = _finite(warmup, "warmup"), _finite(ramp, "ramp")
+    if not 0.0 < f < 1.0 or not steps > 0 or not speedup > 0.0:
         return None
     w = min(warmup + ramp / 2.0, float(steps))
     left = steps / speedup - w
@@ -376,7 +399,9 @@ def break_even_beta(frozen_share, step_ratio, lr_ratio=None, optimizer="adam"):
     does (plan.json writes both as null: its reason says which). ValueError
     as frozen_step_progress's."""
     optimizer, lr_ratio = _optimizer(optimizer), _lr_ratio(lr_ratio)
-    f, r = float(frozen_share), float(step_ratio)
+    f, r = _share(frozen_share), float(step_ratio)
+    if math.isnan(r):
+        raise ValueError("step_ratio must be a number, got nan")
     if not 0.0 < f < 1.0 or r >= 1.0 or r <= 0.0:
         return None
     if lr_ratio is None:

@@ -188,11 +188,14 @@ Test(real, brief_keeps_three_significant_digits)
     cr_assert_str_eq(real_brief(0.2345).s, "0.234");
     cr_assert_str_eq(real_brief(0.0).s, "0.000");
     cr_assert_str_eq(real_brief(INFINITY).s, "inf");
+    cr_assert_str_eq(real_brief(1e-300).s, "1e-300"); /* past REAL_MAX_DECIMALS: an exponent, not zeros */
+    cr_assert_str_eq(real_brief(-1.5e-20).s, "-1.5e-20");
     uint64_t x = 88172645463325252ull;
     for (int i = 0; i < 20000; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         double m = ldexp((double)(x >> 11), -53); /* [0, 1) */
-        double v = pow(10.0, -12.0 * m + 3.0) * (x & 1 ? -1.0 : 1.0); /* 1e-9 .. 1e3, both signs */
+        /* 1e-9 .. 1e3, both signs; every eighth 1e-290 .. 1e-9 */
+        double v = pow(10.0, i % 8 ? -12.0 * m + 3.0 : -281.0 * m - 9.0) * (x & 1 ? -1.0 : 1.0);
         char g[64];
         snprintf(g, sizeof g, "%.3g", v);
         const char *t = real_brief(v).s;

@@ -294,7 +294,7 @@ tfc_status compare_run(const spec *sp, const plan_options *opt, arena *a, diag_l
             out->spec_row = (long)i;
         if (out->recommended < 0 && rows[i].applicable && rows[i].fits)
             out->recommended = (long)i;
-        if (rows[i].applicable && rows[i].fits && rows[i].ttq_known &&
+        if (rows[i].applicable && rows[i].fits && rows[i].ttq_known && isfinite(compare_ttq_ms(&rows[i])) &&
             (out->fastest_to_quality < 0 ||
              compare_ttq_ms(&rows[i]) < compare_ttq_ms(&rows[out->fastest_to_quality])))
             out->fastest_to_quality = (long)i; /* the first (fastest step) among equals */
@@ -450,6 +450,9 @@ void compare_print_text(const spec *sp, const char *label, const compare_result 
                     "predicted speed-up)%s\n",
                     row_name(w, name, sizeof name), real_fixed(compare_ttq_ms(w), 3).s,
                     sp->has_memory_limit ? ", within the memory limit" : "");
+        } else {
+            fprintf(f, "fastest to quality: none (no schedule%s is predicted to reach the no-freezing run's loss)\n",
+                    sp->has_memory_limit ? " within the memory limit" : "");
         }
     }
 }

@@ -304,7 +304,18 @@ def main():
                          (tfc_plan.time_to_quality_bound, (-0.5, 0.5, 0.7, 10000, 5000, 1000)),
                          (tfc_plan.time_to_quality_bound, (0.5, 0.5, 0.7, 10000, 5000, 1000, "adam", -0.1)),
                          (tfc_plan.lr_ratio_from_pilot, (-0.75, 0.5, 0.7, 10000, 5000, 1000, 1.05)),
-                         (tfc_plan.optimizer_contract, (-1.0,))):
+                         (tfc_plan.optimizer_contract, (-1.0,)),
+                         # the run's shape as the spec gives it: a positive step
+                         # ratio, counts at least 0, a frozen share a number
+                         (tfc_plan.predicted_time_to_quality, (0.5, 0.5, -1.0, 100, 10, 10)),
+                         (tfc_plan.predicted_time_to_quality, (0.5, 0.5, float("nan"), 100, 10, 10)),
+                         (tfc_plan.predicted_time_to_quality, (0.5, 0.5, 0.7, float("inf"), 10, 10)),
+                         (tfc_plan.predicted_time_to_quality, (0.5, 0.5, 0.7, 100, -5, 10)),
+                         (tfc_plan.predicted_time_to_quality, (0.5, 0.5, 0.7, 100, 10, float("nan"))),
+                         (tfc_plan.predicted_time_to_quality, (0.5, float("nan"), 0.7, 100, 10, 10)),
+                         (tfc_plan.frozen_step_progress, (0.5, float("nan"))),
+                         (tfc_plan.lr_ratio_from_pilot, (0.5, 0.5, 0.7, 100, -10, 10, 1.05)),
+                         (tfc_plan.break_even_beta, (0.5, float("nan")))):
             try:
                 got = fn(*args)
                 bad.append(f"{fn.__name__}{args} gave {got!r}, not ValueError")
@@ -552,6 +563,22 @@ def main():
             bad.append(f"compare.csv's fastest_to_quality column does not name {soonest['schedule']}")
         if cj["recommended"] == soonest["schedule"]:
             bad.append("the --compare case does not tell the step's recommendation from the soonest to quality")
+        # where no schedule reaches the loss (a frozen step makes no progress
+        # near lr_ratio 2), none is named the soonest
+        q = os.path.join(work, "cmp_never.yaml")
+        with open(q, "w") as fh:
+            fh.write(with_training(base, 1 << 20, 300000, 10000, 0.6, 1000, 3000, ", lr_ratio: 1.9999999999"))
+        cj = json.loads(subprocess.run([tfc, "plan", q, "--compare", os.path.join(work, "compare_never"), "--json"],
+                                       check=True, capture_output=True, text=True).stdout)
+        ctext = subprocess.run([tfc, "plan", q, "--compare", os.path.join(work, "compare_never2")], check=True,
+                               capture_output=True, text=True).stdout
+        ccsv = list(csv.DictReader(open(os.path.join(work, "compare_never2", "compare.csv"))))
+        speeds = [r["time_to_quality"]["predicted_speedup"] for r in cj["schedules"] if r["applicable"]]
+        if any(v != 0 for v in speeds) or cj["fastest_to_quality"] is not None or \
+                "fastest to quality: none (no schedule is predicted to reach" not in ctext or \
+                any(r["fastest_to_quality"] == "yes" for r in ccsv):
+            bad.append(f"--compare where no schedule reaches the loss: speed-ups {speeds}, fastest_to_quality "
+                       f"{cj['fastest_to_quality']!r}, {ctext[-300:]!r}")
         print(f"ttq check: --sweep's {len(rows)} caps and --compare's own row predict as their plans do; "
               f"best cap {best[0]} marked")
 
@@ -573,6 +600,20 @@ def main():
                 r = subprocess.run([tfc, verb, p], capture_output=True, text=True)
                 if r.returncode == 0 or not re.search(r"bad_pilot\.yaml:\d+:\d+: error: .*" + want, r.stderr):
                     bad.append(f"tfc {verb}, training{extra}: rc {r.returncode}, {r.stderr[:300]!r}, wanted {want}")
+
+        # far above the noise scale (beta 1e-300: the noise term rounds to 1)
+        # no ratio below 2 gives a pilot below the shorter step alone: the
+        # error says so, not that the pilot is above the step alone
+        p = os.path.join(work, "bad_pilot.yaml")
+        with open(p, "w") as fh:
+            fh.write(with_training(base, 1 << 20, 1e-300, 10000, 0.9, 5000, 1000,
+                                   ", pilot: {max_ratio: 0.6, speedup: 1.01}"))
+        r = subprocess.run([tfc, "plan", p], capture_output=True, text=True)
+        m = re.search(r"bad_pilot\.yaml:\d+:\d+: error: training\.pilot: no learning-rate ratio below 2 gives a "
+                      r"speed-up of 1\.01 at cap 0\.6 at beta [0-9.e-]+: .*\(the shorter step alone gives ([0-9.]+)\)",
+                      r.stderr)
+        if r.returncode == 0 or not m or not float(m.group(1)) > 1.01:
+            bad.append(f"a pilot at beta 1e-300: rc {r.returncode}, {r.stderr[:400]!r}")
 
         # python's LR_RATIO_MAX is the compiler's bound: the largest double
         # below it is taken as given, it itself refused
