@@ -27,6 +27,7 @@ hold (warm-up + ramp / 2) to the run's end, chosen before any was scored.
 
 Standard library only (score); run needs a C compiler and build/tfc."""
 import json
+import math
 import os
 import re
 import subprocess
@@ -69,16 +70,33 @@ def k_of(scales, losses):
 
 
 def probes(path):
-    """[(step, k)] and the META dict of a probe file."""
+    """[(step, k)] and the META dict of a probe file; SystemExit naming the
+    file and line where it cannot be read as `run` writes it."""
     out, meta = [], {}
-    for line in open(path):
-        m = re.match(r"PROBE step=(\d+) lr=\S+ scales=(\S+) losses=(\S+)", line)
-        if m:
-            out.append((int(m.group(1)), k_of([float(x) for x in m.group(2).split(",")],
-                                              [float(x) for x in m.group(3).split(",")])))
-        m = re.match(r"META (.*)", line)
-        if m:
-            meta = dict(kv.split("=", 1) for kv in m.group(1).split())
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise SystemExit(f"ttq_probe: {path}: cannot read it ({e})")
+    for i, line in enumerate(lines, 1):
+        try:
+            m = re.match(r"PROBE step=(\d+) lr=\S+ scales=(\S+) losses=(\S+)", line)
+            if m:
+                scales = [float(x) for x in m.group(2).split(",")]
+                losses = [float(x) for x in m.group(3).split(",")]
+                if len(scales) != len(losses) or len(set(scales)) < 3:
+                    raise ValueError("a line search needs three or more scales, each with its loss")
+                if not all(math.isfinite(x) for x in scales + losses):
+                    raise ValueError("a scale or loss that is not a finite number")
+                out.append((int(m.group(1)), k_of(scales, losses)))
+            m = re.match(r"META (.*)", line)
+            if m:
+                meta = dict(kv.split("=", 1) for kv in m.group(1).split())
+                int(meta["warmup"])
+        except (ValueError, KeyError, ZeroDivisionError) as e:
+            raise SystemExit(f"ttq_probe: {path}:{i}: not a probe line as `run` writes it ({type(e).__name__}: {e})")
+    if out and "warmup" not in meta:
+        raise SystemExit(f"ttq_probe: {path}: no META line (written by `run`)")
     return out, meta
 
 
@@ -122,6 +140,8 @@ def score(pairs):
     errs, errs0, groups = [], [], 0
     for sweep, md in pairs:
         n, ramp, table = ttq_pilot.read_sweep(md)
+        if not os.path.isdir(sweep):
+            raise SystemExit(f"ttq_probe: {sweep}: not a folder (a sweep's --out, with the probes `run` wrote)")
         for name in sorted(os.listdir(sweep)):
             m = re.fullmatch(r"probe_mb(\d+)\.txt", name)
             if not m:
@@ -154,11 +174,17 @@ def score(pairs):
 
 
 def main(argv):
-    if len(argv) >= 3 and argv[0] == "run":
-        beta2 = float(argv[4]) if len(argv) == 5 and argv[3] == "--beta2" else None
+    if len(argv) in (3, 5) and argv[0] == "run" and (len(argv) == 3 or argv[3] == "--beta2"):
+        try:
+            beta2 = float(argv[4]) if len(argv) == 5 else None
+        except ValueError:
+            raise SystemExit(f"ttq_probe: --beta2 takes a number, got {argv[4]!r}")
+        if not os.path.isfile(os.path.join(argv[1], "cache.json")) or not os.path.isdir(argv[2]):
+            raise SystemExit(f"ttq_probe: run takes a sweep's --out (with its cache.json) and its corpus folder, "
+                             f"got {argv[1]} and {argv[2]}")
         run(argv[1], argv[2], beta2)
         return 0
-    if len(argv) >= 2 and argv[0] == "score" and all("=" in a for a in argv[1:]):
+    if len(argv) >= 2 and argv[0] == "score" and all("=" in a and a[0] != "=" and a[-1] != "=" for a in argv[1:]):
         score([tuple(a.split("=", 1)) for a in argv[1:]])
         return 0
     print(__doc__)

@@ -21,14 +21,30 @@ tensor has weight 1, at least 1/64 (a tensor whose estimate is not positive
 gets the floor).
 """
 import json
+import os
 import re
 import sys
 
 
+def read_text(path, what):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise SystemExit(f"noise_weights: {what} {path}: cannot read it "
+                         f"({e.strerror if isinstance(e, OSError) else e})")
+
+
 def read_noise(path):
-    text = open(path).read()
+    text = read_text(path, "NOISE")
     if text.lstrip().startswith("{"):
-        return {k: float(v) for k, v in json.loads(text).items()}
+        try:
+            got = json.loads(text)
+            if not isinstance(got, dict):
+                raise ValueError("not an object")
+            return {k: float(v) for k, v in got.items()}
+        except (ValueError, TypeError) as e:
+            raise SystemExit(f"noise_weights: {path}: not a JSON object of numbers {{\"NAME\": B_simple}} ({e})")
     out = {}
     for m in re.finditer(r"^noise: stage \d+ tensor (\S+): .* B_simple (-?[0-9.e+]+) predictions", text, re.M):
         out[m.group(1)] = float(m.group(2))
@@ -62,7 +78,8 @@ def write_spec(spec_text, w):
 
     out = re.sub(r"\{([^{}]*\bnumel:[^{}]*)\}", param, spec_text)
     if missing:
-        raise SystemExit(f"noise_weights: no noise scale for tensor(s) {', '.join(missing)}")
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise SystemExit(f"noise_weights: no noise scale for tensor(s) {', '.join(missing[:5])}{more}")
     lines = out.split("\n")
     for i, l in enumerate(lines):
         if re.match(r"freeze:\s*\{", l):
@@ -88,11 +105,24 @@ def main(argv):
     if len(argv) != 6 or argv[4] != "-o":
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    spec, noise, batch, out = argv[1], argv[2], float(argv[3]), argv[5]
+    spec, noise, out = argv[1], argv[2], argv[5]
+    try:
+        batch = float(argv[3])
+    except ValueError:
+        batch = float("nan")
+    if not (batch >= 1 and batch < float("inf")):
+        print(f"noise_weights: BATCH must be a number of predictions per step, at least 1, got {argv[3]!r}",
+              file=sys.stderr)
+        return 2
     w = weights(read_noise(noise), batch)
-    text = write_spec(open(spec).read(), w)
-    with open(out, "w") as f:
-        f.write(text)
+    text = write_spec(read_text(spec, "SPEC"), w)
+    tmp = out + ".tmp"
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    except OSError as e:
+        raise SystemExit(f"noise_weights: cannot write {out} ({e.strerror})")
     for k, v in sorted(w.items(), key=lambda kv: -kv[1]):
         print(f"{k}: freeze_weight {v:g}")
     return 0

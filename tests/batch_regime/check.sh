@@ -97,6 +97,16 @@ grep -q 'select: weights' "$work/nw_out.yaml" && grep -q '{name: a, numel: 8, fr
   grep -q '{name: b, numel: 8, freeze_weight: 0.125}' "$work/nw_out.yaml" ||
   { echo "noise_weights.py wrote:"; cat "$work/nw_out.yaml"; exit 1; }
 "$tfc" check "$work/nw_out.yaml" -q
+# what it cannot use is said in one line: a batch that is not one, a noise
+# file that is not JSON numbers
+echo '{"a": null}' >"$work/bad_noise.json"
+for args in "$work/noise.txt 0" "$work/noise.txt nan" "$work/bad_noise.json 1000"; do
+  # shellcheck disable=SC2086
+  if python3 "$src/tools/noise_weights.py" "$work/nw.yaml" $args -o "$work/nw_bad.yaml" >/dev/null 2>"$work/nw_err.txt" ||
+     grep -q Traceback "$work/nw_err.txt" || ! grep -q '^noise_weights: ' "$work/nw_err.txt" || [ -e "$work/nw_bad.yaml" ]; then
+    echo "noise_weights.py $args:"; cat "$work/nw_err.txt"; exit 1
+  fi
+done
 python3 "$src/bench/batch_regime.py" --ci --tfc "$tfc" --out "$work/out" >"$work/stdout.txt" 2>"$work/stderr.txt" ||
   { tail -20 "$work/stderr.txt"; exit 1; }
 # its cache is refused for another corpus or run length (its runs would be

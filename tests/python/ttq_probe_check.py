@@ -101,6 +101,28 @@ else:
     if last not in doc.replace("\n", " ").replace("`", " "):
         bad.append(f"docs/time-to-quality.md does not quote {last!r}")
 
+# a probe file it cannot use (one scale, no META line) or a folder that is
+# not there is said in one line with where, not a traceback
+import tempfile  # noqa: E402
+with tempfile.TemporaryDirectory() as work:
+    probe = open(os.path.join(probes_dir, "n40", sorted(os.listdir(os.path.join(probes_dir, "n40")))[0])).read()
+    for name, text, want in (("one", re.sub(r"scales=\S+ losses=(\S+)", "scales=1 losses=2.5", probe, count=1),
+                              r":\d+: not a probe line"),
+                             ("nometa", re.sub(r"(?m)^META .*\n?", "", probe), r": no META line")):
+        d = os.path.join(work, name)
+        os.makedirs(d)
+        with open(os.path.join(d, "probe_mb512.txt"), "w") as f:
+            f.write(text)
+        r = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_probe.py"), "score",
+                            f"{d}={os.path.join(runs, 'n40.md')}"], capture_output=True, text=True)
+        if r.returncode == 0 or "Traceback" in r.stderr or not re.search(r"^ttq_probe: \S+" + want, r.stderr):
+            bad.append(f"a probe file with {name}: rc {r.returncode}, {r.stderr[-300:]!r}")
+    r = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_probe.py"), "score",
+                        f"{os.path.join(work, 'missing')}={os.path.join(runs, 'n40.md')}"], capture_output=True,
+                       text=True)
+    if r.returncode == 0 or "Traceback" in r.stderr:
+        bad.append(f"score with a missing folder: rc {r.returncode}, {r.stderr[-300:]!r}")
+
 for b in bad[:20]:
     print("ttq_probe check:", b)
 if bad:
