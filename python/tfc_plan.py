@@ -139,25 +139,40 @@ class Plan:
     """A plan.json, with the queries of the generated C."""
 
     def __init__(self, data):
-        if data.get("format") not in FORMATS:
+        if not isinstance(data, dict) or data.get("format") not in FORMATS:
             raise ValueError(f"not a tfc plan of a format this module reads ({', '.join(FORMATS)}): "
-                             f"format {data.get('format')!r}")
+                             f"format {data.get('format') if isinstance(data, dict) else type(data).__name__!r}")
         self.data = data
+        try:
+            self._read(data)
+        except (KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"plan.json: a field is missing or of the wrong type ({type(e).__name__}: {e})")
+
+    def _read(self, data):
         self.name = data["name"]
         fr = data["freeze"]
         self.warmup, self.ramp = fr["warmup_steps"], fr["ramp_steps"]
         self.reselect, self.seed = fr["reselect_every"], fr["seed"]
+        for key, v, low in (("warmup_steps", self.warmup, 0), ("ramp_steps", self.ramp, 0),
+                            ("reselect_every", self.reselect, 1), ("seed", self.seed, 0)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < low:
+                raise ValueError(f"plan.json: freeze.{key} must be an integer of at least {low}, got {v!r}")
         self.select = fr.get("select", "uniform")
         if self.select not in ("uniform", "front_first", "balanced", "weights"):
             raise ValueError(f"unknown selection rule {self.select!r}")
         self.params = [[(p["name"], p["numel"]) for p in stage] for stage in data["stage_params"]]
         self.weights = [[p.get("weight", 65536) for p in stage] for stage in data["stage_params"]]
         self.microbatches = data["microbatches"]
+        if not isinstance(self.microbatches, int) or self.microbatches < 1:
+            raise ValueError(f"plan.json: microbatches must be an integer of at least 1, got {self.microbatches!r}")
         self.stage_count = data.get("stage_count", len(self.params))
         # Each (stage, microbatch) has one freezable backward: its W when the
         # backward is split, else its B (DualPipeV has both kinds).
         self.ratio = {(a["stage"], a["microbatch"]): a["freeze_ratio"] for a in data["actions"] if a["type"] == "B"}
         self.ratio.update({(a["stage"], a["microbatch"]): a["freeze_ratio"] for a in data["actions"] if a["type"] == "W"})
+        bad = next((r for r in self.ratio.values() if not isinstance(r, (int, float)) or not 0.0 <= r <= 1.0), None)
+        if bad is not None:
+            raise ValueError(f"plan.json: a freeze_ratio must be a number in [0, 1], got {bad!r}")
 
     @classmethod
     def load(cls, path):

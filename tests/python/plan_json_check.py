@@ -125,6 +125,31 @@ try:
     bad.append("an unknown format was accepted")
 except ValueError:
     pass
+# a hand-edited plan.json the masks cannot be computed from is refused with
+# ValueError (a reselection window of 0 steps divided by zero, a NaN ratio
+# gave masks), as is one that is not an object or misses a field
+some = json.loads(next(iter(texts.values())))
+
+
+def edited(change):
+    d = json.loads(json.dumps(some))
+    change(d)
+    return d
+
+
+for what, data in (("reselect_every 0", edited(lambda d: d["freeze"].__setitem__("reselect_every", 0))),
+                   ("a NaN freeze_ratio", edited(lambda d: [a.__setitem__("freeze_ratio", float("nan"))
+                                                            for a in d["actions"] if a["type"] in ("B", "W")])),
+                   ("no actions", edited(lambda d: d.pop("actions"))),
+                   ("a list", [some])):
+    try:
+        got = tfc_plan.Plan(data)
+        got.frozen_tensors(0, 0, 10 ** 6)
+        bad.append(f"a plan.json with {what} was read")
+    except ValueError:
+        pass
+    except Exception as e:  # noqa: BLE001 (what is checked: nothing but ValueError)
+        bad.append(f"a plan.json with {what}: {type(e).__name__}: {e}")
 
 # pipeline.processors: each spec again on fewer processors than ranks;
 # plan.json's `shared` read strictly and held to what must be true of a
