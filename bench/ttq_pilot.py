@@ -25,7 +25,17 @@ The last line is then
 as k grows and k as the pilot's speed-up grows, so the ends bound every
 speed-up between them.
 
-Usage: bench/ttq_pilot.py [--optimizer adam|sgd] [--seed-ends] RESULTS.md...
+With --one-k, whether one learning-rate ratio could stand in for the
+pilot: for each file, the k on the grid 0, 0.05, ..., 1.95 whose largest
+error over every point of the other files is least (no pilots: every
+point predicted), and that k's largest error on the file itself, held out.
+The last line is then
+
+  ttq_one_k files=F held_out_max_abs_err=E worst_file=NAME best_k_all=K best_k_all_max_abs_err=E1
+
+(K: the one k best over all files together, and its largest error).
+
+Usage: bench/ttq_pilot.py [--optimizer adam|sgd] [--seed-ends | --one-k] RESULTS.md...
 (--optimizer: the model's form, training.optimizer; adam, the trainer's,
 by default)"""
 import math
@@ -193,10 +203,48 @@ def seed_end_table(res):
     return "\n".join(lines), worst, worst_mean, count
 
 
+ONE_K_GRID = [i / 20 for i in range(40)]  # 0 to 1.95: lr_ratio is below 2
+
+
+def file_error(n, ramp, groups, k, optimizer):
+    """The largest error over a file's points, each predicted at k."""
+    import tfc_plan
+    return max((ttq_models.error(dict(reached=p["reached"], drift_free=p["df"]),
+                                 tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k,
+                                                                    optimizer))
+                for pts in groups.values() for p in pts), default=0.0)
+
+
+def one_k(sweeps, optimizer):
+    """--one-k: (table text, [(label, k chosen without it, its error there)],
+    (k best over all, its error)). sweeps: [(label, N, ramp, groups)]."""
+    err = {(label, k): file_error(n, ramp, g, k, optimizer) for label, n, ramp, g in sweeps for k in ONE_K_GRID}
+    labels = [s[0] for s in sweeps]
+    rows, lines = [], ["| file (held out) | k best on the others | their largest error at it | its own largest error |",
+                       "| --- | --- | --- | --- |"]
+    for label in labels:
+        others = [o for o in labels if o != label]
+        k = min(ONE_K_GRID, key=lambda k: max(err[(o, k)] for o in others))  # the smallest k among equals
+        rows.append((label, k, err[(label, k)]))
+        lines.append(f"| {label} | {k:.2f} | {max(err[(o, k)] for o in others):.3f} | {err[(label, k)]:.3f} |")
+    k_all = min(ONE_K_GRID, key=lambda k: max(err[(o, k)] for o in labels))
+    return "\n".join(lines), rows, (k_all, max(err[(o, k_all)] for o in labels))
+
+
 def main():
-    optimizer, args, flags = cli_args(sys.argv[1:], __doc__, ("--seed-ends",))
+    optimizer, args, flags = cli_args(sys.argv[1:], __doc__, ("--seed-ends", "--one-k"))
     if optimizer is None:
         return args
+    if "--one-k" in flags:
+        sweeps = [(label,) + read_sweep(path) for path, label in zip(args, labels(args))]
+        if len(sweeps) < 2:
+            raise SystemExit("ttq_pilot: --one-k holds each file out against the others: give two or more")
+        text, rows, (k_all, e_all) = one_k(sweeps, optimizer)
+        print(text)
+        worst = max(rows, key=lambda r: r[2])
+        print(f"ttq_one_k files={len(rows)} held_out_max_abs_err={worst[2]:.4f} worst_file={worst[0]} "
+              f"best_k_all={k_all:.2f} best_k_all_max_abs_err={e_all:.4f}")
+        return 0
     groups, n_of, ramp_of = {}, {}, {}
     for path, label in zip(args, labels(args)):
         n, ramp, g = read_sweep(path)

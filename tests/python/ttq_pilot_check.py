@@ -198,9 +198,56 @@ def check_inputs(files):
                 bad.append(f"ttq_pilot.py {' '.join(args)}: rc {r.returncode}, {r.stderr[-300:]!r}")
 
 
+def check_one_k(files):
+    """--one-k: each row's k is one where the other files' largest error is
+    least on the grid (recomputed here point by point, the sweep's error
+    rule written out), its own error is that k's on the file, and the last
+    line (quoted in docs/time-to-quality.md) is the worst of the rows and
+    the one k best over all."""
+    r = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_pilot.py"), "--one-k"] + files,
+                       capture_output=True, text=True)
+    lines = r.stdout.strip().split("\n")
+    m = re.fullmatch(r"ttq_one_k files=(\d+) held_out_max_abs_err=([0-9.]+) worst_file=(\S+) best_k_all=([0-9.]+) "
+                     r"best_k_all_max_abs_err=([0-9.]+)", lines[-1]) if r.returncode == 0 else None
+    if not m:
+        bad.append(f"--one-k: rc {r.returncode}, {lines[-1]!r}, {r.stderr[-300:]!r}")
+        return
+    sweeps = {os.path.basename(p): ttq_pilot.read_sweep(p) for p in files}
+    grid = [i / 20 for i in range(40)]
+
+    def err(name, k):
+        n, ramp, g = sweeps[name]
+        worst = 0.0
+        for pts in g.values():
+            for p in pts:
+                v = tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k)
+                worst = max(worst, abs(v - p["df"]) if p["reached"] else max(0.0, v - p["df"]))
+        return worst
+
+    e = {(name, k): err(name, k) for name in sweeps for k in grid}
+    rows = [[c.strip() for c in l.strip("|").split("|")] for l in lines if l.startswith("| ") and ".md" in l]
+    if len(rows) != len(sweeps) or int(m.group(1)) != len(rows):
+        bad.append(f"--one-k: {len(rows)} rows for {len(sweeps)} files")
+    for name, k, theirs, own in rows:
+        others = [o for o in sweeps if o != name]
+        best = min(max(e[(o, kk)] for o in others) for kk in grid)
+        if abs(max(e[(o, float(k))] for o in others) - best) > 1e-12 or abs(float(theirs) - best) > 6e-4 or \
+                abs(float(own) - e[(name, float(k))]) > 6e-4:
+            bad.append(f"--one-k row {name}: k {k}, others {theirs}, own {own}; best on the others {best:.4f}")
+    worst = max(rows, key=lambda row: float(row[3]))
+    best_all = min(max(e[(o, kk)] for o in sweeps) for kk in grid)
+    if m.group(3) != worst[0] or abs(float(m.group(2)) - float(worst[3])) > 6e-4 or \
+            abs(float(m.group(5)) - best_all) > 1e-4:
+        bad.append(f"--one-k last line {lines[-1]!r}: worst row {worst}, best over all {best_all:.4f}")
+    doc = open(os.path.join(src, "docs", "time-to-quality.md")).read().replace("\n", " ").replace("`", " ")
+    if lines[-1] not in doc:
+        bad.append(f"docs/time-to-quality.md does not quote {lines[-1]!r}")
+
+
 def main():
     files = sorted(glob.glob(os.path.join(src, "docs", "batch_regime_runs", "*.md")))
     check_inputs(files)
+    check_one_k(files)
     got = {opt: check(files, opt) for opt in ("adam", "sgd")}
     seeds = {opt: check_seed_ends(files, opt) for opt in ("adam", "sgd")}
     if not all(seeds.values()):
