@@ -379,8 +379,9 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
                        "training.pilot: freezing takes hold at step %s (freeze.warmup_steps + ramp_steps / 2), not "
                        "before the run's %llu steps end, so the pilot's speed-up cannot say what a frozen step costs",
                        real_shortest(w).s, (unsigned long long)tr->steps);
-        else if (!(tr->pilot_speedup > alone)) /* k at or above 2: n so near 1 that only a step making no
-                                                   * progress could cost what the pilot measured */
+        else if (!(tr->pilot_speedup > alone))
+            /* k at or above 2: n so near 1 that only a step making no
+             * progress could cost what the pilot measured */
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                        "training.pilot: no learning-rate ratio below 2 gives a speed-up of %s at cap %s at beta %s: "
                        "this far above the noise scale a frozen step's gradient is hardly noisier, so the model "
