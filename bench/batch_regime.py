@@ -89,6 +89,7 @@ def config(args):
     if args.seeds:
         c["seeds_small"] = args.seeds
     c["caps"] = [float(x) for x in args.caps.split(",")] if args.caps else list(CAPS)
+    c["seed_caps"] = [float(x) for x in args.seed_caps.split(",")] if args.seed_caps else []
     c["weights"] = not args.no_weights
     if args.beta2:
         c["beta2"] = args.beta2  # the trainer's AdamW beta2 in every fine-tuning run (default its 0.999)
@@ -136,7 +137,18 @@ class Sweep:
         # What every cached run depends on. More batch sizes, caps or seeds
         # add to a cache; anything here changes what its runs mean.
         made = dict(data=os.path.abspath(args.data), **{k: cfg.get(k) for k in RUN_KEYS})
-        if "made_with" not in self.state:  # a new cache, or one from before it was recorded: adopt it
+        if "made_with" not in self.state:  # a new cache, or one from before it was recorded: adopt it,
+            try:  # held to the settings its last report wrote, where there is one
+                with open(os.path.join(self.out, "summary.json")) as f:
+                    last = json.load(f)["config"]
+                was = {k: last.get(k) for k in RUN_KEYS}
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                was = {}
+            off = [k for k in was if was[k] != made[k]]
+            if off:
+                raise SystemExit(f"batch_regime: the runs cached in {self.out} were made with "
+                                 + ", ".join(f"{k} {was[k]!r} (now {made[k]!r})" for k in off)
+                                 + " (its summary.json); give another --out, or the same settings")
             self.state["made_with"] = made
             self.save()
         was = self.state["made_with"]
@@ -371,6 +383,19 @@ class Sweep:
                                c["reselect"])[0]
             for s in range(2, c["seeds_small"] + 1):
                 self.capped_run(smallest, best, "balanced", s, entry["lr"], binary, contract=entry["contract"])
+            # --seed-caps: the same seeds for more caps (a pilot's spread over
+            # seeds, bench/ttq_pilot.py --seed-ends)
+            for cap in c["seed_caps"]:
+                if cap == best:
+                    continue
+                sbin, plan = b.variant(f"timely_{cap}_w{warmup}", cap, "balanced", warmup, c["ramp"], "timely",
+                                       c["reselect"])
+                if cap not in c["caps"]:
+                    entry["plans"][str(cap)] = plan_numbers(plan)
+                    entry["extra_caps"] = sorted(set(entry.get("extra_caps", [])) | {cap})
+                for s in range(1, c["seeds_small"] + 1):
+                    self.capped_run(smallest, cap, "balanced", s, entry["lr"], sbin, contract=entry["contract"])
+                self.save()
             if c["weights"]:
                 weights = noise_weights(entry.get("freeze_tensors", self.start_noise["tensors"]), smallest * 8 * 32)
                 entry["noise_weights"] = weights
@@ -654,6 +679,8 @@ def main():
     ap.add_argument("--steps", type=int, help="N, the no-freezing run's steps")
     ap.add_argument("--seeds", type=int, help="seeds at the smallest beta (overrides the mode's: full 3, quick 1)")
     ap.add_argument("--caps", help="the caps every batch size runs, comma-separated (default 0.3,0.6,0.9)")
+    ap.add_argument("--seed-caps", help="more caps run on every seed at the smallest beta, comma-separated "
+                    "(the best cap always is)")
     ap.add_argument("--no-weights", action="store_true", help="no freeze_weight run at the smallest beta")
     ap.add_argument("--beta2", type=float, help="AdamW's beta2 in the fine-tuning runs (default the trainer's, 0.999)")
     ap.add_argument("--report", action="store_true", help="only the report, from the runs cached in --out")

@@ -118,6 +118,13 @@ for other in "--data $work" "--steps 13"; do
     echo "batch_regime check FAILED: a cache reused with $other:"; cat "$work/refused.txt"; exit 1
   fi
 done
+# a cache from before the settings were recorded is held to its summary.json
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("made_with"); json.dump(d, open(sys.argv[1], "w"))' \
+  "$work/out/cache.json"
+if python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/out" --steps 13 >/dev/null 2>"$work/refused.txt" ||
+   ! grep -q "were made with .*steps 12 (now 13).*(its summary.json)" "$work/refused.txt"; then
+  echo "batch_regime check FAILED: an old cache reused with --steps 13:"; cat "$work/refused.txt"; exit 1
+fi
 python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/out" --mb 2,8,32 >/dev/null 2>&1 ||
   { echo "batch_regime check FAILED: the cache refused for more batch sizes"; exit 1; }
 python3 - "$work/out" "$work/stdout.txt" <<'PY'
