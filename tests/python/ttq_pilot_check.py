@@ -252,6 +252,15 @@ def main():
     seeds = {opt: check_seed_ends(files, opt) for opt in ("adam", "sgd")}
     if not all(seeds.values()):
         bad.append(f"--seed-ends checked no rows: {seeds}")
+    # the sweeps rerun with the pilot cap (0.9) on three seeds, kept apart
+    # (docs/batch_regime_runs/seeds/): recomputed alike, the line quoted
+    seeded = sorted(glob.glob(os.path.join(src, "docs", "batch_regime_runs", "seeds", "*.md")))
+    if len(seeded) < 3 or not all(check_seed_ends(seeded, opt) for opt in ("adam", "sgd")):
+        bad.append(f"--seed-ends on docs/batch_regime_runs/seeds/: {len(seeded)} files")
+    last = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_pilot.py"), "--seed-ends"] + seeded,
+                          capture_output=True, text=True).stdout.strip().split("\n")[-1]
+    if last not in re.sub(r"\s+", " ", open(os.path.join(src, "docs", "time-to-quality.md")).read().replace("`", "")):
+        bad.append(f"docs/time-to-quality.md does not quote {last!r}")
     for b in bad[:10]:
         print("ttq_pilot check:", b)
     if bad:
