@@ -144,19 +144,17 @@ class Sweep:
                 was = {k: last.get(k) for k in RUN_KEYS}
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 was = {}
-            off = [k for k in was if was[k] != made[k]]
-            if off:
-                raise SystemExit(f"batch_regime: the runs cached in {self.out} were made with "
-                                 + ", ".join(f"{k} {was[k]!r} (now {made[k]!r})" for k in off)
-                                 + " (its summary.json); give another --out, or the same settings")
+            self.refuse_other(was, made, " (its summary.json)")
             self.state["made_with"] = made
             self.save()
-        was = self.state["made_with"]
-        if was != made:
-            diff = ", ".join(f"{k} {was.get(k)!r} (now {made.get(k)!r})" for k in sorted(set(was) | set(made))
-                             if was.get(k) != made.get(k))
-            raise SystemExit(f"batch_regime: the runs cached in {self.out} were made with {diff}; give another "
-                             f"--out, or the same settings")
+        self.refuse_other(self.state["made_with"], made)
+
+    def refuse_other(self, was, made, source=""):
+        """SystemExit naming each setting in was that made differs from."""
+        diff = ", ".join(f"{k} {was[k]!r} (now {made.get(k)!r})" for k in sorted(was) if was[k] != made.get(k))
+        if diff:
+            raise SystemExit(f"batch_regime: the runs cached in {self.out} were made with {diff}{source}; give "
+                             f"another --out, or the same settings")
 
     def save(self):
         tmp = self.cache + ".tmp"
@@ -386,16 +384,8 @@ class Sweep:
             # --seed-caps: the same seeds for more caps (a pilot's spread over
             # seeds, bench/ttq_pilot.py --seed-ends)
             for cap in c["seed_caps"]:
-                if cap == best:
-                    continue
-                sbin, plan = b.variant(f"timely_{cap}_w{warmup}", cap, "balanced", warmup, c["ramp"], "timely",
-                                       c["reselect"])
-                if cap not in c["caps"]:
-                    entry["plans"][str(cap)] = plan_numbers(plan)
-                    entry["extra_caps"] = sorted(set(entry.get("extra_caps", [])) | {cap})
-                for s in range(1, c["seeds_small"] + 1):
-                    self.capped_run(smallest, cap, "balanced", s, entry["lr"], sbin, contract=entry["contract"])
-                self.save()
+                if cap != best:
+                    self.seeded_cap(smallest, cap)
             if c["weights"]:
                 weights = noise_weights(entry.get("freeze_tensors", self.start_noise["tensors"]), smallest * 8 * 32)
                 entry["noise_weights"] = weights
@@ -408,13 +398,20 @@ class Sweep:
             # seeds as the best cap (when it is not one of the sweep's caps).
             cap = auto_choice(self, smallest)[0]
             if 0 < cap and cap not in c["caps"]:
-                binary, plan = b.variant(f"timely_{cap}_w{warmup}", cap, "balanced", warmup, c["ramp"], "timely",
-                                         c["reselect"])
-                entry["plans"][str(cap)] = plan_numbers(plan)
-                entry["extra_caps"] = sorted(set(entry.get("extra_caps", [])) | {cap})
-                for s in range(1, c["seeds_small"] + 1):
-                    self.capped_run(smallest, cap, "balanced", s, entry["lr"], binary, contract=entry["contract"])
-                self.save()
+                self.seeded_cap(smallest, cap)
+
+    def seeded_cap(self, mb, cap):
+        """cap (balanced) at batch size mb on every seed, 1 to seeds_small;
+        added to the table's caps there when it is not one of the sweep's."""
+        c, entry = self.c, self.state["points"][str(mb)]
+        binary, plan = self.builder(mb).variant(f"timely_{cap}_w{entry['warmup']}", cap, "balanced",
+                                                entry["warmup"], c["ramp"], "timely", c["reselect"])
+        if cap not in c["caps"]:
+            entry["plans"][str(cap)] = plan_numbers(plan)
+            entry["extra_caps"] = sorted(set(entry.get("extra_caps", [])) | {cap})
+        for s in range(1, c["seeds_small"] + 1):
+            self.capped_run(mb, cap, "balanced", s, entry["lr"], binary, contract=entry["contract"])
+        self.save()
 
     # -------------------------------------------------------------- metrics
 

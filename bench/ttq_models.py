@@ -116,6 +116,11 @@ def error(p, pred):
     return max(0.0, pred - p["drift_free"])
 
 
+def point_error(p, pred):
+    """error() of a table point ({reached, df}) predicted pred."""
+    return error(dict(reached=p["reached"], drift_free=p["df"]), pred)
+
+
 def score(points, state, steps, ramp):
     """{(rule, scope, where): (max error, mean error, [per-point
     predictions])} over the balanced points of each batch size's own
@@ -194,7 +199,7 @@ def pilot_scores(groups, steps_of, ramp_of, optimizer="adam"):
             if p is pilot or k is None:
                 continue
             v = tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k, optimizer)
-            rows.append((p, v, error(dict(reached=p["reached"], drift_free=p["df"]), v)))
+            rows.append((p, v, point_error(p, v)))
         out.append((name, pilot["cap"], k, rows))
     return out
 

@@ -164,10 +164,9 @@ def seed_end_rows(groups, n_of, ramp_of, optimizer="adam"):
     out = []
     for name, pts in groups.items():
         n, ramp = n_of(name), ramp_of(name)
-        seeded = [p for p in pts if p["seed_ends"] and p["reached"] and 0.0 < p["f"] < 1.0]
-        if not seeded:
+        pilot = ttq_models.pick_pilot([p for p in pts if p["seed_ends"]])
+        if pilot is None:
             continue
-        pilot = max(seeded, key=lambda p: (p["cap"], p["f"]))
         ks = tuple(tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp, s,
                                                 optimizer) for s in (pilot["df"],) + pilot["seed_ends"])
         if any(k is None for k in ks):
@@ -178,7 +177,7 @@ def seed_end_rows(groups, n_of, ramp_of, optimizer="adam"):
                 continue
             v = tuple(tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k, optimizer)
                       for k in ks)
-            e = [ttq_models.error(dict(reached=p["reached"], drift_free=p["df"]), x) for x in v]
+            e = [ttq_models.point_error(p, x) for x in v]
             rows.append((p, v, e[0], max(e[1], e[2])))
         out.append((name, pilot, ks, rows))
     return out
@@ -209,9 +208,8 @@ ONE_K_GRID = [i / 20 for i in range(40)]  # 0 to 1.95: lr_ratio is below 2
 def file_error(n, ramp, groups, k, optimizer):
     """The largest error over a file's points, each predicted at k."""
     import tfc_plan
-    return max((ttq_models.error(dict(reached=p["reached"], drift_free=p["df"]),
-                                 tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k,
-                                                                    optimizer))
+    return max((ttq_models.point_error(p, tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"],
+                                                                            ramp, k, optimizer))
                 for pts in groups.values() for p in pts), default=0.0)
 
 
