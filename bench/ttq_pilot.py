@@ -66,6 +66,12 @@ def tables(text):
     return out
 
 
+def tool_name():
+    """The running tool's name, which starts its messages (ttq_pilot,
+    ttq_bound, ttq_choice, ttq_probe: they share the reading below)."""
+    return os.path.splitext(os.path.basename(sys.argv[0]))[0]
+
+
 def read_sweep(path):
     """(N, ramp, {batch size: [point]}) from one results.md; SystemExit with
     the file and what is wrong where it cannot be read as one."""
@@ -73,11 +79,11 @@ def read_sweep(path):
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
-        raise SystemExit(f"ttq_pilot: {path}: cannot read it ({e.strerror if isinstance(e, OSError) else e})")
+        raise SystemExit(f"{tool_name()}: {path}: cannot read it ({e.strerror if isinstance(e, OSError) else e})")
     try:
         return parse_sweep(path, text)
     except (ValueError, KeyError, IndexError, AttributeError) as e:
-        raise SystemExit(f"ttq_pilot: {path}: not a batch-regime results table as bench/batch_regime.py writes "
+        raise SystemExit(f"{tool_name()}: {path}: not a batch-regime results table as bench/batch_regime.py writes "
                          f"it ({type(e).__name__}: {e})")
 
 
@@ -85,13 +91,13 @@ def parse_sweep(path, text):
     """read_sweep's work on the file's text."""
     m = re.search(r"N = (\d+) steps, ramp (\d+)", text)
     if not m:
-        raise SystemExit(f"ttq_pilot: {path}: no 'N = .. steps, ramp ..' line")
+        raise SystemExit(f"{tool_name()}: {path}: no 'N = .. steps, ramp ..' line")
     n, ramp = int(m.group(1)), int(m.group(2))
     tabs = tables(text)
     sizes = next((t for t in tabs if t[0][0].startswith("batch") and "freezing from" in t[0]), None)
     runs = next((t for t in tabs if t[0][0].startswith("batch") and "drift-free speedup" in t[0]), None)
     if not sizes or not runs:
-        raise SystemExit(f"ttq_pilot: {path}: not a batch-regime results table")
+        raise SystemExit(f"{tool_name()}: {path}: not a batch-regime results table")
     col = {h: i for i, h in enumerate(runs[0])}
     warm = {r[0]: int(re.search(r"\d+", r[sizes[0].index("freezing from")]).group()) for r in sizes[1:]}
     groups = {}
@@ -121,7 +127,7 @@ def cli_args(argv, doc, flags=()):
     or after the files): (optimizer, paths, the set of flags given among
     flags), or (None, exit status, None) once doc is printed (asked for) or
     what is wrong is said."""
-    tool = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+    tool = tool_name()
     optimizer, given, paths, i = "adam", set(), [], 0
     while i < len(argv):
         a = argv[i]
