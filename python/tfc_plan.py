@@ -266,10 +266,16 @@ def _share(f):
     return min(max(f, 0.0), 1.0)
 
 
+def _no_signal(beta, f):
+    """beta / (1 - f) past the largest float: no signal, as beta infinite is
+    (the limit; computed as written it would be inf / huge or inf / inf)."""
+    return beta / (1.0 - f) == float("inf")
+
+
 def _noise_growth(beta, f):
     """(1 + beta / (1 - f)) / (1 + beta): a step's noise term on (1 - f) of
     the batch against a full one's; 1 / (1 - f) with no signal."""
-    return 1.0 / (1.0 - f) if beta == float("inf") else (1.0 + beta / (1.0 - f)) / (1.0 + beta)
+    return 1.0 / (1.0 - f) if _no_signal(beta, f) else (1.0 + beta / (1.0 - f)) / (1.0 + beta)
 
 
 def frozen_step_progress(beta, frozen_share, lr_ratio=None, optimizer="adam"):
@@ -300,7 +306,7 @@ def frozen_step_progress(beta, frozen_share, lr_ratio=None, optimizer="adam"):
     if f >= 1.0:
         return 0.0
     if lr_ratio is None:
-        return 1.0 - f if beta == float("inf") else (1.0 + beta) / (1.0 + beta / (1.0 - f))
+        return 1.0 - f if _no_signal(beta, f) else (1.0 + beta) / (1.0 + beta / (1.0 - f))
     n = _noise_growth(beta, f)
     if optimizer == "sgd":
         rho = (1.0 - lr_ratio * n / 2.0) / (1.0 - lr_ratio / 2.0)

@@ -3,6 +3,7 @@
 #include "ttq.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 const char *ttq_optimizer_name(ttq_optimizer opt)
 {
@@ -14,11 +15,18 @@ static double clamp01(double f)
     return f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
 }
 
+/* beta / (1 - f) past the largest double: no signal, as beta infinite is
+ * (the limit; computed as written it would be inf / huge or inf / inf). */
+static bool no_signal(double beta, double f)
+{
+    return isinf(beta / (1.0 - f));
+}
+
 /* (1 + beta / (1 - f)) / (1 + beta): a step's noise term on (1 - f) of the
  * batch against a full one's; 1 / (1 - f) with no signal. */
 static double noise_growth(double beta, double f)
 {
-    return isinf(beta) ? 1.0 / (1.0 - f) : (1.0 + beta / (1.0 - f)) / (1.0 + beta);
+    return no_signal(beta, f) ? 1.0 / (1.0 - f) : (1.0 + beta / (1.0 - f)) / (1.0 + beta);
 }
 
 double ttq_rho(double beta, double frozen_share, double lr_ratio, ttq_optimizer opt)
@@ -27,7 +35,7 @@ double ttq_rho(double beta, double frozen_share, double lr_ratio, ttq_optimizer 
     if (f >= 1.0)
         return 0.0;
     if (isnan(lr_ratio))
-        return isinf(beta) ? 1.0 - f : (1.0 + beta) / (1.0 + beta / (1.0 - f)); /* the limit far below B_simple */
+        return no_signal(beta, f) ? 1.0 - f : (1.0 + beta) / (1.0 + beta / (1.0 - f)); /* the limit far below B_simple */
     double n = noise_growth(beta, f);
     double rho = opt == TTQ_SGD ? (1.0 - lr_ratio * n / 2.0) / (1.0 - lr_ratio / 2.0)
                                 : (1.0 / sqrt(n) - lr_ratio / 2.0) / (1.0 - lr_ratio / 2.0);

@@ -321,6 +321,20 @@ def main():
                 bad.append(f"{fn.__name__}{args} gave {got!r}, not ValueError")
             except ValueError:
                 pass
+        # a beta past what beta / (1 - f) can hold is the no-signal limit, as
+        # inf is, for every function that takes one (computed as written it
+        # gave 0 or NaN: inf / inf)
+        for opt in ("sgd", "adam"):
+            for k in (None, 0.0, 0.7):
+                for f in (0.3, 0.75):
+                    huge = [tfc_plan.predicted_time_to_quality(b, f, 0.7, 100, 10, 10, k, opt) for b in (1.7e308, 1e308)]
+                    limit = tfc_plan.predicted_time_to_quality(math.inf, f, 0.7, 100, 10, 10, k, opt)
+                    near = tfc_plan.predicted_time_to_quality(1e300, f, 0.7, 100, 10, 10, k, opt)
+                    bound = [tfc_plan.time_to_quality_bound(b, f, 0.7, 100, 10, 10, opt) for b in (1.7e308, math.inf)]
+                    if not all(abs(h - limit) <= 1e-12 and abs(near - limit) <= 1e-12 for h in huge) \
+                            or bound[0] != bound[1]:
+                        bad.append(f"{opt} k {k} f {f}: beta 1.7e308 and 1e308 predict {huge}, 1e300 {near}, inf "
+                                   f"{limit}; bounds {bound}")
         # with a learning-rate ratio, for each optimizer: rho against a
         # second formulation (a step at rate e progresses a e - b e^2,
         # written out with arbitrary a, b: SGD's noisier step has b n, Adam's
