@@ -30,8 +30,10 @@ import sys
 src = sys.argv[1]
 sys.path.insert(0, os.path.join(src, "python"))
 sys.path.insert(0, os.path.join(src, "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tfc_plan  # noqa: E402
 import ttq_pilot  # noqa: E402
+from ttq_pilot_check import k_by_bisection  # noqa: E402  (the pilot check's: k in [0, 2) by bisection)
 
 bad = []
 TOL = 6e-4  # the table's 3 decimals
@@ -45,20 +47,6 @@ def closed_form(p, n, ramp):
     rho = (1 + b) / (1 + b / (1 - f))
     w = min(p["warmup"] + ramp / 2, n)
     return n / (w + (n - w) * p["r"] / rho)
-
-
-def k_by_bisection(p, n, ramp, opt):
-    """The k in [0, 2) whose forward prediction is p's speed-up, 0 when even
-    k = 0 predicts less (the prediction falls as k grows)."""
-    def at(k):
-        return tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k, opt)
-    lo, hi = 0.0, 2.0 - 1e-12
-    if at(lo) <= p["df"]:
-        return 0.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if at(mid) > p["df"] else (lo, mid)
-    return (lo + hi) / 2
 
 
 def pick(cands):
