@@ -51,12 +51,12 @@ NONE = dict(cap=0.0, df=1.0, reached=True)  # no freezing: the baseline itself
 
 def choose(pts, n, ramp, k, optimizer):
     """The point the model picks among NONE and pts, predicted at lr_ratio
-    k (None: unknown), and the predictions [(point, predicted)]; on equal
-    predictions the smaller cap (less frozen for the same time)."""
+    k (None: unknown); on equal predictions the smaller cap (less frozen
+    for the same time)."""
     import tfc_plan
     preds = [(NONE, 1.0)] + [(p, tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp,
                                                                     k, optimizer)) for p in pts]
-    return max(preds, key=lambda x: (x[1], -x[0]["cap"]))[0], preds
+    return max(preds, key=lambda x: (x[1], -x[0]["cap"]))[0]
 
 
 def cost(pts, pick):
@@ -76,14 +76,14 @@ def choices(groups, n_of, ramp_of, optimizer="adam"):
     out = []
     for name, pts in groups.items():
         n, ramp = n_of(name), ramp_of(name)
-        picks = {"model": choose(pts, n, ramp, None, optimizer)[0],
+        picks = {"model": choose(pts, n, ramp, None, optimizer),
                  "step": min(pts, key=lambda p: (p["r"], -p["cap"])), "never": NONE}
         pilot = ttq_models.pick_pilot(pts)
         if pilot is not None and len(pts) > 1:
             k = tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp,
                                              pilot["df"], optimizer)
             if k is not None:
-                picks["pilot"] = choose(pts, n, ramp, k, optimizer)[0]
+                picks["pilot"] = choose(pts, n, ramp, k, optimizer)
         best = cost(pts, NONE)[0]
         out.append((name, best, {k: (v,) + cost(pts, v)[1:] for k, v in picks.items()},
                     pilot if "pilot" in picks else None))
