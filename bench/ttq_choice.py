@@ -72,20 +72,16 @@ def choices(groups, n_of, ramp_of, optimizer="adam"):
     (absent where no pilot could say), and the two baselines "step" (the
     shortest step, what a step's speed-up alone recommends) and "never"
     (cap 0)."""
-    import tfc_plan
     out = []
     for name, pts in groups.items():
         n, ramp = n_of(name), ramp_of(name)
         picks = {"model": choose(pts, n, ramp, None, optimizer),
                  "step": min(pts, key=lambda p: (p["r"], -p["cap"])), "never": NONE}
-        pilot = ttq_models.pick_pilot(pts)
-        if pilot is not None and len(pts) > 1:
-            k = tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp,
-                                             pilot["df"], optimizer)
-            if k is not None:
-                picks["pilot"] = choose(pts, n, ramp, k, optimizer)
+        pilot, k = ttq_models.pilot_k(pts, n, ramp, optimizer)
+        if k is not None and len(pts) > 1:
+            picks["pilot"] = choose(pts, n, ramp, k, optimizer)
         best = cost(pts, NONE)[0]
-        out.append((name, best, {k: (v,) + cost(pts, v)[1:] for k, v in picks.items()},
+        out.append((name, best, {policy: (v,) + cost(pts, v)[1:] for policy, v in picks.items()},
                     pilot if "pilot" in picks else None))
     return out
 
@@ -125,13 +121,7 @@ def main():
     optimizer, args, _ = ttq_pilot.cli_args(sys.argv[1:], __doc__)
     if optimizer is None:
         return args
-    groups, n_of, ramp_of = {}, {}, {}
-    for path, label in zip(args, ttq_pilot.labels(args)):
-        n, ramp, g = ttq_pilot.read_sweep(path)
-        for size, pts in g.items():
-            name = f"{size} (N = {n}, {label})"
-            groups[name], n_of[name], ramp_of[name] = pts, n, ramp
-    text, st = table(choices(groups, n_of.get, ramp_of.get, optimizer))
+    text, st = table(choices(*ttq_pilot.named_groups(args), optimizer))
     print(text)
     print(f"ttq_choice groups={st['model'][0]} max_regret={st['model'][1]:.4f} mean_regret={st['model'][2]:.4f} "
           f"max_loss={st['model'][3]:.4f} pilot_groups={st['pilot'][0]} pilot_max_regret={st['pilot'][1]:.4f} "

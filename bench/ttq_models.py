@@ -179,6 +179,18 @@ def pick_pilot(pts):
     return max(usable, key=lambda p: (p["cap"], p["f"])) if usable else None
 
 
+def pilot_k(pts, n, ramp, optimizer="adam"):
+    """(the batch size's pilot (pick_pilot), the learning-rate ratio k it
+    gives, python/tfc_plan.py's lr_ratio_from_pilot); (None, None) without
+    a pilot, k None where the model cannot use it."""
+    import tfc_plan
+    pilot = pick_pilot(pts)
+    if pilot is None:
+        return None, None
+    return pilot, tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp,
+                                               pilot["df"], optimizer)
+
+
 def pilot_scores(groups, steps_of, ramp_of, optimizer="adam"):
     """groups: {name: [point]}, a point {cap, beta, f, r, warmup, df,
     reached} (beta at the fine-tuning start). Returns [(name, pilot cap, k,
@@ -188,12 +200,10 @@ def pilot_scores(groups, steps_of, ramp_of, optimizer="adam"):
     out = []
     for name, pts in groups.items():
         n, ramp = steps_of(name), ramp_of(name)
-        pilot = pick_pilot(pts)
+        pilot, k = pilot_k(pts, n, ramp, optimizer)
         if pilot is None:
             out.append((name, None, None, []))
             continue
-        k = tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp, pilot["df"],
-                                         optimizer)
         rows = []
         for p in pts:
             if p is pilot or k is None:

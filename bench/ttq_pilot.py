@@ -161,6 +161,18 @@ def labels(paths):
     return [n if names.count(n) == 1 else p for n, p in zip(names, paths)]
 
 
+def named_groups(paths):
+    """Every batch size of the results files at paths, named "SIZE (N = N,
+    LABEL)": ({name: [point]}, name -> N, name -> ramp)."""
+    groups, n_of, ramp_of = {}, {}, {}
+    for path, label in zip(paths, labels(paths)):
+        n, ramp, g = read_sweep(path)
+        for size, pts in g.items():
+            name = f"{size} (N = {n}, {label})"
+            groups[name], n_of[name], ramp_of[name] = pts, n, ramp
+    return groups, n_of.get, ramp_of.get
+
+
 def seed_end_rows(groups, n_of, ramp_of, optimizer="adam"):
     """--seed-ends: [(name, pilot, (k at the mean, at the lowest, at the
     highest seed), [(point, (prediction from each), error at the mean,
@@ -249,20 +261,15 @@ def main():
         print(f"ttq_one_k files={len(rows)} held_out_max_abs_err={worst[2]:.4f} worst_file={worst[0]} "
               f"best_k_all={k_all:.2f} best_k_all_max_abs_err={e_all:.4f}")
         return 0
-    groups, n_of, ramp_of = {}, {}, {}
-    for path, label in zip(args, labels(args)):
-        n, ramp, g = read_sweep(path)
-        for size, pts in g.items():
-            name = f"{size} (N = {n}, {label})"
-            groups[name], n_of[name], ramp_of[name] = pts, n, ramp
+    groups, n_of, ramp_of = named_groups(args)
     if "--seed-ends" in flags:
-        res = seed_end_rows(groups, n_of.get, ramp_of.get, optimizer)
+        res = seed_end_rows(groups, n_of, ramp_of, optimizer)
         text, worst, worst_mean, k = seed_end_table(res)
         print(text)
         print(f"ttq_pilot_seeds groups={len(res)} points={k} max_abs_err={worst:.4f} "
               f"mean_pilot_max_abs_err={worst_mean:.4f}")
         return 0
-    text, worst, k = ttq_models.pilot_table(groups, n_of.get, ramp_of.get, optimizer)
+    text, worst, k = ttq_models.pilot_table(groups, n_of, ramp_of, optimizer)
     print(text)
     print(f"ttq_pilot groups={len(groups)} points={k} max_abs_err={worst:.4f}")
     return 0
