@@ -26,7 +26,8 @@ each batch size (sequences per microbatch, 8 microbatches a step):
     plan_ms column).
 
 Seeds: 3 at the smallest beta for no freezing, the best cap and the cap
-freeze.max_ratio: auto chooses there (when it is none of the three). Each
+freeze.max_ratio: auto chooses there (when it is none of the three; one
+seed of it in a one-seed --quick). Each
 run is cached (its log and result) so that an interrupted sweep resumes.
 Every noise measurement keeps |G|^2 and tr(Sigma) per stage and per tensor,
 and the noise scale is measured once more in the middle of the frozen steps:
@@ -394,11 +395,13 @@ class Sweep:
                 self.capped_run(smallest, best, "weights", 1, entry["lr"], wbin, tag="_noise",
                                 contract=entry["contract"])
                 self.save()
-            # What freeze.max_ratio: auto chooses there, measured with the same
-            # seeds as the best cap (when it is not one of the sweep's caps).
-            cap = auto_choice(self, smallest)[0]
-            if 0 < cap and cap not in c["caps"]:
-                self.seeded_cap(smallest, cap)
+        # What freeze.max_ratio: auto chooses at the smallest beta, measured
+        # with the same seeds as the best cap (one in a one-seed --quick) when
+        # it is not one of the sweep's caps, so that every sweep scores the
+        # choice the plan would make.
+        cap = auto_choice(self, smallest)[0]
+        if 0 < cap and cap not in c["caps"]:
+            self.seeded_cap(smallest, cap)
 
     def seeded_cap(self, mb, cap):
         """cap (balanced) at batch size mb on every seed, 1 to seeds_small;
