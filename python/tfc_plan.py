@@ -417,8 +417,10 @@ def break_even_beta(frozen_share, step_ratio, lr_ratio=None, optimizer="adam"):
     k and "sgd", (q - k) / (k / (1 - f) - q), q = 2 (1 - r (1 - k / 2));
     with k and "adam", (1 / q^2 - 1) / (1 / (1 - f) - 1 / q^2), q = r (1 -
     k / 2) + k / 2. None when it never pays (r >= 1), inf when it always
-    does (plan.json writes both as null: its reason says which). ValueError
-    as frozen_step_progress's."""
+    does (plan.json writes both as null: its reason says which; it is null
+    too where the run ends before freezing takes hold, steps at or below
+    warmup + ramp / 2, which this function does not take). ValueError as
+    frozen_step_progress's."""
     optimizer, lr_ratio = _optimizer(optimizer), _lr_ratio(lr_ratio)
     f, r = _share(frozen_share), float(step_ratio)
     if math.isnan(r):

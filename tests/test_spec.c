@@ -274,10 +274,14 @@ Test(spec_invalid, integer_overflow)
 Test(spec_invalid, nan_infinity_and_1e400_are_not_finite)
 {
     loaded l;
-    load_with(&l, 8, "timing: {forward_ms: [.nan, .inf], backward_ms: 1e400, backward_frozen_ms: 1}");
+    load_with(&l, 8, "timing: {forward_ms: [.nan, .inf], backward_ms: 1e400, backward_frozen_ms: 4.9e-324}");
     EXPECT_ERROR(&l, 8, 23, "timing.forward_ms[0] must be a finite number, got \".nan\"");
     EXPECT_ERROR(&l, 8, 29, "timing.forward_ms[1] must be a finite number, got \".inf\"");
-    EXPECT_ERROR(&l, 8, 49, "timing.backward_ms is out of the range of a double, got \"1e400\"");
+    EXPECT_ERROR(&l, 8, 49, "timing.backward_ms is out of the range of a double (0, or a magnitude from "
+                            "2.2250738585072014e-308 to 1.7976931348623157e308), got \"1e400\"");
+    /* a subnormal is refused too, and the message says what range is taken */
+    EXPECT_ERROR(&l, 8, 76, "timing.backward_frozen_ms is out of the range of a double (0, or a magnitude from "
+                            "2.2250738585072014e-308 to 1.7976931348623157e308), got \"4.9e-324\"");
     loaded_free(&l);
 }
 

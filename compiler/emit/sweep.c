@@ -162,11 +162,11 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
         fprintf(b, "  <text x=\"%s\" y=\"%s\" fill=\"#2ca02c\">", real_fixed(x0, 1).s, real_fixed(y0 - 8, 1).s);
         if (r->pt[i].ttq[0] > 1.0)
             fprintf(b, "best predicted time to quality at beta %s: cap %s, %sx (timely)</text>\n",
-                    real_fixed(r->ttq_beta, r->ttq_beta >= 10 ? 1 : 3).s, real_shortest(r->pt[i].max_ratio).s,
+                    real_brief(r->ttq_beta).s, real_shortest(r->pt[i].max_ratio).s,
                     real_fixed(r->pt[i].ttq[0], 3).s);
         else
             fprintf(b, "at beta %s no cap beats no freezing in predicted time to quality</text>\n",
-                    real_fixed(r->ttq_beta, r->ttq_beta >= 10 ? 1 : 3).s);
+                    real_brief(r->ttq_beta).s);
     }
 #undef PX
 #undef PY

@@ -320,7 +320,9 @@ static bool get_number_range(ctx *c, const ydoc_node *n, const char *path, doubl
         return false;
     }
     if (!ok) {
-        ERR(c, n, "%s is out of the range of a double, got %s", path, describe(n, q, sizeof q));
+        ERR(c, n, "%s is out of the range of a double (0, or a magnitude from 2.2250738585072014e-308 to "
+                  "1.7976931348623157e308), got %s",
+            path, describe(n, q, sizeof q));
         return false;
     }
     if (!isfinite(v)) {

@@ -270,10 +270,14 @@ static void plan_ttq(plan *p)
     p->ttq_upper_bound = ttq_upper_bound(p->ttq_bound_beta, p->ttq_frozen_share, p->ttq_step_ratio,
                                          (double)sp->training.steps, (double)sp->freeze.warmup_steps,
                                          (double)sp->freeze.ramp_steps, p->ttq_optimizer);
-    p->ttq_break_even = ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio, p->ttq_lr_ratio, p->ttq_optimizer);
+    /* A run that ends before freezing takes hold gains nothing at any beta:
+     * no break-even (the reason says why). */
+    double w = takes_hold(sp);
+    p->ttq_break_even = (double)sp->training.steps > w ? ttq_break_even(p->ttq_frozen_share, p->ttq_step_ratio,
+                                                                         p->ttq_lr_ratio, p->ttq_optimizer)
+                                                       : -1.0;
     p->ttq_rescale = p->ttq_beta < TTQ_RESCALE_BELOW;
     real_text beta = real_brief(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
-    double w = takes_hold(sp);
     if (!(p->ttq_frozen_share > 0.0))
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "nothing is frozen at cap %s", cap.s);
     else if (!((double)sp->training.steps > w))
@@ -284,7 +288,9 @@ static void plan_ttq(plan *p)
     else {
         int n = snprintf(p->ttq_reason, sizeof p->ttq_reason,
                          "freezing does not pay at beta %s: break-even %s at cap %s", beta.s,
-                         p->ttq_break_even < 0 ? "none (the step is no shorter)" : be_text(p->ttq_break_even).s,
+                         p->ttq_break_even >= 0          ? be_text(p->ttq_break_even).s
+                         : p->ttq_step_ratio >= 1.0 ? "none (the step is no shorter)"
+                                                    : "none", /* everything frozen: said below */
                          cap.s);
         if (p->ttq_speedup == 0.0 && n > 0 && (size_t)n < sizeof p->ttq_reason) { /* never reaches the loss */
             int m = p->ttq_frozen_share >= 1.0
@@ -310,11 +316,19 @@ static void pilot_note(plan *p)
     if (!tr->pilot || !(p->ttq_frozen_share > tr->pilot_frozen_share + PLAN_RATIO_EPS))
         return;
     size_t n = strlen(p->ttq_reason);
-    snprintf(p->ttq_reason + n, sizeof p->ttq_reason - n,
-             "; extrapolated: cap %s freezes more than the pilot's cap %s (%s of the elements against %s); a pilot "
-             "at the largest cap you would use pins the prediction best",
-             real_shortest(p->sp->freeze.max_ratio).s, real_shortest(tr->pilot_max_ratio).s,
-             real_brief(p->ttq_frozen_share).s, real_brief(tr->pilot_frozen_share).s);
+    if (p->sp->freeze.max_ratio > tr->pilot_max_ratio)
+        snprintf(p->ttq_reason + n, sizeof p->ttq_reason - n,
+                 "; extrapolated: cap %s freezes more than the pilot's cap %s (%s of the elements against %s); a "
+                 "pilot at the largest cap you would use pins the prediction best",
+                 real_shortest(p->sp->freeze.max_ratio).s, real_shortest(tr->pilot_max_ratio).s,
+                 real_brief(p->ttq_frozen_share).s, real_brief(tr->pilot_frozen_share).s);
+    else /* the pilot is planned with the freeze LP; another policy can freeze more at the same cap */
+        snprintf(p->ttq_reason + n, sizeof p->ttq_reason - n,
+                 "; extrapolated: the %s policy freezes more at cap %s than the freeze LP's plan of the pilot's cap %s "
+                 "(%s of the elements against %s)",
+                 plan_policy_name(p->policy), real_shortest(p->sp->freeze.max_ratio).s,
+                 real_shortest(tr->pilot_max_ratio).s, real_brief(p->ttq_frozen_share).s,
+                 real_brief(tr->pilot_frozen_share).s);
 }
 
 /* The spec planned at `cap` (in an arena of its own, freed before

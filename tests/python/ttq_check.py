@@ -96,7 +96,9 @@ def recompute(plan, spec_yaml_text, where, optimizer="adam"):
     want = tfc_plan.predicted_time_to_quality(beta=beta, frozen_share=f, step_ratio=r, steps=t["steps"],
                                               warmup=fz["warmup_steps"], ramp=fz["ramp_steps"], lr_ratio=k,
                                               optimizer=optimizer)
-    be = tfc_plan.break_even_beta(f, r, k, optimizer) if f > 0 else None
+    w = fz["warmup_steps"] + fz["ramp_steps"] / 2
+    # no beta pays where nothing is frozen, or where the run ends before freezing takes hold
+    be = tfc_plan.break_even_beta(f, r, k, optimizer) if f > 0 and t["steps"] > w else None
     # the bound at the smaller beta: the start's or where freezing starts (training.freeze_noise_scale_tokens)
     fn = t.get("freeze_noise_scale_tokens")
     bound = tfc_plan.time_to_quality_bound(beta=beta, frozen_share=f, step_ratio=r, steps=t["steps"],
@@ -114,7 +116,14 @@ def recompute(plan, spec_yaml_text, where, optimizer="adam"):
     for key, got, exp in checks:
         if got != exp:
             bad.append(f"{where}: time_to_quality.{key} {got!r}, recomputed {exp!r}")
-    w = fz["warmup_steps"] + fz["ramp_steps"] / 2
+    # "none" gives its cause: a step no shorter is said as that, everything frozen as that
+    if ("break-even none (the step is no shorter)" in t["reason"]) != (f > 0 and r >= 1 and t["steps"] > w and
+                                                                       t["predicted_speedup"] <= 1 and not t["auto"]):
+        bad.append(f"{where}: step ratio {r}, frozen share {f}: reason {t['reason']!r}")
+    if f >= 1 and not t["auto"] and t["steps"] > w and \
+            not t["reason"].endswith("break-even none at cap 1; everything is frozen, so the run never reaches the loss"
+                                     "; not even if the rate limits the run (at most 0.000x)"):
+        bad.append(f"{where}: everything frozen, reason {t['reason']!r}")
     late = f"freezing does not pay: it takes hold at step {w:g} (freeze.warmup_steps + ramp_steps / 2), not before " \
            f"the run's {t['steps']} steps end"
     if (f > 0 or t["auto"]) and not t["steps"] > w:
@@ -698,12 +707,17 @@ def main():
             r = subprocess.run([tfc, "plan", p, "--json", "--policy", pol], capture_output=True, text=True)
             t = json.loads(r.stdout or "{}").get("time_to_quality", {})
             above = t.get("frozen_share", -1) > own["frozen_share"] + 1e-6
-            note = re.search(r"; extrapolated: cap (\S+) freezes more than the pilot's cap 0\.3 \(", t.get("reason", ""))
+            # above the pilot's cap the cap says why; at it or below, the policy (the pilot's plan is the LP's)
+            wording = rf"cap {t.get('cap', -1):g} freezes more than the pilot's cap 0\.3 \(" \
+                if t.get("cap", -1) > 0.3 else rf"the {pol} policy freezes more at cap {t.get('cap', -1):g} than " \
+                                               rf"the freeze LP's plan of the pilot's cap 0\.3 \("
+            note = re.search(r"; extrapolated: " + wording, t.get("reason", ""))
             seen[(cap, pol)] = above
-            if r.returncode != 0 or bool(note) != above:
+            if r.returncode != 0 or bool(note) != above or t.get("reason", "").count("; extrapolated: ") != above:
                 bad.append(f"pilot at 0.3 (frozen share {own['frozen_share']}), cap {cap} under --policy {pol}: rc "
                            f"{r.returncode}, frozen share {t.get('frozen_share')}, reason {t.get('reason')!r}")
-        if [seen[(0.3, "timely")], seen[(0.9, "timely")], seen[(0.9, "none")]] != [False, True, False]:
+        if [seen[(0.3, "timely")], seen[(0.9, "timely")], seen[(0.9, "none")], seen[(0.3, "uniform")]] != \
+                [False, True, False, True]:
             bad.append(f"the extrapolation cases are not what they test: {seen}")
         # ... and where the noise scale falls where freezing starts, the
         # warning places the pilot against plan.json's upper_bound too (the
@@ -750,6 +764,30 @@ def main():
                 bad.append(f"auto chose cap {got['max_ratio']} for a run that ends before freezing takes hold")
         if min(late_runs.values()) < 1:
             bad.append(f"runs that end before freezing takes hold checked: {late_runs}")
+        # ... and has no break-even beta (plan.json's null): no beta pays
+        late = json.loads(subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True).stdout or "{}")
+        if late.get("time_to_quality", {}).get("break_even_beta", 0) is not None:
+            bad.append(f"a run that ends before freezing takes hold has a break-even beta: {late.get('time_to_quality')}")
+
+        # break-even none, in its two causes (recompute checks the wording):
+        # everything frozen at cap 1 (the step much shorter), and a frozen
+        # backward no shorter, frozen anyway under --policy uniform
+        one = ("tfc: 1\nname: t\nmodel: {stages: [{params: [{name: a, numel: 4}]}]}\n"
+               "pipeline: {schedule: GPipe, ranks: 1, microbatches: 2}\n"
+               "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: FROZEN}\n"
+               "freeze: {max_ratio: CAP, warmup_steps: 10, ramp_steps: 4}\n"
+               "training: {batch_tokens: 1000, noise_scale_tokens: 100, steps: 100}\n")
+        for frozen_ms, cap, policy, share, shorter in (("1", "1", "timely", 1.0, True),
+                                                       ("2", "0.5", "uniform", 0.5, False)):
+            p = os.path.join(work, "none.yaml")
+            with open(p, "w") as fh:
+                fh.write(one.replace("FROZEN", frozen_ms).replace("CAP", cap))
+            r = subprocess.run([tfc, "plan", p, "--json", "--policy", policy], capture_output=True, text=True)
+            got = json.loads(r.stdout or "{}")
+            t = recompute(got, open(p).read(), f"break-even none, cap {cap} under --policy {policy}") if got else None
+            if not t or t["frozen_share"] != share or (t["step_ratio"] < 1) != shorter or \
+                    t["break_even_beta"] is not None:
+                bad.append(f"break-even none, cap {cap} under --policy {policy}: rc {r.returncode}, {t}")
 
         # the reason's numbers in words: SGD at lr_ratio 0 loses nothing to a
         # frozen step, so any beta pays (break-even infinite, not "inf"); SGD
