@@ -17,7 +17,10 @@ Prints the files seen, the files copied and their bytes. The Perl
 corpus of docs/time-to-quality.md (the same bytes on Debian bookworm's
 perl 5.36): --ext .pm,.pl,.pod --limit 40000000 /usr/share/perl
 /usr/share/perl5 /usr/lib/x86_64-linux-gnu/perl
-/usr/lib/x86_64-linux-gnu/perl-base (17.8 MB: all there was).
+/usr/lib/x86_64-linux-gnu/perl-base (17.8 MB: all there was). The YAML
+corpus (google-cloud-cli 528.0.0's command and resource definitions):
+--ext .yaml --limit 40000000 /usr/lib/google-cloud-sdk (7.8 MB: all there
+was).
 
 Usage: bench/text_corpus.py --out OUT --ext .a,.b [--exclude PART,...]
        [--limit BYTES] [--max-file BYTES] [--seed N] ROOT...
