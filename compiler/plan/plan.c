@@ -286,12 +286,11 @@ static void plan_ttq(plan *p)
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "freezing pays at beta %s: break-even %s at cap %s", beta.s,
                  p->ttq_break_even < 0 ? "none" : be_text(p->ttq_break_even).s, cap.s);
     else {
+        /* no break-even: a step no shorter, or everything frozen (said below) */
+        const char *none = p->ttq_step_ratio >= 1.0 ? "none (the step is no shorter)" : "none";
         int n = snprintf(p->ttq_reason, sizeof p->ttq_reason,
                          "freezing does not pay at beta %s: break-even %s at cap %s", beta.s,
-                         p->ttq_break_even >= 0          ? be_text(p->ttq_break_even).s
-                         : p->ttq_step_ratio >= 1.0 ? "none (the step is no shorter)"
-                                                    : "none", /* everything frozen: said below */
-                         cap.s);
+                         p->ttq_break_even >= 0 ? be_text(p->ttq_break_even).s : none, cap.s);
         if (p->ttq_speedup == 0.0 && n > 0 && (size_t)n < sizeof p->ttq_reason) { /* never reaches the loss */
             int m = p->ttq_frozen_share >= 1.0
                         ? snprintf(p->ttq_reason + n, sizeof p->ttq_reason - (size_t)n,
