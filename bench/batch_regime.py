@@ -670,7 +670,8 @@ def svg(points, path, ramp_share):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="the smallest beta's three caps and one middle batch size, one seed, and auto's cap at the smallest beta")
+    ap.add_argument("--quick", action="store_true",
+                    help="the smallest beta's three caps and one middle batch size, one seed, and auto's cap there")
     ap.add_argument("--ci", action="store_true", help="a few steps of everything")
     ap.add_argument("--data", help="a folder of text (default: Debian's documentation, about 40 MB)")
     ap.add_argument("--out", help="output folder (default build/batch_regime_{full,quick,ci})")
