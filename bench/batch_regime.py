@@ -25,6 +25,10 @@ each batch size (sequences per microbatch, 8 microbatches a step):
     (each step's time from the plan at that step's ratios: the trainer's
     plan_ms column).
 
+--freeze-from S,...: the best cap at the smallest beta again on every seed,
+freezing from S * N instead (a table of its own: whether the rule's start
+is the right one, and whether the model's dependence on it holds).
+
 Seeds: 3 at the smallest beta for no freezing, the best cap and the cap
 freeze.max_ratio: auto chooses there (when it is none of the three; one
 seed of it in a one-seed --quick). Each
@@ -92,6 +96,15 @@ def config(args):
     c["caps"] = [float(x) for x in args.caps.split(",")] if args.caps else list(CAPS)
     c["seed_caps"] = [float(x) for x in args.seed_caps.split(",")] if args.seed_caps else []
     c["weights"] = not args.no_weights
+    c["freeze_from"] = []
+    for x in (args.freeze_from.split(",") if args.freeze_from else []):
+        try:
+            v = float(x)
+        except ValueError:
+            v = float("nan")
+        if not 0.0 <= v < 1.0:
+            raise SystemExit(f"batch_regime: --freeze-from {x!r}: a share of N from 0 up to (not including) 1")
+        c["freeze_from"].append(v)
     if args.beta2:
         c["beta2"] = args.beta2  # the trainer's AdamW beta2 in every fine-tuning run (default its 0.999)
     c["ramp"] = max(1, c["steps"] // 10)
@@ -372,9 +385,7 @@ class Sweep:
         # measured per-tensor noise scales against balanced at the same cap
         # (the same plan: the rule decides which tensors, not how many).
         if c["seeds_small"] > 1 or not self.args.quick:
-            pts = self.points()
-            mine = [p for p in pts if p["mb"] == smallest and p["reached"] and p["regime"]]
-            best = max(mine, key=lambda p: p["drift_free"])["cap"] if mine else max(c["caps"])
+            best = self.best_cap(smallest)
             entry = self.state["points"][str(smallest)]
             b = self.builder(smallest)
             warmup = entry["warmup"]
@@ -395,6 +406,10 @@ class Sweep:
                 self.capped_run(smallest, best, "weights", 1, entry["lr"], wbin, tag="_noise",
                                 contract=entry["contract"])
                 self.save()
+        # --freeze-from: the best cap there again, freezing from other steps
+        # (the same seeds; the start the sweep's rule gives is its own row)
+        for share in c["freeze_from"]:
+            self.freeze_start(smallest, self.best_cap(smallest), share)
         # What freeze.max_ratio: auto chooses at the smallest beta, measured
         # with the same seeds as the best cap (one in a one-seed --quick) when
         # it is not one of the sweep's caps, so that every sweep scores the
@@ -402,6 +417,42 @@ class Sweep:
         cap = auto_choice(self, smallest)[0]
         if 0 < cap and cap not in c["caps"]:
             self.seeded_cap(smallest, cap)
+
+    def best_cap(self, mb):
+        """The cap with the best drift-free speed-up at batch size mb among
+        those that reached L* under its contract (the largest cap when none
+        did)."""
+        mine = [p for p in self.points() if p["mb"] == mb and p["reached"] and p["regime"]]
+        return max(mine, key=lambda p: p["drift_free"])["cap"] if mine else max(self.c["caps"])
+
+    def freeze_start(self, mb, cap, share):
+        """cap (balanced) at batch size mb on every seed, freezing from step
+        share * N instead of the sweep's rule (nothing when the two agree):
+        whether the rule's start is the right one, and whether the model's
+        dependence on it holds (the report's freezing-start table)."""
+        c, entry = self.c, self.state["points"][str(mb)]
+        w = int(round(share * c["steps"]))
+        if w == entry["warmup"]:
+            return
+        binary, plan = self.builder(mb).variant(f"timely_{cap}_w{w}", cap, "balanced", w, c["ramp"], "timely",
+                                                c["reselect"])
+        entry.setdefault("starts", {})[f"{cap}_w{w}"] = dict(cap=cap, warmup=w, plan=plan_numbers(plan))
+        for s in range(1, c["seeds_small"] + 1):
+            self.capped_run(mb, cap, "balanced", s, entry["lr"], binary, tag=f"_w{w}", contract=entry["contract"])
+        self.save()
+
+    def seed_runs(self, mb, stem):
+        """The metrics of runs stem_s1, stem_s2, ... cached with their seed's
+        no-freezing run, each against its own."""
+        e, n = self.state["points"][str(mb)], self.c["steps"]
+        out = []
+        for s in range(1, 10):
+            key = f"{stem}_s{s}"
+            lp = os.path.join(self.out, "runs", f"{key}.csv")
+            base = os.path.join(self.out, "runs", f"mb{mb}_none_lr{e['lr']:.3g}_s{s}.csv")
+            if key in self.state.get("runs", {}) and os.path.exists(lp) and os.path.exists(base):
+                out.append(metrics(base, lp, n))
+        return out
 
     def seeded_cap(self, mb, cap):
         """cap (balanced) at batch size mb on every seed, 1 to seeds_small;
@@ -430,13 +481,7 @@ class Sweep:
             for cap in sorted(float(k) for k in e["plans"]):  # every cap planned: the mode's and auto's
                 for select, tag, contract in (("balanced", "", "share"), ("balanced", "_mean", "mean"),
                                               ("weights", "_noise", "share"), ("weights", "_noise_mean", "mean")):
-                    seeds = []
-                    for s in range(1, 10):
-                        key = f"mb{mb}_timely_{cap}_{select}{tag}_s{s}"
-                        lp = os.path.join(self.out, "runs", f"{key}.csv")
-                        base = os.path.join(self.out, "runs", f"mb{mb}_none_lr{e['lr']:.3g}_s{s}.csv")
-                        if key in self.state.get("runs", {}) and os.path.exists(lp) and os.path.exists(base):
-                            seeds.append(metrics(base, lp, n))
+                    seeds = self.seed_runs(mb, f"mb{mb}_timely_{cap}_{select}{tag}")
                     if not seeds:
                         continue
                     plan = e["plans"][str(cap)]
@@ -490,6 +535,60 @@ def auto_choice(sweep, mb, pilot=None):
     # a float, as the sweep's caps are: plan.json writes cap 1 as 1, and the
     # runs' cache keys format the cap (mb8_timely_1.0_...)
     return float(t["cap"]), t["predicted_speedup"], t["reason"], t.get("lr_ratio")
+
+
+def starts_table(sweep):
+    """--freeze-from: per batch size that ran them, its cap freezing from
+    each step against the sweep's rule's start (its own row), every seed
+    against its own no-freezing run, beside the model's prediction for that
+    start, without and with this sweep's pilot (the lr_ratio auto_choice
+    found; call after it). (markdown, one summary line per cap)."""
+    n, ramp = sweep.c["steps"], sweep.c["ramp"]
+    lines, summaries = [], []
+    for mb_s, e in sorted(sweep.state.get("points", {}).items(), key=lambda kv: int(kv[0])):
+        if not e.get("starts"):
+            continue
+        mb, ctag = int(mb_s), "" if e["contract"] == "share" else f"_{e['contract']}"
+        k = (e.get("auto_pilot") or {}).get("lr_ratio")
+        for cap in sorted({v["cap"] for v in e["starts"].values()}):
+            rows = [(e["warmup"], e["plans"][str(cap)], f"mb{mb}_timely_{cap}_balanced{ctag}", True)]
+            rows += [(v["warmup"], v["plan"], f"mb{mb}_timely_{cap}_balanced_w{v['warmup']}{ctag}", False)
+                     for v in e["starts"].values() if v["cap"] == cap]
+            done = []
+            for w, plan, stem, rule in sorted(rows):
+                seeds = sweep.seed_runs(mb, stem)
+                if not seeds:
+                    continue
+
+                def model(lr_ratio, w=w, plan=plan):
+                    return tfc_plan.predicted_time_to_quality(
+                        beta=e["beta"], frozen_share=plan["frozen_share"], step_ratio=plan["step_ratio"], steps=n,
+                        warmup=w, ramp=ramp, lr_ratio=lr_ratio)
+                df = [x["drift_free"] for x in seeds]
+                reached = all(x["reached"] for x in seeds)
+                done.append(dict(w=w, df=statistics.mean(df), reached=reached, predicted=model(None)))
+                mark = "" if reached else "<"
+                spread = f" [{min(df):.3f}, {max(df):.3f}]" if len(df) > 1 else ""
+                st = ", ".join("-" if x["steps_to"] is None else f"{x['steps_to']:.0f}" for x in seeds)
+                lines.append(f"| {e['batch']:,} | {e['beta']:.3f} | {cap} | step {w}" + (" (the rule's)" if rule else "")
+                             + f" | {plan['step_ratio']:.3f} | {plan['frozen_share']:.3f} | {len(seeds)} | {st} | "
+                             f"{mark}{statistics.mean(df):.3f}{spread} | {model(None):.3f} | "
+                             + (f"{model(k):.3f} |" if k is not None else "- |"))
+            got = [d for d in done if d["reached"]]
+            if len(done) > 1 and got:
+                best = max(got, key=lambda d: d["df"])
+                rule = next(d for d in done if d["w"] == e["warmup"]) if any(d["w"] == e["warmup"] for d in done) \
+                    else None
+                pick = max(done, key=lambda d: d["predicted"])
+                summaries.append(f"batch_regime_starts batch={e['batch']} cap={cap} rule_start={e['warmup']} "
+                                 f"rule_speedup={rule['df'] if rule else float('nan'):.4f} best_start={best['w']} "
+                                 f"best_speedup={best['df']:.4f} model_start={pick['w']}")
+    if not lines:
+        return "", summaries
+    head = ["| batch (predictions) | beta at the start | cap | freezing from | step ratio (plan) | frozen share | "
+            "seeds | steps to L* | drift-free speedup | predicted | predicted with the pilot |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    return "\n".join(head + lines), summaries
 
 
 def plan_numbers(plan):
@@ -682,6 +781,9 @@ def main():
     ap.add_argument("--caps", help="the caps every batch size runs, comma-separated (default 0.3,0.6,0.9)")
     ap.add_argument("--seed-caps", help="more caps run on every seed at the smallest beta, comma-separated "
                     "(the best cap always is)")
+    ap.add_argument("--freeze-from", help="the best cap at the smallest beta again on every seed, freezing from "
+                    "these shares of N instead of the rule's (half the run below the noise scale, a quarter "
+                    "above it), comma-separated: e.g. 0,0.125,0.5")
     ap.add_argument("--no-weights", action="store_true", help="no freeze_weight run at the smallest beta")
     ap.add_argument("--beta2", type=float, help="AdamW's beta2 in the fine-tuning runs (default the trainer's, 0.999)")
     ap.add_argument("--report", action="store_true", help="only the report, from the runs cached in --out")
@@ -748,6 +850,11 @@ def main():
         text += ("\nThe plan's upper bound (time_to_quality.upper_bound, the most freezing buys at any learning "
                  f"rate; bench/ttq_bound.py): {above} of {k} points measured above it, by at most {worst:.3f}; "
                  f"{cannot} bound at or below 1, {paid} of them measured above 1:\n\n" + "\n".join(blines) + "\n")
+    stab, starts = starts_table(sw)
+    if stab:  # --freeze-from
+        text += ("\nWhere freezing starts (--freeze-from): the cap again from other steps, each seed against its "
+                 "own no-freezing run; predicted by the model for that start, and with the pilot's lr_ratio "
+                 "(found at the rule's start):\n\n" + stab + "\n\n" + "\n".join(starts) + "\n")
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write(text)
     with open(os.path.join(args.out, "summary.json"), "w") as f:

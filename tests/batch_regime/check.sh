@@ -107,7 +107,8 @@ for args in "$work/noise.txt 0" "$work/noise.txt nan" "$work/bad_noise.json 1000
     echo "noise_weights.py $args:"; cat "$work/nw_err.txt"; exit 1
   fi
 done
-python3 "$src/bench/batch_regime.py" --ci --tfc "$tfc" --out "$work/out" >"$work/stdout.txt" 2>"$work/stderr.txt" ||
+# --freeze-from: the best cap from step 0 too (0.25 of N is the rule's own start at CI size: not run twice)
+python3 "$src/bench/batch_regime.py" --ci --tfc "$tfc" --out "$work/out" --freeze-from 0,0.25 >"$work/stdout.txt" 2>"$work/stderr.txt" ||
   { tail -20 "$work/stderr.txt"; exit 1; }
 # its cache is refused for another corpus or run length (its runs would be
 # reported as theirs), and taken for more batch sizes
@@ -158,6 +159,35 @@ if not summary["points"] or summary["state"].get("start_b_simple") is None:
 runs = [f for f in os.listdir(os.path.join(out, "runs")) if f.endswith(".csv")]
 if len(runs) < 9:
     bad.append(f"{len(runs)} run logs")
+# --freeze-from 0,0.25: one more start, step 0, beside the rule's (0.25 of N at CI size), for the best cap
+text = open(os.path.join(out, "results.md")).read()
+srows = re.findall(r"^\| ([0-9,]+) \| [0-9.]+ \| ([0-9.]+) \| step (\d+)( \(the rule's\))? \| [0-9.]+ \| [0-9.]+ \| 1 \| "
+                   r"[0-9-]+ \| <?([0-9.]+) \| ([0-9.]+) \| ", text, re.M)
+starts = re.findall(r"^batch_regime_starts batch=(\d+) cap=([0-9.]+) rule_start=(\d+) .* model_start=(\d+)$", text, re.M)
+if len(srows) != 2 or srows[0][2] != "0" or srows[0][3] or not srows[1][3] or len(starts) != 1:
+    bad.append(f"the freezing-start table: {srows}, {starts}")
+else:
+    batch, cap, w, _, df_rule, pred_rule = srows[1]
+    pred0 = float(srows[0][5])
+    # the rule's row is the main table's point (the same runs)
+    main = [l for l in rows if l.startswith(f"| {batch} |") and f"| {cap} | balanced |" in l and "(contrast)" not in l]
+    if not main or f"| {df_rule} |" not in main[0] and f"| <{df_rule} |" not in main[0]:
+        bad.append(f"the rule's start {df_rule} is not the table's point: {main}")
+    # the model, the same plan from an earlier start: further from 1 in the same direction (more steps at r / rho)
+    p_rule = float(pred_rule)
+    if not ((pred0 - 1) * (p_rule - 1) > 0 and abs(pred0 - 1) > abs(p_rule - 1)) or \
+            int(starts[0][3]) != (0 if pred0 > 1 else int(w)):
+        bad.append(f"the model against the start: from 0 {pred0}, from {w} {p_rule}, its pick {starts[0][3]}")
+    # the trainer froze from the start asked: planned ratios from step 1 at step 0, none up to the rule's start
+    def planned(name):
+        import csv
+        return [float(r["planned_ratio"]) for r in csv.DictReader(open(os.path.join(out, "runs", name)))]
+    mb = int(batch.replace(",", "")) // 256
+    ctag = "" if summary["state"]["points"][str(mb)]["contract"] == "share" else "_mean"
+    early = planned(f"mb{mb}_timely_{float(cap)}_balanced_w0{ctag}_s1.csv")
+    rule = planned(f"mb{mb}_timely_{float(cap)}_balanced{ctag}_s1.csv")
+    if not (early[1] > 0 and all(x == 0 for x in rule[:int(w) + 1]) and max(rule) > 0):
+        bad.append(f"planned ratios: from step 0 {early[:5]}, the rule's {rule[:int(w) + 2]}")
 for b in bad:
     print("batch_regime check FAILED:", b)
 print(f"batch_regime: {len(points)} points, {len(runs)} run logs; last line: {last}")
