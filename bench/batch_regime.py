@@ -25,9 +25,10 @@ each batch size (sequences per microbatch, 8 microbatches a step):
     (each step's time from the plan at that step's ratios: the trainer's
     plan_ms column).
 
---freeze-from S,...: the best cap at the smallest beta again on every seed,
-freezing from S * N instead (a table of its own: whether the rule's start
-is the right one, and whether the model's dependence on it holds).
+--freeze-from S,...: the best cap at the smallest beta (and the --seed-caps)
+again on every seed, freezing from S * N instead (a table of its own:
+whether the rule's start is the right one, and whether the model's
+dependence on it holds).
 
 Seeds: 3 at the smallest beta for no freezing, the best cap and the cap
 freeze.max_ratio: auto chooses there (when it is none of the three; one
@@ -384,8 +385,8 @@ class Sweep:
         # The smallest beta: more seeds for the best cap, and weights from the
         # measured per-tensor noise scales against balanced at the same cap
         # (the same plan: the rule decides which tensors, not how many).
+        best = self.best_cap(smallest)
         if c["seeds_small"] > 1 or not self.args.quick:
-            best = self.best_cap(smallest)
             entry = self.state["points"][str(smallest)]
             b = self.builder(smallest)
             warmup = entry["warmup"]
@@ -406,10 +407,12 @@ class Sweep:
                 self.capped_run(smallest, best, "weights", 1, entry["lr"], wbin, tag="_noise",
                                 contract=entry["contract"])
                 self.save()
-        # --freeze-from: the best cap there again, freezing from other steps
-        # (the same seeds; the start the sweep's rule gives is its own row)
-        for share in c["freeze_from"]:
-            self.freeze_start(smallest, self.best_cap(smallest), share)
+        # --freeze-from: the best cap there and the --seed-caps again,
+        # freezing from other steps (the same seeds; the start the sweep's
+        # rule gives is its own row)
+        for cap in [best] + [x for x in c["seed_caps"] if x != best]:
+            for share in c["freeze_from"]:
+                self.freeze_start(smallest, cap, share)
         # What freeze.max_ratio: auto chooses at the smallest beta, measured
         # with the same seeds as the best cap (one in a one-seed --quick) when
         # it is not one of the sweep's caps, so that every sweep scores the
@@ -419,11 +422,19 @@ class Sweep:
             self.seeded_cap(smallest, cap)
 
     def best_cap(self, mb):
-        """The cap with the best drift-free speed-up at batch size mb among
-        those that reached L* under its contract (the largest cap when none
-        did)."""
-        mine = [p for p in self.points() if p["mb"] == mb and p["reached"] and p["regime"]]
-        return max(mine, key=lambda p: p["drift_free"])["cap"] if mine else max(self.c["caps"])
+        """The sweep's cap (balanced, its contract) with the best drift-free
+        speed-up at batch size mb on seed 1, among those that reached L*
+        there (the largest cap when none did). Seed 1 alone, which every cap
+        has: a cap given more seeds since, or auto's added, does not change
+        it when an interrupted sweep resumes."""
+        e = self.state["points"][str(mb)]
+        ctag = "" if e.get("contract", "share") == "share" else f"_{e['contract']}"
+        got = {}
+        for cap in self.c["caps"]:
+            first = self.seed_runs(mb, f"mb{mb}_timely_{cap}_balanced{ctag}", seeds=(1,))
+            if first and first[0]["reached"]:
+                got[cap] = first[0]["drift_free"]
+        return max(got, key=got.get) if got else max(self.c["caps"])
 
     def freeze_start(self, mb, cap, share):
         """cap (balanced) at batch size mb on every seed, freezing from step
@@ -441,12 +452,12 @@ class Sweep:
             self.capped_run(mb, cap, "balanced", s, entry["lr"], binary, tag=f"_w{w}", contract=entry["contract"])
         self.save()
 
-    def seed_runs(self, mb, stem):
-        """The metrics of runs stem_s1, stem_s2, ... cached with their seed's
-        no-freezing run, each against its own."""
+    def seed_runs(self, mb, stem, seeds=range(1, 10)):
+        """The metrics of runs stem_s1, stem_s2, ... (those of seeds) cached
+        with their seed's no-freezing run, each against its own."""
         e, n = self.state["points"][str(mb)], self.c["steps"]
         out = []
-        for s in range(1, 10):
+        for s in seeds:
             key = f"{stem}_s{s}"
             lp = os.path.join(self.out, "runs", f"{key}.csv")
             base = os.path.join(self.out, "runs", f"mb{mb}_none_lr{e['lr']:.3g}_s{s}.csv")
@@ -781,7 +792,8 @@ def main():
     ap.add_argument("--caps", help="the caps every batch size runs, comma-separated (default 0.3,0.6,0.9)")
     ap.add_argument("--seed-caps", help="more caps run on every seed at the smallest beta, comma-separated "
                     "(the best cap always is)")
-    ap.add_argument("--freeze-from", help="the best cap at the smallest beta again on every seed, freezing from "
+    ap.add_argument("--freeze-from", help="the best cap at the smallest beta and the --seed-caps again on every "
+                    "seed, freezing from "
                     "these shares of N instead of the rule's (half the run below the noise scale, a quarter "
                     "above it), comma-separated: e.g. 0,0.125,0.5")
     ap.add_argument("--no-weights", action="store_true", help="no freeze_weight run at the smallest beta")

@@ -42,6 +42,25 @@ assert br.ttq.interpolated_at([(4, 0, 5.0)], 4) == 5.0 and br.ttq.interpolated_a
 write(f"{w}/slow.csv", [6, 5.8, 5.6, 5.4, 5.2, 5.0, 4.8], 8.0, 10.0)
 m = br.metrics(f"{w}/none.csv", f"{w}/slow.csv", 6)
 assert not m["reached"] and abs(m["drift_free"] - 60 / 56) < 1e-12, m
+# The best cap at a batch size is seed 1's (every cap has it), so that a cap
+# given more seeds since does not take its place when a sweep resumes; the
+# largest cap when none reached L*.
+os.makedirs(f"{w}/sw/runs")
+sw = object.__new__(br.Sweep)
+sw.out, sw.c = f"{w}/sw", dict(steps=6, caps=[0.3, 0.6, 0.9])
+sw.state = dict(points={"4": dict(lr=0.001, contract="mean")}, runs={})
+def cached(name, vals, plan_ms):
+    write(f"{w}/sw/runs/{name}.csv", vals, plan_ms, 20.0)
+    sw.state["runs"][name] = {}
+for s in (1, 2):
+    cached(f"mb4_none_lr0.001_s{s}", [6, 5, 4, 3, 2, 1], 10.0)
+cached("mb4_timely_0.3_balanced_mean_s1", [6, 5, 4, 3, 2, 1], 9.0)       # 60 / 54 on seed 1
+cached("mb4_timely_0.6_balanced_mean_s1", [6, 5, 4, 3, 2, 1.5, 1], 9.5)  # slower on seed 1
+cached("mb4_timely_0.6_balanced_mean_s2", [6, 5, 4, 3, 2, 1], 5.0)       # far faster on seed 2
+cached("mb4_timely_0.9_balanced_mean_s1", [6, 6, 6, 6, 6, 6, 6], 1.0)    # never reaches L*
+assert sw.best_cap(4) == 0.3, sw.best_cap(4)
+sw.state["points"]["4"]["contract"] = "share"  # the share runs' keys have no tag: none cached here
+assert sw.best_cap(4) == 0.9, sw.best_cap(4)
 # The summary line: a bound counts only where the prediction is above it.
 pts = [dict(select="balanced", reached=True, predicted=1.2, drift_free=1.1, beta=0.1, cap=0.3),
        dict(select="balanced", reached=False, predicted=0.9, drift_free=0.95, beta=2.0, cap=0.9),
