@@ -411,6 +411,8 @@ class Sweep:
         # freezing from other steps (the same seeds; the start the sweep's
         # rule gives is its own row)
         for cap in [best] + [x for x in c["seed_caps"] if x != best]:
+            if c["freeze_from"] and str(cap) not in self.state["points"][str(smallest)]["plans"]:
+                self.seeded_cap(smallest, cap)  # its row at the rule's start (a one-seed --quick skips them above)
             for share in c["freeze_from"]:
                 self.freeze_start(smallest, cap, share)
         # What freeze.max_ratio: auto chooses at the smallest beta, measured
@@ -566,7 +568,7 @@ def starts_table(sweep):
             rows += [(v["warmup"], v["plan"], f"mb{mb}_timely_{cap}_balanced_w{v['warmup']}{ctag}", False)
                      for v in e["starts"].values() if v["cap"] == cap]
             done = []
-            for w, plan, stem, rule in sorted(rows):
+            for w, plan, stem, rule in sorted(rows, key=lambda row: row[0]):
                 seeds = sweep.seed_runs(mb, stem)
                 if not seeds:
                     continue

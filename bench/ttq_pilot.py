@@ -94,6 +94,8 @@ def parse_sweep(path, text):
         raise SystemExit(f"{tool_name()}: {path}: no 'N = .. steps, ramp ..' line")
     n, ramp = int(m.group(1)), int(m.group(2))
     tabs = tables(text)
+    # the first such tables: batch_regime.py writes its batch sizes' and its points' first; a later table
+    # with the same columns (--freeze-from's starts) is not the sweep's points
     sizes = next((t for t in tabs if t[0][0].startswith("batch") and "freezing from" in t[0]), None)
     runs = next((t for t in tabs if t[0][0].startswith("batch") and "drift-free speedup" in t[0]), None)
     if not sizes or not runs:

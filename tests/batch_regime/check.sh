@@ -52,13 +52,16 @@ sw.state = dict(points={"4": dict(lr=0.001, contract="mean")}, runs={})
 def cached(name, vals, plan_ms):
     write(f"{w}/sw/runs/{name}.csv", vals, plan_ms, 20.0)
     sw.state["runs"][name] = {}
-for s in (1, 2):
-    cached(f"mb4_none_lr0.001_s{s}", [6, 5, 4, 3, 2, 1], 10.0)
+cached("mb4_none_lr0.001_s1", [6, 5, 4, 3, 2, 1], 10.0)
+cached("mb4_none_lr0.001_s2", [6, 5, 4, 3, 2, 1], 7.0)
 cached("mb4_timely_0.3_balanced_mean_s1", [6, 5, 4, 3, 2, 1], 9.0)       # 60 / 54 on seed 1
 cached("mb4_timely_0.6_balanced_mean_s1", [6, 5, 4, 3, 2, 1.5, 1], 9.5)  # slower on seed 1
 cached("mb4_timely_0.6_balanced_mean_s2", [6, 5, 4, 3, 2, 1], 5.0)       # far faster on seed 2
 cached("mb4_timely_0.9_balanced_mean_s1", [6, 6, 6, 6, 6, 6, 6], 1.0)    # never reaches L*
 assert sw.best_cap(4) == 0.3, sw.best_cap(4)
+# each seed against its own no-freezing run: seed 2's 42 ms against its 30
+got = [m["drift_free"] for m in sw.seed_runs(4, "mb4_timely_0.6_balanced_mean")]
+assert len(got) == 2 and abs(got[1] - 42 / 30) < 1e-12, got
 sw.state["points"]["4"]["contract"] = "share"  # the share runs' keys have no tag: none cached here
 assert sw.best_cap(4) == 0.9, sw.best_cap(4)
 # The summary line: a bound counts only where the prediction is above it.
@@ -126,8 +129,8 @@ for args in "$work/noise.txt 0" "$work/noise.txt nan" "$work/bad_noise.json 1000
     echo "noise_weights.py $args:"; cat "$work/nw_err.txt"; exit 1
   fi
 done
-# --freeze-from: the best cap from step 0 too (0.25 of N is the rule's own start at CI size: not run twice)
-python3 "$src/bench/batch_regime.py" --ci --tfc "$tfc" --out "$work/out" --freeze-from 0,0.25 >"$work/stdout.txt" 2>"$work/stderr.txt" ||
+# --freeze-from: the best cap and the seed caps from other starts (below)
+python3 "$src/bench/batch_regime.py" --ci --tfc "$tfc" --out "$work/out" --freeze-from 0,0.25,0.3 --seed-caps 0.3,0.9 >"$work/stdout.txt" 2>"$work/stderr.txt" ||
   { tail -20 "$work/stderr.txt"; exit 1; }
 # its cache is refused for another corpus or run length (its runs would be
 # reported as theirs), and taken for more batch sizes
@@ -147,7 +150,7 @@ if python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/
 fi
 python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/out" --mb 2,8,32 >/dev/null 2>&1 ||
   { echo "batch_regime check FAILED: the cache refused for more batch sizes"; exit 1; }
-python3 - "$work/out" "$work/stdout.txt" <<'PY'
+python3 - "$work/out" "$work/stdout.txt" "$src" <<'PY'
 import json, os, re, sys, xml.etree.ElementTree as ET
 out, stdout = sys.argv[1], open(sys.argv[2]).read().rstrip("\n").split("\n")
 bad = []
@@ -178,35 +181,57 @@ if not summary["points"] or summary["state"].get("start_b_simple") is None:
 runs = [f for f in os.listdir(os.path.join(out, "runs")) if f.endswith(".csv")]
 if len(runs) < 9:
     bad.append(f"{len(runs)} run logs")
-# --freeze-from 0,0.25: one more start, step 0, beside the rule's (0.25 of N at CI size), for the best cap
+# --freeze-from 0,0.25,0.3 --seed-caps 0.3,0.9: steps 0, 3 and 4 (0.3 x 12 rounded) and the rule's (3, a
+# quarter of N, above the noise scale, where it is not run twice; 6 below it), for the best cap and each seed cap
+import csv
+sys.path.insert(0, os.path.join(sys.argv[3], "python"))
 text = open(os.path.join(out, "results.md")).read()
-srows = re.findall(r"^\| ([0-9,]+) \| [0-9.]+ \| ([0-9.]+) \| step (\d+)( \(the rule's\))? \| [0-9.]+ \| [0-9.]+ \| 1 \| "
-                   r"[0-9-]+ \| <?([0-9.]+) \| ([0-9.]+) \| ", text, re.M)
+srows = re.findall(r"^\| ([0-9,]+) \| ([0-9.]+) \| ([0-9.]+) \| step (\d+)( \(the rule's\))? \| ([0-9.]+) \| ([0-9.]+) \| 1 \| "
+                   r"[0-9-]+ \| <?([0-9.]+) \| ([0-9.]+) \| ([0-9.]+|-) \|$", text, re.M)
 starts = re.findall(r"^batch_regime_starts batch=(\d+) cap=([0-9.]+) rule_start=(\d+) .* model_start=(\d+)$", text, re.M)
-if len(srows) != 2 or srows[0][2] != "0" or srows[0][3] or not srows[1][3] or len(starts) != 1:
-    bad.append(f"the freezing-start table: {srows}, {starts}")
+mb = max(int(k) for k in summary["state"]["points"])
+e = summary["state"]["points"][str(mb)]
+want_w = sorted({0, 3, 4, e["warmup"]})
+by_cap = {}
+for r in srows:
+    by_cap.setdefault(r[2], []).append(r)
+if len(by_cap) < 2 or len(starts) != len(by_cap) or any(
+        [int(x[3]) for x in v] != want_w or [bool(x[4]) for x in v] != [w == e["warmup"] for w in want_w]
+        for v in by_cap.values()):
+    bad.append(f"the freezing-start table (starts {want_w}): {srows}, {starts}")
 else:
-    batch, cap, w, _, df_rule, pred_rule = srows[1]
-    pred0 = float(srows[0][5])
-    # the rule's row is the main table's point (the same runs)
-    main = [l for l in rows if l.startswith(f"| {batch} |") and f"| {cap} | balanced |" in l and "(contrast)" not in l]
-    if not main or f"| {df_rule} |" not in main[0] and f"| <{df_rule} |" not in main[0]:
-        bad.append(f"the rule's start {df_rule} is not the table's point: {main}")
-    # the model, the same plan from an earlier start: further from 1 in the same direction (more steps at r / rho)
-    p_rule = float(pred_rule)
-    if not ((pred0 - 1) * (p_rule - 1) > 0 and abs(pred0 - 1) > abs(p_rule - 1)) or \
-            int(starts[0][3]) != (0 if pred0 > 1 else int(w)):
-        bad.append(f"the model against the start: from 0 {pred0}, from {w} {p_rule}, its pick {starts[0][3]}")
-    # the trainer froze from the start asked: planned ratios from step 1 at step 0, none up to the rule's start
-    def planned(name):
-        import csv
-        return [float(r["planned_ratio"]) for r in csv.DictReader(open(os.path.join(out, "runs", name)))]
-    mb = int(batch.replace(",", "")) // 256
-    ctag = "" if summary["state"]["points"][str(mb)]["contract"] == "share" else "_mean"
-    early = planned(f"mb{mb}_timely_{float(cap)}_balanced_w0{ctag}_s1.csv")
-    rule = planned(f"mb{mb}_timely_{float(cap)}_balanced{ctag}_s1.csv")
-    if not (early[1] > 0 and all(x == 0 for x in rule[:int(w) + 1]) and max(rule) > 0):
-        bad.append(f"planned ratios: from step 0 {early[:5]}, the rule's {rule[:int(w) + 2]}")
+    import tfc_plan
+    batch = srows[0][0]
+    k = (e.get("auto_pilot") or {}).get("lr_ratio")
+    ctag = "" if e["contract"] == "share" else "_mean"
+    for cap, v in by_cap.items():
+        # the rule's row is the main table's point (the same runs)
+        df_rule = next(x[7] for x in v if x[4])
+        main = [l for l in rows if l.startswith(f"| {batch} |") and f"| {cap} | balanced |" in l and "(contrast)" not in l]
+        if not main or f"| {df_rule} |" not in main[0] and f"| <{df_rule} |" not in main[0]:
+            bad.append(f"cap {cap}: the rule's start {df_rule} is not the table's point: {main}")
+        # the model, the same plan from an earlier start: further from 1 in the same direction (more steps at
+        # r / rho)
+        p = [float(x[8]) - 1 for x in v]
+        if not (all(x * p[0] > 0 for x in p) and all(abs(a) > abs(b) for a, b in zip(p, p[1:]))):
+            bad.append(f"cap {cap}: the model against the start: {[x[8] for x in v]}")
+        pick = [x for x in starts if x[1] == cap]
+        if not pick or int(pick[0][3]) != (want_w[0] if p[0] > 0 else want_w[-1]):
+            bad.append(f"cap {cap}: the model's start {pick}")
+        for x in v:
+            w = int(x[3])
+            # with the pilot: the model at the pilot's lr_ratio (auto_pilot's) for this start's plan
+            plan = e["plans"][cap] if x[4] else e["starts"][f"{float(cap)}_w{w}"]["plan"]
+            want = "-" if k is None else "%.3f" % tfc_plan.predicted_time_to_quality(
+                beta=e["beta"], frozen_share=plan["frozen_share"], step_ratio=plan["step_ratio"],
+                steps=summary["config"]["steps"], warmup=w, ramp=summary["config"]["ramp"], lr_ratio=k)
+            if x[9] != want:
+                bad.append(f"cap {cap} from step {w}: with the pilot {x[9]}, the model at k {k} gives {want}")
+            # the trainer froze from the start asked: no ratio up to step w, one after it
+            name = f"mb{mb}_timely_{float(cap)}_balanced{'' if x[4] else f'_w{w}'}{ctag}_s1.csv"
+            got = [float(r["planned_ratio"]) for r in csv.DictReader(open(os.path.join(out, "runs", name)))]
+            if not (all(r == 0 for r in got[:w + 1]) and got[w + 1] > 0):
+                bad.append(f"cap {cap} from step {w}: planned ratios {got[:w + 3]}")
 for b in bad:
     print("batch_regime check FAILED:", b)
 print(f"batch_regime: {len(points)} points, {len(runs)} run logs; last line: {last}")
