@@ -358,8 +358,7 @@ class Sweep:
     def capped_run(self, mb, cap, select, seed, lr, binary, tag="", extra=(), contract="share"):
         c, n = self.c, self.c["steps"]
         lstar = self.lstar(mb, seed)
-        tag += "" if contract == "share" else f"_{contract}"  # share runs keep their cache keys
-        key = f"mb{mb}_timely_{cap}_{select}{tag}_s{seed}"
+        key = f"{run_stem(mb, cap, select, contract, tag)}_s{seed}"
         return self.train(key, mb, binary, seed, 2 * n, lr,
                           ["--stop-below", f"{lstar:.12g}", "--stop-from", str(n), "--grad", contract] + list(extra))
 
@@ -429,11 +428,10 @@ class Sweep:
         there (the largest cap when none did). Seed 1 alone, which every cap
         has: a cap given more seeds since, or auto's added, does not change
         it when an interrupted sweep resumes."""
-        e = self.state["points"][str(mb)]
-        ctag = "" if e.get("contract", "share") == "share" else f"_{e['contract']}"
+        contract = self.state["points"][str(mb)].get("contract", "share")
         got = {}
         for cap in self.c["caps"]:
-            first = self.seed_runs(mb, f"mb{mb}_timely_{cap}_balanced{ctag}", seeds=(1,))
+            first = self.seed_runs(mb, run_stem(mb, cap, "balanced", contract), seeds=(1,))
             if first and first[0]["reached"]:
                 got[cap] = first[0]["drift_free"]
         return max(got, key=got.get) if got else max(self.c["caps"])
@@ -492,9 +490,9 @@ class Sweep:
             if "plans" not in e:
                 continue
             for cap in sorted(float(k) for k in e["plans"]):  # every cap planned: the mode's and auto's
-                for select, tag, contract in (("balanced", "", "share"), ("balanced", "_mean", "mean"),
-                                              ("weights", "_noise", "share"), ("weights", "_noise_mean", "mean")):
-                    seeds = self.seed_runs(mb, f"mb{mb}_timely_{cap}_{select}{tag}")
+                for select, tag, contract in (("balanced", "", "share"), ("balanced", "", "mean"),
+                                              ("weights", "_noise", "share"), ("weights", "_noise", "mean")):
+                    seeds = self.seed_runs(mb, run_stem(mb, cap, select, contract, tag))
                     if not seeds:
                         continue
                     plan = e["plans"][str(cap)]
@@ -550,6 +548,13 @@ def auto_choice(sweep, mb, pilot=None):
     return float(t["cap"]), t["predicted_speedup"], t["reason"], t.get("lr_ratio")
 
 
+def run_stem(mb, cap, select, contract, tag=""):
+    """A frozen run's cache key without its seed (_s1, ...): the contract
+    named after the tag unless it is share (share runs keep the keys they
+    had before contracts were named)."""
+    return f"mb{mb}_timely_{cap}_{select}{tag}" + ("" if contract == "share" else f"_{contract}")
+
+
 def starts_table(sweep):
     """--freeze-from: per batch size that ran them, its cap freezing from
     each step against the sweep's rule's start (its own row), every seed
@@ -561,11 +566,11 @@ def starts_table(sweep):
     for mb_s, e in sorted(sweep.state.get("points", {}).items(), key=lambda kv: int(kv[0])):
         if not e.get("starts"):
             continue
-        mb, ctag = int(mb_s), "" if e["contract"] == "share" else f"_{e['contract']}"
+        mb = int(mb_s)
         k = (e.get("auto_pilot") or {}).get("lr_ratio")
         for cap in sorted({v["cap"] for v in e["starts"].values()}):
-            rows = [(e["warmup"], e["plans"][str(cap)], f"mb{mb}_timely_{cap}_balanced{ctag}", True)]
-            rows += [(v["warmup"], v["plan"], f"mb{mb}_timely_{cap}_balanced_w{v['warmup']}{ctag}", False)
+            rows = [(e["warmup"], e["plans"][str(cap)], run_stem(mb, cap, "balanced", e["contract"]), True)]
+            rows += [(v["warmup"], v["plan"], run_stem(mb, cap, "balanced", e["contract"], f"_w{v['warmup']}"), False)
                      for v in e["starts"].values() if v["cap"] == cap]
             done = []
             for w, plan, stem, rule in sorted(rows, key=lambda row: row[0]):
@@ -590,8 +595,7 @@ def starts_table(sweep):
             got = [d for d in done if d["reached"]]
             if len(done) > 1 and got:
                 best = max(got, key=lambda d: d["df"])
-                rule = next(d for d in done if d["w"] == e["warmup"]) if any(d["w"] == e["warmup"] for d in done) \
-                    else None
+                rule = next((d for d in done if d["w"] == e["warmup"]), None)
                 pick = max(done, key=lambda d: d["predicted"])
                 summaries.append(f"batch_regime_starts batch={e['batch']} cap={cap} rule_start={e['warmup']} "
                                  f"rule_speedup={rule['df'] if rule else float('nan'):.4f} best_start={best['w']} "
@@ -795,9 +799,8 @@ def main():
     ap.add_argument("--seed-caps", help="more caps run on every seed at the smallest beta, comma-separated "
                     "(the best cap always is)")
     ap.add_argument("--freeze-from", help="the best cap at the smallest beta and the --seed-caps again on every "
-                    "seed, freezing from "
-                    "these shares of N instead of the rule's (half the run below the noise scale, a quarter "
-                    "above it), comma-separated: e.g. 0,0.125,0.5")
+                    "seed, freezing from these shares of N instead of the rule's (half the run below the noise "
+                    "scale, a quarter above it), comma-separated: e.g. 0,0.125,0.5")
     ap.add_argument("--no-weights", action="store_true", help="no freeze_weight run at the smallest beta")
     ap.add_argument("--beta2", type=float, help="AdamW's beta2 in the fine-tuning runs (default the trainer's, 0.999)")
     ap.add_argument("--report", action="store_true", help="only the report, from the runs cached in --out")
