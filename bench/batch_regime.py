@@ -7,7 +7,7 @@ compiler's) predict it?
 
 The fine-tuning scenario of bench/time_to_quality.py, with the narrow MLP
 (tiny_trainer --model mlp_narrow) so that two cores can afford batches far
-above the noise scale. One model pretrained without freezing; then, at
+above the noise scale (--model gpt: the transformer, the same sweep). One model pretrained without freezing; then, at
 each batch size (sequences per microbatch, 8 microbatches a step):
 
   - its own profile (tiny_trainer profile at that size) and plans;
@@ -69,8 +69,15 @@ CAPS = (0.3, 0.6, 0.9)
 
 # The settings a cached run's numbers depend on (Sweep refuses a cache made
 # with others): the corpus (--data), and these of config().
-RUN_KEYS = ("steps", "pretrain", "pretrain_mb", "eval_every", "val_max", "profile_steps", "noise_batches", "lr0",
-            "beta2", "ramp", "reselect")
+RUN_KEYS = ("model", "steps", "pretrain", "pretrain_mb", "eval_every", "val_max", "profile_steps", "noise_batches",
+            "lr0", "beta2", "ramp", "reselect")
+# What a cache recorded before a key existed ran with: a cache without it is
+# held to this (it was made with the value, whatever its record lacks).
+BEFORE_KEY = {"model": "mlp_narrow"}
+# Predictions a sequence gives each model (tiny_trainer's
+# model_positions_per_seq: the MLPs predict 32 of their 48 bytes, the GPT 47).
+POSITIONS = {"mlp_narrow": 32, "mlp": 32, "gpt": 47}
+MODEL_NAMES = {"mlp_narrow": "narrow MLP", "mlp": "MLP", "gpt": "GPT-style transformer"}
 
 
 def log(msg):
@@ -108,6 +115,8 @@ def config(args):
         c["freeze_from"].append(v)
     if args.beta2:
         c["beta2"] = args.beta2  # the trainer's AdamW beta2 in every fine-tuning run (default its 0.999)
+    c["model"] = args.model
+    c["positions"] = POSITIONS[args.model]
     c["ramp"] = max(1, c["steps"] // 10)
     c["reselect"] = max(1, c["steps"] // 20)
     return c
@@ -156,16 +165,22 @@ class Sweep:
             try:  # held to the settings its last report wrote, where there is one
                 with open(os.path.join(self.out, "summary.json")) as f:
                     last = json.load(f)["config"]
-                was = {k: last.get(k) for k in RUN_KEYS}
+                was = {k: last.get(k, BEFORE_KEY.get(k)) for k in RUN_KEYS}
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 was = {}
             self.refuse_other(was, made, " (its summary.json)")
             self.state["made_with"] = made
             self.save()
         self.refuse_other(self.state["made_with"], made)
+        lacks = {k: v for k, v in BEFORE_KEY.items() if k not in self.state["made_with"]}
+        if lacks:  # recorded before these keys were: it ran with their values (refuse_other held it to them)
+            self.state["made_with"].update(lacks)
+            self.save()
 
     def refuse_other(self, was, made, source=""):
-        """SystemExit naming each setting in was that made differs from."""
+        """SystemExit naming each setting in was that made differs from (a
+        key was lacks counts as BEFORE_KEY's value, where it has one)."""
+        was = dict(BEFORE_KEY, **was) if was else was
         diff = ", ".join(f"{k} {was[k]!r} (now {made.get(k)!r})" for k in sorted(was) if was[k] != made.get(k))
         if diff:
             raise SystemExit(f"batch_regime: the runs cached in {self.out} were made with {diff}{source}; give "
@@ -179,7 +194,7 @@ class Sweep:
 
     def builder(self, mb):
         if mb not in self.builders:
-            b = ttq.Builder(self.args.tfc, os.path.join(self.out, f"mb{mb}"), "mlp_narrow", self.args.data, mb)
+            b = ttq.Builder(self.args.tfc, os.path.join(self.out, f"mb{mb}"), self.c["model"], self.args.data, mb)
             if not os.path.exists(os.path.join(b.profile_dir, "frozen.csv")):
                 log(f"profiling at {mb} sequences a microbatch")
                 b.profile(self.c["profile_steps"])
@@ -195,7 +210,7 @@ class Sweep:
         c = self.c
         binary = self.builder(c["pretrain_mb"]).variant("none", 0.0, "balanced", 0, 1)[0]
         log(f"pretraining {c['pretrain']} steps at {c['pretrain_mb']} sequences a microbatch")
-        out = run([binary, "train", "--model", "mlp_narrow", "--data", self.args.data, "--part", "pretrain",
+        out = run([binary, "train", "--model", self.c["model"], "--data", self.args.data, "--part", "pretrain",
                    "--seed", "1", "--steps", str(c["pretrain"]), "--mb-seqs", str(c["pretrain_mb"]),
                    "--eval-every", str(max(1, c["pretrain"] // 10)), "--val-max", str(c["val_max"]),
                    "--lr", str(c["lr0"]), "--lr-warmup", str(max(1, c["pretrain"] // 20)),
@@ -211,7 +226,7 @@ class Sweep:
         if key in self.state.get("noise", {}):
             return self.state["noise"][key]
         binary = self.builder(self.c["mb"][0]).variant("none", 0.0, "balanced", 0, 1)[0]
-        text = run([binary, "noise", "--model", "mlp_narrow", "--data", self.args.data, "--part", "finetune",
+        text = run([binary, "noise", "--model", self.c["model"], "--data", self.args.data, "--part", "finetune",
                     "--init", params, "--steps", str(self.c["noise_batches"])])
         res = result_of(text)
         got = dict(b_simple=res["b_simple"], tensors=tensor_noise(text), parts=noise_parts(text))
@@ -230,7 +245,7 @@ class Sweep:
             return logpath, runs[key]
         c = self.c
         n = c["steps"]
-        cmd = [binary, "train", "--model", "mlp_narrow", "--data", self.args.data, "--part", "finetune",
+        cmd = [binary, "train", "--model", self.c["model"], "--data", self.args.data, "--part", "finetune",
                "--init", self.pretrained, "--seed", str(seed), "--steps", str(steps), "--mb-seqs", str(mb),
                "--eval-every", str(c["eval_every"]), "--val-max", str(c["val_max"]), "--lr", f"{lr:.6g}",
                "--lr-warmup", str(max(1, n // 20)), "--lr-horizon", str(n), "--order", "shuffled",
@@ -324,8 +339,8 @@ class Sweep:
         b = self.builder(mb)
         lr, sweep = self.lr_for(mb)
         entry = self.state.setdefault("points", {}).setdefault(str(mb), {})
-        entry.update(lr=lr, lr_sweep=sweep, batch=mb * 8 * 32)
-        beta = self.start_noise["b_simple"] / (mb * 8 * 32)
+        entry.update(lr=lr, lr_sweep=sweep, batch=mb * 8 * self.c["positions"])
+        beta = self.start_noise["b_simple"] / (mb * 8 * self.c["positions"])
         # Freezing from half the run below the noise scale (every skipped
         # gradient costs steps, docs/time-to-quality.md: +1.3% against +3.6%
         # from a tenth); from a quarter above it, where a skipped gradient is
@@ -379,7 +394,7 @@ class Sweep:
                              f"still learns from")
         smallest = max(c["mb"])
         for mb in c["mb"]:
-            log(f"batch size: {mb} sequences a microbatch ({mb * 8 * 32} predictions a step)")
+            log(f"batch size: {mb} sequences a microbatch ({mb * 8 * self.c['positions']} predictions a step)")
             self.batch_size(mb, mb == smallest)
         # The smallest beta: more seeds for the best cap, and weights from the
         # measured per-tensor noise scales against balanced at the same cap
@@ -399,7 +414,7 @@ class Sweep:
                 if cap != best:
                     self.seeded_cap(smallest, cap)
             if c["weights"]:
-                weights = noise_weights(entry.get("freeze_tensors", self.start_noise["tensors"]), smallest * 8 * 32)
+                weights = noise_weights(entry.get("freeze_tensors", self.start_noise["tensors"]), smallest * 8 * self.c["positions"])
                 entry["noise_weights"] = weights
                 wbin = b.variant(f"timely_{best}_weights_w{warmup}", best, "weights", warmup, c["ramp"], "timely",
                                  c["reselect"], weights)[0]
@@ -803,6 +818,9 @@ def main():
                     "scale, a quarter above it), comma-separated: e.g. 0,0.125,0.5")
     ap.add_argument("--no-weights", action="store_true", help="no freeze_weight run at the smallest beta")
     ap.add_argument("--beta2", type=float, help="AdamW's beta2 in the fine-tuning runs (default the trainer's, 0.999)")
+    ap.add_argument("--model", choices=sorted(POSITIONS), default="mlp_narrow",
+                    help="tiny_trainer's model (default mlp_narrow, the one two cores can afford at large batches; "
+                    "gpt: the transformer, about 4x slower a prediction)")
     ap.add_argument("--report", action="store_true", help="only the report, from the runs cached in --out")
     args = ap.parse_args()
     mode = "ci" if args.ci else "quick" if args.quick else "full"
@@ -827,7 +845,7 @@ def main():
     st = sw.state
     beta2 = f"; AdamW beta2 {cfg['beta2']}" if cfg.get("beta2") else ""
     head = [f"# batch-regime sweep ({mode})", "",
-            f"narrow MLP, fine-tuning from {cfg['pretrain']} pretraining steps (validation loss "
+            f"{MODEL_NAMES[cfg['model']]}, fine-tuning from {cfg['pretrain']} pretraining steps (validation loss "
             f"{st.get('pretrain_val_loss', float('nan')):.4f}); N = {cfg['steps']} steps, ramp {cfg['ramp']}, "
             f"re-drawn every {cfg['reselect']}{beta2}; B_simple at the fine-tuning start {st['start_b_simple']:.0f} "
             f"predictions; {time.time() - t0:.0f} s this run", "",

@@ -3,7 +3,7 @@
 # the gradient noise scale, and does tfc's time-to-quality model predict it?
 # (docs/time-to-quality.md, "The batch-regime sweep"; bench/batch_regime.py
 # says what is measured.)
-#   bench/batch_regime.sh [--quick | --ci] [--data DIR] [--out DIR] [--mb 2,8,...] [--steps N] [--seeds K] [--caps 0.3,0.6] [--seed-caps 0.9] [--freeze-from 0,0.5] [--no-weights] [--beta2 X]
+#   bench/batch_regime.sh [--quick | --ci] [--data DIR] [--out DIR] [--mb 2,8,...] [--steps N] [--seeds K] [--caps 0.3,0.6] [--seed-caps 0.9] [--freeze-from 0,0.5] [--no-weights] [--beta2 X] [--model mlp_narrow|gpt|mlp]
 # Full: four batch sizes, about 50 minutes on 2 cores (run it in the
 # background; an interrupted sweep resumes from its cache). --quick: the
 # smallest beta's three caps and one middle batch size, one seed, and the cap
