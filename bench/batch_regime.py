@@ -165,10 +165,11 @@ class Sweep:
             try:  # held to the settings its last report wrote, where there is one
                 with open(os.path.join(self.out, "summary.json")) as f:
                     last = json.load(f)["config"]
-                was = {k: last.get(k, BEFORE_KEY.get(k)) for k in RUN_KEYS}
+                was, source = {k: last.get(k, BEFORE_KEY.get(k)) for k in RUN_KEYS}, " (its summary.json)"
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                was = {}
-            self.refuse_other(was, made, " (its summary.json)")
+                # no report to hold it to: a cache that exists predates every recorded key, BEFORE_KEY's too
+                was, source = dict(BEFORE_KEY) if self.state else {}, " (a cache older than the model key)"
+            self.refuse_other(was, made, source)
             self.state["made_with"] = made
             self.save()
         self.refuse_other(self.state["made_with"], made)

@@ -158,15 +158,26 @@ if python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/
   echo "batch_regime check FAILED: a cache from before the model was recorded, reused with --model gpt:"
   cat "$work/refused.txt"; exit 1
 fi
+# ... and so is one from before any setting was recorded that has no summary.json to hold it to
+cp -r "$work/out" "$work/old"
+rm "$work/old/summary.json"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("made_with"); json.dump(d, open(sys.argv[1], "w"))' \
+  "$work/old/cache.json"
+if python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/old" --model gpt >/dev/null 2>"$work/refused.txt" ||
+   ! grep -q "were made with model 'mlp_narrow' (now 'gpt')" "$work/refused.txt"; then
+  echo "batch_regime check FAILED: a cache with no record and no summary.json, reused with --model gpt:"
+  cat "$work/refused.txt"; exit 1
+fi
 python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/out" >/dev/null 2>&1 &&
   python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["made_with"].get("model") != "mlp_narrow")' \
     "$work/out/cache.json" ||
   { echo "batch_regime check FAILED: the old cache refused for its own model, or its model not recorded"; exit 1; }
 # --model gpt: the transformer's runs, its 47 predictions a sequence in every batch (2 x 8 x 47 = 752)
 python3 "$src/bench/batch_regime.py" --ci --tfc "$tfc" --out "$work/gpt" --model gpt --mb 2 --caps 0.6 --no-weights \
-  >"$work/gpt.txt" 2>"$work/gpt_err.txt" || { tail -20 "$work/gpt_err.txt"; exit 1; }
+  >"$work/gpt.txt" 2>"$work/gpt_err.txt" ||
+  { echo "batch_regime check FAILED: --ci --model gpt:"; tail -20 "$work/gpt_err.txt"; exit 1; }
 if ! grep -q '^GPT-style transformer, fine-tuning' "$work/gpt/results.md" ||
-   ! grep -Eq '^\| 752 \| [0-9.]+ \| [0-9.]+ \| 0\.6 \| balanced \|' "$work/gpt/results.md" ||
+   ! grep -Eq '^\| 752 \| [0-9.]+ \| [^|]+ \| 0\.6 \| balanced \|' "$work/gpt/results.md" ||
    ! grep -q '"model": "gpt"' "$work/gpt/cache.json" ||
    ! tail -1 "$work/gpt.txt" | grep -Eq '^batch_regime points=[0-9]+ max_abs_err=[0-9.]+ '; then
   echo "batch_regime check FAILED: --model gpt:"; head -12 "$work/gpt/results.md"; tail -3 "$work/gpt.txt"; exit 1
