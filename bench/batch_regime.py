@@ -7,8 +7,9 @@ compiler's) predict it?
 
 The fine-tuning scenario of bench/time_to_quality.py, with the narrow MLP
 (tiny_trainer --model mlp_narrow) so that two cores can afford batches far
-above the noise scale (--model gpt: the transformer, the same sweep). One model pretrained without freezing; then, at
-each batch size (sequences per microbatch, 8 microbatches a step):
+above the noise scale (--model gpt: the transformer, the same sweep). One
+model pretrained without freezing; then, at each batch size (sequences
+per microbatch, 8 microbatches a step):
 
   - its own profile (tiny_trainer profile at that size) and plans;
   - the no-freezing peak learning rate from a sweep (3 values, widened by
@@ -193,6 +194,10 @@ class Sweep:
             json.dump(self.state, f, indent=1, sort_keys=True)
         os.replace(tmp, self.cache)
 
+    def batch(self, mb):
+        """Predictions a step at mb sequences a microbatch (8 microbatches)."""
+        return mb * 8 * self.c["positions"]
+
     def builder(self, mb):
         if mb not in self.builders:
             b = ttq.Builder(self.args.tfc, os.path.join(self.out, f"mb{mb}"), self.c["model"], self.args.data, mb)
@@ -340,8 +345,8 @@ class Sweep:
         b = self.builder(mb)
         lr, sweep = self.lr_for(mb)
         entry = self.state.setdefault("points", {}).setdefault(str(mb), {})
-        entry.update(lr=lr, lr_sweep=sweep, batch=mb * 8 * self.c["positions"])
-        beta = self.start_noise["b_simple"] / (mb * 8 * self.c["positions"])
+        entry.update(lr=lr, lr_sweep=sweep, batch=self.batch(mb))
+        beta = self.start_noise["b_simple"] / self.batch(mb)
         # Freezing from half the run below the noise scale (every skipped
         # gradient costs steps, docs/time-to-quality.md: +1.3% against +3.6%
         # from a tenth); from a quarter above it, where a skipped gradient is
@@ -395,7 +400,7 @@ class Sweep:
                              f"still learns from")
         smallest = max(c["mb"])
         for mb in c["mb"]:
-            log(f"batch size: {mb} sequences a microbatch ({mb * 8 * self.c['positions']} predictions a step)")
+            log(f"batch size: {mb} sequences a microbatch ({self.batch(mb)} predictions a step)")
             self.batch_size(mb, mb == smallest)
         # The smallest beta: more seeds for the best cap, and weights from the
         # measured per-tensor noise scales against balanced at the same cap
@@ -415,7 +420,7 @@ class Sweep:
                 if cap != best:
                     self.seeded_cap(smallest, cap)
             if c["weights"]:
-                weights = noise_weights(entry.get("freeze_tensors", self.start_noise["tensors"]), smallest * 8 * self.c["positions"])
+                weights = noise_weights(entry.get("freeze_tensors", self.start_noise["tensors"]), self.batch(smallest))
                 entry["noise_weights"] = weights
                 wbin = b.variant(f"timely_{best}_weights_w{warmup}", best, "weights", warmup, c["ramp"], "timely",
                                  c["reselect"], weights)[0]

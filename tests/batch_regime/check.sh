@@ -151,23 +151,21 @@ fi
 python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/out" --mb 2,8,32 >/dev/null 2>&1 ||
   { echo "batch_regime check FAILED: the cache refused for more batch sizes"; exit 1; }
 # a cache recorded before the model was (every run then the narrow MLP's) is held to mlp_narrow, and says so
+held_to_mlp() { # DIR WHAT: the cache in DIR is refused for --model gpt, named as the narrow MLP's
+  if python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$1" --model gpt >/dev/null 2>"$work/refused.txt" ||
+     ! grep -q "were made with model 'mlp_narrow' (now 'gpt')" "$work/refused.txt"; then
+    echo "batch_regime check FAILED: $2, reused with --model gpt:"; cat "$work/refused.txt"; exit 1
+  fi
+}
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["made_with"].pop("model"); json.dump(d, open(sys.argv[1], "w"))' \
   "$work/out/cache.json"
-if python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/out" --model gpt >/dev/null 2>"$work/refused.txt" ||
-   ! grep -q "were made with model 'mlp_narrow' (now 'gpt')" "$work/refused.txt"; then
-  echo "batch_regime check FAILED: a cache from before the model was recorded, reused with --model gpt:"
-  cat "$work/refused.txt"; exit 1
-fi
+held_to_mlp "$work/out" "a cache from before the model was recorded"
 # ... and so is one from before any setting was recorded that has no summary.json to hold it to
 cp -r "$work/out" "$work/old"
 rm "$work/old/summary.json"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("made_with"); json.dump(d, open(sys.argv[1], "w"))' \
   "$work/old/cache.json"
-if python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/old" --model gpt >/dev/null 2>"$work/refused.txt" ||
-   ! grep -q "were made with model 'mlp_narrow' (now 'gpt')" "$work/refused.txt"; then
-  echo "batch_regime check FAILED: a cache with no record and no summary.json, reused with --model gpt:"
-  cat "$work/refused.txt"; exit 1
-fi
+held_to_mlp "$work/old" "a cache with no record and no summary.json"
 python3 "$src/bench/batch_regime.py" --ci --report --tfc "$tfc" --out "$work/out" >/dev/null 2>&1 &&
   python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["made_with"].get("model") != "mlp_narrow")' \
     "$work/out/cache.json" ||
