@@ -267,3 +267,50 @@ for b in bad:
 print(f"batch_regime: {len(points)} points, {len(runs)} run logs; last line: {last}")
 sys.exit(1 if bad else 0)
 PY
+# bench/ttq_starts.py: run shapes on the --freeze-from sweep above (its gamma 0 is checked against the
+# planned model inside, on every row), and on synthetic cases where the answer is known
+python3 "$src/bench/ttq_starts.py" "$work/out" >"$work/starts.txt" 2>&1 && rc=0 || rc=$?
+if ! { [ "$rc" = 0 ] && tail -1 "$work/starts.txt" | grep -Eq '^ttq_starts groups=[1-9][0-9]* points=[1-9][0-9]* planned_max_abs_err=[0-9.]+ best_gamma=[0-9.]+ best_max_abs_err=[0-9.]+$'; } &&
+   ! { [ "$rc" = 1 ] && grep -q '^ttq_starts: no group froze one cap from several starts' "$work/starts.txt"; }; then
+  echo "ttq_starts.py on the CI sweep (rc $rc):"; tail -5 "$work/starts.txt"; exit 1
+fi
+python3 - "$src/bench" <<'PY'
+import math, random, sys
+sys.path.insert(0, sys.argv[1])
+import ttq_starts as ts
+import tfc_plan
+bad = []
+# the fit recovers a power law on its grid (c 0.5 * 400^(i/80), d a twentieth)
+c, d = 0.5 * 400 ** (40 / 80), 1.25
+pts = [(s, 2.3 + 4.0 * (s + c) ** -d) for s in range(3, 80, 4)]
+(a2, b2, c2, d2), rms = ts.fit_power(pts)
+if rms > 1e-9 or abs(c2 - c) > 1e-9 or abs(d2 - d) > 1e-12:
+    bad.append(f"fit_power: {a2, b2, c2, d2} rms {rms}, made with c {c} d {d}")
+fit = (2.3, 4.0, c, d)
+# gamma 0 is the planned model, at any k, start, ramp
+rnd = random.Random(7)
+for _ in range(40):
+    beta, f, r = rnd.uniform(0.05, 5), rnd.uniform(0.05, 0.9), rnd.uniform(0.5, 1.0)
+    n, w, ramp, k = rnd.choice((40, 60, 80)), rnd.randrange(0, 30), 2 * rnd.randrange(0, 5), rnd.choice((None, 0.0, 0.7))
+    want = tfc_plan.predicted_time_to_quality(beta, f, r, n, w, ramp, k)
+    got = ts.shaped_speedup(fit, 0.0, beta, f, r, n, w, ramp, k)
+    if abs(got - want) > 1e-9:
+        bad.append(f"gamma 0 at {beta, f, r, n, w, ramp, k}: {got}, the planned model {want}")
+# where the loss falls fastest (early, on a convex curve) a frozen step costs more, the more so the larger
+# gamma: with no shorter step (r = 1) the cost from step 0 against from half the run grows with gamma
+cost = [(1 - ts.shaped_speedup(fit, g, 0.5, 0.5, 1.0, 80, 0, 0, 0.8)) /
+        (1 - ts.shaped_speedup(fit, g, 0.5, 0.5, 1.0, 80, 40, 0, 0.8)) for g in (0.0, 0.5, 1.0)]
+if not (1.5 < cost[0] < cost[1] < cost[2]):
+    bad.append(f"the cost from step 0 against half the run, at gamma 0, 0.5, 1: {cost}")
+# a pilot measured at k 0.5 gives k 0.5 back, at any gamma; one above what k = 0 gives, k 0
+for g in (0.0, 0.7, 1.4):
+    pilot = ts.shaped_speedup(fit, g, 0.3, 0.4, 0.8, 60, 15, 6, 0.5)
+    k = ts.pilot_k(fit, g, 0.3, 0.4, 0.8, 60, 15, 6, pilot)
+    top = ts.pilot_k(fit, g, 0.3, 0.4, 0.8, 60, 15, 6, ts.shaped_speedup(fit, g, 0.3, 0.4, 0.8, 60, 15, 6, 0.0) + 0.01)
+    if abs(k - 0.5) > 1e-6 or top != 0.0:
+        bad.append(f"pilot_k at gamma {g}: k {k} from a pilot made at 0.5; {top} above k 0's")
+for b in bad:
+    print("ttq_starts check FAILED:", b)
+sys.exit(1 if bad else 0)
+PY
+echo "ttq_starts: $(tail -1 "$work/starts.txt")"
