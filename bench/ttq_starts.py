@@ -45,6 +45,7 @@ import batch_regime  # noqa: E402
 import time_to_quality as ttq  # noqa: E402
 import tfc_plan  # noqa: E402
 
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 GAMMAS = [i / 10 for i in range(21)]
 DT = 0.05  # steps per integration slice
 
@@ -162,7 +163,9 @@ def groups_of(cache):
                                     reached=all(x["reached"] for x in seeds)))
             rule = next((x for x in got if x["start"] == e["warmup"]), None)
             if len(got) > 1 and rule and rule["reached"]:
-                out.append(dict(name=f"{cache.c.get('model', 'mlp_narrow')} {e['batch']:,} cap {cap}", n=n,
+                data = cache.state.get("made_with", {}).get("data")
+                where = f" on {os.path.relpath(data, ROOT)}" if data else ""
+                out.append(dict(name=f"{cache.c.get('model', 'mlp_narrow')} {e['batch']:,} cap {cap}{where}", n=n,
                                 ramp=cache.c["ramp"], beta=e["beta"], rule=e["warmup"], rows=got,
                                 curve=no_freezing_curve(cache, mb)))
     return out
@@ -182,11 +185,9 @@ def main(argv):
         return 2
     groups, seen = [], set()
     for out in argv:  # a cache copied to run more starts lists the first's groups again: once
-        cache = Cache(out)
-        for grp in groups_of(cache):
-            key = (cache.state.get("made_with", {}).get("data"), grp["name"])
-            if key not in seen:
-                seen.add(key)
+        for grp in groups_of(Cache(out)):
+            if grp["name"] not in seen:  # the name holds the corpus
+                seen.add(grp["name"])
                 groups.append(grp)
     if not groups:
         print("ttq_starts: no group froze one cap from several starts", file=sys.stderr)
