@@ -76,8 +76,15 @@ def no_freezing_curve(cache, mb):
 def fit_power(points, first=7):
     """(a, b, c, d) of L(t) = a + b (t + c)^-d, least squares on a grid of
     c and d (a and b in closed form), from step `first` on (the fine-tune's
-    first evaluations recover from its learning-rate warm-up)."""
+    first evaluations recover from its learning-rate warm-up; every
+    evaluation where fewer than three are that late). Under three points in
+    all, a flat curve: its slope 0 weighs every step alike (gamma 0's
+    shape)."""
     pts = [(s, v) for s, v in points if s >= first]
+    if len(pts) < 3:
+        pts = list(points)
+    if len(pts) < 3:
+        return (statistics.mean(v for _, v in pts) if pts else 0.0, 0.0, 1.0, 1.0), 0.0
     best = None
     for ci in range(81):
         c = 0.5 * 400 ** (ci / 80)  # 0.5 to 200 steps, geometric
@@ -86,11 +93,15 @@ def fit_power(points, first=7):
             xs = [(s + c) ** -d for s, _ in pts]
             mx, my = statistics.mean(xs), statistics.mean(v for _, v in pts)
             sxx = sum((x - mx) ** 2 for x in xs)
+            if sxx <= 0.0:
+                continue
             b = sum((x - mx) * (v - my) for x, (_, v) in zip(xs, pts)) / sxx
             a = my - b * mx
             err = sum((a + b * x - v) ** 2 for x, (_, v) in zip(xs, pts))
             if best is None or err < best[0]:
                 best = (err, a, b, c, d)
+    if best is None:
+        return (statistics.mean(v for _, v in pts), 0.0, 1.0, 1.0), 0.0
     return best[1:], math.sqrt(best[0] / len(pts))
 
 
@@ -127,7 +138,8 @@ def shaped_speedup(fit, gamma, beta, f, r, n, warmup, ramp, k):
 
 def pilot_k(fit, gamma, beta, f, r, n, warmup, ramp, measured):
     """k in [0, 2) that makes shaped_speedup give the pilot's measured
-    speed-up (0 where even k = 0 gives less; the speed-up falls as k grows)."""
+    speed-up; 0 where the pilot measured at least what k = 0 gives (the
+    speed-up falls as k grows)."""
     if shaped_speedup(fit, gamma, beta, f, r, n, warmup, ramp, 0.0) <= measured:
         return 0.0
     lo, hi = 0.0, tfc_plan.LR_RATIO_MAX * (1 - 1e-9)

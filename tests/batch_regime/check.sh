@@ -286,6 +286,11 @@ pts = [(s, 2.3 + 4.0 * (s + c) ** -d) for s in range(3, 80, 4)]
 (a2, b2, c2, d2), rms = ts.fit_power(pts)
 if rms > 1e-9 or abs(c2 - c) > 1e-9 or abs(d2 - d) > 1e-12:
     bad.append(f"fit_power: {a2, b2, c2, d2} rms {rms}, made with c {c} d {d}")
+# under three evaluations, a flat curve: every step weighs alike, the planned shape at any gamma
+flat, _ = ts.fit_power([(3, 2.0), (7, 1.9)])
+if flat[1] != 0.0 or ts.shaped_speedup(flat, 1.0, 0.3, 0.5, 0.8, 60, 15, 6, None) != \
+        ts.shaped_speedup(flat, 0.0, 0.3, 0.5, 0.8, 60, 15, 6, None):
+    bad.append(f"fit_power on two evaluations: {flat}")
 fit = (2.3, 4.0, c, d)
 # gamma 0 is the planned model, at any k, start, ramp
 rnd = random.Random(7)
