@@ -473,6 +473,10 @@ class Sweep:
             self.capped_run(mb, cap, "balanced", s, entry["lr"], binary, tag=f"_w{w}", contract=entry["contract"])
         self.save()
 
+    def none_log(self, mb, seed):
+        """The log of batch size mb's no-freezing run on seed, at its rate."""
+        return os.path.join(self.out, "runs", f"mb{mb}_none_lr{self.state['points'][str(mb)]['lr']:.3g}_s{seed}.csv")
+
     def seed_runs(self, mb, stem, seeds=range(1, 10)):
         """The metrics of runs stem_s1, stem_s2, ... (those of seeds) cached
         with their seed's no-freezing run, each against its own."""
@@ -481,7 +485,7 @@ class Sweep:
         for s in seeds:
             key = f"{stem}_s{s}"
             lp = os.path.join(self.out, "runs", f"{key}.csv")
-            base = os.path.join(self.out, "runs", f"mb{mb}_none_lr{e['lr']:.3g}_s{s}.csv")
+            base = self.none_log(mb, s)
             if key in self.state.get("runs", {}) and os.path.exists(lp) and os.path.exists(base):
                 out.append(metrics(base, lp, n))
         return out
@@ -576,6 +580,15 @@ def run_stem(mb, cap, select, contract, tag=""):
     return f"mb{mb}_timely_{cap}_{select}{tag}" + ("" if contract == "share" else f"_{contract}")
 
 
+def start_rows(mb, e, cap):
+    """--freeze-from's runs of cap (balanced) at batch size mb (its points
+    entry e), by start: (warmup, plan numbers, run stem, the rule's start)."""
+    rows = [(e["warmup"], e["plans"][str(cap)], run_stem(mb, cap, "balanced", e["contract"]), True)]
+    rows += [(v["warmup"], v["plan"], run_stem(mb, cap, "balanced", e["contract"], f"_w{v['warmup']}"), False)
+             for v in e.get("starts", {}).values() if v["cap"] == cap]
+    return sorted(rows, key=lambda row: row[0])
+
+
 def starts_table(sweep):
     """--freeze-from: per batch size that ran them, its cap freezing from
     each step against the sweep's rule's start (its own row), every seed
@@ -590,11 +603,8 @@ def starts_table(sweep):
         mb = int(mb_s)
         k = (e.get("auto_pilot") or {}).get("lr_ratio")
         for cap in sorted({v["cap"] for v in e["starts"].values()}):
-            rows = [(e["warmup"], e["plans"][str(cap)], run_stem(mb, cap, "balanced", e["contract"]), True)]
-            rows += [(v["warmup"], v["plan"], run_stem(mb, cap, "balanced", e["contract"], f"_w{v['warmup']}"), False)
-                     for v in e["starts"].values() if v["cap"] == cap]
             done = []
-            for w, plan, stem, rule in sorted(rows, key=lambda row: row[0]):
+            for w, plan, stem, rule in start_rows(mb, e, cap):
                 seeds = sweep.seed_runs(mb, stem)
                 if not seeds:
                     continue

@@ -44,6 +44,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import batch_regime  # noqa: E402
 import time_to_quality as ttq  # noqa: E402
 import tfc_plan  # noqa: E402
+import ttq_models  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 GAMMAS = [i / 10 for i in range(21)]
@@ -59,14 +60,14 @@ class Cache:
         self.out, self.c, self.state = out, s["config"], s["state"]
 
     seed_runs = batch_regime.Sweep.seed_runs
+    none_log = batch_regime.Sweep.none_log
 
 
 def no_freezing_curve(cache, mb):
     """(step, mean validation loss over the seeds' no-freezing runs)."""
-    e = cache.state["points"][str(mb)]
     at = {}
     for s in range(1, 10):
-        path = os.path.join(cache.out, "runs", f"mb{mb}_none_lr{e['lr']:.3g}_s{s}.csv")
+        path = cache.none_log(mb, s)
         if os.path.exists(path):
             for step, _, v in ttq.read_log(path)[1]:
                 at.setdefault(step, []).append(v)
@@ -175,12 +176,8 @@ def groups_of(cache):
             continue
         mb = int(mb_s)
         for cap in sorted({v["cap"] for v in e["starts"].values()}):
-            rows = [(e["warmup"], e["plans"][str(cap)], batch_regime.run_stem(mb, cap, "balanced", e["contract"]))]
-            rows += [(v["warmup"], v["plan"], batch_regime.run_stem(mb, cap, "balanced", e["contract"],
-                                                                    f"_w{v['warmup']}"))
-                     for v in e["starts"].values() if v["cap"] == cap]
             got = []
-            for w, plan, stem in sorted(rows, key=lambda row: row[0]):
+            for w, plan, stem, _ in batch_regime.start_rows(mb, e, cap):
                 seeds = cache.seed_runs(mb, stem)
                 if seeds:
                     got.append(dict(start=w, plan=plan, seeds=len(seeds),
@@ -197,11 +194,8 @@ def groups_of(cache):
 
 
 def error(pred, row):
-    """|predicted - measured|; a run that never reached L* only where the
-    prediction exceeds its bound."""
-    if not row["reached"]:
-        return max(0.0, pred - row["measured"])
-    return abs(pred - row["measured"])
+    """The sweep's error rule (ttq_models.error) for a row predicted pred."""
+    return ttq_models.error(dict(reached=row["reached"], drift_free=row["measured"]), pred)
 
 
 def main(argv):
