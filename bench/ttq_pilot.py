@@ -35,7 +35,20 @@ The last line is then
 
 (K: the one k best over all files together, and its largest error).
 
-Usage: bench/ttq_pilot.py [--optimizer adam|sgd] [--seed-ends | --one-k] RESULTS.md...
+With --k-floor, whether a better k could meet the sweep's target at all
+with the planned run shape: per batch size (one group of one file), the k
+on the grid 0, 0.01, ..., 1.95, or none (each run at its own best rate),
+whose largest error over every point of the group, its pilot included, is
+least: the floor of any model that gives the batch size one k, however it
+finds it; the grid's k whose largest error is at most 0.10 (the sweep's
+target), as an interval; and the best k from the run's length and beta,
+both spec keys, k = a + b ln(N / 100) + c ln(beta) (clamped to the grid's
+range, a, b on a grid of 0.1 and c of 0.05), fitted to every point of
+every file at once: in-sample, so no better held out. The last line is then
+
+  ttq_k_floor groups=G points=P max_floor_err=E worst_group=NAME fitted_a=A fitted_b=B fitted_c=C fitted_max_abs_err=E1
+
+Usage: bench/ttq_pilot.py [--optimizer adam|sgd] [--seed-ends | --one-k | --k-floor] RESULTS.md...
 (--optimizer: the model's form, training.optimizer; adam, the trainer's,
 by default)"""
 import math
@@ -249,10 +262,83 @@ def one_k(sweeps, optimizer):
     return "\n".join(lines), rows, (k_all, max(err[(o, k_all)] for o in labels))
 
 
+FLOOR_GRID = [i / 100 for i in range(196)]  # 0 to 1.95
+TARGET = 0.10  # the sweep's target on max_abs_err (issue #37)
+FIT_A = [i / 10 for i in range(-5, 21)]  # k = a + b ln(N / 100) + c ln(beta)
+FIT_B = [i / 10 for i in range(-5, 11)]
+FIT_C = [i / 20 for i in range(-10, 11)]
+
+
+def group_error(pts, n, ramp, k, optimizer):
+    """The largest error over a group's points, each predicted at k (None:
+    each run at its own best rate)."""
+    import tfc_plan
+    return max(ttq_models.point_error(p, tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n,
+                                                                            p["warmup"], ramp, k, optimizer))
+               for p in pts)
+
+
+def fitted_k(a, b, c, n, beta):
+    """The length-and-beta form of k, clamped to [0, 1.95]; beta 0 (no
+    noise) takes the grid's lowest k."""
+    if beta <= 0.0:
+        return 0.0
+    return min(max(a + b * math.log(n / 100.0) + c * math.log(beta), 0.0), FLOOR_GRID[-1])
+
+
+def k_floor(groups, n_of, ramp_of, optimizer):
+    """--k-floor: ([(name, points, best k or None, its error, (lowest, highest)
+    k of the grid within TARGET or None, error at no k)], ((a, b, c), the
+    fitted form's largest error over every point))."""
+    rows = []
+    for name, pts in groups.items():
+        n, ramp = n_of(name), ramp_of(name)
+        errs = {k: group_error(pts, n, ramp, k, optimizer) for k in FLOOR_GRID}
+        none = group_error(pts, n, ramp, None, optimizer)
+        best = min(FLOOR_GRID, key=lambda k: errs[k])  # the smallest k among equals
+        best, e = (None, none) if none <= errs[best] else (best, errs[best])
+        within = [k for k in FLOOR_GRID if errs[k] <= TARGET]
+        rows.append((name, len(pts), best, e, (within[0], within[-1]) if within else None, none))
+    keys = [(n_of(name), pts[0]["beta"], name) for name, pts in groups.items()]
+    fit, fit_err = None, math.inf
+    for a in FIT_A:
+        for b in FIT_B:
+            for c in FIT_C:
+                worst = 0.0
+                for n, beta, name in keys:
+                    worst = max(worst, group_error(groups[name], n, ramp_of(name), fitted_k(a, b, c, n, beta), optimizer))
+                    if worst >= fit_err:
+                        break
+                if worst < fit_err:
+                    fit, fit_err = (a, b, c), worst
+    return rows, (fit, fit_err)
+
+
+def k_floor_table(rows):
+    lines = ["| batch size | points | best k | its largest error | k within 0.10 | no k (each at its best rate) |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for name, count, k, e, within, none in rows:
+        lines.append(f"| {name} | {count} | {'none' if k is None else f'{k:.2f}'} | {e:.3f} | "
+                     f"{'none' if within is None else f'{within[0]:.2f} to {within[1]:.2f}'} | {none:.3f} |")
+    return "\n".join(lines)
+
+
 def main():
-    optimizer, args, flags = cli_args(sys.argv[1:], __doc__, ("--seed-ends", "--one-k"))
+    optimizer, args, flags = cli_args(sys.argv[1:], __doc__, ("--seed-ends", "--one-k", "--k-floor"))
     if optimizer is None:
         return args
+    if len(flags) > 1:
+        print(f"ttq_pilot: {' and '.join(sorted(flags))} are separate tables: give one", file=sys.stderr)
+        return 2
+    if "--k-floor" in flags:
+        groups, n_of, ramp_of = named_groups(args)
+        rows, ((a, b, c), fit_err) = k_floor(groups, n_of, ramp_of, optimizer)
+        print(k_floor_table(rows))
+        worst = max(rows, key=lambda r: r[3])
+        print(f"ttq_k_floor groups={len(rows)} points={sum(r[1] for r in rows)} max_floor_err={worst[3]:.4f} "
+              f"worst_group={worst[0].replace(' ', '_')} fitted_a={a:.2f} fitted_b={b:.2f} fitted_c={c:.2f} "
+              f"fitted_max_abs_err={fit_err:.4f}")
+        return 0
     if "--one-k" in flags:
         sweeps = [(label,) + read_sweep(path) for path, label in zip(args, labels(args))]
         if len(sweeps) < 2:

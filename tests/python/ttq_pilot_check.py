@@ -16,11 +16,19 @@ ttq_pilot):
     its own pattern), k by bisection at the mean and at each end, each
     other row's error at the mean and the worse of the two ends', and the
     last line `ttq_pilot_seeds groups=G points=K max_abs_err=E
-    mean_pilot_max_abs_err=E0` from them.
+    mean_pilot_max_abs_err=E0` from them;
+  - --k-floor: each batch size's best k recomputed here over the grid
+    and no k (the error rule written out again), the interval of k within
+    0.10 likewise; no k never beats the floor it is a candidate of; the
+    fitted length-and-beta form's error recomputed at its printed
+    coefficients, no lower one grid step away in any coefficient, and not
+    below the largest floor (one k per batch size, however found, cannot
+    beat it); the last line quoted in docs/time-to-quality.md.
 
 Usage: ttq_pilot_check.py SOURCE_DIR
 """
 import glob
+import math
 import os
 import re
 import subprocess
@@ -244,10 +252,80 @@ def check_one_k(files):
         bad.append(f"docs/time-to-quality.md does not quote {lines[-1]!r}")
 
 
+def worst_at(n, ramp, pts, k):
+    """A batch size's largest error at k (None: the best-rate form), the
+    sweep's rule written out."""
+    worst = 0.0
+    for p in pts:
+        v = tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k)
+        worst = max(worst, abs(v - p["df"]) if p["reached"] else max(0.0, v - p["df"]))
+    return worst
+
+
+def check_k_floor(files):
+    r = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_pilot.py"), "--k-floor"] + files,
+                       capture_output=True, text=True)
+    lines = r.stdout.strip().split("\n")
+    m = re.fullmatch(r"ttq_k_floor groups=(\d+) points=(\d+) max_floor_err=([0-9.]+) worst_group=(\S+) "
+                     r"fitted_a=(-?[0-9.]+) fitted_b=(-?[0-9.]+) fitted_c=(-?[0-9.]+) fitted_max_abs_err=([0-9.]+)",
+                     lines[-1]) if r.returncode == 0 else None
+    if not m:
+        bad.append(f"--k-floor: rc {r.returncode}, {lines[-1]!r}, {r.stderr[-300:]!r}")
+        return
+    groups = {}
+    for path in files:
+        n, ramp, g = ttq_pilot.read_sweep(path)
+        for size, pts in g.items():
+            groups[f"{size} (N = {n}, {os.path.basename(path)})"] = (n, ramp, pts)
+    rows = {c[0]: c for c in ([x.strip() for x in l.strip("|").split("|")] for l in lines if l.startswith("| ") and
+                              "(N = " in l)}
+    if set(rows) != set(groups) or int(m.group(1)) != len(groups) or \
+            int(m.group(2)) != sum(len(pts) for _, _, pts in groups.values()):
+        bad.append(f"--k-floor: rows {sorted(set(rows) ^ set(groups))} differ from the files' batch sizes")
+        return
+    grid = [i / 100 for i in range(196)]
+    floors = {}
+    for name, (n, ramp, pts) in groups.items():
+        errs = [worst_at(n, ramp, pts, k) for k in grid]
+        none = worst_at(n, ramp, pts, None)
+        floor = min(min(errs), none)
+        within = [k for k, e in zip(grid, errs) if e <= 0.10]
+        _, count, k, e, interval, no_k = rows[name]
+        want = "none" if not within else f"{within[0]:.2f} to {within[-1]:.2f}"
+        at = none if k == "none" else worst_at(n, ramp, pts, float(k))
+        if int(count) != len(pts) or abs(float(e) - floor) > 6e-4 or abs(at - floor) > 1e-12 or interval != want \
+                or abs(float(no_k) - none) > 6e-4 or float(e) > float(no_k):
+            bad.append(f"--k-floor row {rows[name]}: floor {floor:.4f} (no k {none:.4f}), within 0.10: {want}")
+        floors[name] = floor
+    worst = max(floors, key=floors.get)
+    if abs(float(m.group(3)) - floors[worst]) > 1e-4 or m.group(4) != worst.replace(" ", "_"):
+        bad.append(f"--k-floor last line {lines[-1]!r}: the largest floor {floors[worst]:.4f} at {worst}")
+
+    def fitted(a, b, c):
+        out = 0.0
+        for n, ramp, pts in groups.values():
+            beta = pts[0]["beta"]
+            k = 0.0 if beta <= 0 else min(max(a + b * math.log(n / 100) + c * math.log(beta), 0.0), 1.95)
+            out = max(out, worst_at(n, ramp, pts, k))
+        return out
+    a, b, c = (float(m.group(i)) for i in (5, 6, 7))
+    e = fitted(a, b, c)
+    if abs(e - float(m.group(8))) > 1e-4 or e < floors[worst] - 0.01:
+        bad.append(f"--k-floor: the fitted form at {a}, {b}, {c} is off by {e:.4f}, printed {m.group(8)}, "
+                   f"the largest floor {floors[worst]:.4f}")
+    for da, db, dc in ((0.1, 0, 0), (-0.1, 0, 0), (0, 0.1, 0), (0, -0.1, 0), (0, 0, 0.05), (0, 0, -0.05)):
+        if fitted(a + da, b + db, c + dc) < e - 1e-12:
+            bad.append(f"--k-floor: the fitted form is better one step away ({da}, {db}, {dc})")
+    doc = open(os.path.join(src, "docs", "time-to-quality.md")).read().replace("\n", " ").replace("`", " ")
+    if lines[-1] not in doc:
+        bad.append(f"docs/time-to-quality.md does not quote {lines[-1]!r}")
+
+
 def main():
     files = sorted(glob.glob(os.path.join(src, "docs", "batch_regime_runs", "*.md")))
     check_inputs(files)
     check_one_k(files)
+    check_k_floor(files)
     got = {opt: check(files, opt) for opt in ("adam", "sgd")}
     seeds = {opt: check_seed_ends(files, opt) for opt in ("adam", "sgd")}
     if not all(seeds.values()):
