@@ -318,7 +318,7 @@ class Sweep:
         tried = {}
 
         def loss_at(lr):
-            key = f"mb{mb}_none_lr{lr:.3g}_s1"
+            key = none_key(mb, lr, 1)
             if lr not in tried:
                 lp, _ = self.train(key, mb, binary, 1, c["steps"], lr, ["--no-freeze"], save=self.end_params(mb, lr))
                 v = ttq.smooth(ttq.read_log(lp)[1])[-1][2]
@@ -361,7 +361,7 @@ class Sweep:
         seeds = list(range(1, (c["seeds_small"] if smallest_beta else 1) + 1))
         none_bin = b.variant("none", 0.0, "balanced", 0, 1)[0]
         for s in seeds:
-            key = f"mb{mb}_none_lr{lr:.3g}_s{s}"
+            key = none_key(mb, lr, s)
             self.train(key, mb, none_bin, s, n, lr, ["--no-freeze"], save=self.end_params(mb, lr) if s == 1 else None)
         end = self.noise(f"mb{mb}_end", self.end_params(mb, lr))
         entry["end_b_simple"] = end["b_simple"]
@@ -384,9 +384,7 @@ class Sweep:
                           ["--stop-below", f"{lstar:.12g}", "--stop-from", str(n), "--grad", contract] + list(extra))
 
     def lstar(self, mb, seed):
-        lr = self.state["points"][str(mb)]["lr"]
-        lp = os.path.join(self.out, "runs", f"mb{mb}_none_lr{lr:.3g}_s{seed}.csv")
-        return ttq.smooth(ttq.read_log(lp)[1])[-1][2]
+        return ttq.smooth(ttq.read_log(self.none_log(mb, seed))[1])[-1][2]
 
     def run_all(self):
         c = self.c
@@ -475,7 +473,7 @@ class Sweep:
 
     def none_log(self, mb, seed):
         """The log of batch size mb's no-freezing run on seed, at its rate."""
-        return os.path.join(self.out, "runs", f"mb{mb}_none_lr{self.state['points'][str(mb)]['lr']:.3g}_s{seed}.csv")
+        return os.path.join(self.out, "runs", none_key(mb, self.state["points"][str(mb)]["lr"], seed) + ".csv")
 
     def seed_runs(self, mb, stem, seeds=range(1, 10)):
         """The metrics of runs stem_s1, stem_s2, ... (those of seeds) cached
@@ -571,6 +569,12 @@ def auto_choice(sweep, mb, pilot=None):
     # a float, as the sweep's caps are: plan.json writes cap 1 as 1, and the
     # runs' cache keys format the cap (mb8_timely_1.0_...)
     return float(t["cap"]), t["predicted_speedup"], t["reason"], t.get("lr_ratio")
+
+
+def none_key(mb, lr, seed):
+    """A no-freezing run's cache key (its log is runs/KEY.csv): batch size
+    mb's run at rate lr on seed, the rate printed as the sweep picks it."""
+    return f"mb{mb}_none_lr{lr:.3g}_s{seed}"
 
 
 def run_stem(mb, cap, select, contract, tag=""):

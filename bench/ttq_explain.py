@@ -35,6 +35,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import batch_regime  # noqa: E402
 import time_to_quality as ttq  # noqa: E402
 
 
@@ -58,7 +59,7 @@ def smoothed(path):
 
 
 def tail(p):
-    none = smoothed(os.path.join(p["root"], "runs", f"mb{p['mb']}_none_lr{p['lr']:.3g}_s1.csv"))
+    none = smoothed(os.path.join(p["root"], "runs", batch_regime.none_key(p["mb"], p["lr"], 1) + ".csv"))
     runs = glob.glob(os.path.join(p["root"], "runs", f"mb{p['mb']}_timely_{p['cap']}_balanced*_s1.csv"))
     if not runs:
         return None

@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
+import batch_regime  # noqa: E402
 import tfc_plan  # noqa: E402
 import ttq_pilot  # noqa: E402
 
@@ -116,7 +117,7 @@ def run(sweep, data, beta2):
         if os.path.exists(out):
             continue
         lr = point["lr"]
-        key = f"mb{mb}_none_lr{lr:.3g}_s1"
+        key = batch_regime.none_key(mb, lr, 1)
         n = int(state["runs"][key]["steps"])
         cmd = [binary, "train", "--model", "mlp_narrow", "--data", data, "--part", "finetune", "--init",
                os.path.join(sweep, "pretrained.bin"), "--seed", "1", "--steps", str(n), "--mb-seqs", mb,

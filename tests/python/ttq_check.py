@@ -155,6 +155,7 @@ def short(v):
 
 notes = {False: 0, True: 0}  # reasons checked with the bound above 1, at or below it
 auto_notes = {False: 0, True: 0}  # the same, of auto's choices of cap 0
+k_lines = {False: 0, True: 0}  # auto's plans without and with the line saying no learning-rate ratio is given
 late_runs = {False: 0, True: 0}  # plans of runs that end before freezing takes hold (auto's: True)
 
 
@@ -493,6 +494,14 @@ def main():
             text = subprocess.run([tfc, "plan", p], capture_output=True, text=True).stdout
             if f"freeze.max_ratio: auto chose {got['max_ratio']:g}" not in text:
                 bad.append(f"tfc plan does not say what auto chose: {text[:400]}")
+            # a plan that freezes without a learning-rate ratio says it lacks one
+            # (the input the prediction needs), one with a ratio prints it instead
+            lacks = "learning-rate ratio  not given   (" in text
+            numeric = bool(re.search(r"^learning-rate ratio +[0-9]", text, re.M))
+            if lacks != ("lr_ratio" not in t and t["frozen_share"] > 0) or numeric != ("lr_ratio" in t):
+                bad.append(f"auto at beta {noise / batch:.3g}{extra}: lr_ratio {t.get('lr_ratio')}, frozen share "
+                           f"{t['frozen_share']}, the learning-rate ratio line: {text[:900]!r}")
+            k_lines[lacks] += 1
             # cap 0's own bound is 1; where the reason names another cap's, the
             # `at most` line points there rather than contradict it
             if ("; at most " in t["reason"]) != ("nothing is frozen at the cap auto chose; the reason above says what "
@@ -521,6 +530,8 @@ def main():
                 if subprocess.run([tfc, "check", p, "-q"]).returncode != 0:
                     bad.append(f"tfc check refused an auto spec at beta {noise / batch:.3g}")
 
+        if min(k_lines.values()) < 1:
+            bad.append(f"the learning-rate ratio line is not checked both ways: {k_lines}")
         print(f"ttq check: reasons name the bound: a cap's {notes[True]} times above 1, {notes[False]} at or below; "
               f"auto's {auto_notes[True]} above, {auto_notes[False]} at or below")
         if min(notes.values()) < 1 or min(auto_notes.values()) < 1:
