@@ -238,12 +238,18 @@ def seed_end_table(res):
 ONE_K_GRID = [i / 20 for i in range(40)]  # 0 to 1.95: lr_ratio is below 2
 
 
+def group_error(pts, n, ramp, k, optimizer):
+    """The largest error over a group's points, each predicted at k (None:
+    each run at its own best rate)."""
+    import tfc_plan
+    return max((ttq_models.point_error(p, tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n,
+                                                                             p["warmup"], ramp, k, optimizer))
+                for p in pts), default=0.0)
+
+
 def file_error(n, ramp, groups, k, optimizer):
     """The largest error over a file's points, each predicted at k."""
-    import tfc_plan
-    return max((ttq_models.point_error(p, tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"],
-                                                                            ramp, k, optimizer))
-                for pts in groups.values() for p in pts), default=0.0)
+    return max((group_error(pts, n, ramp, k, optimizer) for pts in groups.values()), default=0.0)
 
 
 def one_k(sweeps, optimizer):
@@ -267,15 +273,6 @@ TARGET = 0.10  # the sweep's target on max_abs_err (issue #37)
 FIT_A = [i / 10 for i in range(-5, 21)]  # k = a + b ln(N / 100) + c ln(beta)
 FIT_B = [i / 10 for i in range(-5, 11)]
 FIT_C = [i / 20 for i in range(-10, 11)]
-
-
-def group_error(pts, n, ramp, k, optimizer):
-    """The largest error over a group's points, each predicted at k (None:
-    each run at its own best rate)."""
-    import tfc_plan
-    return max(ttq_models.point_error(p, tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n,
-                                                                            p["warmup"], ramp, k, optimizer))
-               for p in pts)
 
 
 def fitted_k(a, b, c, n, beta):

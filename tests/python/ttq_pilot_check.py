@@ -188,6 +188,9 @@ def check_inputs(files):
         counts = [tuple(int(x) for x in re.findall(r"(?:groups|points)=(\d+)", l)) for l in one + [both]]
         if len(counts[2]) != 2 or counts[2] != (counts[0][0] + counts[1][0], counts[0][1] + counts[1][1]):
             bad.append(f"two results.md files, options after them: {both!r}, one by one {one}")
+        r = run(a, "--one-k", "--k-floor")
+        if r.returncode != 2 or r.stdout or not r.stderr.startswith("ttq_pilot: "):
+            bad.append(f"--one-k with --k-floor: rc {r.returncode}, {r.stderr[-200:]!r}")
         text = open(a).read()
         rows = [l for l in text.splitlines() if l.startswith("| 2,048 |") and "| balanced |" in l]
         for name, new in (("dash.md", rows[0].replace("| 0.808 |", "| - |")),
