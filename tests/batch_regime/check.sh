@@ -321,3 +321,75 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 echo "ttq_starts: $(tail -1 "$work/starts.txt")"
+# bench/ttq_short_pilot.py: a pilot cut short, on every frozen run of the CI sweep above, and on made-up
+# runs where a frozen step's progress is known
+python3 "$src/bench/ttq_short_pilot.py" "$work/out" >"$work/short.txt" 2>&1 ||
+  { echo "ttq_short_pilot.py on the CI sweep:"; tail -5 "$work/short.txt"; exit 1; }
+python3 - "$src/bench" "$work" <<'PY'
+import json, math, os, random, re, sys
+sys.path.insert(0, sys.argv[1])
+import batch_regime as br
+import tfc_plan
+import ttq_short_pilot as sp
+work = sys.argv[2]
+bad = []
+lines = open(f"{work}/short.txt").read().strip().split("\n")
+m = re.fullmatch(r"ttq_short_pilot runs=(\d+) planned_max_abs_err=[0-9.]+ planned_mean_abs_err=[0-9.]+"
+                 + "".join(rf" {n}_max_abs_err=([0-9.]+|nan) {n}_mean_abs_err=([0-9.]+|nan)" for n, _ in sp.SHARES),
+                 lines[-1])
+# every balanced frozen run on disk with its seed's no-freezing run, found here by its file name
+state = json.load(open(f"{work}/out/summary.json"))["state"]
+want = 0
+for name in os.listdir(f"{work}/out/runs"):
+    r = re.fullmatch(r"mb(\d+)_timely_[0-9.]+_balanced(_w\d+)?(_mean)?_s(\d+)\.csv", name)
+    if r and r.group(1) in state["points"]:
+        lr = state["points"][r.group(1)]["lr"]
+        want += os.path.exists(f"{work}/out/runs/mb{r.group(1)}_none_lr{lr:.3g}_s{r.group(4)}.csv")
+rows = [l for l in lines if re.match(r"\| out \| [0-9,]+ \|", l)]
+if not m or int(m.group(1)) != want or len(rows) != want or want == 0:
+    bad.append(f"the CI sweep: {want} frozen runs on disk, {len(rows)} rows, last line {lines[-1]!r}")
+# made-up runs, evaluated every 4 steps (at 3, 7, 11, ...) as the trainer does: the no-freezing loss
+# falls on a straight line, the frozen run follows it rho times as fast from w = 10 on; the smoothing's
+# lag taken out, the short pilot reads rho back exactly
+head = "step,train_loss,val_loss,step_ms,optim_ms,wall_s,lr,planned_ratio,frozen_share,dw_skipped_share,plan_ms\n"
+def log(path, loss, steps=80):
+    with open(path, "w") as f:
+        f.write(head)
+        for i in range(steps):
+            v = f"{loss(i):.12f}" if i % 4 == 3 else ""
+            f.write(f"{i},0,{v},1,0,{i + 1},0.001,0,0,0,1\n")
+line = lambda t: 3.0 - 0.01 * t
+log(f"{work}/sp_none.csv", line)
+_, none = br.curve(f"{work}/sp_none.csv", 80)
+for rho in (0.3, 0.7, 1.0):
+    log(f"{work}/sp_run.csv", lambda t: line(t if t <= 10 else 10 + rho * (t - 10)))
+    _, run = br.curve(f"{work}/sp_run.csv", 80)
+    for mm in (6.5, 10, 20):  # the smoothing window (3 evaluations) all past w: exact
+        got = sp.short_rho(none, run, 10, mm, 4)
+        if got is None or abs(got - rho) > 1e-9:
+            bad.append(f"short_rho after {mm} frozen steps at rho {rho}: {got}")
+# a frozen run below every loss the no-freezing run reached reads as inf; past its last evaluation, None
+log(f"{work}/sp_fast.csv", lambda t: line(t if t <= 10 else 10 + 5 * (t - 10)))
+_, fast = br.curve(f"{work}/sp_fast.csv", 80)
+if sp.short_rho(none, fast, 10, 40, 4) != math.inf or sp.short_rho(none, run, 10, 70, 4) is not None:
+    bad.append("short_rho: ahead of the no-freezing run, or past the run's end")
+# a pilot's rho taken as tfc takes a pilot gives its k back, and the prediction at it; above k = 0's, k 0
+rnd = random.Random(5)
+for _ in range(50):
+    beta, f, r = rnd.uniform(0.05, 5), rnd.uniform(0.05, 0.9), rnd.uniform(0.5, 0.95)
+    n, warmup, ramp, k = rnd.choice((40, 60, 80)), rnd.randrange(0, 30), 2 * rnd.randrange(0, 5), rnd.uniform(0.05, 1.5)
+    rho = tfc_plan.frozen_step_progress(beta, f, k)
+    if rho <= 0:
+        continue
+    k2, v = sp.predict_from(rho, beta, f, r, n, warmup, ramp)
+    want_v = tfc_plan.predicted_time_to_quality(beta, f, r, n, warmup, ramp, k)
+    if k2 is None or abs(k2 - k) > 1e-6 or abs(v - want_v) > 1e-9:
+        bad.append(f"predict_from at {beta, f, r, n, warmup, ramp, k}: {k2, v}, wanted {k, want_v}")
+    top = tfc_plan.frozen_step_progress(beta, f, 0.0)
+    if sp.predict_from(top + 0.01, beta, f, r, n, warmup, ramp)[0] != 0.0:
+        bad.append(f"predict_from above k 0's progress at {beta, f}: not k 0")
+for b in bad:
+    print("ttq_short_pilot check FAILED:", b)
+sys.exit(1 if bad else 0)
+PY
+echo "ttq_short_pilot: $(tail -1 "$work/short.txt")"
