@@ -303,7 +303,8 @@ def k_floor(groups, n_of, ramp_of, optimizer):
             for c in FIT_C:
                 worst = 0.0
                 for n, beta, name in keys:
-                    worst = max(worst, group_error(groups[name], n, ramp_of(name), fitted_k(a, b, c, n, beta), optimizer))
+                    k = fitted_k(a, b, c, n, beta)
+                    worst = max(worst, group_error(groups[name], n, ramp_of(name), k, optimizer))
                     if worst >= fit_err:
                         break
                 if worst < fit_err:

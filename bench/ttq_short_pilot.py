@@ -101,6 +101,9 @@ def predict_from(rho, beta, f, r, n, warmup, ramp):
 
 
 def rows_of(cache):
+    """A row a frozen run of the cache: its measured speed-up, the planned
+    model's without k, and per share of the frozen steps the cut pilot's
+    (rho, k, prediction, error); key says which run it is across caches."""
     n, ramp = cache.c["steps"], cache.c["ramp"]
     out = []
     for mb, e, cap, warmup, plan, seed, log, base in frozen_runs(cache):
@@ -120,7 +123,8 @@ def rows_of(cache):
         model = made.get("model") or cache.c.get("model") or batch_regime.BEFORE_KEY["model"]  # older caches: the MLP
         key = (made.get("data"), model, n, ramp, mb, cap, warmup, seed)
         out.append(dict(key=key, cache=os.path.basename(os.path.normpath(cache.out)), batch=e["batch"], cap=cap,
-                        warmup=warmup, seed=seed, p=p, planned=planned, planned_err=ttq_models.point_error(p, planned), short=short))
+                        warmup=warmup, seed=seed, p=p, planned=planned,
+                        planned_err=ttq_models.point_error(p, planned), short=short))
     return out
 
 
