@@ -58,16 +58,13 @@ def frozen_runs(cache):
     (its starts)."""
     out = []
     for mb, e in sorted(cache.state["points"].items(), key=lambda kv: int(kv[0])):
-        contract = e.get("contract", "share")
-        runs = [(cap, "", e["warmup"], plan) for cap, plan in sorted(e.get("plans", {}).items())]
-        runs += [(s["cap"], f"_w{s['warmup']}", s["warmup"], s["plan"]) for _, s in sorted(e.get("starts", {}).items())]
-        for cap, tag, warmup, plan in runs:
-            stem = batch_regime.run_stem(mb, float(cap), "balanced", contract, tag)
-            for seed in range(1, 10):
-                log = os.path.join(cache.out, "runs", f"{stem}_s{seed}.csv")
-                base = cache.none_log(mb, seed)
-                if os.path.exists(log) and os.path.exists(base):
-                    out.append((mb, e, float(cap), warmup, plan, seed, log, base))
+        for cap in sorted(float(c) for c in e.get("plans", {})):
+            for warmup, plan, stem, _ in batch_regime.start_rows(mb, e, cap):
+                for seed in range(1, 10):
+                    log = os.path.join(cache.out, "runs", f"{stem}_s{seed}.csv")
+                    base = cache.none_log(mb, seed)
+                    if os.path.exists(log) and os.path.exists(base):
+                        out.append((mb, e, cap, warmup, plan, seed, log, base))
     return out
 
 
