@@ -44,9 +44,19 @@ finds it; the grid's k whose largest error is at most 0.10 (the sweep's
 target), as an interval; and the best k from the run's length and beta,
 both spec keys, k = a + b ln(N / 100) + c ln(beta) (clamped to the grid's
 range, a, b on a grid of 0.1 and c of 0.05), fitted to every point of
-every file at once: in-sample, so no better held out. The last line is then
+every file at once: in-sample, so no better held out. Then the same for
+every pair of seven inputs a user has before any frozen run (K_INPUTS:
+the spec's steps, beta, noise scale where freezing starts and start, and
+the no-freezing run's rate search: the rate chosen and the final loss's
+rise one rate above and below it), k = a + b x + c y rounded to the grid
+(a on 0.1 from -0.5 to 2, b and c on 0.1 from -2 to 2), least error
+first; and for all seven at once, k = w0 + w . inputs, the least error E2
+any w can give, found exactly by linear programming on each batch size's
+interval of k within an error (a lower bound where those k are not one
+interval; in-sample, and for any subset of the inputs too). The last line
+is then
 
-  ttq_k_floor groups=G points=P max_floor_err=E worst_group=NAME fitted_a=A fitted_b=B fitted_c=C fitted_max_abs_err=E1
+  ttq_k_floor groups=G points=P max_floor_err=E worst_group=NAME fitted_a=A fitted_b=B fitted_c=C fitted_max_abs_err=E1 every_input_bound=E2
 
 Usage: bench/ttq_pilot.py [--optimizer adam|sgd] [--seed-ends | --one-k | --k-floor] RESULTS.md...
 (--optimizer: the model's form, training.optimizer; adam, the trainer's,
@@ -115,6 +125,7 @@ def parse_sweep(path, text):
         raise SystemExit(f"{tool_name()}: {path}: not a batch-regime results table")
     col = {h: i for i, h in enumerate(runs[0])}
     warm = {r[0]: int(re.search(r"\d+", r[sizes[0].index("freezing from")]).group()) for r in sizes[1:]}
+    rates = {r[0]: rate_sweep(r[sizes[0].index("peak lr (sweep: final loss)")]) for r in sizes[1:]}
     groups = {}
     for r in runs[1:]:
         if r[col["select"]] != "balanced":
@@ -127,7 +138,7 @@ def parse_sweep(path, text):
             cap=float(r[col["cap"]]), beta=float(r[col["beta at the start"]]), f=float(r[col["frozen share"]]),
             r=float(r[col["step ratio (plan)"]]), warmup=warm[r[0]], df=float(df.lstrip("<")),
             reached=not df.startswith("<"), beta_w=bw if bw > 0 else math.nan,  # nan: not measured, or negative
-            seed_ends=(float(spread.group(1)), float(spread.group(2))) if spread else None))
+            seed_ends=(float(spread.group(1)), float(spread.group(2))) if spread else None, **rates[r[0]]))
         p = groups[r[0]][-1]
         if not (p["beta"] >= 0 and 0 <= p["f"] <= 1 and 0 < p["r"] < math.inf and 0 < p["df"] < math.inf
                 and 0 <= p["cap"] <= 1 and (not p["seed_ends"] or p["seed_ends"][0] <= p["df"] <= p["seed_ends"][1])):
@@ -135,6 +146,21 @@ def parse_sweep(path, text):
                              f"ratio {p['r']}, drift-free {cell!r} (beta at least 0, the share and cap in [0, 1], "
                              f"the ratio and speed-up above 0 and finite, the mean inside its seeds' spread)")
     return n, ramp, groups
+
+
+def rate_sweep(cell):
+    """The no-freezing rate search of a batch size, from its cell "PEAK
+    (rate: final loss, ...)": {lr: the peak chosen, rise_up, rise_down: the
+    final loss one rate above and one below it, less the chosen one's}
+    (nan where the search has no such rate)."""
+    lr = float(cell.split()[0])
+    tried = sorted((float(a), float(b)) for a, b in re.findall(r"([0-9.eE+-]+):\s*([0-9.eE+-]+)", cell))
+    at = [x for x, _ in tried].index(lr) if any(x == lr for x, _ in tried) else None
+    if at is None:
+        return dict(lr=lr, rise_up=math.nan, rise_down=math.nan)
+    loss = tried[at][1]
+    return dict(lr=lr, rise_up=tried[at + 1][1] - loss if at + 1 < len(tried) else math.nan,
+                rise_down=tried[at - 1][1] - loss if at > 0 else math.nan)
 
 
 def cli_args(argv, doc, flags=()):
@@ -312,6 +338,181 @@ def k_floor(groups, n_of, ramp_of, optimizer):
     return rows, (fit, fit_err)
 
 
+def _log(x):
+    return math.log(x) if x > 0 else math.nan
+
+
+# What a user has before any frozen run, as inputs to a fitted k: the
+# spec's training keys (steps N, beta, the noise scale where freezing
+# starts, the start w) and the no-freezing run's rate search (the peak
+# rate chosen and how the final loss rises one rate above and below it).
+# Each is f(N, a point of the batch size), nan where the file lacks it.
+K_INPUTS = (
+    ("ln(N/100)", lambda n, p: math.log(n / 100.0)),
+    ("ln(beta)", lambda n, p: _log(p["beta"])),
+    ("ln(beta_w/beta)", lambda n, p: _log(p["beta_w"] / p["beta"]) if p["beta"] > 0 else math.nan),
+    ("w/N", lambda n, p: p["warmup"] / n),
+    ("ln(lr/0.01)", lambda n, p: _log(p["lr"] / 0.01)),
+    ("ln(rise_up/0.1)", lambda n, p: _log(p["rise_up"] / 0.1)),
+    ("ln(rise_down/0.1)", lambda n, p: _log(p["rise_down"] / 0.1)),
+)
+PAIR_A = [i / 10 for i in range(-5, 21)]  # k = a + b x + c y, rounded to FLOOR_GRID
+PAIR_C = [i / 10 for i in range(-20, 21)]
+
+
+def pair_k(a, b, c, x, y):
+    """The pair form's k: a + b x + c y clamped to [0, 1.95] and rounded
+    to the floor's grid of 0.01."""
+    return round(min(max(a + b * x + c * y, 0.0), FLOOR_GRID[-1]), 2)
+
+
+def k_input_fits(groups, n_of, ramp_of, optimizer):
+    """--k-floor's second table: for each pair of K_INPUTS, the (a, b, c)
+    on the grids whose k = pair_k(a, b, c, x, y) has the least largest
+    error over every point of every group, in-sample: [(x name, y name,
+    (a, b, c) or None where some group lacks an input, its error)], least
+    first (ties in K_INPUTS' order)."""
+    errs = {name: [group_error(pts, n_of(name), ramp_of(name), k, optimizer) for k in FLOOR_GRID]
+            for name, pts in groups.items()}
+    out = []
+    for i, (xn, xf) in enumerate(K_INPUTS):
+        for yn, yf in K_INPUTS[i + 1:]:
+            xy = [(errs[name], xf(n_of(name), pts[0]), yf(n_of(name), pts[0])) for name, pts in groups.items()]
+            if any(not (math.isfinite(x) and math.isfinite(y)) for _, x, y in xy):
+                out.append((xn, yn, None, math.nan))
+                continue
+            fit, fit_err = None, math.inf
+            for a in PAIR_A:
+                for b in PAIR_C:
+                    for c in PAIR_C:
+                        worst = 0.0
+                        for e, x, y in xy:
+                            worst = max(worst, e[round(pair_k(a, b, c, x, y) * 100)])
+                            if worst >= fit_err:
+                                break
+                        if worst < fit_err:
+                            fit, fit_err = (a, b, c), worst
+            out.append((xn, yn, fit, fit_err))
+    return sorted(out, key=lambda r: math.inf if r[2] is None else r[3])
+
+
+def feasible_point(rows, rhs, eps=1e-9):
+    """A point x with rows[i] . x <= rhs[i] for every i (x free), or None
+    where there is none: phase 1 of the simplex method on x = u - v with
+    slacks, and an artificial variable for each row whose rhs is negative,
+    Bland's rule (no cycling)."""
+    m, n = len(rows), len(rows[0]) if rows else 0
+    art = [i for i in range(m) if rhs[i] < 0]
+    width = 2 * n + m + len(art)
+    tab, basis = [], []
+    for i in range(m):
+        sign = -1.0 if rhs[i] < 0 else 1.0
+        row = [sign * a for a in rows[i]] + [-sign * a for a in rows[i]] + [0.0] * (m + len(art)) + [sign * rhs[i]]
+        row[2 * n + i] = sign
+        if rhs[i] < 0:
+            j = 2 * n + m + art.index(i)
+            row[j] = 1.0
+            basis.append(j)
+        else:
+            basis.append(2 * n + i)
+        tab.append(row)
+    # phase-1 objective (minimise the artificials' sum) as reduced costs: -(sum of the artificial rows)
+    cost = [0.0] * (width + 1)
+    for i in art:
+        for j in range(width + 1):
+            cost[j] -= tab[i][j]
+    for j in range(2 * n + m, width):
+        cost[j] += 1.0
+    while True:
+        enter = next((j for j in range(width) if cost[j] < -eps), None)
+        if enter is None:
+            break
+        leave, best = None, None
+        for i in range(m):
+            if tab[i][enter] > eps:
+                ratio = tab[i][-1] / tab[i][enter]
+                if best is None or ratio < best - eps or (ratio <= best + eps and basis[i] < basis[leave]):
+                    leave, best = i, ratio
+        if leave is None:  # unbounded: cannot happen in phase 1 (the objective is bounded below by 0)
+            break
+        p = tab[leave][enter]
+        tab[leave] = [v / p for v in tab[leave]]
+        for i in range(m):
+            if i != leave and tab[i][enter] != 0.0:
+                f = tab[i][enter]
+                tab[i] = [a - f * b for a, b in zip(tab[i], tab[leave])]
+        f = cost[enter]
+        cost = [a - f * b for a, b in zip(cost, tab[leave])]
+        basis[leave] = enter
+    if -cost[-1] > 1e-7:
+        return None
+    x = [0.0] * (2 * n)
+    for i, j in enumerate(basis):
+        if j < 2 * n:
+            x[j] = tab[i][-1]
+    return [x[j] - x[n + j] for j in range(n)]
+
+
+def linear_k_bound(groups, n_of, ramp_of, optimizer):
+    """--k-floor's bound on every form k = w0 + w . (all of K_INPUTS): the
+    least error E among the groups' errors on the grid at which some w puts
+    each group's k between the lowest and the highest k of the grid with
+    error at most E (a relaxation where the k within E are not one
+    interval, so a lower bound, in-sample, for any such form and so for any
+    subset of the inputs): (E, w), or (nan, None) where some group lacks
+    an input."""
+    errs, xs = [], []
+    for name, pts in groups.items():
+        x = [1.0] + [f(n_of(name), pts[0]) for _, f in K_INPUTS]
+        if not all(math.isfinite(v) for v in x):
+            return math.nan, None
+        errs.append([group_error(pts, n_of(name), ramp_of(name), k, optimizer) for k in FLOOR_GRID])
+        xs.append(x)
+
+    def at(e):
+        rows, rhs = [], []
+        for err, x in zip(errs, xs):
+            within = [k for k, v in zip(FLOOR_GRID, err) if v <= e]
+            if not within:
+                return None
+            if within[0] > FLOOR_GRID[0]:  # a k below the grid is clamped to its lowest
+                rows.append([-v for v in x])
+                rhs.append(-within[0])
+            if within[-1] < FLOOR_GRID[-1]:
+                rows.append(x)
+                rhs.append(within[-1])
+        return feasible_point(rows, rhs) if rows else [0.0] * len(xs[0])
+    cands = sorted({v for err in errs for v in err})
+    lo, hi = 0, len(cands) - 1  # the largest candidate admits every group's whole grid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if at(cands[mid]) is None:
+            lo = mid + 1
+        else:
+            hi = mid
+    return cands[lo], at(cands[lo])
+
+
+def linear_k_error(groups, n_of, ramp_of, optimizer, w):
+    """The largest error over every point with k = w0 + w . (all of
+    K_INPUTS), clamped to [0, 1.95]."""
+    out = 0.0
+    for name, pts in groups.items():
+        x = [1.0] + [f(n_of(name), pts[0]) for _, f in K_INPUTS]
+        k = min(max(sum(a * b for a, b in zip(w, x)), 0.0), FLOOR_GRID[-1])
+        out = max(out, group_error(pts, n_of(name), ramp_of(name), k, optimizer))
+    return out
+
+
+def k_input_table(fits):
+    lines = ["| k = a + b x + c y: x | y | a | b | c | largest error (in-sample) |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for xn, yn, fit, e in fits:
+        lines.append(f"| {xn} | {yn} | " + ("not in every file | | | |" if fit is None else
+                                             f"{fit[0]:.1f} | {fit[1]:.1f} | {fit[2]:.1f} | {e:.3f} |"))
+    return "\n".join(lines)
+
+
 def k_floor_table(rows):
     lines = ["| batch size | points | best k | its largest error | k within 0.10 | no k (each at its best rate) |",
              "| --- | --- | --- | --- | --- | --- |"]
@@ -332,10 +533,19 @@ def main():
         groups, n_of, ramp_of = named_groups(args)
         rows, ((a, b, c), fit_err) = k_floor(groups, n_of, ramp_of, optimizer)
         print(k_floor_table(rows))
+        print()
+        print(k_input_table(k_input_fits(groups, n_of, ramp_of, optimizer)))
+        bound, w = linear_k_bound(groups, n_of, ramp_of, optimizer)
+        if w is not None:
+            print()
+            print("every input at once, k = w0 + " + " + ".join(f"w{i + 1} {name}" for i, (name, _) in
+                                                              enumerate(K_INPUTS)) +
+                  f": every w is off by {bound:.4f} or more somewhere (in-sample), w there "
+                  f"({', '.join(f'{v:.9f}' for v in w)}) by {linear_k_error(groups, n_of, ramp_of, optimizer, w):.4f}")
         worst = max(rows, key=lambda r: r[3])
         print(f"ttq_k_floor groups={len(rows)} points={sum(r[1] for r in rows)} max_floor_err={worst[3]:.4f} "
               f"worst_group={worst[0].replace(' ', '_')} fitted_a={a:.2f} fitted_b={b:.2f} fitted_c={c:.2f} "
-              f"fitted_max_abs_err={fit_err:.4f}")
+              f"fitted_max_abs_err={fit_err:.4f} every_input_bound={bound:.4f}")
         return 0
     if "--one-k" in flags:
         sweeps = [(label,) + read_sweep(path) for path, label in zip(args, labels(args))]

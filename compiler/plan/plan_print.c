@@ -64,8 +64,9 @@ void plan_print_text(const plan *p, FILE *f)
                 t->pilot ? real_shortest(t->pilot_max_ratio).s : "", ttq_optimizer_name(p->ttq_optimizer));
     } else if (p->ttq_known && p->ttq_frozen_share > 0.0)
         /* Without k the model takes each run at its own best rate; with each
-         * batch size's own k it fitted every measured run within 0.091, and
-         * no formula over the spec's keys gave k (docs/time-to-quality.md). */
+         * batch size's own k it fitted every measured run, and no formula
+         * over the spec's keys gave k (docs/time-to-quality.md, "Is the run
+         * shape or k the limit?", has the figures). */
         fprintf(f, "learning-rate ratio %10s   (each run at its own best rate: the input this prediction lacks; "
                    "a pilot pair, training.pilot, measures it; docs/time-to-quality.md)\n", "not given");
     if (p->ttq_known)

@@ -23,7 +23,12 @@ ttq_pilot):
     fitted length-and-beta form's error recomputed at its printed
     coefficients, no lower one grid step away in any coefficient, and not
     below the largest floor (one k per batch size, however found, cannot
-    beat it); the last line quoted in docs/time-to-quality.md.
+    beat it); the 21 pairs of seven inputs likewise, each input written
+    out again (the rate search's cell read with its own pattern), least
+    error first and none below the bound over all seven; that bound
+    reached by the w printed (every batch size's k at w among the k
+    within it), and no w doing better by scipy's HiGHS, a second LP solver
+    (required in CI); the last line quoted in docs/time-to-quality.md.
 
 Usage: ttq_pilot_check.py SOURCE_DIR
 """
@@ -270,8 +275,8 @@ def check_k_floor(files):
                        capture_output=True, text=True)
     lines = r.stdout.strip().split("\n")
     m = re.fullmatch(r"ttq_k_floor groups=(\d+) points=(\d+) max_floor_err=([0-9.]+) worst_group=(\S+) "
-                     r"fitted_a=(-?[0-9.]+) fitted_b=(-?[0-9.]+) fitted_c=(-?[0-9.]+) fitted_max_abs_err=([0-9.]+)",
-                     lines[-1]) if r.returncode == 0 else None
+                     r"fitted_a=(-?[0-9.]+) fitted_b=(-?[0-9.]+) fitted_c=(-?[0-9.]+) fitted_max_abs_err=([0-9.]+) "
+                     r"every_input_bound=([0-9.]+)", lines[-1]) if r.returncode == 0 else None
     if not m:
         bad.append(f"--k-floor: rc {r.returncode}, {lines[-1]!r}, {r.stderr[-300:]!r}")
         return
@@ -319,9 +324,135 @@ def check_k_floor(files):
     for da, db, dc in ((0.1, 0, 0), (-0.1, 0, 0), (0, 0.1, 0), (0, -0.1, 0), (0, 0, 0.05), (0, 0, -0.05)):
         if fitted(a + da, b + db, c + dc) < e - 1e-12:
             bad.append(f"--k-floor: the fitted form is better one step away ({da}, {db}, {dc})")
+    check_k_inputs(files, lines, groups, floors[worst], float(m.group(9)))
     doc = open(os.path.join(src, "docs", "time-to-quality.md")).read().replace("\n", " ").replace("`", " ")
     if lines[-1] not in doc:
         bad.append(f"docs/time-to-quality.md does not quote {lines[-1]!r}")
+
+
+def rate_cells(path):
+    """{batch size: (peak lr, [(rate, final loss)])} from the file's sizes
+    table (the cell "PEAK (rate: loss, ...)"), read here with its own
+    pattern."""
+    out = {}
+    for line in open(path):
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) > 3 and re.fullmatch(r"[0-9,]+", c[0]) and re.fullmatch(r"[0-9.e-]+ \(.*\)", c[2]):
+            out[c[0]] = (float(c[2].split(" (")[0]),
+                         sorted((float(a), float(b)) for a, b in re.findall(r"([0-9.e-]+): ([0-9.]+)", c[2])))
+    return out
+
+
+def inputs_of(path, size, n, p):
+    """The seven inputs of bench/ttq_pilot.py's k forms, written out again."""
+    lr, tried = rate_cells(path)[size]
+    i = [x for x, _ in tried].index(lr)
+    return [math.log(n / 100), math.log(p["beta"]), math.log(p["beta_w"] / p["beta"]), p["warmup"] / n,
+            math.log(lr / 0.01), math.log((tried[i + 1][1] - tried[i][1]) / 0.1),
+            math.log((tried[i - 1][1] - tried[i][1]) / 0.1)]
+
+
+INPUT_NAMES = ["ln(N/100)", "ln(beta)", "ln(beta_w/beta)", "w/N", "ln(lr/0.01)", "ln(rise_up/0.1)",
+               "ln(rise_down/0.1)"]
+
+
+def check_k_inputs(files, lines, groups, max_floor, bound):
+    """--k-floor's pair table and its bound over every input at once: each
+    pair's error recomputed at its printed coefficients (k rounded to the
+    grid of 0.01), none lower one grid step away, none below the largest
+    floor; the bound: the printed w recomputed, and (with scipy's HiGHS,
+    a second LP solver) no w feasible at the largest of the groups' grid
+    errors below it, one feasible at it."""
+    xs = {}
+    for path in files:
+        n, ramp, g = ttq_pilot.read_sweep(path)
+        for size, pts in g.items():
+            xs[f"{size} (N = {n}, {os.path.basename(path)})"] = inputs_of(path, size, n, pts[0])
+    pair_rows = [[x.strip() for x in l.strip("|").split("|")] for l in lines
+                 if l.startswith("| ") and l.split("|")[1].strip() in INPUT_NAMES]
+    if len(pair_rows) != 21 or len({(r[0], r[1]) for r in pair_rows}) != 21:
+        bad.append(f"--k-floor: {len(pair_rows)} pair rows, not the 21 pairs of seven inputs")
+        return
+
+    def pair_err(i, j, a, b, c):
+        out = 0.0
+        for name, (n, ramp, pts) in groups.items():
+            x, y = xs[name][i], xs[name][j]
+            out = max(out, worst_at(n, ramp, pts, round(min(max(a + b * x + c * y, 0.0), 1.95), 2)))
+        return out
+    errors = []
+    for xn, yn, a, b, c, e in pair_rows:
+        i, j = INPUT_NAMES.index(xn), INPUT_NAMES.index(yn)
+        a, b, c, e = float(a), float(b), float(c), float(e)
+        got = pair_err(i, j, a, b, c)
+        if abs(got - e) > 6e-4 or got < max_floor - 1e-12:
+            bad.append(f"--k-floor pair ({xn}, {yn}) at {a}, {b}, {c}: error {got:.4f}, printed {e}, "
+                       f"largest floor {max_floor:.4f}")
+        for d in ((0.1, 0, 0), (-0.1, 0, 0), (0, 0.1, 0), (0, -0.1, 0), (0, 0, 0.1), (0, 0, -0.1)):
+            a2, b2, c2 = a + d[0], b + d[1], c + d[2]
+            if -0.5 <= a2 <= 2.0 and -2 <= b2 <= 2 and -2 <= c2 <= 2 and pair_err(i, j, a2, b2, c2) < got - 1e-12:
+                bad.append(f"--k-floor pair ({xn}, {yn}): lower one step away, {d}")
+        errors.append(got)
+    if errors != sorted(errors):
+        bad.append("--k-floor pairs are not least error first")
+    if min(errors) < bound - 1e-9:
+        bad.append(f"--k-floor: a pair's error {min(errors):.4f} below the bound over every input {bound:.4f}")
+    m = re.search(r"w there \(([-0-9., ]+)\) by ([0-9.]+)", "\n".join(lines))
+    w = [float(v) for v in m.group(1).split(",")] if m else None
+    if not w or len(w) != 8:
+        bad.append("--k-floor: no w printed for the bound over every input")
+        return
+    got = max(worst_at(n, ramp, pts, min(max(sum(a * b for a, b in zip(w, [1.0] + xs[name])), 0.0), 1.95))
+              for name, (n, ramp, pts) in groups.items())
+    if abs(got - float(m.group(2))) > 2e-3 or got < bound - 2e-3 or got < max_floor - 1e-9:
+        bad.append(f"--k-floor: w {w} is off by {got:.4f}, printed {m.group(2)}, bound {bound}")
+    grid = [i / 100 for i in range(196)]
+    errs = {name: [worst_at(n, ramp, pts, k) for k in grid] for name, (n, ramp, pts) in groups.items()}
+    values = sorted({v for err in errs.values() for v in err})
+
+    def outside(e):
+        """The batch sizes whose k at w is not among the grid's k within e."""
+        out = []
+        for name, err in errs.items():
+            within = [k for k, v in zip(grid, err) if v <= e]
+            k = sum(a * b for a, b in zip(w, [1.0] + xs[name]))
+            if not within or not (within[0] == 0 or k >= within[0] - 1e-6) or \
+                    not (within[-1] == 1.95 or k <= within[-1] + 1e-6):
+                out.append(name)
+        return out
+    # the bound is one of the groups' grid errors, printed to 4 places; w is the certificate that it is reached
+    at = next((i for i, v in enumerate(values) if abs(v - bound) <= 5e-5 and not outside(v)), None)
+    if at is None:
+        bad.append(f"--k-floor: w leaves {outside(bound + 5e-5)} outside the k within the bound {bound}")
+        return
+    try:
+        import numpy as np
+        from scipy.optimize import linprog
+    except ImportError:
+        if os.environ.get("CI"):
+            bad.append("scipy is not installed (python3-scipy): the bound's second solver")
+        else:
+            print("ttq_pilot_check: no scipy here: that no w does better than the bound over every input is not "
+                  "checked (a second LP solver, scipy's HiGHS)")
+        return
+
+    def feasible(e):
+        A, b = [], []
+        for name, err in errs.items():
+            within = [k for k, v in zip(grid, err) if v <= e]
+            if not within:
+                return False
+            x = [1.0] + xs[name]
+            if within[0] > 0:
+                A.append([-v for v in x])
+                b.append(-within[0])
+            if within[-1] < 1.95:
+                A.append(x)
+                b.append(within[-1])
+        return linprog(np.zeros(8), A_ub=np.array(A), b_ub=np.array(b), bounds=[(None, None)] * 8,
+                       method="highs").status == 0
+    if not feasible(values[at]) or (at > 0 and feasible(values[at - 1])):
+        bad.append(f"--k-floor: HiGHS disagrees that {bound} is the least error any w over every input gives")
 
 
 def main():
