@@ -61,6 +61,7 @@ is then
 Usage: bench/ttq_pilot.py [--optimizer adam|sgd] [--seed-ends | --one-k | --k-floor] RESULTS.md...
 (--optimizer: the model's form, training.optimizer; adam, the trainer's,
 by default)"""
+import itertools
 import math
 import os
 import re
@@ -323,19 +324,23 @@ def k_floor(groups, n_of, ramp_of, optimizer):
         within = [k for k in FLOOR_GRID if errs[k] <= TARGET]
         rows.append((name, len(pts), best, e, (within[0], within[-1]) if within else None, none))
     keys = [(n_of(name), pts[0]["beta"], name) for name, pts in groups.items()]
+    return rows, least_worst(itertools.product(FIT_A, FIT_B, FIT_C), keys, lambda abc, key: group_error(
+        groups[key[2]], key[0], ramp_of(key[2]), fitted_k(*abc, key[0], key[1]), optimizer))
+
+
+def least_worst(candidates, items, error):
+    """The first of candidates whose largest error(candidate, item) over
+    items is least, and that error: (candidate, error)."""
     fit, fit_err = None, math.inf
-    for a in FIT_A:
-        for b in FIT_B:
-            for c in FIT_C:
-                worst = 0.0
-                for n, beta, name in keys:
-                    k = fitted_k(a, b, c, n, beta)
-                    worst = max(worst, group_error(groups[name], n, ramp_of(name), k, optimizer))
-                    if worst >= fit_err:
-                        break
-                if worst < fit_err:
-                    fit, fit_err = (a, b, c), worst
-    return rows, (fit, fit_err)
+    for cand in candidates:
+        worst = 0.0
+        for item in items:
+            worst = max(worst, error(cand, item))
+            if worst >= fit_err:
+                break
+        if worst < fit_err:
+            fit, fit_err = cand, worst
+    return fit, fit_err
 
 
 def _log(x):
@@ -381,17 +386,8 @@ def k_input_fits(groups, n_of, ramp_of, optimizer):
             if any(not (math.isfinite(x) and math.isfinite(y)) for _, x, y in xy):
                 out.append((xn, yn, None, math.nan))
                 continue
-            fit, fit_err = None, math.inf
-            for a in PAIR_A:
-                for b in PAIR_C:
-                    for c in PAIR_C:
-                        worst = 0.0
-                        for e, x, y in xy:
-                            worst = max(worst, e[round(pair_k(a, b, c, x, y) * 100)])
-                            if worst >= fit_err:
-                                break
-                        if worst < fit_err:
-                            fit, fit_err = (a, b, c), worst
+            fit, fit_err = least_worst(itertools.product(PAIR_A, PAIR_C, PAIR_C), xy,
+                                       lambda abc, exy: exy[0][round(pair_k(*abc, exy[1], exy[2]) * 100)])
             out.append((xn, yn, fit, fit_err))
     return sorted(out, key=lambda r: math.inf if r[2] is None else r[3])
 
