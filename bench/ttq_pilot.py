@@ -156,9 +156,9 @@ def rate_sweep(cell):
     (nan where the search has no such rate)."""
     lr = float(cell.split()[0])
     tried = sorted((float(a), float(b)) for a, b in re.findall(r"([0-9.eE+-]+):\s*([0-9.eE+-]+)", cell))
-    at = [x for x, _ in tried].index(lr) if any(x == lr for x, _ in tried) else None
-    if at is None:
+    if lr not in [x for x, _ in tried]:
         return dict(lr=lr, rise_up=math.nan, rise_down=math.nan)
+    at = [x for x, _ in tried].index(lr)
     loss = tried[at][1]
     return dict(lr=lr, rise_up=tried[at + 1][1] - loss if at + 1 < len(tried) else math.nan,
                 rise_down=tried[at - 1][1] - loss if at > 0 else math.nan)
@@ -310,14 +310,21 @@ def fitted_k(a, b, c, n, beta):
     return min(max(a + b * math.log(n / 100.0) + c * math.log(beta), 0.0), FLOOR_GRID[-1])
 
 
-def k_floor(groups, n_of, ramp_of, optimizer):
+def grid_errors(groups, n_of, ramp_of, optimizer):
+    """{group name: [its largest error at each k of FLOOR_GRID]}, which
+    --k-floor's floor, pair fits and bound all read."""
+    return {name: [group_error(pts, n_of(name), ramp_of(name), k, optimizer) for k in FLOOR_GRID]
+            for name, pts in groups.items()}
+
+
+def k_floor(groups, n_of, ramp_of, optimizer, grid_errs):
     """--k-floor: ([(name, points, best k or None, its error, (lowest, highest)
     k of the grid within TARGET or None, error at no k)], ((a, b, c), the
-    fitted form's largest error over every point))."""
+    fitted form's largest error over every point)); grid_errs: grid_errors'."""
     rows = []
     for name, pts in groups.items():
         n, ramp = n_of(name), ramp_of(name)
-        errs = {k: group_error(pts, n, ramp, k, optimizer) for k in FLOOR_GRID}
+        errs = dict(zip(FLOOR_GRID, grid_errs[name]))
         none = group_error(pts, n, ramp, None, optimizer)
         best = min(FLOOR_GRID, key=lambda k: errs[k])  # the smallest k among equals
         best, e = (None, none) if none <= errs[best] else (best, errs[best])
@@ -371,14 +378,12 @@ def pair_k(a, b, c, x, y):
     return round(min(max(a + b * x + c * y, 0.0), FLOOR_GRID[-1]), 2)
 
 
-def k_input_fits(groups, n_of, ramp_of, optimizer):
+def k_input_fits(groups, n_of, errs):
     """--k-floor's second table: for each pair of K_INPUTS, the (a, b, c)
     on the grids whose k = pair_k(a, b, c, x, y) has the least largest
-    error over every point of every group, in-sample: [(x name, y name,
-    (a, b, c) or None where some group lacks an input, its error)], least
-    first (ties in K_INPUTS' order)."""
-    errs = {name: [group_error(pts, n_of(name), ramp_of(name), k, optimizer) for k in FLOOR_GRID]
-            for name, pts in groups.items()}
+    error over every point of every group (errs: grid_errors'), in-sample:
+    [(x name, y name, (a, b, c) or None where some group lacks an input,
+    its error)], least first (ties in K_INPUTS' order)."""
     out = []
     for i, (xn, xf) in enumerate(K_INPUTS):
         for yn, yf in K_INPUTS[i + 1:]:
@@ -449,20 +454,26 @@ def feasible_point(rows, rhs, eps=1e-9):
     return [x[j] - x[n + j] for j in range(n)]
 
 
-def linear_k_bound(groups, n_of, ramp_of, optimizer):
+def input_vector(n, p):
+    """1 (the intercept) and every one of K_INPUTS for a batch size of an
+    N-step sweep, p one of its points."""
+    return [1.0] + [f(n, p) for _, f in K_INPUTS]
+
+
+def linear_k_bound(groups, n_of, grid_errs):
     """--k-floor's bound on every form k = w0 + w . (all of K_INPUTS): the
     least error E among the groups' errors on the grid at which some w puts
     each group's k between the lowest and the highest k of the grid with
     error at most E (a relaxation where the k within E are not one
     interval, so a lower bound, in-sample, for any such form and so for any
-    subset of the inputs): (E, w), or (nan, None) where some group lacks
-    an input."""
+    subset of the inputs; grid_errs: grid_errors'): (E, w), or (nan, None)
+    where some group lacks an input."""
     errs, xs = [], []
     for name, pts in groups.items():
-        x = [1.0] + [f(n_of(name), pts[0]) for _, f in K_INPUTS]
+        x = input_vector(n_of(name), pts[0])
         if not all(math.isfinite(v) for v in x):
             return math.nan, None
-        errs.append([group_error(pts, n_of(name), ramp_of(name), k, optimizer) for k in FLOOR_GRID])
+        errs.append(grid_errs[name])
         xs.append(x)
 
     def at(e):
@@ -494,8 +505,7 @@ def linear_k_error(groups, n_of, ramp_of, optimizer, w):
     K_INPUTS), clamped to [0, 1.95]."""
     out = 0.0
     for name, pts in groups.items():
-        x = [1.0] + [f(n_of(name), pts[0]) for _, f in K_INPUTS]
-        k = min(max(sum(a * b for a, b in zip(w, x)), 0.0), FLOOR_GRID[-1])
+        k = min(max(sum(a * b for a, b in zip(w, input_vector(n_of(name), pts[0]))), 0.0), FLOOR_GRID[-1])
         out = max(out, group_error(pts, n_of(name), ramp_of(name), k, optimizer))
     return out
 
@@ -527,11 +537,12 @@ def main():
         return 2
     if "--k-floor" in flags:
         groups, n_of, ramp_of = named_groups(args)
-        rows, ((a, b, c), fit_err) = k_floor(groups, n_of, ramp_of, optimizer)
+        grid_errs = grid_errors(groups, n_of, ramp_of, optimizer)
+        rows, ((a, b, c), fit_err) = k_floor(groups, n_of, ramp_of, optimizer, grid_errs)
         print(k_floor_table(rows))
         print()
-        print(k_input_table(k_input_fits(groups, n_of, ramp_of, optimizer)))
-        bound, w = linear_k_bound(groups, n_of, ramp_of, optimizer)
+        print(k_input_table(k_input_fits(groups, n_of, grid_errs)))
+        bound, w = linear_k_bound(groups, n_of, grid_errs)
         if w is not None:
             print()
             print("every input at once, k = w0 + " + " + ".join(f"w{i + 1} {name}" for i, (name, _) in

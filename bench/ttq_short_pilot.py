@@ -98,7 +98,7 @@ def predict_from(rho, beta, f, r, n, warmup, ramp):
 
 
 def rows_of(cache):
-    """A row a frozen run of the cache: its measured speed-up, the planned
+    """A row per frozen run of the cache: its measured speed-up, the planned
     model's without k, and per share of the frozen steps the cut pilot's
     (rho, k, prediction, error); key says which run it is across caches."""
     n, ramp = cache.c["steps"], cache.c["ramp"]
