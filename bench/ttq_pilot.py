@@ -58,7 +58,18 @@ is then
 
   ttq_k_floor groups=G points=P max_floor_err=E worst_group=NAME fitted_a=A fitted_b=B fitted_c=C fitted_max_abs_err=E1 every_input_bound=E2
 
-Usage: bench/ttq_pilot.py [--optimizer adam|sgd] [--seed-ends | --one-k | --k-floor] RESULTS.md...
+With --cross, every point predicted by a pilot at another cap of its
+batch size, the pilot's own included: for each point, the pilot is the
+largest other cap that reached L* (freezing some but not all), so the
+largest cap is predicted from the next one down (extrapolated) and the
+others from the largest, as above. The last line is then
+
+  ttq_pilot_cross groups=G points=K max_abs_err=E from_above_max_abs_err=E1 from_below_max_abs_err=E2
+
+(E1 over the points whose pilot is a larger cap, E2 over those whose pilot
+is a smaller one; a batch size with one point has no pilot for it).
+
+Usage: bench/ttq_pilot.py [--optimizer adam|sgd] [--seed-ends | --one-k | --k-floor | --cross] RESULTS.md...
 (--optimizer: the model's form, training.optimizer; adam, the trainer's,
 by default)"""
 import itertools
@@ -213,6 +224,42 @@ def named_groups(paths):
             name = f"{size} (N = {n}, {label})"
             groups[name], n_of[name], ramp_of[name] = pts, n, ramp
     return groups, n_of.get, ramp_of.get
+
+
+def cross_rows(groups, n_of, ramp_of, optimizer="adam"):
+    """--cross: [(name, point, pilot, k, prediction, error)], each point
+    predicted from the largest other cap of its batch size that reached
+    L* (ttq_models.pick_pilot without it); points with no such pilot, or
+    whose pilot gives no k, are left out."""
+    import tfc_plan
+    out = []
+    for name, pts in groups.items():
+        n, ramp = n_of(name), ramp_of(name)
+        for p in pts:
+            pilot = ttq_models.pick_pilot([q for q in pts if q is not p])
+            if pilot is None:
+                continue
+            k = tfc_plan.lr_ratio_from_pilot(pilot["beta"], pilot["f"], pilot["r"], n, pilot["warmup"], ramp,
+                                             pilot["df"], optimizer)
+            if k is None:
+                continue
+            v = tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k, optimizer)
+            out.append((name, p, pilot, k, v, ttq_models.point_error(p, v)))
+    return out
+
+
+def cross_table(rows):
+    """Markdown of cross_rows; (text, largest error, largest from a larger
+    pilot cap, largest from a smaller one)."""
+    lines = ["| batch size | cap | pilot cap | k from it | measured | predicted | error |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    worst = {True: 0.0, False: 0.0}
+    for name, p, pilot, k, v, e in rows:
+        above = pilot["cap"] > p["cap"]
+        worst[above] = max(worst[above], e)
+        lines.append(f"| {name} | {p['cap']} | {pilot['cap']} | {k:.3f} | {'' if p['reached'] else '<'}"
+                     f"{p['df']:.3f} | {v:.3f} | {e:.3f} |")
+    return "\n".join(lines), max(worst.values()), worst[True], worst[False]
 
 
 def seed_end_rows(groups, n_of, ramp_of, optimizer="adam"):
@@ -529,7 +576,7 @@ def k_floor_table(rows):
 
 
 def main():
-    optimizer, args, flags = cli_args(sys.argv[1:], __doc__, ("--seed-ends", "--one-k", "--k-floor"))
+    optimizer, args, flags = cli_args(sys.argv[1:], __doc__, ("--seed-ends", "--one-k", "--k-floor", "--cross"))
     if optimizer is None:
         return args
     if len(flags) > 1:
@@ -565,6 +612,13 @@ def main():
               f"best_k_all={k_all:.2f} best_k_all_max_abs_err={e_all:.4f}")
         return 0
     groups, n_of, ramp_of = named_groups(args)
+    if "--cross" in flags:
+        rows = cross_rows(groups, n_of, ramp_of, optimizer)
+        text, worst, above, below = cross_table(rows)
+        print(text)
+        print(f"ttq_pilot_cross groups={len(groups)} points={len(rows)} max_abs_err={worst:.4f} "
+              f"from_above_max_abs_err={above:.4f} from_below_max_abs_err={below:.4f}")
+        return 0
     if "--seed-ends" in flags:
         res = seed_end_rows(groups, n_of, ramp_of, optimizer)
         text, worst, worst_mean, k = seed_end_table(res)

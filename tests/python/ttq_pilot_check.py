@@ -17,6 +17,11 @@ ttq_pilot):
     other row's error at the mean and the worse of the two ends', and the
     last line `ttq_pilot_seeds groups=G points=K max_abs_err=E
     mean_pilot_max_abs_err=E0` from them;
+  - --cross the same way, each point's pilot the largest other cap of
+    its batch size that reached L* (the largest cap's the next one down),
+    every point so predicted counted, and the last line's three maxima
+    (all, pilot above, pilot below) recomputed; its last lines on the
+    target's sweep and on all of them quoted in docs/time-to-quality.md;
   - --k-floor: each batch size's best k recomputed here over the grid
     and no k (the error rule written out again), the interval of k within
     0.10 likewise; no k never beats the floor it is a candidate of; the
@@ -106,6 +111,50 @@ def check(files, opt):
                 or abs(float(c[6]) - e) > 6e-4:
             bad.append(f"{opt}: row {row!r}: recomputed k {k:.4f}, predicted {v:.4f}, error {e:.4f}")
     return len(want_rows), groups, worst
+
+
+def check_cross(files, opt):
+    """bench/ttq_pilot.py --cross against the recomputation; returns the
+    number of rows and how many were predicted from a smaller cap."""
+    r = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_pilot.py"), "--optimizer", opt, "--cross"]
+                       + files, capture_output=True, text=True)
+    lines = r.stdout.strip().split("\n")
+    m = re.fullmatch(r"ttq_pilot_cross groups=(\d+) points=(\d+) max_abs_err=(\d+\.\d+) "
+                     r"from_above_max_abs_err=(\d+\.\d+) from_below_max_abs_err=(\d+\.\d+)", lines[-1])
+    if r.returncode != 0 or not m:
+        bad.append(f"{opt} --cross: rc {r.returncode}, {lines[-1]!r}, {r.stderr[-300:]!r}")
+        return 0, 0
+    rows = [l for l in lines if l.startswith("| ") and not l.startswith(("| batch size", "| ---"))]
+    want, groups, worst = [], 0, {"above": 0.0, "below": 0.0}
+    for path in files:
+        n, ramp, g = ttq_pilot.read_sweep(path)
+        for size, pts in g.items():
+            groups += 1
+            for p in pts:
+                usable = [q for q in pts if q is not p and q["reached"] and 0 < q["f"] < 1]
+                if not usable:
+                    continue
+                pilot = max(usable, key=lambda q: (q["cap"], q["f"]))
+                k = k_by_bisection(pilot, n, ramp, opt)
+                if k > 2.0 - 1e-9:  # no k below 2 gives the pilot's speed-up
+                    continue
+                v = tfc_plan.predicted_time_to_quality(p["beta"], p["f"], p["r"], n, p["warmup"], ramp, k, opt)
+                e = abs(v - p["df"]) if p["reached"] else max(0.0, v - p["df"])
+                side = "above" if pilot["cap"] > p["cap"] else "below"
+                worst[side] = max(worst[side], e)
+                want.append((f"{size} (N = {n}, {os.path.basename(path)})", p["cap"], pilot["cap"], k, v, e))
+    if int(m.group(1)) != groups or int(m.group(2)) != len(want) or len(rows) != len(want):
+        bad.append(f"{opt} --cross: groups {m.group(1)}/{groups}, points {m.group(2)}/{len(want)}, rows {len(rows)}")
+    got = [float(m.group(i)) for i in (3, 4, 5)]
+    if any(abs(x - y) > 1e-4 for x, y in zip(got, (max(worst.values()), worst["above"], worst["below"]))):
+        bad.append(f"{opt} --cross: {lines[-1]!r}, recomputed {worst}")
+    for row, (name, cap, pcap, k, v, e) in zip(rows, want):
+        c = [x.strip() for x in row.strip("|").split("|")]
+        if c[0] != name or float(c[1]) != cap or float(c[2]) != pcap or abs(float(c[3]) - k) > 6e-4 \
+                or abs(float(c[5]) - v) > 6e-4 or abs(float(c[6]) - e) > 6e-4:
+            bad.append(f"{opt} --cross: row {row!r}: recomputed pilot {pcap}, k {k:.4f}, predicted {v:.4f}, "
+                       f"error {e:.4f}")
+    return len(want), sum(1 for w in want if w[2] < w[1])
 
 
 def seed_spreads(path):
@@ -462,6 +511,9 @@ def main():
     check_k_floor(files)
     got = {opt: check(files, opt) for opt in ("adam", "sgd")}
     seeds = {opt: check_seed_ends(files, opt) for opt in ("adam", "sgd")}
+    cross = {opt: check_cross(files, opt) for opt in ("adam", "sgd")}
+    if not all(n and below for n, below in cross.values()):
+        bad.append(f"--cross checked no rows, or none from a smaller cap: {cross}")
     if not all(seeds.values()):
         bad.append(f"--seed-ends checked no rows: {seeds}")
     # the sweeps rerun with the pilot cap (0.9) on three seeds, kept apart
@@ -469,17 +521,21 @@ def main():
     seeded = sorted(glob.glob(os.path.join(src, "docs", "batch_regime_runs", "seeds", "*.md")))
     if len(seeded) < 3 or not all(check_seed_ends(seeded, opt) for opt in ("adam", "sgd")):
         bad.append(f"--seed-ends on docs/batch_regime_runs/seeds/: {len(seeded)} files")
-    last = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_pilot.py"), "--seed-ends"] + seeded,
-                          capture_output=True, text=True).stdout.strip().split("\n")[-1]
-    if last not in re.sub(r"\s+", " ", open(os.path.join(src, "docs", "time-to-quality.md")).read().replace("`", "")):
-        bad.append(f"docs/time-to-quality.md does not quote {last!r}")
+    doc = re.sub(r"\s+", " ", open(os.path.join(src, "docs", "time-to-quality.md")).read().replace("`", ""))
+    target = [f for f in files if os.path.basename(f) == "full_n80.md"]
+    for args in (["--seed-ends"] + seeded, ["--cross"] + target, ["--cross"] + files):
+        last = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_pilot.py")] + args,
+                              capture_output=True, text=True).stdout.strip().split("\n")[-1]
+        if last not in doc:
+            bad.append(f"docs/time-to-quality.md does not quote {last!r}")
     for b in bad[:10]:
         print("ttq_pilot check:", b)
     if bad:
         return 1
     for opt, (rows, groups, worst) in got.items():
         print(f"ttq_pilot check ({opt}): {rows} predictions over {groups} batch sizes recomputed with k by "
-              f"bisection; largest error {worst:.4f}; --seed-ends: {seeds[opt]} rows")
+              f"bisection; largest error {worst:.4f}; --seed-ends: {seeds[opt]} rows; --cross: {cross[opt][0]} rows, "
+              f"{cross[opt][1]} from a smaller cap")
     return 0
 
 
