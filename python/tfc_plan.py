@@ -370,9 +370,12 @@ def lr_ratio_from_pilot(beta, frozen_share, step_ratio, steps, warmup, ramp, spe
     to the no-freezing run's loss): rho = (steps - w) r / (steps / speedup -
     w), then frozen_step_progress solved for k: (1 - rho) / (n / 2 - rho / 2)
     for "sgd", 2 (1 / sqrt(n) - rho) / (1 - rho) for "adam"; 0 when rho is at
-    or above what k = 0 gives (1, or 1 / sqrt(n) with Adam). None when the
-    pilot cannot say (nothing or everything frozen, a speed-up no frozen step
-    could give, no k below 2). The compiler's ttq_lr_ratio (training.pilot).
+    or above what k = 0 gives (1, or 1 / sqrt(n) with Adam), a speed-up above
+    the shorter step's alone included (the spec refuses that pilot: tfc
+    plan's error; this function, as ttq_lr_ratio, does not check it). None
+    when the pilot cannot say (nothing or everything frozen, a speed-up at or
+    above steps / w that no count of frozen steps gives, no k below 2). The
+    compiler's ttq_lr_ratio (training.pilot).
     ValueError for an unknown optimizer, or beta below 0 or NaN."""
     optimizer, beta = _optimizer(optimizer), _beta(beta)
     f = _share(frozen_share)
@@ -433,7 +436,7 @@ def break_even_beta(frozen_share, step_ratio, lr_ratio=None, optimizer="adam"):
     k = lr_ratio
     if optimizer == "adam":
         q = r * (1.0 - k / 2.0) + k / 2.0
-        iq2 = 1.0 / (q * q)
+        iq2 = 1.0 / (q * q) if q * q > 0.0 else math.inf  # q * q underflows below r ~ 1e-162: C's 1 / 0
         denom = 1.0 / (1.0 - f) - iq2
         return float("inf") if denom <= 0.0 else (iq2 - 1.0) / denom
     q2 = 2.0 * (1.0 - r * (1.0 - k / 2.0))

@@ -393,13 +393,16 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
                        "before the run's %llu steps end, so the pilot's speed-up cannot say what a frozen step costs",
                        real_shortest(w).s, (unsigned long long)tr->steps);
         else if (!(tr->pilot_speedup > alone))
-            /* k at or above 2: n so near 1 that only a step making no
-             * progress could cost what the pilot measured */
+            /* k at or above 2: n, (1 + beta / (1 - f)) / (1 + beta),
+             * rounds to 1 (a beta far below 1, or a frozen share near
+             * 0), so only a step making no progress could cost what the
+             * pilot measured */
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                        "training.pilot: no learning-rate ratio below 2 gives a speed-up of %s at cap %s at beta %s: "
-                       "this far above the noise scale a frozen step's gradient is hardly noisier, so the model "
-                       "cannot say what the pilot's cost was (the shorter step alone gives %s)",
-                       sp_.s, cap.s, real_brief(at.beta).s, real_brief(alone).s);
+                       "with a frozen share of %s, a frozen step's gradient is noisier than a full one's by too "
+                       "little for double precision to tell (beta / (1 - share) against beta), so the model cannot "
+                       "say what the pilot's cost was (the shorter step alone gives %s)",
+                       sp_.s, cap.s, real_brief(at.beta).s, real_brief(at.frozen_share).s, real_brief(alone).s);
         else
             diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
                        "training.pilot: a speed-up of %s at cap %s is more than the shorter step alone gives, %s "

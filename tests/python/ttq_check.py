@@ -293,6 +293,13 @@ def main():
                                                     ramp=100) for b in (0.001, 0.1, 1, 10)]
             if not all(a > b for a, b in zip(s, s[1:])):
                 bad.append(f"the prediction does not fall as beta grows: {s}")
+        # a step ratio so small that q^2 underflows: freezing always pays
+        # (the compiler's 1 / 0 is inf), at any lr_ratio and either form
+        for k in (0.0, 1e-300, 0.5):
+            for opt in ("adam", "sgd"):
+                be = tfc_plan.break_even_beta(0.5, 1e-200, k, opt)
+                if be != math.inf:
+                    bad.append(f"break_even_beta(0.5, 1e-200, {k}, {opt}) is {be}, not inf")
         if tfc_plan.predicted_time_to_quality(beta=0.01, frozen_share=0, step_ratio=0.5, steps=10, warmup=0,
                                               ramp=0) != 1.0:
             bad.append("nothing frozen does not predict 1")
