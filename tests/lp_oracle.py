@@ -60,8 +60,9 @@ def load(path):
         b.append(sign * rhs)
     A = csr_matrix((data, indices, indptr), shape=(len(b), n))
     bounds = [(0, None)] * n
-    for c in lp["x_cols"]:
-        bounds[c] = (0, lp.get("x_max", 1))
+    each = lp.get("x_max_each", [lp.get("x_max", 1)] * len(lp["x_cols"]))  # a stage's top (select: weights)
+    for c, hi in zip(lp["x_cols"], each):
+        bounds[c] = (0, hi)
     return lp, A, np.array(b), bounds
 
 
@@ -199,7 +200,21 @@ def balance_random(tfc, count):
             m = p * rng.choice([1, 2, 3]) if sched != "GPipe" else rng.choice([2, 4, 6])
             fwd = [round(rng.uniform(0.5, 2.0), 3) for _ in range(p * v)]
             lines = ["tfc: 1", f"name: b{i}", "model:", "  stages:"]
-            lines += ["    - params: [{name: w, numel: 1}]"] * (p * v)
+            # every third spec: select: weights with a tensor of weight 0 in
+            # some stages, whose actions the masks freeze only so far (a
+            # per-action bound of the stage's top; its own generator, so the
+            # other specs stay as they were)
+            wr = random.Random(i) if i % 3 == 2 else None
+            tops = []  # per stage: the least ratio whose budget holds the live elements, ceil(live 2^32 / total)
+            for _ in range(p * v):
+                if wr and wr.random() < 0.6:
+                    dead, live = wr.randint(1, 900), wr.randint(1, 900)
+                    lines.append(f"    - params: [{{name: a, numel: {dead}, freeze_weight: 0}}, "
+                                 f"{{name: b, numel: {live}}}]")
+                    tops.append(-(-live * 2**32 // (dead + live)) / 2**32)
+                else:
+                    lines.append("    - params: [{name: w, numel: 1}]")
+                    tops.append(1.0)
             lines.append(f"pipeline: {{schedule: {sched}, ranks: {p}, stages_per_rank: {v}, microbatches: {m}}}")
             comm = rng.choice([0, 0.05, 0.3])
             if sched in ("ZBH1", "ZBV"):
@@ -210,7 +225,7 @@ def balance_random(tfc, count):
                 lines.append(f"timing: {{forward_ms: {fwd}, backward_ms: {[round(2 * x, 3) for x in fwd]}, "
                              f"backward_frozen_ms: {fwd}, comm_ms: {comm}}}")
             freeze = f"max_ratio: {rng.choice([0.1, 0.2, 0.3, 0.5, 0.9])}" + rng.choice(
-                ["", ", max_action_ratio: 0.7", ", max_action_ratio: 0.95"])
+                ["", ", max_action_ratio: 0.7", ", max_action_ratio: 0.95"]) + (", select: weights" if wr else "")
             paths = {}
             for bal in ("none", "minmax"):
                 paths[bal] = os.path.join(d, f"b{i}_{bal}.yaml")
@@ -230,7 +245,8 @@ def balance_random(tfc, count):
             ok = (abs(mm["lp"]["t_star_ms"] - nn["lp"]["t_star_ms"]) <= 1e-9 * nn["lp"]["t_star_ms"]
                   and abs(mm["lp"]["total_freeze"] - nn["lp"]["total_freeze"]) <= 1e-9 * (1 + nn["lp"]["total_freeze"])
                   and abs(mm["makespan_ms"] - nn["makespan_ms"]) <= 1e-6 * nn["makespan_ms"]
-                  and abs(xm - z_star) <= 1e-5 and abs(xm - xd) <= 2e-6 and xm <= xn + 1e-9)
+                  and abs(xm - z_star) <= 1e-5 and abs(xm - xd) <= 2e-6 and xm <= xn + 1e-9
+                  and all(a["freeze_ratio"] <= tops[a["stage"]] for j in (mm, nn, direct) for a in j["actions"]))
             if xm < xn - 1e-5:
                 lower += 1
                 print(f"{'ok  ' if ok else 'FAIL'} {sched} {p}x{v}x{m} {freeze}: largest ratio {xm:.6f} (HiGHS phase 3 "

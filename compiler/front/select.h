@@ -17,4 +17,11 @@
  * weights and get 1.0 each. */
 uint64_t select_weight(spec_select rule, const spec_stage *g, size_t i);
 
+/* The largest ratio stage g's masks can freeze under the rule: 1, unless
+ * tensors of weight 0 (freeze_weight: 0 under weights) are never frozen;
+ * then the least ratio on the 2^-32 grid whose budget holds every element
+ * of the other tensors (so that a mask at it freezes all of them), 0 when
+ * there are none. */
+double select_stage_top(spec_select rule, const spec_stage *g);
+
 #endif

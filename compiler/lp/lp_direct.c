@@ -344,7 +344,7 @@ static lprec *make_model(const lp_problem *pb, const lp_direct_lp *w, const char
     bool set_ok = true;
     for (size_t u = 0; u < n; u++)
         if (w->xcol[u])
-            set_ok &= set_upbo(lp, w->xcol[u], 1.0) != 0;
+            set_ok &= set_upbo(lp, w->xcol[u], lp_action_top(pb, u)) != 0;
 
     /* A plan that takes longer than this is no plan: say so (exit 3) rather
      * than hang. lp_solve checks the limit per solve. */
@@ -390,7 +390,7 @@ static tfc_status solve_phases(const lp_problem *pb, const lp_direct_lp *w, lpre
         if (ret == OPTIMAL) {
             st->t_star_uncapped = get_objective(lp);
             for (size_t u = 0; u < n; u++)
-                if (w->xcol[u] && !set_upbo(lp, w->xcol[u], pb->action_cap))
+                if (w->xcol[u] && !set_upbo(lp, w->xcol[u], lp_action_hi(pb, u)))
                     ret = NUMFAILURE;
         }
     }
@@ -491,6 +491,15 @@ bool lp_direct_dump(const lp_problem *pb, arena *a, FILE *f)
         fprintf(f, "%s%zu", k ? ", " : "", w.n + k);
     fputs("],\n  \"x_max\": ", f);
     json_number(f, pb->action_cap < 1.0 ? pb->action_cap : 1.0);
+    if (pb->stage_top) { /* each x column's own bound, in x_cols' order */
+        fputs(",\n  \"x_max_each\": [", f);
+        for (size_t u = 0, k = 0; u < w.n; u++)
+            if (w.xcol[u]) {
+                fputs(k++ ? ", " : "", f);
+                json_number(f, lp_action_hi(pb, u));
+            }
+        fputs("]", f);
+    }
     fputs(",\n  \"rel_tol\": ", f);
     json_number(f, LP_T_REL_TOL);
     fputs(", \"abs_tol\": ", f);

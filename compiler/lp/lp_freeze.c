@@ -23,7 +23,6 @@ static bool snap_ratios(const lp_problem *pb, arena *a, double *x)
 {
     const sched *s = pb->s;
     size_t n = s->n_actions;
-    double hi = pb->action_cap < 1.0 ? pb->action_cap : 1.0;
     double *orig = arena_alloc_array(a, n ? n : 1, sizeof *orig);
     double *excess = arena_alloc_array(a, s->n_stages ? s->n_stages : 1, sizeof *excess);
     size_t *count = arena_alloc_array(a, s->n_stages ? s->n_stages : 1, sizeof *count);
@@ -35,6 +34,7 @@ static bool snap_ratios(const lp_problem *pb, arena *a, double *x)
             continue;
         uint32_t st = s->actions[u].stage;
         count[st]++;
+        double hi = lp_action_hi(pb, u);
         if (x[u] < hi && x[u] > hi - LP_SNAP_TOL)
             x[u] = hi;
         excess[st] += x[u];
@@ -47,7 +47,7 @@ static bool snap_ratios(const lp_problem *pb, arena *a, double *x)
         while (excess[st] > 0.0) {
             size_t best = n;
             for (size_t u = 0; u < n; u++)
-                if (pb->freezable[u] && s->actions[u].stage == st && x[u] > 0.0 && x[u] < hi &&
+                if (pb->freezable[u] && s->actions[u].stage == st && x[u] > 0.0 && x[u] < lp_action_hi(pb, u) &&
                     (best == n || x[u] > x[best]))
                     best = u;
             if (best == n)

@@ -215,13 +215,15 @@ bool lp_price_init(lp_price *pr, const lp_problem *pb, arena *ar)
     bool ok = pr->slow && pr->fast && pr->slow_off && pr->newcap && pr->fast_off && pr->hi && pr->hi0 && pr->span &&
               pr->dur && pr->start && pr->node_in && pr->node_out && pr->off_in && pr->off_out && has_pred;
     /* Count nodes and arcs of the uncontracted network. */
-    double hi = pb->action_cap < 1.0 ? pb->action_cap : 1.0;
     size_t m = 0;
     uint32_t nodes = 0;
     for (uint32_t u = 0; ok && u < n; u++) {
         pr->span[u] = pb->w_max[u] - pb->w_min[u];
-        pr->hi0[u] = pb->freezable[u] && pr->span[u] > 0.0 ? 1.0 : 0.0;
-        pr->hi[u] = hi > 0.0 ? hi * pr->hi0[u] : 0.0;
+        /* hi0: the most the action can be frozen (its stage's top); hi:
+         * that under the per-action cap (lp_price_set_cap moves it) */
+        double top = lp_action_top(pb, u), hi = lp_action_hi(pb, u);
+        pr->hi0[u] = pb->freezable[u] && pr->span[u] > 0.0 && top > 0.0 ? top : 0.0;
+        pr->hi[u] = pr->hi0[u] > 0.0 && hi > 0.0 ? hi : 0.0;
         pr->node_in[u] = nodes++;
         pr->node_out[u] = pr->hi0[u] > 0.0 ? nodes++ : pr->node_in[u];
         m += pr->hi0[u] > 0.0 ? 2 : 0;

@@ -77,6 +77,11 @@ typedef struct lp_problem {
     double comm_ms;
     double cap; /* freeze.max_ratio */
     double action_cap; /* freeze.max_action_ratio: upper bound of every x */
+    /* Per stage, the largest ratio its masks can freeze (freeze.select:
+     * weights with freeze_weight 0 tensors: the share of the rest, on the
+     * ratio grid); NULL: 1 everywhere. Unlike action_cap, a fact, not a
+     * choice: it bounds x in every phase. */
+    const double *stage_top;
     bool balance; /* run phase 3 (freeze.balance: minmax or leximin) */
     bool leximin; /* then repeat it over the actions below the maximum (freeze.balance: leximin) */
     double timeout_s; /* per phase; 0 = none */
@@ -90,6 +95,20 @@ typedef struct lp_problem {
     lp_progress_fn progress; /* NULL: nobody is watching */
     void *progress_ctx;
 } lp_problem;
+
+/* The most action u can be frozen: its stage's top (stage_top), 1 without one. */
+static inline double lp_action_top(const lp_problem *pb, size_t u)
+{
+    double t = pb->stage_top ? pb->stage_top[pb->s->actions[u].stage] : 1.0;
+    return t < 1.0 ? t : 1.0;
+}
+
+/* x's upper bound for action u: lp_action_top under freeze.max_action_ratio. */
+static inline double lp_action_hi(const lp_problem *pb, size_t u)
+{
+    double t = lp_action_top(pb, u);
+    return pb->action_cap < t ? pb->action_cap : t;
+}
 
 /* Whether the LP has the work row (pipeline.processors below the ranks). */
 static inline bool lp_work_row(const lp_problem *pb) { return pb->processors && pb->processors < pb->s->ranks; }

@@ -9,6 +9,7 @@
 #include "actmem.h"
 #include "real.h"
 #include "sched_build.h"
+#include "select.h"
 #include "timing_csv.h"
 #include "ttq.h"
 
@@ -178,6 +179,7 @@ lp_problem plan_lp_problem(const plan *p)
                         .direct = p->lp_direct,
                         .processors = p->sp->processors,
                         .action_cap = p->sp->freeze.max_action_ratio,
+                        .stage_top = p->stage_top,
                         .balance = p->sp->freeze.balance != BALANCE_NONE,
                         .leximin = p->sp->freeze.balance == BALANCE_LEXIMIN,
                         .progress = p->progress,
@@ -542,6 +544,19 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
         !p->act_peak_bytes)
         return diag_nomem(d, "planning");
     p->act_bytes_known = actmem_peaks(p->s, sp, p->act_peak_sets, p->act_peak_bytes);
+    p->stage_top = NULL;
+    for (uint32_t st_i = 0; st_i < p->s->n_stages && st_i < sp->n_stages; st_i++) {
+        double top = select_stage_top(sp->freeze.select, &sp->stages[st_i]);
+        if (top < 1.0 && !p->stage_top) {
+            p->stage_top = arena_alloc_array(a, p->s->n_stages, sizeof *p->stage_top);
+            if (!p->stage_top)
+                return diag_nomem(d, "planning");
+            for (uint32_t k = 0; k < p->s->n_stages; k++)
+                p->stage_top[k] = 1.0;
+        }
+        if (p->stage_top)
+            p->stage_top[st_i] = top;
+    }
     if (sp->timing.source == TIMING_MEASURED || sp->timing.source == TIMING_TRACE) {
         st = timing_csv_load(sp, p->s, a, p->dur, p->w_min, d);
         if (st != TFC_OK)
@@ -562,7 +577,9 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
         break; /* x is zeroed by the arena */
     case POLICY_UNIFORM:
         for (size_t i = 0; i < p->s->n_actions; i++)
-            p->x[i] = p->freezable[i] ? fmin(cap, sp->freeze.max_action_ratio) : 0.0;
+            p->x[i] = p->freezable[i] ? fmin(fmin(cap, sp->freeze.max_action_ratio),
+                                             p->stage_top ? p->stage_top[p->s->actions[i].stage] : 1.0)
+                                      : 0.0;
         break;
     case POLICY_TIMELY: {
         lp_problem pb = plan_lp_problem(p);

@@ -80,6 +80,10 @@ typedef struct plan {
     size_t *stage_freezable;
     double *stage_mean, *stage_max, *stage_min;
     size_t *stage_full, *stage_partial;
+    /* Per stage, the most its masks can freeze (select_stage_top: below 1
+     * where freeze_weight 0 keeps tensors out); NULL when 1 everywhere.
+     * Every ratio stays at or under it. */
+    double *stage_top;
     bool lp_used;
     lp_stats lp;
     /* Time to quality (ttq.h), when the spec has a training section:

@@ -14,7 +14,9 @@ param's `freeze_weight` in the spec's text).
 
 Besides the exact recomputation, properties the docs promise whatever the
 bits: the frozen count is the mask's and never above the budget at the
-window's first step; under uniform, front_first and weights no unfrozen
+window's first step; under weights no planned ratio past the share of
+the tensors of non-zero weight (its budget past the least that holds them
+all); under uniform, front_first and weights no unfrozen
 tensor of non-zero weight would still fit; under weights a tensor of weight
 0 is never frozen; under balanced no unfrozen tensor that is not on its
 free microbatch would still fit, none is frozen on its free microbatch, and,
@@ -261,6 +263,19 @@ def main():
                 report(f"plan.json's weights of stage {s} are {got}, the docs' formula gives {ws}")
     if rule != "weights" and any(fw for _, _, fw in spec_params):
         report("freeze_weight in a spec whose rule is not weights (tfc check should refuse it)")
+
+    # The plan never asks a stage for more than its masks can freeze: under
+    # weights, no ratio's budget goes past the least one that holds every
+    # tensor of non-zero weight (q_top = ceil(live 2^32 / total), exactly),
+    # so the makespan tfc reports is one the masks carry out.
+    if rule == "weights":
+        for (s, m), r in ratios.items():
+            numel = [n for n, _ in params[s]]
+            total, live = sum(numel), sum(n for n, w in zip(numel, weights[s]) if w)
+            q_top = -(-live * 2**32 // total) if total else 0
+            if Fraction(r) * 2**32 > q_top:
+                report(f"stage {s} microbatch {m} planned at ratio {r}, past what its masks can freeze "
+                       f"({live} of {total} elements have a non-zero weight: ratio {q_top / 2**32})")
 
     # Every answer recomputed, and the rule-independent promises.
     mbs = {s: sorted(m for (t, m) in ratios if t == s) for s in params}
