@@ -207,8 +207,14 @@ FILE *fio_open_output(const char *path, diag_list *d)
     return f;
 }
 
-tfc_status fio_write_atomic(const char *path, const void *data, size_t len, diag_list *d)
+tfc_status fio_stage(const char *path, const void *data, size_t len, diag_list *d, char **tmp_out)
 {
+    *tmp_out = NULL;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) { /* rename would fail only after the work */
+        diag_error(d, path, 0, 0, "cannot write: %s", strerror(EISDIR));
+        return TFC_IO;
+    }
     size_t n = strlen(path) + 32;
     char *tmp = malloc(n);
     if (!tmp)
@@ -232,14 +238,37 @@ tfc_status fio_write_atomic(const char *path, const void *data, size_t len, diag
         ok = false;
         err = errno;
     }
-    if (ok && rename(tmp, path) != 0) {
-        ok = false;
-        err = errno;
-    }
     if (!ok) {
         diag_error(d, path, 0, 0, "cannot write: %s", strerror(err ? err : EIO));
+        unlink(tmp);
+        free(tmp);
+        return TFC_IO;
+    }
+    *tmp_out = tmp;
+    return TFC_OK;
+}
+
+tfc_status fio_commit(char *tmp, const char *path, diag_list *d)
+{
+    bool ok = rename(tmp, path) == 0;
+    if (!ok) {
+        diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno ? errno : EIO));
         unlink(tmp);
     }
     free(tmp);
     return ok ? TFC_OK : TFC_IO;
+}
+
+void fio_discard(char *tmp)
+{
+    if (tmp)
+        unlink(tmp);
+    free(tmp);
+}
+
+tfc_status fio_write_atomic(const char *path, const void *data, size_t len, diag_list *d)
+{
+    char *tmp;
+    tfc_status st = fio_stage(path, data, len, d, &tmp);
+    return st == TFC_OK ? fio_commit(tmp, path, d) : st;
 }

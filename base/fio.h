@@ -40,4 +40,13 @@ FILE *fio_open_output(const char *path, diag_list *d);
  * TFC_IO (the reason filed under path) or TFC_NOMEM on failure. */
 tfc_status fio_write_atomic(const char *path, const void *data, size_t len, diag_list *d);
 
+/* fio_write_atomic in two steps, for a file that must appear only with
+ * other output: fio_stage writes the temporary file (refusing a path that
+ * is a directory, where the rename would fail) and hands its name back in
+ * *tmp; fio_commit renames it into place, fio_discard removes it; either
+ * frees *tmp. */
+tfc_status fio_stage(const char *path, const void *data, size_t len, diag_list *d, char **tmp);
+tfc_status fio_commit(char *tmp, const char *path, diag_list *d);
+void fio_discard(char *tmp);
+
 #endif

@@ -868,6 +868,45 @@ Test(cli_compile, depfile_names_every_output_and_every_input_the_spec_names)
     cr_assert_eq(system(cmd), 0);
 }
 
+Test(cli_compile, a_depfile_that_cannot_be_written_leaves_the_folder_as_it_was)
+{
+    char dir[] = "/tmp/tfc-dep-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char out[96], fresh[96], dep[96], manifest[128], cmd[512];
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(fresh, sizeof fresh, "%s/fresh", dir);
+    snprintf(dep, sizeof dep, "%s/dep.d", dir);
+    snprintf(manifest, sizeof manifest, "%s/MANIFEST", out);
+    cr_assert_eq(mkdir(dep, 0777), 0); /* a folder where the depfile should go */
+    proc_result r;
+    cr_assert(proc_tfc(&r, "compile", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", "-o", out, "--skip-cuda-check", "-q",
+                       NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    char before[65536];
+    snprintf(before, sizeof before, "%s", slurp(manifest));
+    /* Another spec into the same folder, the depfile refused: exit 4, the
+     * folder still the first spec's; into a new folder: none made. */
+    cr_assert(proc_tfc(&r, "compile", TFC_SOURCE_DIR "/specs/llama8b_gpipe.yaml", "-o", out, "--skip-cuda-check",
+                       "--depfile", dep, "-q", NULL));
+    cr_assert_eq(r.exit_code, 4, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "dep.d: error: cannot write"), "%s", r.err);
+    proc_result_free(&r);
+    cr_assert_str_eq(slurp(manifest), before, "the folder changed although the compile failed");
+    cr_assert(proc_tfc(&r, "compile", TFC_SOURCE_DIR "/specs/llama8b_gpipe.yaml", "-o", fresh, "--skip-cuda-check",
+                       "--depfile", dep, "-q", NULL));
+    cr_assert_eq(r.exit_code, 4, "%s", r.err);
+    proc_result_free(&r);
+    cr_assert_neq(access(fresh, F_OK), 0, "a folder was made although the compile failed");
+    /* nothing left beside the depfile's place */
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c tfc-tmp > '%s/n'", dir, out);
+    (void)system(cmd);
+    snprintf(cmd, sizeof cmd, "%s/n", out);
+    cr_assert_eq(atoi(slurp(cmd)), 0, "a temporary file was left behind");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* ---- tfc help TOPIC: the reference pages, as the docs hold them ---- */
 
 Test(cli, help_topics_print_the_docs_exactly)

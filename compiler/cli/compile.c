@@ -76,10 +76,12 @@ static void make_escape(FILE *f, const char *s)
     }
 }
 
-/* "DIR/F1 DIR/F2 ...: SPEC INPUT..." through a temporary file renamed into place. */
-static tfc_status write_depfile(const char *depfile, const char *spec_path, const spec *sp, const char *dir,
-                                const gen_folder *g, arena *a, diag_list *d)
+/* "DIR/F1 DIR/F2 ...: SPEC INPUT..." into a temporary file beside depfile
+ * (fio_stage: *tmp, renamed into place once the folder is written). */
+static tfc_status stage_depfile(const char *depfile, const char *spec_path, const spec *sp, const char *dir,
+                                const gen_folder *g, arena *a, diag_list *d, char **tmp)
 {
+    *tmp = NULL;
     const char **inputs;
     size_t n_inputs = spec_inputs(sp, a, &inputs);
     if (n_inputs == SIZE_MAX)
@@ -111,7 +113,7 @@ static tfc_status write_depfile(const char *depfile, const char *spec_path, cons
         free(text);
         return diag_nomem(d, "writing the depfile");
     }
-    tfc_status st = fio_write_atomic(depfile, text, len, d);
+    tfc_status st = fio_stage(depfile, text, len, d, tmp);
     free(text);
     return st;
 }
@@ -171,9 +173,15 @@ tfc_status compile_spec(const char *path, const compile_options *o, arena *a, di
             st = diag_nomem(d, "naming the output folder");
         } else {
             t0 = clock_now_s();
-            st = outdir_write(dir, &g, d);
-            if (st == TFC_OK && o->depfile)
-                st = write_depfile(o->depfile, path, sp, dir, &g, a, d);
+            /* The depfile first, beside its place: a depfile that cannot be
+             * written leaves the folder as it was. */
+            char *dep_tmp = NULL;
+            if (o->depfile)
+                st = stage_depfile(o->depfile, path, sp, dir, &g, a, d, &dep_tmp);
+            if (st == TFC_OK)
+                st = outdir_write(dir, &g, d);
+            if (dep_tmp)
+                st = st == TFC_OK ? fio_commit(dep_tmp, o->depfile, d) : (fio_discard(dep_tmp), st);
             rep->write_s = clock_now_s() - t0;
             rep->out_dir = dir;
             rep->files = g.n;
