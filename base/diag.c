@@ -167,7 +167,9 @@ void diag_move(diag_list *to, diag_list *from)
 
 size_t diag_count(const diag_list *d) { return d->n - d->n_warnings + d->n_dropped; }
 
-bool diag_full(const diag_list *d) { return d->n >= d->max_errors; }
+/* Full once an error found no room: a check that stops at the cap itself
+ * would stop before the error that tells diag_print to say it stopped. */
+bool diag_full(const diag_list *d) { return d->n_dropped > 0; }
 
 static int by_position(const void *pa, const void *pb)
 {

@@ -70,7 +70,7 @@ tfc_status diag_status(const diag_list *d, tfc_status st);
 void diag_move(diag_list *to, diag_list *from);
 
 size_t diag_count(const diag_list *d); /* errors reported, including dropped ones; no warnings */
-bool diag_full(const diag_list *d);     /* cap reached: callers may stop early */
+bool diag_full(const diag_list *d);     /* an error past the cap was dropped: callers may stop early */
 
 /* Prints errors ordered by position (ties by insertion order), then, when
  * the cap was reached, a line saying the checks stopped there. */

@@ -226,6 +226,45 @@ Test(cli, errors_are_capped_at_20_with_a_line_saying_so)
     temp_spec_remove(&t);
 }
 
+/* A spec whose only errors are N of one kind, found in one loop: 20 shown,
+ * and the stop line exactly when there were more. */
+static void count_capped(const char *valid, const char *fmt, int n, bool stop_line)
+{
+    char text[8192];
+    size_t o = (size_t)snprintf(text, sizeof text, "%s", valid);
+    for (int i = 0; i < n; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, fmt, i);
+    temp_spec t;
+    temp_spec_write(&t, text);
+    proc_result r;
+    cr_assert(proc_tfc(&r, "check", t.path, NULL));
+    cr_assert_eq(r.exit_code, 1, "%s", r.err);
+    size_t lines = 0;
+    for (const char *p = r.err; (p = strstr(p, ": error: ")); p++)
+        lines++;
+    cr_assert_eq(lines, (size_t)(n < 20 ? n : 20) + stop_line, "%d errors: %s", n, r.err);
+    cr_assert_eq(strstr(r.err, "too many errors; stopped after 20") != NULL, stop_line, "%d errors: %s", n, r.err);
+    proc_result_free(&r);
+    temp_spec_remove(&t);
+}
+
+Test(cli, the_stop_line_comes_exactly_when_errors_past_20_were_dropped)
+{
+    const char *head = "tfc: 1\nname: capped\npipeline: {schedule: GPipe, ranks: 1, microbatches: 2}\n"
+                       "timing: {forward_ms: [1], backward_ms: [2], backward_frozen_ms: [1]}\n"
+                       "freeze: {max_ratio: 0.5}\n";
+    char valid[512];
+    snprintf(valid, sizeof valid, "%smodel:\n  stages:\n    - params: [{name: w, numel: 4}]\n", head);
+    count_capped(valid, "bogus%02d: 1\n", 19, false);
+    count_capped(valid, "bogus%02d: 1\n", 20, false);
+    count_capped(valid, "bogus%02d: 1\n", 21, true);
+    count_capped(valid, "bogus%02d: 1\n", 40, true);
+    /* one loop over a stage's params, every numel bad */
+    snprintf(valid, sizeof valid, "%smodel:\n  stages:\n    - params:\n", head);
+    count_capped(valid, "      - {name: w%02d, numel: -1}\n", 20, false);
+    count_capped(valid, "      - {name: w%02d, numel: -1}\n", 25, true);
+}
+
 Test(cli, errors_are_printed_in_file_order)
 {
     proc_result r;
