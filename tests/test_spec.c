@@ -566,6 +566,21 @@ Test(spec_invalid, empty_file)
     loaded_free(&l);
 }
 
+Test(spec_valid, a_utf8_byte_order_mark_is_allowed_and_no_column)
+{
+    loaded l;
+    load_with(&l, 1, "\xEF\xBB\xBFtfc: 1"); /* as editors on Windows save it */
+    cr_assert_not_null(l.s, "%s", l.dump);
+    cr_assert_eq(l.s->n_stages, 2);
+    loaded_free(&l);
+    load_with(&l, 1, "\xEF\xBB\xBFtfc: 2"); /* positions count from after the mark */
+    EXPECT_ERROR(&l, 1, 6, "unsupported spec version \"2\"");
+    loaded_free(&l);
+    load_with(&l, 1, "\xEF\xBB\xBFtfc: 1\xC3"); /* and so do the bytes checked before parsing */
+    EXPECT_ERROR(&l, 1, 7, "UTF-8");
+    loaded_free(&l);
+}
+
 Test(spec_invalid, not_a_mapping)
 {
     loaded l;

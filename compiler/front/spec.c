@@ -1407,6 +1407,15 @@ tfc_status spec_load_buffer(const char *file, const char *buf, size_t len, arena
         diag_error(d, file, 1, 1, "spec is UTF-16 (byte order mark); tfc reads UTF-8 specs");
         return TFC_INVALID;
     }
+    /* A UTF-8 byte order mark is allowed (YAML's own rule) and is no
+     * character of line 1: positions count from after it (the hash is
+     * still the file's). */
+    const char *file_buf = buf;
+    size_t file_len = len;
+    if (len >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB && (unsigned char)buf[2] == 0xBF) {
+        buf += 3;
+        len -= 3;
+    }
     if (!text_check_yaml_chars(buf, len, &bad, &why)) {
         unsigned line, col;
         text_position(buf, len, bad, &line, &col);
@@ -1426,7 +1435,7 @@ tfc_status spec_load_buffer(const char *file, const char *buf, size_t len, arena
         return diag_nomem(d, "reading the spec");
     set_defaults(s);
     s->path = file;
-    sha256_hex(buf, len, s->sha256);
+    sha256_hex(file_buf, file_len, s->sha256);
     ctx c = {.file = file, .a = a, .d = d, .s = s};
     read_root(&c, root);
     if (diag_count(d) > before)
