@@ -506,6 +506,11 @@ static void read_name(ctx *c, const ydoc_node *n)
         ERR(c, n, "name %s is reserved in C (leading '__' or '_' and a capital)", describe(n, q, sizeof q));
         return;
     }
+    if (name[0] == '_') /* refused it would break specs that compile today */
+        diag_warning(c->d, c->file, n->line, n->col,
+                     "name %s starts with '_': the generated macros (the header guard, NAME_RANKS, ...) are the name "
+                     "in capitals, so they begin with '_' and a capital letter, which C reserves; a name starting "
+                     "with a letter avoids it", describe(n, q, sizeof q));
     for (size_t i = 0; c_keywords[i]; i++)
         if (strcmp(c_keywords[i], name) == 0) {
             ERR(c, n, "name %s is a C keyword or standard name; the generated symbols need their own prefix",
