@@ -37,8 +37,9 @@ const char cli_verify_help[] =
     "\n"
     "Exit codes: 0 the folder matches its MANIFEST (and, with SPEC, this tfc\n"
     "writes the same bytes); 1 it does not (a difference in the last digits\n"
-    "included); 2 usage; 4 the folder or SPEC cannot be read; 3 and 6 as for\n"
-    "compile.\n";
+    "included); 2 usage (SPEC given for a tfc plan --sweep or --compare\n"
+    "folder, which no compile writes: its MANIFEST is still checked); 4 the\n"
+    "folder or SPEC cannot be read; 3 and 6 as for compile.\n";
 
 const char cli_diff_help[] =
     "usage: tfc diff PLAN_A PLAN_B [--json] [--tolerance T]\n"
@@ -452,6 +453,21 @@ int cli_verify(int argc, char **argv)
                bad ? "; each difference is on stderr" : "");
     bool differs = bad > 0;
     gen_folder g = {0};
+    /* tfc plan --sweep and --compare write a MANIFEST too, over their own
+     * files: there is no compile to compare them with. */
+    const char *kind = NULL;
+    for (size_t i = 0; st == TFC_OK && spec_path && i < m.n && !kind; i++)
+        kind = strcmp(m.e[i].name, "plan.json") == 0     ? "" /* a compile folder */
+               : strcmp(m.e[i].name, "pareto.csv") == 0  ? "tfc plan --sweep"
+               : strcmp(m.e[i].name, "compare.csv") == 0 ? "tfc plan --compare"
+                                                          : NULL;
+    bool not_compiled = kind && *kind;
+    if (not_compiled) {
+        fprintf(stderr, "%s: error: a %s folder, not a compile's, so there are no bytes of %s to compare; 'tfc "
+                "verify DIR' checks its MANIFEST (as above), and %s run again writes it anew\n", dir, kind, spec_path,
+                kind);
+        spec_path = NULL;
+    }
     if (st == TFC_OK && spec_path) {
         compile_report rep;
         st = compile_in_memory(spec_path, &co, &a, &d, &g, &rep);
@@ -526,9 +542,10 @@ int cli_verify(int argc, char **argv)
             }
             free(buf);
         }
+        size_t only_here = 0; /* listed by the folder's MANIFEST, not written by this tfc */
         for (size_t i = 0; i < m.n; i++)
             if (!gen_find(&g, m.e[i].name) && strcmp(m.e[i].name, "MANIFEST") != 0)
-                other++, missing++;
+                other++, missing++, only_here++;
         bool identical = same + 1 == g.n && manifest_same && !missing;
         differs = differs || !identical;
         if (!quiet) {
@@ -540,7 +557,8 @@ int cli_verify(int argc, char **argv)
                 printf("%s: this tfc (%s) would write different bytes from %s: of %zu files besides the MANIFEST, %zu "
                        "the same, %zu differ only in the version stamp (%s -> %s), %zu only in the last digits of "
                        "reals, %zu otherwise%s\n",
-                       dir, version_string(), spec_path, g.n - 1, same, stamp, m.version[0] ? m.version : "?",
+                       dir, version_string(), spec_path, g.n - 1 + only_here, same, stamp,
+                       m.version[0] ? m.version : "?",
                        version_string(), real_files, other, missing ? " (some missing on one side)" : "");
                 if (other_names[0])
                     printf("%s: differing beyond the stamp: %s\n", dir, other_names);
@@ -572,5 +590,7 @@ int cli_verify(int argc, char **argv)
         st = TFC_IO;
     if (st != TFC_OK)
         return cli_exit_code(st);
+    if (not_compiled)
+        return EXIT_USAGE;
     return differs ? EXIT_INVALID : EXIT_OK;
 }

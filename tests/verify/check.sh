@@ -36,6 +36,16 @@ grep -q "matches its MANIFEST" "$work/out" || fail "verify of an intact folder: 
 run 0 "$tfc" verify "$work/a" "$spec"
 grep -q "writes the same bytes" "$work/out" || fail "verify against its spec: $(cat "$work/out")"
 
+# A --sweep or --compare folder has a MANIFEST but no compile to compare
+# with: its MANIFEST checks (exit 0); with SPEC, exit 2 naming what it is,
+# not a count of differing files.
+"$tfc" plan "$spec" --sweep "$work/sweep" -q >/dev/null 2>&1 || fail "plan --sweep failed"
+run 0 "$tfc" verify "$work/sweep"
+grep -q "matches its MANIFEST" "$work/out" || fail "verify of a sweep folder: $(cat "$work/out")"
+run 2 "$tfc" verify "$work/sweep" "$spec"
+grep -q "a tfc plan --sweep folder, not a compile's" "$work/err" || fail "verify SPEC on a sweep folder: $(cat "$work/err")"
+grep -q "would write different bytes" "$work/out" && fail "verify SPEC on a sweep folder counts differing files: $(cat "$work/out")"
+
 # Changed, missing and added files, each named.
 cp -r "$work/a" "$work/b"
 echo "// edited" >>"$work/b/llama8b_1f1b.c"
@@ -297,5 +307,5 @@ run 2 "$tfc" diff "$work/a/plan.json" "$work/c/plan.json" --tolerance -1
 # Standard input as one side.
 timeout 60 "$tfc" diff - "$work/a/plan.json" <"$work/a/plan.json" >/dev/null 2>&1 || fail "diff - PLAN from stdin"
 
-[ "$failures" -eq 0 ] && echo "verify check: verify (intact, changed/missing/added, same bytes, stamp only, other plan, input files) and diff (same, different against an independent comparison, tolerance, format 1, bad input) as documented"
+[ "$failures" -eq 0 ] && echo "verify check: verify (intact, changed/missing/added, same bytes, stamp only, other plan, input files, a sweep folder) and diff (same, different against an independent comparison, tolerance, format 1, bad input) as documented"
 [ "$failures" -eq 0 ]
