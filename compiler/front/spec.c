@@ -1204,10 +1204,15 @@ static void read_training(ctx *c, const ydoc_node *t)
         return;
     tr->pilot = true;
     tr->pos_pilot = (spec_pos){pl->line, pl->col};
-    if ((v = require(c, pl, "training.pilot", "max_ratio", pilot_keys)))
+    tr->pos_pilot_max_ratio = tr->pos_pilot_speedup = tr->pos_pilot;
+    if ((v = require(c, pl, "training.pilot", "max_ratio", pilot_keys))) {
+        tr->pos_pilot_max_ratio = (spec_pos){v->line, v->col};
         get_number(c, v, "training.pilot.max_ratio", 0.0, true, 1.0, &tr->pilot_max_ratio);
-    if ((v = require(c, pl, "training.pilot", "speedup", pilot_keys)))
+    }
+    if ((v = require(c, pl, "training.pilot", "speedup", pilot_keys))) {
+        tr->pos_pilot_speedup = (spec_pos){v->line, v->col};
         get_number(c, v, "training.pilot.speedup", 0.0, true, 1e6, &tr->pilot_speedup);
+    }
 }
 
 /* freeze.max_ratio: auto chooses the cap by predicted time to quality,

@@ -204,6 +204,7 @@ typedef struct spec_training {
      * plan_build derives it; a plan freezing more extrapolates from it. */
     double pilot_frozen_share;
     spec_pos pos_pilot, pos_steps;
+    spec_pos pos_pilot_max_ratio, pos_pilot_speedup; /* their values, for what is wrong with one */
 } spec_training;
 
 typedef struct spec_targets {

@@ -385,7 +385,7 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
         real_text cap = real_shortest(tr->pilot_max_ratio), sp_ = real_shortest(tr->pilot_speedup);
         double w = takes_hold(sp);
         if (!(at.frozen_share > 0.0 && at.frozen_share < 1.0))
-            diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
+            diag_error(d, sp->path, tr->pos_pilot_max_ratio.line, tr->pos_pilot_max_ratio.col,
                        "training.pilot: the plan at cap %s freezes %s of the elements, so its speed-up cannot say "
                        "what a frozen step costs; pilot a cap that freezes some but not all",
                        cap.s, at.frozen_share > 0.0 ? "all" : "none");
@@ -399,14 +399,14 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
              * rounds to 1 (a beta far below 1, or a frozen share near
              * 0), so only a step making no progress could cost what the
              * pilot measured */
-            diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
+            diag_error(d, sp->path, tr->pos_pilot_speedup.line, tr->pos_pilot_speedup.col,
                        "training.pilot: no learning-rate ratio below 2 gives a speed-up of %s at cap %s at beta %s: "
                        "with a frozen share of %s, a frozen step's gradient is noisier than a full one's by too "
                        "little for double precision to tell (beta / (1 - share) against beta), so the model cannot "
                        "say what the pilot's cost was (the shorter step alone gives %s)",
                        sp_.s, cap.s, real_brief(at.beta).s, real_brief(at.frozen_share).s, real_brief(alone).s);
         else
-            diag_error(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
+            diag_error(d, sp->path, tr->pos_pilot_speedup.line, tr->pos_pilot_speedup.col,
                        "training.pilot: a speed-up of %s at cap %s is more than the shorter step alone gives, %s "
                        "(step ratio %s, frozen share %s, %llu steps, freezing taking hold at step %s); measure it "
                        "to the no-freezing run's loss, the steps timed at the plan's step (docs/time-to-quality.md)",
@@ -426,7 +426,7 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
             snprintf(fall, sizeof fall, "; %s the %s bound at the noise scale where freezing starts",
                      tr->pilot_speedup > at.upper_bound ? "above even" : "within", real_brief(at.upper_bound).s);
         /* (Adam's only: SGD's least cost is the shorter step alone, an error above) */
-        diag_warning(d, sp->path, tr->pos_pilot.line, tr->pos_pilot.col,
+        diag_warning(d, sp->path, tr->pos_pilot_speedup.line, tr->pos_pilot_speedup.col,
                      "training.pilot: a speed-up of %s at cap %s is above the %s the model gives at the least cost%s; "
                      "taken as lr_ratio 0 (a run its rate limits: a frozen step costs Adam only its noisier "
                      "gradient's weaker signal)",

@@ -637,10 +637,19 @@ def main():
             with open(p, "w") as fh:
                 fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000, extra).replace(
                     "steps: 10000, pilot: {max_ratio: 0.5", "steps: 5400, pilot: {max_ratio: 0.5"))
+            # a wrong speed-up is reported at its value, the pilot's own
+            # problems at the mapping: the position found in the text here
+            text = open(p).read()
+            key = "speedup: " if "speed-up of" in want else "pilot: "
+            at = text.find(key, text.find("pilot:") if key == "speedup: " else 0)
+            line = text.count("\n", 0, at) + 1
+            col = at - text.rfind("\n", 0, at) + len(key)  # the value: the number, or the mapping's "{"
             for verb in ("plan", "check"):  # check plans the pilot's cap too (the LP's plan, not --policy none's)
                 r = subprocess.run([tfc, verb, p], capture_output=True, text=True)
                 if r.returncode == 0 or not re.search(r"bad_pilot\.yaml:\d+:\d+: error: .*" + want, r.stderr):
                     bad.append(f"tfc {verb}, training{extra}: rc {r.returncode}, {r.stderr[:300]!r}, wanted {want}")
+                elif "training\\.pilot:" in want and f"bad_pilot.yaml:{line}:{col}: error:" not in r.stderr:
+                    bad.append(f"tfc {verb}, training{extra}: not at {line}:{col}: {r.stderr[:300]!r}")
 
         # far above the noise scale (beta 1e-300: the noise term rounds to 1)
         # no ratio below 2 gives a pilot below the shorter step alone: the
