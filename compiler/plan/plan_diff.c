@@ -118,6 +118,14 @@ tfc_status plan_doc_parse(const char *path, const char *buf, size_t len, arena *
         return bad(&l, root, "\"stages\" or \"actions\" is missing or not an array"), TFC_INVALID;
     if (stages->n != out->stage_count)
         return bad(&l, stages, "\"stages\" does not have one entry per stage"), TFC_INVALID;
+    const jv *ttq = jv_get(root, "time_to_quality");
+    if (ttq) {
+        if (ttq->kind != JV_OBJ)
+            return bad(&l, ttq, "\"time_to_quality\" is not an object"), TFC_INVALID;
+        if (!get_num(&l, ttq, "predicted_speedup", &out->ttq_predicted) || !get_num(&l, ttq, "cap", &out->ttq_cap))
+            return TFC_INVALID;
+        out->has_ttq = true;
+    }
     out->stage_mean = arena_alloc_array(a, stages->n ? stages->n : 1, sizeof *out->stage_mean);
     out->actions = arena_alloc_array(a, actions->n ? actions->n : 1, sizeof *out->actions);
     if (!out->stage_mean || !out->actions)
@@ -177,7 +185,7 @@ typedef struct change {
 } change;
 
 typedef struct plan_delta {
-    bool header, makespans;
+    bool header, makespans, ttq;
     uint32_t stages_changed;
     change *changes;
     size_t n_changes, only_a, only_b, moved;
@@ -195,6 +203,8 @@ static bool delta(const plan_doc *a, const plan_doc *b, double tol, plan_delta *
                      differs(a->speedup, b->speedup, tol);
     for (uint32_t s = 0; s < a->stage_count && s < b->stage_count; s++)
         out->stages_changed += differs(a->stage_mean[s], b->stage_mean[s], tol);
+    out->ttq = a->has_ttq != b->has_ttq ||
+               (a->has_ttq && (differs(a->ttq_predicted, b->ttq_predicted, tol) || differs(a->ttq_cap, b->ttq_cap, tol)));
     size_t *ia = by_key(a), *ib = by_key(b);
     out->changes = malloc((a->n_actions + b->n_actions + 1) * sizeof *out->changes);
     if (!ia || !ib || !out->changes) {
@@ -227,7 +237,19 @@ static bool delta(const plan_doc *a, const plan_doc *b, double tol, plan_delta *
     return true;
 }
 
-static bool delta_any(const plan_delta *dl) { return dl->header || dl->makespans || dl->stages_changed || dl->n_changes; }
+static bool delta_any(const plan_delta *dl)
+{
+    return dl->header || dl->makespans || dl->ttq || dl->stages_changed || dl->n_changes;
+}
+
+/* "1.1869x predicted at cap 0.8", or "not predicted (no training section)". */
+static void ttq_text(const plan_doc *p, char *out, size_t cap)
+{
+    if (p->has_ttq)
+        snprintf(out, cap, "%sx predicted at cap %s", real_fixed(p->ttq_predicted, 4).s, real_shortest(p->ttq_cap).s);
+    else
+        snprintf(out, cap, "not predicted (no training section)");
+}
 
 int plan_diff_same(const plan_doc *a, const plan_doc *b, double tol)
 {
@@ -251,8 +273,8 @@ static void print_text(const plan_doc *a, const plan_doc *b, const plan_delta *d
     fprintf(f, "B: %s: %s, %s, %u ranks, %u stages, %u microbatches (%s, tfc %s)\n", b->path, b->name, b->schedule,
             b->ranks, b->stage_count, b->microbatches, b->format, b->tfc_version);
     if (!delta_any(dl)) {
-        fprintf(f, "same plan (makespans, freezing and every action's ratio and start within %s)\n",
-                real_shortest(tol).s);
+        fprintf(f, "same plan (makespans, freezing, every action's ratio and start, and the predicted time to quality "
+                   "within %s)\n", real_shortest(tol).s);
         return;
     }
     if (dl->header)
@@ -264,6 +286,12 @@ static void print_text(const plan_doc *a, const plan_doc *b, const plan_delta *d
     fprintf(f, "optimised makespan  %12s ms -> %12s ms  (%s%s%%)\n", real_fixed(a->makespan_ms, 3).s,
             real_fixed(b->makespan_ms, 3).s, pct.s[0] == '-' ? "" : "+", pct.s);
     fprintf(f, "speed-up            %12sx   -> %12sx\n", real_fixed(a->speedup, 4).s, real_fixed(b->speedup, 4).s);
+    if (a->has_ttq || b->has_ttq) {
+        char ta[160], tb[160];
+        ttq_text(a, ta, sizeof ta);
+        ttq_text(b, tb, sizeof tb);
+        fprintf(f, "time to quality     %s -> %s\n", ta, tb);
+    }
     for (uint32_t s = 0; s < a->stage_count || s < b->stage_count; s++) {
         bool ha = s < a->stage_count, hb = s < b->stage_count;
         if (ha && hb && !differs(a->stage_mean[s], b->stage_mean[s], tol))
@@ -323,7 +351,17 @@ static void json_side(FILE *f, const plan_doc *p)
         fprintf(f, s ? ", " : "");
         json_number(f, p->stage_mean[s]);
     }
-    fprintf(f, "]}");
+    fprintf(f, "], \"time_to_quality\": ");
+    if (p->has_ttq) {
+        fprintf(f, "{\"predicted_speedup\": ");
+        json_number(f, p->ttq_predicted);
+        fprintf(f, ", \"cap\": ");
+        json_number(f, p->ttq_cap);
+        fprintf(f, "}");
+    } else {
+        fprintf(f, "null");
+    }
+    fprintf(f, "}");
 }
 
 static void json_action(FILE *f, const plan_doc_action *x)

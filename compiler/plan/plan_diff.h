@@ -26,6 +26,10 @@ typedef struct plan_doc {
     uint32_t ranks, stage_count, microbatches;
     double baseline_ms, makespan_ms, speedup;
     double *stage_mean; /* stage_count entries: the mean freeze ratio */
+    /* time_to_quality (a spec with training): its predicted speed-up and
+     * the cap it is at; has_ttq false when the plan has none */
+    bool has_ttq;
+    double ttq_predicted, ttq_cap;
     plan_doc_action *actions;
     size_t n_actions;
 } plan_doc;

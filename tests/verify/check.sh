@@ -6,7 +6,8 @@
 # match, as that release would have written it), that only the stamp
 # differs and the plan is the same; for a folder from another plan, that the
 # plan differs; the input files a spec names are recorded and checked.
-# diff: same plans exit 0, different ones 1 with the changes
+# diff: same plans exit 0, different ones 1 with the changes (the
+# predicted time to quality among them)
 # (checked against a comparison of the two plan.json written here), bad
 # input 2; --json parses and agrees; a format-1 plan (the "stages" key
 # twice) is read; the tolerance is honoured.
@@ -283,6 +284,33 @@ grep -qF "  $want" "$work/out" || fail "one ratio moved by 0.01: '$want' not nam
 run 1 "$tfc" diff "$work/a/plan.json" "$work/one.json" --json
 grep -q '"same": false' "$work/out" && grep -q '"actions_changed": 1,' "$work/out" ||
   fail "one ratio moved by 0.01 (--json): $(head -c 300 "$work/out")"
+
+# The predicted time to quality is part of the plan: the same freezing
+# (an explicit cap) at another noise scale, or with no training section,
+# differs; its numbers are plan.json's, read here.
+for ns in 2e5 2e7; do
+  { cat "$spec"; printf 'training: {batch_tokens: 1048576, noise_scale_tokens: %s, steps: 10000}\n' "$ns"; } >"$work/ttq_$ns.yaml"
+  "$tfc" plan "$work/ttq_$ns.yaml" --json >"$work/ttq_$ns.json" || fail "plan with training ($ns)"
+done
+run 1 "$tfc" diff "$work/ttq_2e5.json" "$work/ttq_2e7.json"
+python3 - "$work/ttq_2e5.json" "$work/ttq_2e7.json" "$work/out" <<'PY' || fail "diff of two predictions: $(cat "$work/out")"
+import json, sys
+a, b = (json.load(open(p))["time_to_quality"] for p in sys.argv[1:3])
+out = open(sys.argv[3]).read()
+assert json.load(open(sys.argv[1]))["makespan_ms"] == json.load(open(sys.argv[2]))["makespan_ms"]  # only the prediction moves
+want = f"time to quality     {a['predicted_speedup']:.4f}x predicted at cap {a['cap']:g} -> {b['predicted_speedup']:.4f}x"
+assert want in out, (want, out)
+PY
+run 1 "$tfc" diff "$work/a/plan.json" "$work/ttq_2e5.json" --json
+python3 - "$work/ttq_2e5.json" "$work/out" <<'PY' || fail "diff --json, no prediction against one: $(head -c 400 "$work/out")"
+import json, sys
+t = json.load(open(sys.argv[1]))["time_to_quality"]
+got = json.load(open(sys.argv[2]))
+assert got["same"] is False and got["actions_changed"] == 0, got
+assert got["a"]["time_to_quality"] is None
+assert got["b"]["time_to_quality"] == {"predicted_speedup": t["predicted_speedup"], "cap": t["cap"]}, got["b"]
+PY
+run 0 "$tfc" diff "$work/ttq_2e5.json" "$work/ttq_2e5.json"
 
 # A tolerance above every change makes them the same; format 1 is read.
 run 0 "$tfc" diff "$work/a/plan.json" "$work/c/plan.json" --tolerance 1e6
