@@ -109,10 +109,13 @@ static void remove_stale(const char *parent, const char *base, const char *dir)
 }
 
 static bool replaceable(const char *dir);
+static const char *other_kind(const char *dir, const gen_folder *g);
 
-/* Whether dir (lstat st, when it exists) may be replaced: a real folder,
- * empty or written by tfc; the reason filed otherwise. */
-static bool check_target(const char *dir, const char *dir_arg, bool exists, const struct stat *st, diag_list *d)
+/* Whether dir (lstat st, when it exists) may be replaced by g: a real
+ * folder, empty or written by tfc as the same kind of output; the reason
+ * filed otherwise. */
+static bool check_target(const char *dir, const char *dir_arg, bool exists, const struct stat *st,
+                         const gen_folder *g, diag_list *d)
 {
     if (exists && S_ISLNK(st->st_mode)) {
         diag_error(d, dir_arg, 0, 0, "is a symbolic link; tfc replaces output folders whole: give the real folder");
@@ -127,7 +130,54 @@ static bool check_target(const char *dir, const char *dir_arg, bool exists, cons
                    "exists and is not a tfc output folder (no MANIFEST written by tfc); refusing to replace it");
         return false;
     }
+    const char *kept = exists ? other_kind(dir, g) : NULL;
+    if (kept) {
+        diag_error(d, dir_arg, 0, 0,
+                   "holds another kind of tfc output (its MANIFEST lists %s, and none of the files this command "
+                   "writes: a compile folder and a --sweep or --compare folder, say); refusing to replace it: give "
+                   "another folder, or remove this one first", kept);
+        free((char *)kept);
+        return false;
+    }
     return true;
+}
+
+/* The first file dir's MANIFEST lists (malloc'd) when it lists none that
+ * g writes: the folder holds another command's output. NULL when they
+ * share a file, or there is no MANIFEST to read (an empty folder). */
+static const char *other_kind(const char *dir, const gen_folder *g)
+{
+    char *m;
+    if (asprintf(&m, "%s/MANIFEST", dir) < 0)
+        return NULL;
+    int fd = open(m, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    free(m);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    char line[4096], *first = NULL;
+    bool shared = false;
+    while (!shared && fgets(line, sizeof line, f)) {
+        char *name = line[0] == '#' ? NULL : strstr(line, "  ");
+        if (!name)
+            continue;
+        name += 2;
+        name[strcspn(name, "\r\n")] = '\0';
+        if (gen_find(g, name))
+            shared = true;
+        else if (!first)
+            first = strdup(name);
+    }
+    fclose(f);
+    if (shared || !first) {
+        free(first);
+        return NULL;
+    }
+    return first;
 }
 
 /* Empty, or holding a MANIFEST tfc wrote. */
@@ -226,7 +276,7 @@ tfc_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
     bool stop_between = getenv("TFC_TEST_OUTDIR_STOP_BETWEEN") != NULL;
     struct stat st;
     bool exists = lstat(dir, &st) == 0;
-    if (!check_target(dir, dir_arg, exists, &st, d))
+    if (!check_target(dir, dir_arg, exists, &st, g, d))
         goto out;
     if (!mkdtemp(tmp)) {
         diag_error(d, dir_arg, 0, 0, "cannot create a temporary folder in %s: %s", parent, strerror(errno));
@@ -262,7 +312,7 @@ tfc_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
             goto out;
         }
         exists = lstat(dir, &st) == 0;
-        if (exists && !check_target(dir, dir_arg, exists, &st, d))
+        if (exists && !check_target(dir, dir_arg, exists, &st, g, d))
             goto out;
     }
     if (tmp) {

@@ -907,6 +907,42 @@ Test(cli_compile, depfile_names_every_output_and_every_input_the_spec_names)
     cr_assert_eq(system(cmd), 0);
 }
 
+Test(cli_compile, a_folder_of_another_kind_of_output_is_not_replaced)
+{
+    char dir[] = "/tmp/tfc-kind-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char gen[96], sweep[96], cmd[512];
+    snprintf(gen, sizeof gen, "%s/gen", dir);
+    snprintf(sweep, sizeof sweep, "%s/sweep", dir);
+    const char *spec = TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml";
+    proc_result r;
+    cr_assert(proc_tfc(&r, "compile", spec, "-o", gen, "--skip-cuda-check", "-q", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "plan", spec, "--sweep", sweep, "-q", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    /* a sweep over the generated code, and code over the sweep: refused,
+     * each folder as it was */
+    cr_assert(proc_tfc(&r, "plan", spec, "--sweep", gen, "-q", NULL));
+    cr_assert_eq(r.exit_code, 4, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "holds another kind of tfc output"), "%s", r.err);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "compile", spec, "-o", sweep, "--skip-cuda-check", "-q", NULL));
+    cr_assert_eq(r.exit_code, 4, "%s", r.err);
+    proc_result_free(&r);
+    snprintf(cmd, sizeof cmd, "test -f '%s/llama8b_1f1b.h' && test -f '%s/pareto.csv' && test ! -e '%s/plan.json'", gen,
+             sweep, sweep);
+    cr_assert_eq(system(cmd), 0, "a folder was replaced");
+    /* the same kind again is replaced as always */
+    cr_assert(proc_tfc(&r, "compile", TFC_SOURCE_DIR "/specs/llama8b_gpipe.yaml", "-o", gen, "--skip-cuda-check", "-q",
+                       NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 Test(cli_compile, a_depfile_that_cannot_be_written_leaves_the_folder_as_it_was)
 {
     char dir[] = "/tmp/tfc-dep-XXXXXX";
