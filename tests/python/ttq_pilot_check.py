@@ -21,7 +21,9 @@ ttq_pilot):
     its batch size that reached L* (the largest cap's the next one down),
     every point so predicted counted, and the last line's three maxima
     (all, pilot above, pilot below) recomputed; its last lines on the
-    target's sweep and on all of them quoted in docs/time-to-quality.md;
+    target's sweep and on all of them quoted in docs/time-to-quality.md,
+    and on the sweep held out after everything (held_out/) the same and
+    the pilot's last line;
   - --k-floor: each batch size's best k recomputed here over the grid
     and no k (the error rule written out again), the interval of k within
     0.10 likewise; no k never beats the floor it is a candidate of; the
@@ -523,7 +525,11 @@ def main():
         bad.append(f"--seed-ends on docs/batch_regime_runs/seeds/: {len(seeded)} files")
     doc = re.sub(r"\s+", " ", open(os.path.join(src, "docs", "time-to-quality.md")).read().replace("`", ""))
     target = [f for f in files if os.path.basename(f) == "full_n80.md"]
-    for args in (["--seed-ends"] + seeded, ["--cross"] + target, ["--cross"] + files):
+    # the sweep held out after everything (docs/batch_regime_runs/held_out/), quoted as run
+    held = sorted(glob.glob(os.path.join(src, "docs", "batch_regime_runs", "held_out", "*.md")))
+    if not held or not all(check_cross(held, opt)[0] for opt in ("adam", "sgd")):
+        bad.append(f"--cross on docs/batch_regime_runs/held_out/: {len(held)} files")
+    for args in (["--seed-ends"] + seeded, ["--cross"] + target, ["--cross"] + files, held, ["--cross"] + held):
         last = subprocess.run([sys.executable, os.path.join(src, "bench", "ttq_pilot.py")] + args,
                               capture_output=True, text=True).stdout.strip().split("\n")[-1]
         if last not in doc:
