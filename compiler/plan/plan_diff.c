@@ -203,8 +203,8 @@ static bool delta(const plan_doc *a, const plan_doc *b, double tol, plan_delta *
                      differs(a->speedup, b->speedup, tol);
     for (uint32_t s = 0; s < a->stage_count && s < b->stage_count; s++)
         out->stages_changed += differs(a->stage_mean[s], b->stage_mean[s], tol);
-    out->ttq = a->has_ttq != b->has_ttq ||
-               (a->has_ttq && (differs(a->ttq_predicted, b->ttq_predicted, tol) || differs(a->ttq_cap, b->ttq_cap, tol)));
+    out->ttq = a->has_ttq != b->has_ttq || (a->has_ttq && (differs(a->ttq_predicted, b->ttq_predicted, tol) ||
+                                                           differs(a->ttq_cap, b->ttq_cap, tol)));
     size_t *ia = by_key(a), *ib = by_key(b);
     out->changes = malloc((a->n_actions + b->n_actions + 1) * sizeof *out->changes);
     if (!ia || !ib || !out->changes) {
