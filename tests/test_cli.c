@@ -811,6 +811,13 @@ Test(cli_compile, usage_mistakes_exit_2_and_write_nothing)
     cr_assert(proc_tfc(&r, "compile", spec, "-o", "", NULL));
     cr_assert_eq(r.exit_code, 2, "%s", r.err);
     proc_result_free(&r);
+    const char *empty_names[] = {"--sweep", "--compare", "--dump-lp"}; /* plan's outputs alike */
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert(proc_tfc(&r, "plan", spec, empty_names[i], "", NULL));
+        cr_assert_eq(r.exit_code, 2, "%s: %s", empty_names[i], r.err);
+        cr_assert_not_null(strstr(r.err, "needs a"), "%s: %s", empty_names[i], r.err);
+        proc_result_free(&r);
+    }
     cr_assert(proc_tfc(&r, "compile", spec, "-o", out, "--require-cuda-check", "--skip-cuda-check", NULL));
     cr_assert_eq(r.exit_code, 2, "%s", r.err);
     cr_assert_not_null(strstr(r.err, "contradict"));

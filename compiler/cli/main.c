@@ -496,6 +496,12 @@ static int run_plan(int argc, char **argv)
     int r = parse_spec_args("plan", plan_help, argc, argv, flags, &path);
     if (r >= 0)
         return r;
+    if (sweep_dir && !*sweep_dir)
+        return usage_error("plan: --sweep needs a folder name, got", sweep_dir);
+    if (compare_dir && !*compare_dir)
+        return usage_error("plan: --compare needs a folder name, got", compare_dir);
+    if (dump && !*dump)
+        return usage_error("plan: --dump-lp needs a file name, got", dump);
     if (sweep_dir && compare_dir)
         return usage_error("plan: --sweep and --compare write different folders; give one", NULL);
     if ((sweep_dir || compare_dir) && dump)
