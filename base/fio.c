@@ -207,6 +207,15 @@ FILE *fio_open_output(const char *path, diag_list *d)
     return f;
 }
 
+/* A device at path (/dev/null, /dev/stdout's terminal): written in place,
+ * never replaced by a renamed file (as root that would swap the device
+ * for a regular file). */
+static bool is_device(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode));
+}
+
 tfc_status fio_stage(const char *path, const void *data, size_t len, diag_list *d, char **tmp_out)
 {
     *tmp_out = NULL;
@@ -214,6 +223,17 @@ tfc_status fio_stage(const char *path, const void *data, size_t len, diag_list *
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) { /* rename would fail only after the work */
         diag_error(d, path, 0, 0, "cannot write: %s", strerror(EISDIR));
         return TFC_IO;
+    }
+    if (is_device(path)) {
+        FILE *f = fio_open_output(path, d);
+        if (!f)
+            return TFC_IO;
+        bool ok = fwrite(data, 1, len, f) == len;
+        if (fclose(f) != 0 || !ok) {
+            diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno ? errno : EIO));
+            return TFC_IO;
+        }
+        return TFC_OK; /* *tmp_out stays NULL: nothing to commit */
     }
     size_t n = strlen(path) + 32;
     char *tmp = malloc(n);
@@ -250,6 +270,8 @@ tfc_status fio_stage(const char *path, const void *data, size_t len, diag_list *
 
 tfc_status fio_commit(char *tmp, const char *path, diag_list *d)
 {
+    if (!tmp) /* written in place (a device) */
+        return TFC_OK;
     bool ok = rename(tmp, path) == 0;
     if (!ok) {
         diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno ? errno : EIO));
@@ -264,6 +286,64 @@ void fio_discard(char *tmp)
     if (tmp)
         unlink(tmp);
     free(tmp);
+}
+
+bool fio_out_open(fio_out *o, const char *path, diag_list *d)
+{
+    o->path = path;
+    o->tmp = NULL;
+    o->f = NULL;
+    struct stat sb;
+    bool exists = stat(path, &sb) == 0;
+    if (exists && S_ISDIR(sb.st_mode)) {
+        diag_error(d, path, 0, 0, "cannot write: %s", strerror(EISDIR));
+        return false;
+    }
+    if (exists && !S_ISREG(sb.st_mode)) /* a device, or a FIFO with a reader: in place */
+        return (o->f = fio_open_output(path, d)) != NULL;
+    size_t n = strlen(path) + 32;
+    o->tmp = malloc(n);
+    if (!o->tmp) {
+        diag_nomem(d, "writing %s", path);
+        return false;
+    }
+    snprintf(o->tmp, n, "%s.tfc-tmp-%ld", path, (long)getpid());
+    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!o->f) {
+        diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        unlink(o->tmp);
+        free(o->tmp);
+        o->tmp = NULL;
+        return false;
+    }
+    return true;
+}
+
+tfc_status fio_out_close(fio_out *o, bool ok, diag_list *d)
+{
+    if (!o->f)
+        return TFC_IO;
+    bool wrote = ok && !ferror(o->f) && fflush(o->f) == 0 && (!o->tmp || fsync(fileno(o->f)) == 0);
+    int err = errno;
+    if (fclose(o->f) != 0 && wrote) {
+        wrote = false;
+        err = errno;
+    }
+    o->f = NULL;
+    if (ok && !wrote)
+        diag_error(d, o->path, 0, 0, "cannot write: %s", strerror(err ? err : EIO));
+    tfc_status st = wrote ? TFC_OK : TFC_IO;
+    if (o->tmp) {
+        if (wrote)
+            st = fio_commit(o->tmp, o->path, d);
+        else
+            fio_discard(o->tmp);
+        o->tmp = NULL;
+    }
+    return st;
 }
 
 tfc_status fio_write_atomic(const char *path, const void *data, size_t len, diag_list *d)

@@ -44,9 +44,24 @@ tfc_status fio_write_atomic(const char *path, const void *data, size_t len, diag
  * other output: fio_stage writes the temporary file (refusing a path that
  * is a directory, where the rename would fail) and hands its name back in
  * *tmp; fio_commit renames it into place, fio_discard removes it; either
- * frees *tmp. */
+ * frees *tmp. A device at path (/dev/null) is written in place by
+ * fio_stage, never replaced (*tmp NULL, and fio_commit does nothing). */
 tfc_status fio_stage(const char *path, const void *data, size_t len, diag_list *d, char **tmp);
 tfc_status fio_commit(char *tmp, const char *path, diag_list *d);
 void fio_discard(char *tmp);
+
+/* Streamed output that appears whole or not at all: fio_out_open opens a
+ * temporary file beside path (a regular file or none yet) and
+ * fio_out_close renames it into place when ok and every write, the flush
+ * and the sync succeeded, or removes it (TFC_IO, the reason under path
+ * unless !ok, where the caller has filed it). A device or a FIFO with a
+ * reader is written in place. A directory at path is refused. */
+typedef struct fio_out {
+    FILE *f;
+    char *tmp;
+    const char *path;
+} fio_out;
+bool fio_out_open(fio_out *o, const char *path, diag_list *d);
+tfc_status fio_out_close(fio_out *o, bool ok, diag_list *d);
 
 #endif

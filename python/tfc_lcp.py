@@ -15,7 +15,8 @@ sequence of ints, an array.array or a numpy array; topk answers a numpy
 window with numpy arrays and anything else with lists. dedup and order give
 numpy arrays (uint64) where numpy is installed, array('Q') otherwise.
 Errors are tfc_lcp.Error, carrying the C library's message and tfc's exit
-status (1 invalid input, 3 out of memory, 4 I/O).
+status (1 invalid input, 4 I/O, 6 out of memory: the command line's
+codes).
 
 The native library: `pip install ./python` builds _tfc_lcp beside this
 module where a C compiler is found (python/setup.py); TFC_LCP_LIBRARY names
@@ -255,7 +256,7 @@ class Index:
     def _topk(self, q, nq, k, seq, lcp):
         err = _err_buf()
         if self._lib.tfc_lcp_topk(self._handle(), q, nq, k, seq, lcp, err, _ERR) < 0:
-            raise Error(err.value.decode(errors="replace"), 3)
+            raise Error(err.value.decode(errors="replace"), 6)  # only memory can fail it
 
     @staticmethod
     def _k(k):
@@ -273,7 +274,7 @@ class Index:
         out, err = _u64p(), _err_buf()
         n = self._lib.tfc_lcp_dedup(self._handle(), min_lcp, ctypes.byref(out), err, _ERR)
         if n < 0:
-            raise Error(err.value.decode(errors="replace"), 3)
+            raise Error(err.value.decode(errors="replace"), 6)  # only memory can fail it
         try:
             res = _u64_array(n)
             if n:
@@ -286,7 +287,8 @@ class Index:
         """The sorted permutation: element j is the number of the j-th sequence in sorted order."""
         res, err = _u64_array(self.sequences), _err_buf()
         if self.sequences and self._lib.tfc_lcp_order(self._handle(), _ptr(res, _u64p), err, _ERR) < 0:
-            raise Error(err.value.decode(errors="replace"), 3)
+            msg = err.value.decode(errors="replace")  # memory, or a set whose parts disagree
+            raise Error(msg, 6 if "out of memory" in msg else 1)
         return res
 
     # -- for a process answering for one part (tfc_lcp_dist) --

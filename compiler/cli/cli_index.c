@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -22,9 +23,11 @@ const char cli_index_help[] =
     "usage: tfc index build --tokens SHARD... --seq-len L [--stride S | --doc-sep TOKEN]\n"
     "                       [--raw --token-bytes 2|4] -o INDEX [--quiet]\n"
     "       tfc index query INDEX --tokens SHARD... --queries QSHARD -k K [--latency]\n"
+    "                       [--raw --token-bytes 2|4] [--no-verify]\n"
+    "       tfc index dedup INDEX --tokens SHARD... --min-lcp N [-o FILE]\n"
+    "                       [--raw --token-bytes 2|4] [--no-verify]\n"
+    "       tfc index order INDEX --tokens SHARD... -o FILE [--raw --token-bytes 2|4]\n"
     "                       [--no-verify]\n"
-    "       tfc index dedup INDEX --tokens SHARD... --min-lcp N [-o FILE] [--no-verify]\n"
-    "       tfc index order INDEX --tokens SHARD... -o FILE [--no-verify]\n"
     "       tfc index set -o SET --part INDEX --tokens SHARD... [--part INDEX --tokens SHARD...]...\n"
     "                       [--raw --token-bytes 2|4] [--no-verify]\n"
     "       tfc index query|dedup|order SET ...   (the same, over every part of the set)\n"
@@ -35,7 +38,8 @@ const char cli_index_help[] =
     "20240520 with uint16 tokens, or 20240801 with uint32 tokens as llm.c writes\n"
     "for LLaMA-3) unless --raw (headerless little-endian tokens of --token-bytes\n"
     "bytes); the index never copies them: give the same shards to every\n"
-    "command (sizes and contents are checked).\n"
+    "command (each shard's size and a sample of its contents are checked:\n"
+    "docs/lcp-index.md).\n"
     "  --doc-sep TOKEN  sequences are documents, not windows: each non-empty run\n"
     "               of tokens between TOKENs (llm.c writes its end-of-text token\n"
     "               there) is one sequence of its first L tokens; a shorter one\n"
@@ -252,6 +256,12 @@ static int parse(int argc, char **argv, index_args *a)
         return usage("--latency is for query", NULL);
     if (strcmp(a->verb, "dedup") == 0 && !a->have_min_lcp)
         return usage("dedup needs --min-lcp N", NULL);
+    if (strcmp(a->verb, "dedup") != 0 && a->have_min_lcp)
+        return usage("--min-lcp is for dedup", NULL);
+    if (strcmp(a->verb, "query") != 0 && (a->have_k || a->queries))
+        return usage("-k and --queries are for query", NULL);
+    if (strcmp(a->verb, "query") == 0 && a->out)
+        return usage("query prints its answers; -o is for build, dedup, order and set", NULL);
     if (strcmp(a->verb, "order") == 0 && !a->out)
         return usage("order needs -o FILE", NULL);
     return -1;
@@ -274,6 +284,14 @@ static int finish(diag_list *d, tfc_status st, int code)
 
 static int run_build(const index_args *a, diag_list *d)
 {
+    /* The index goes in through a renamed temporary file: what is at -o is
+     * replaced, which a device (say /dev/null, as root) must never be. */
+    struct stat ob;
+    if (lstat(a->out, &ob) == 0 && !S_ISREG(ob.st_mode)) {
+        diag_error(d, a->out, 0, 0, "is %s; an index is a regular file (it is memory-mapped): give a file name",
+                   S_ISLNK(ob.st_mode) ? "a symbolic link, which would be replaced, not followed" : fio_kind(ob.st_mode));
+        return finish(d, TFC_IO, EXIT_IO);
+    }
     lcp_shards sh;
     tfc_status st = lcp_shards_open(a->tokens, (uint32_t)a->n_tokens, a->raw, (uint32_t)a->token_bytes, &sh, d);
     if (st != TFC_OK)
@@ -414,42 +432,37 @@ static int run_query_like(const index_args *a, diag_list *d)
         }
     } else if (strcmp(a->verb, "dedup") == 0) {
         uint8_t *dup = malloc(ix.n ? ix.n : 1);
-        if (!dup) {
+        if (a->min_lcp > ix.seq_len) { /* no two sequences share more than seq_len tokens: "none" would mislead */
+            diag_error(d, a->index, 0, 0, "--min-lcp %llu is past the index's sequence length %u: give 1 to %u",
+                       a->min_lcp, ix.seq_len, ix.seq_len);
+            st = TFC_INVALID;
+        } else if (!dup) {
             st = diag_nomem(d, "answering the index command");
         } else {
-            FILE *f = a->out ? fio_open_output(a->out, d) : stdout;
-            if (!f) {
+            fio_out o = {stdout, NULL, NULL};
+            if (a->out && !fio_out_open(&o, a->out, d)) {
                 st = TFC_IO;
             } else {
                 lcp_index_dedup(&ix, (uint32_t)a->min_lcp, dup);
                 for (uint64_t i = 0; i < ix.n; i++)
                     if (dup[i])
-                        fprintf(f, "%llu\n", (unsigned long long)i);
-                if (f != stdout && fclose(f) != 0) {
-                    diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
-                    st = TFC_IO;
-                }
+                        fprintf(o.f, "%llu\n", (unsigned long long)i);
+                if (a->out)
+                    st = fio_out_close(&o, true, d); /* whole, or nothing at a->out */
             }
             free(dup);
         }
-    } else { /* order */
-        FILE *f = fio_open_output(a->out, d);
-        bool ok = f != NULL;
+    } else { /* order: whole, or nothing at a->out */
+        fio_out o;
+        bool ok = fio_out_open(&o, a->out, d);
         uint32_t buf[4096]; /* uint32 numbers, one per sorted position, as before the permutation was packed */
         for (uint64_t j = 0; ok && j < ix.n; j += 4096) {
             size_t c = ix.n - j < 4096 ? (size_t)(ix.n - j) : 4096;
             for (size_t i = 0; i < c; i++)
                 buf[i] = lcp_index_perm(&ix, j + i);
-            ok = fwrite(buf, 4, c, f) == c;
+            ok = fwrite(buf, 4, c, o.f) == c;
         }
-        if (f && fclose(f) != 0)
-            ok = false;
-        if (!f) {
-            st = TFC_IO;
-        } else if (!ok) {
-            diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
-            st = TFC_IO;
-        }
+        st = o.f ? fio_out_close(&o, true, d) : TFC_IO; /* a failed fwrite leaves ferror set: closed as failed */
     }
     lcp_index_close(&ix);
     lcp_shards_close(&sh);
@@ -500,17 +513,21 @@ static int run_set_query(const index_args *a, diag_list *d)
         if (qs.s)
             lcp_shards_close(&qs);
     } else {
-        FILE *f = a->out ? fio_open_output(a->out, d) : stdout;
-        if (!f) {
+        fio_out o = {stdout, NULL, NULL};
+        if (dedup && a->min_lcp > set.seq_len) {
+            diag_error(d, a->index, 0, 0, "--min-lcp %llu is past the set's sequence length %u: give 1 to %u",
+                       a->min_lcp, set.seq_len, set.seq_len);
+            st = TFC_INVALID;
+        } else if (a->out && !fio_out_open(&o, a->out, d)) {
             st = TFC_IO;
         } else {
-            if (dedup && lcp_set_dedup(&set, (uint32_t)a->min_lcp, print_number, f, d) == UINT64_MAX)
+            if (dedup && lcp_set_dedup(&set, (uint32_t)a->min_lcp, print_number, o.f, d) == UINT64_MAX)
                 st = TFC_NOMEM;
             else if (!dedup)
-                st = lcp_set_order(&set, f, a->out, d);
-            if (f != stdout && fclose(f) != 0 && st == TFC_OK) {
-                diag_error(d, a->out, 0, 0, "cannot write: %s", strerror(errno));
-                st = TFC_IO;
+                st = lcp_set_order(&set, o.f, a->out, d);
+            if (a->out) { /* whole, or nothing at a->out */
+                tfc_status cst = fio_out_close(&o, st == TFC_OK, d);
+                st = st == TFC_OK ? cst : st;
             }
         }
     }

@@ -75,6 +75,13 @@ expect "--dump-lp to /dev/null" 0 "" -- "$tfc" plan "$spec" --dump-lp /dev/null
 mkfifo "$work/dep.fifo"
 expect "--depfile where a FIFO is (replaced, not opened)" 0 "" -- "$tfc" compile "$spec" -o "$work/dep" -q --skip-cuda-check --depfile "$work/dep.fifo"
 [ -f "$work/dep.fifo" ] || { echo "inputs: the depfile did not replace the FIFO"; failures=$((failures + 1)); }
+# A device is written into, never replaced (as root a renamed file would
+# swap /dev/null for a regular file): a null device made here where mknod
+# works, so that a regression cannot touch the machine's.
+if mknod "$work/null" c 1 3 2>/dev/null; then
+  expect "--depfile into a device" 0 "" -- "$tfc" compile "$spec" -o "$work/dep" -q --skip-cuda-check --depfile "$work/null"
+  [ -c "$work/null" ] || { echo "inputs: the depfile replaced a device"; failures=$((failures + 1)); }
+fi
 
 # An output folder holding a FIFO named MANIFEST: not a tfc folder, refused
 # (it is not opened to wait for a writer).

@@ -7,7 +7,10 @@ a FIFO; raw sizes that are
 not whole tokens; seq_len longer than a shard; index files truncated at
 every section boundary, with flipped bytes, with a newer version, built from
 other shards or from a shard changed since; documents (--doc-sep): corrupt
-headers, tokens too large, a separator wider than the tokens; usage mistakes.
+headers, tokens too large, a separator wider than the tokens; usage mistakes;
+dedup's --min-lcp past the sequence length; order and dedup -o past a
+file-size limit (nothing left behind); a device at -o (build refuses it,
+order writes into it, it stays a device: one made here, never /dev/null).
 
     lcp_errors.py TFC
 """
@@ -193,6 +196,50 @@ for args in (["index"], ["index", "grow"], ["index", "build", "--seq-len", "4", 
              ["index", "build", "--tokens", p("good.bin"), "--seq-len", "4", "--doc-sep", "eot", "-o", p("x.idx")],
              ["index", "dedup", idx, "--tokens", p("good.bin"), "--min-lcp", "3", "--doc-sep", "0"]):
     expect("usage: " + " ".join(a.replace(W, "W") for a in args[1:]), args, 2)
+
+# --min-lcp past the sequence length (16) can match nothing: an error,
+# not an empty answer.
+expect("dedup --min-lcp past seq_len", ["index", "dedup", idx, "--tokens", p("good.bin"), "--min-lcp", "17"], 1,
+       "past the index's sequence length 16")
+
+# Outputs. A write that fails part way (a file-size limit of 128 bytes, the
+# signal ignored) leaves nothing at -o, not a cut-off permutation or list.
+def limited():
+    import resource
+    import signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (128, 128))
+
+
+for verb, extra in (("order", []), ("dedup", ["--min-lcp", "1"])):
+    cases += 1
+    out = p(f"cut.{verb}")
+    r = subprocess.run([TFC, "index", verb, idx, "--tokens", p("good.bin"), *extra, "-o", out], capture_output=True,
+                       text=True, preexec_fn=limited, timeout=30)
+    left = [n for n in os.listdir(W) if n.startswith(f"cut.{verb}")]
+    if r.returncode != 4 or left:
+        print(f"{verb} -o past a file-size limit: exit {r.returncode}, left {left}: {r.stderr.strip()[:200]}",
+              file=sys.stderr)
+        failures += 1
+# A device at -o: an index (replaced through a renamed file) refuses it,
+# order writes into it; the device stays one either way. A null device made
+# here (as root; skipped otherwise), so that a regression replaces it and
+# not the machine's /dev/null.
+import stat as stat_mod
+dev = p("null")
+try:
+    os.mknod(dev, stat_mod.S_IFCHR | 0o666, os.makedev(1, 3))
+except OSError as e:
+    print(f"lcp_errors: skipping the device cases (no mknod here: {e})")
+    dev = None
+if dev:
+    expect("build -o a device", ["index", "build", "--tokens", p("good.bin"), "--seq-len", "4", "-o", dev], 4,
+           "character device")
+    expect("order -o a device", ["index", "order", idx, "--tokens", p("good.bin"), "-o", dev], 0)
+    cases += 1
+    if not stat_mod.S_ISCHR(os.lstat(dev).st_mode):
+        print("the device at -o was replaced by a file", file=sys.stderr)
+        failures += 1
 
 print(f"lcp_errors: {cases} hostile cases, {failures} failed")
 subprocess.run(["rm", "-rf", W])
