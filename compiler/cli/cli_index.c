@@ -431,7 +431,7 @@ static int run_query_like(const index_args *a, diag_list *d)
             lcp_shards_close(&qs);
         }
     } else if (strcmp(a->verb, "dedup") == 0) {
-        uint8_t *dup = malloc(ix.n ? ix.n : 1);
+        uint8_t *dup = a->min_lcp > ix.seq_len ? NULL : malloc(ix.n ? ix.n : 1);
         if (a->min_lcp > ix.seq_len) { /* no two sequences share more than seq_len tokens: "none" would mislead */
             diag_error(d, a->index, 0, 0, "--min-lcp %llu is past the index's sequence length %u: give 1 to %u",
                        a->min_lcp, ix.seq_len, ix.seq_len);
