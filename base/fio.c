@@ -216,6 +216,27 @@ static bool is_device(const char *path)
     return stat(path, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode));
 }
 
+/* Creates path's temporary sibling (path.tfc-tmp-PID) for writing: its
+ * descriptor in *fd and its malloc'd name in *tmp. On failure the reason is
+ * filed under path and nothing is left behind (*tmp NULL). */
+static tfc_status open_tmp(const char *path, int *fd, char **tmp, diag_list *d)
+{
+    size_t n = strlen(path) + 32;
+    *fd = -1;
+    *tmp = malloc(n);
+    if (!*tmp)
+        return diag_nomem(d, "writing %s", path);
+    snprintf(*tmp, n, "%s.tfc-tmp-%ld", path, (long)getpid());
+    *fd = open(*tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (*fd < 0) {
+        diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
+        return TFC_IO;
+    }
+    return TFC_OK;
+}
+
 tfc_status fio_stage(const char *path, const void *data, size_t len, diag_list *d, char **tmp_out)
 {
     *tmp_out = NULL;
@@ -235,13 +256,12 @@ tfc_status fio_stage(const char *path, const void *data, size_t len, diag_list *
         }
         return TFC_OK; /* *tmp_out stays NULL: nothing to commit */
     }
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return diag_nomem(d, "writing %s", path);
-    snprintf(tmp, n, "%s.tfc-tmp-%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    bool ok = fd >= 0;
+    char *tmp;
+    int fd;
+    tfc_status st = open_tmp(path, &fd, &tmp, d);
+    if (st != TFC_OK)
+        return st;
+    bool ok = true;
     const char *p = data;
     size_t off = 0;
     while (ok && off < len) {
@@ -254,7 +274,7 @@ tfc_status fio_stage(const char *path, const void *data, size_t len, diag_list *
     }
     ok = ok && fsync(fd) == 0;
     int err = errno;
-    if (fd >= 0 && close(fd) != 0 && ok) {
+    if (close(fd) != 0 && ok) {
         ok = false;
         err = errno;
     }
@@ -301,19 +321,13 @@ bool fio_out_open(fio_out *o, const char *path, diag_list *d)
     }
     if (exists && !S_ISREG(sb.st_mode)) /* a device, or a FIFO with a reader: in place */
         return (o->f = fio_open_output(path, d)) != NULL;
-    size_t n = strlen(path) + 32;
-    o->tmp = malloc(n);
-    if (!o->tmp) {
-        diag_nomem(d, "writing %s", path);
+    int fd;
+    if (open_tmp(path, &fd, &o->tmp, d) != TFC_OK)
         return false;
-    }
-    snprintf(o->tmp, n, "%s.tfc-tmp-%ld", path, (long)getpid());
-    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    o->f = fdopen(fd, "w");
     if (!o->f) {
-        diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
+        diag_nomem(d, "writing %s", path);
+        close(fd);
         unlink(o->tmp);
         free(o->tmp);
         o->tmp = NULL;
