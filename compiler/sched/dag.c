@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* At most this many successors per action (dag.h's rules, pairs included). */
-enum { DAG_MAX_SUCC = 8 };
+/* At most this many successors per action: the plain rules' 3, the pair's 1. */
+enum { DAG_MAX_SUCC = 4 };
 
 /* The successors of action i by the plain rules (at most 3). */
 static unsigned plain_successors(const sched *s, uint32_t i, uint32_t out[3])
@@ -39,17 +39,13 @@ static unsigned plain_successors(const sched *s, uint32_t i, uint32_t out[3])
     return n;
 }
 
-/* The successors of action i with the pairs' rules (at most DAG_MAX_SUCC). */
+/* The successors of action i with the pairs' rule (at most DAG_MAX_SUCC). */
 static unsigned successors(const sched *s, uint32_t i, uint32_t out[DAG_MAX_SUCC])
 {
     unsigned n = plain_successors(s, i, out);
-    /* A successor that is a pair's backward: the pair's forward waits for i too. */
-    for (unsigned k = 0, m = n; k < m; k++) {
-        uint32_t v = out[k];
-        if (s->actions[v].pair == SCHED_PAIR_SECOND && v > 0 && v - 1 != i)
-            out[n++] = v - 1;
-    }
-    /* A pair's backward: the forward's successor on the next stage waits for it. */
+    /* A pair's backward: the forward's successor on the next stage waits for
+     * it (what the forward sends leaves when the pair ends). The forward
+     * itself waits only for its own input, as in PyTorch's runtime. */
     if (s->actions[i].pair == SCHED_PAIR_SECOND && i > 0) {
         const sched_action *f = &s->actions[i - 1];
         uint32_t v;

@@ -3,10 +3,9 @@
  *   program order on each rank;  F(s,m) -> F(s+1,m);  F(s,m) -> B|I(s,m);
  *   B|I(s,m) -> B|I(s-1,m);  I(s,m) -> W(s,m);
  * and for an overlapped pair (sched.h: a forward f and the backward g after
- * it, run as one): every predecessor of g is one of f's too (the pair
- * starts when both halves can), and f's successor on the next stage waits
- * for g too (what the pair sends leaves when it ends). So the pair takes
- * dur(f) + dur(g) from the later of its halves' inputs.
+ * it, run as one): f's successor on the next stage waits for g too (what
+ * the pair sends leaves when it ends). f starts at its own input and g after
+ * f and its own input, as PyTorch's runtime runs a pair's two halves.
  * Edges between actions on different ranks carry the communication latency.
  * A cycle means the schedule deadlocks. */
 #ifndef TFC_DAG_H

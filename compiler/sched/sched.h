@@ -36,8 +36,9 @@ typedef struct sched_action {
 
 /* An overlapped pair (torch's "(xFm;yBn)OVERLAP_F_B"): a forward
  * (SCHED_PAIR_FIRST) and the backward right after it in its rank's program
- * (SCHED_PAIR_SECOND), run as one: the pair starts once both halves' inputs
- * are there, and what either half sends leaves when the pair ends (dag.c). */
+ * (SCHED_PAIR_SECOND), run as one: the forward at its input, the backward
+ * after it at its own, and what either half sends leaves when the pair ends
+ * (dag.c). */
 enum { SCHED_PAIR_NONE = 0, SCHED_PAIR_FIRST = 1, SCHED_PAIR_SECOND = 2 };
 
 typedef struct sched {

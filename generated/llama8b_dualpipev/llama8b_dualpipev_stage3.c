@@ -52,13 +52,13 @@ const uint64_t llama8b_dualpipev_stage3_param_numel[LLAMA8B_DUALPIPEV_STAGE3_PAR
 };
 
 const double llama8b_dualpipev_stage3_ratio[LLAMA8B_DUALPIPEV_STAGE3_MICROBATCHES] = {
-    0.004210492130368948, 1, 1, 1, 0, 0, 0, 0.8736842032521963,
+    0.0842105362098664, 1, 1, 1, 0, 0, 0, 0.8736842032521963,
 };
 
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage3_q[LLAMA8B_DUALPIPEV_STAGE3_MICROBATCHES] = {
-    18083926ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3752445080ull,
+    361681499ull, 4294967296ull, 4294967296ull, 4294967296ull, 0ull, 0ull, 0ull, 3752445080ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

@@ -52,13 +52,13 @@ const uint64_t llama8b_dualpipev_stage4_param_numel[LLAMA8B_DUALPIPEV_STAGE4_PAR
 };
 
 const double llama8b_dualpipev_stage4_ratio[LLAMA8B_DUALPIPEV_STAGE4_MICROBATCHES] = {
-    0, 0, 0.8421052573248744, 0.8421052631456405, 0, 0, 0, 0,
+    0, 0, 0.7621052130125463, 0.8421052631456405, 0, 0, 0, 0,
 };
 
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage4_q[LLAMA8B_DUALPIPEV_STAGE4_MICROBATCHES] = {
-    0ull, 0ull, 3616814540ull, 3616814565ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 0ull, 3273216966ull, 3616814565ull, 0ull, 0ull, 0ull, 0ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

@@ -52,13 +52,13 @@ const uint64_t llama8b_dualpipev_stage5_param_numel[LLAMA8B_DUALPIPEV_STAGE5_PAR
 };
 
 const double llama8b_dualpipev_stage5_ratio[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
-    0, 0.2147368078585714, 0, 0.757894730893895, 0, 0, 0, 0,
+    0, 1.0011717677116394e-08, 0, 0.6778946865815669, 0, 0, 0, 0,
 };
 
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage5_q[LLAMA8B_DUALPIPEV_STAGE5_MICROBATCHES] = {
-    0ull, 922287567ull, 0ull, 3255133083ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 43ull, 0ull, 2911535509ull, 0ull, 0ull, 0ull, 0ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

@@ -52,13 +52,13 @@ const uint64_t llama8b_dualpipev_stage6_param_numel[LLAMA8B_DUALPIPEV_STAGE6_PAR
 };
 
 const double llama8b_dualpipev_stage6_ratio[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0, 0, 0.3726315447129309, 0.08421052317135036, 0, 0, 0, 0,
+    0, 0, 0.15789474686607718, 0.08421052317135036, 0, 0, 0, 0,
 };
 
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage6_q[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0ull, 0ull, 1600440298ull, 361681443ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 0ull, 678152774ull, 361681443ull, 0ull, 0ull, 0ull, 0ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by

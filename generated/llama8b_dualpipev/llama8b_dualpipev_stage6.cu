@@ -38,12 +38,12 @@ __constant__ unsigned long long llama8b_dualpipev_stage6_numel_dev[LLAMA8B_DUALP
 };
 /* Solved freeze ratio of each microbatch's backward, indexed by microbatch. */
 __constant__ double llama8b_dualpipev_stage6_ratio_dev[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0, 0, 0.3726315447129309, 0.08421052317135036, 0, 0, 0, 0,
+    0, 0, 0.15789474686607718, 0.08421052317135036, 0, 0, 0, 0,
 };
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 __constant__ unsigned long long llama8b_dualpipev_stage6_q_dev[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0ull, 0ull, 1600440298ull, 361681443ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 0ull, 678152774ull, 361681443ull, 0ull, 0ull, 0ull, 0ull,
 };
 /* The selection rule's per-tensor weights (rule balanced; read by
  * front_first and weights only), indexed by tensor. */
@@ -65,10 +65,10 @@ static const unsigned long long llama8b_dualpipev_stage6_numel_host[LLAMA8B_DUAL
     4096ull, 58720256ull, 58720256ull, 58720256ull,
 };
 static const double llama8b_dualpipev_stage6_ratio_host[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0, 0, 0.3726315447129309, 0.08421052317135036, 0, 0, 0, 0,
+    0, 0, 0.15789474686607718, 0.08421052317135036, 0, 0, 0, 0,
 };
 static const unsigned long long llama8b_dualpipev_stage6_q_host[LLAMA8B_DUALPIPEV_STAGE6_MICROBATCHES] = {
-    0ull, 0ull, 1600440298ull, 361681443ull, 0ull, 0ull, 0ull, 0ull,
+    0ull, 0ull, 678152774ull, 361681443ull, 0ull, 0ull, 0ull, 0ull,
 };
 static const unsigned long long llama8b_dualpipev_stage6_weight_host[LLAMA8B_DUALPIPEV_STAGE6_PARAMS] = {
     65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull, 65536ull,

@@ -54,13 +54,13 @@ const uint64_t llama8b_dualpipev_stage7_param_numel[LLAMA8B_DUALPIPEV_STAGE7_PAR
 };
 
 const double llama8b_dualpipev_stage7_ratio[LLAMA8B_DUALPIPEV_STAGE7_MICROBATCHES] = {
-    1, 1, 0.7263157698325813, 1, 0.47368422988802195, 1, 1, 1,
+    1, 0.776315797585994, 1, 1, 0.4236842021346092, 1, 1, 1,
 };
 
 /* The ratios in fixed point, ratio * 2^32 (exactly: every ratio is a
  * multiple of 2^-32), indexed by microbatch. */
 static const uint64_t llama8b_dualpipev_stage7_q[LLAMA8B_DUALPIPEV_STAGE7_MICROBATCHES] = {
-    4294967296ull, 4294967296ull, 3119502478ull, 4294967296ull, 2034458276ull, 4294967296ull, 4294967296ull, 4294967296ull,
+    4294967296ull, 3334250962ull, 4294967296ull, 4294967296ull, 1819709792ull, 4294967296ull, 4294967296ull, 4294967296ull,
 };
 
 /* The selection rule's per-tensor weights (rule balanced; read by
