@@ -322,6 +322,29 @@ CU
   cmp -s "$work/answers_cu_derived.txt" "$work/answers_tfc.txt" ||
     fail "the .cu's LCP queries with the derived arrays and tfc index query differ"
   echo "codegen check: the LCP .cu (nvcc, host side) answers as tfc index does, with and without the derived arrays"
+  # The .cu files as device code, every warning an error (a trainer's build
+  # may use -Werror): the stages of the default spec, and a stage whose
+  # tables are past __constant__ memory's 64 KiB (5,000 tensors: 80 KB),
+  # which tfc must move to global memory, not fail at NVRTC or nvcc.
+  for cu in "$gen"/llama8b_1f1b_stage*.cu; do
+    "$nvcc" -Werror all-warnings -c "$cu" -o "$work/device.o" || fail "nvcc warns or fails on $cu as device code"
+  done
+  {
+    printf 'tfc: 1\nname: big_tables\nmodel:\n  stages:\n    - params:\n'
+    for ((i = 0; i < 5000; i++)); do printf '        - {name: l%d.w, numel: %d}\n' $i $((1000 + i * 7919 % 100000)); done
+    printf '    - params: [{name: out.w, numel: 1000}]\n'
+    printf 'pipeline: {schedule: GPipe, ranks: 2, microbatches: 4}\n'
+    printf 'timing: {forward_ms: [10, 10], backward_ms: [20, 20], backward_frozen_ms: [10, 10]}\n'
+  } >"$work/big_tables.yaml"
+  "$tfc" compile "$work/big_tables.yaml" -o "$work/big_tables" -q || fail "a stage of 5,000 tensors does not compile"
+  [ "$(grep -c '^__device__ const' "$work/big_tables/big_tables_stage0.cu")" -eq 4 ] ||
+    fail "5,000 tensors' tables are not in global memory"
+  [ "$(grep -c '^__constant__' "$work/big_tables/big_tables_stage1.cu")" -eq 4 ] ||
+    fail "one tensor's tables are not in __constant__ memory"
+  for cu in "$work"/big_tables/big_tables_stage*.cu; do
+    "$nvcc" -Werror all-warnings -c "$cu" -o "$work/device.o" || fail "nvcc fails on $cu as device code"
+  done
+  echo "codegen check: the stages' .cu compile as device code without a warning, tables past 64 KiB too"
 elif [ -n "${CI:-}" ]; then
   fail "nvcc not found: in CI every part but the GPU run is required (README, Building)"
 else
