@@ -1837,7 +1837,7 @@ __host__ __device__ static inline uint64_t llama8b_1f1b_lcp_topk_from(const llam
         if (ix->lcpmin) /* the block arrays both runs may read, together */
             for (int64_t o = -32; o <= 32; o += 16) {
                 uint64_t b = (o < 0 ? l : r) / llama8b_1f1b_lcp_DIR_STEP;
-                b = o < 0 ? (b >= (uint64_t)-o ? b + o : 0) : b + (uint64_t)o;
+                b = o < 0 ? (b >= (uint64_t)-o ? b - (uint64_t)-o : 0) : b + (uint64_t)o;
                 if (b * llama8b_1f1b_lcp_DIR_STEP < n)
                     llama8b_1f1b_lcp_prefetch_minima(ix, b);
             }

@@ -1670,7 +1670,7 @@ static inline uint64_t llama8b_dualpipev_lcp_topk_from(const llama8b_dualpipev_l
         if (ix->lcpmin) /* the block arrays both runs may read, together */
             for (int64_t o = -32; o <= 32; o += 16) {
                 uint64_t b = (o < 0 ? l : r) / llama8b_dualpipev_lcp_DIR_STEP;
-                b = o < 0 ? (b >= (uint64_t)-o ? b + o : 0) : b + (uint64_t)o;
+                b = o < 0 ? (b >= (uint64_t)-o ? b - (uint64_t)-o : 0) : b + (uint64_t)o;
                 if (b * llama8b_dualpipev_lcp_DIR_STEP < n)
                     llama8b_dualpipev_lcp_prefetch_minima(ix, b);
             }
@@ -3856,7 +3856,7 @@ static inline uint64_t llama8b_dualpipev_lcpd_topk_from(const llama8b_dualpipev_
         if (ix->lcpmin) /* the block arrays both runs may read, together */
             for (int64_t o = -32; o <= 32; o += 16) {
                 uint64_t b = (o < 0 ? l : r) / llama8b_dualpipev_lcpd_DIR_STEP;
-                b = o < 0 ? (b >= (uint64_t)-o ? b + o : 0) : b + (uint64_t)o;
+                b = o < 0 ? (b >= (uint64_t)-o ? b - (uint64_t)-o : 0) : b + (uint64_t)o;
                 if (b * llama8b_dualpipev_lcpd_DIR_STEP < n)
                     llama8b_dualpipev_lcpd_prefetch_minima(ix, b);
             }

@@ -4,7 +4,8 @@
 #     from another working directory), and every MANIFEST checks out with
 #     sha256sum;
 #  2. every generated C file compiles with gcc and clang at -std=c11 -Wall
-#     -Wextra -Wpedantic -Werror;
+#     -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow
+#     -Wstrict-prototypes -Werror, and the headers with g++ -std=c++17;
 #  3. tests/codegen/vendor_default.c vendors generated/llama8b_1f1b/, checks
 #     its promises, and tests/codegen/mask_oracle.py recomputes every answer
 #     independently;
@@ -130,11 +131,16 @@ command -v clang >/dev/null && compilers="gcc clang"
 for dir in "$work"/out/*/; do
   for cc in $compilers; do
     for c in "$dir"*.c; do
-      $cc -std=c11 -Wall -Wextra -Wpedantic -Werror -c "$c" -o "$work/o.o" || fail "$cc rejects $c"
+      $cc -std=c11 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wstrict-prototypes -Werror \
+        -c "$c" -o "$work/o.o" || fail "$cc rejects $c"
     done
   done
+  # The headers from C++ too (a trainer's C++ includes them).
+  for h in "$dir"*.h; do echo "#include \"$h\""; done >"$work/headers.cc"
+  echo 'int main() { return 0; }' >>"$work/headers.cc"
+  g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -c "$work/headers.cc" -o "$work/o.o" || fail "g++ rejects the headers of $dir"
 done
-echo "codegen check: generated C compiles cleanly with $compilers"
+echo "codegen check: generated C compiles cleanly with $compilers (-Wconversion -Wsign-conversion too), headers with g++"
 
 # 3. a trainer's view of the default folder, and the independent oracle
 gen="$work/out/llama8b_1f1b"
