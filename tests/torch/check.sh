@@ -7,8 +7,10 @@
 # noise scale (noise_check.py); the LCP index's Python binding
 # (tests/lcp/binding_check.py, with numpy here and without it under the
 # system's python3) and its torch.distributed runner on 4 gloo processes
-# (tests/lcp/dist_check.py), both through LIB (libtfc_lcp.so).
-#   check.sh example|pipelining|torchtitan|noise|titan_example|step TFC SOURCE_DIR
+# (tests/lcp/dist_check.py), both through LIB (libtfc_lcp.so); tfc's step
+# timing against PyTorch's own lowering of each schedule, replayed
+# (lowered_timing.py).
+#   check.sh example|pipelining|torchtitan|noise|titan_example|step|lowered TFC SOURCE_DIR
 #   check.sh lcp_binding|lcp_dist|lcp_loader TFC SOURCE_DIR LIB   (lcp_loader: examples/lcp_loader --check)
 # Python with torch: $TFC_TORCH_PYTHON, else SOURCE_DIR/.venv-torch (which
 # ./run.sh test creates). Without torch: fails, unless TFC_SKIP_TORCH=1
@@ -54,6 +56,9 @@ case $what in
     ;;
   step)
     "$py" "$src/tests/torch/torch_step_check.py" "$tfc" "$src"
+    ;;
+  lowered)
+    "$py" "$src/tests/torch/lowered_timing.py" "$tfc"
     ;;
   lcp_binding)
     export TFC_LCP_LIBRARY=$4
