@@ -351,6 +351,64 @@ Test(csv, a_valid_order_with_idle_cells_and_spaces_loads)
     loaded_free(&c.l);
 }
 
+/* Spreadsheets and csv writers that quote every cell: PyTorch's loader reads
+ * them through csv.reader, which takes the quotes off. */
+Test(csv, quoted_cells_load_as_plain_ones)
+{
+    csv_case c;
+    parse_csv(&c, "\"0F0\",\"0F1\", \"0B0\" ,\"0B1\"\n1F0,1B0,\"1F1\",1B1\n");
+    cr_assert(c.ok, "%s", c.l.d.n ? c.l.d.items[0].msg : "");
+    cr_assert_eq(c.s->n_actions, 8);
+    cr_assert_eq(c.s->src[2].col, 15); /* inside the quotes */
+    loaded_free(&c.l);
+    parse_csv(&c, "\"0F0\"\"\",0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 2, "is not an action");
+    loaded_free(&c.l);
+}
+
+#define REPEAT4(x) x x x x
+
+/* A row with no stage of its own: PyTorch cannot build that rank's schedule.
+ * Stages spread unevenly over the ranks only draw a warning. */
+Test(csv, every_rank_runs_a_stage)
+{
+    csv_case c;
+    parse_csv(&c, "0F0,1F0,1B0,0B0,0F1,1F1,1B1,0B1\n\n");
+    cr_assert_not(c.ok);
+    CSV_ERROR(&c, 2, 1, "rank 1 runs no stage");
+    loaded_free(&c.l);
+    parse_csv(&c, "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n");
+    cr_assert(c.ok);
+    cr_assert_eq(c.l.d.n, 0, "%s", c.l.d.n ? c.l.d.items[0].msg : "");
+    loaded_free(&c.l);
+    /* Four stages, two a rank by the spec, three on rank 0 by the CSV. */
+    load_str(&c.l, "tfc: 1\nname: c\nmodel:\n  stages:\n" REPEAT4("    - params: [{name: a, numel: 1}]\n")
+                   "pipeline: {schedule: custom, ranks: 2, stages_per_rank: 2, microbatches: 1, order: o.csv}\n"
+                   "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n");
+    cr_assert_eq(c.l.status, TFC_OK, "%s", c.l.dump);
+    diag_free(&c.l.d);
+    diag_init(&c.l.d, 50);
+    const char *uneven = "0F0,1F0,2F0,3F0,3B0,2B0,1B0,0B0\n\n";
+    cr_assert_not(sched_csv_parse(c.l.s, "o.csv", uneven, strlen(uneven), &c.l.a, &c.l.d, &c.s));
+    CSV_ERROR(&c, 2, 1, "rank 1 runs no stage");
+    diag_free(&c.l.d);
+    diag_init(&c.l.d, 50);
+    uneven = "0F0,1F0,2F0,2B0,1B0,0B0\n3F0,3B0\n";
+    cr_assert(sched_csv_parse(c.l.s, "o.csv", uneven, strlen(uneven), &c.l.a, &c.l.d, &c.s));
+    cr_assert(c.l.d.n == 2 && c.l.d.items[0].warning && c.l.d.items[1].warning, "want two warnings");
+    CSV_ERROR(&c, 1, 1, "rank 0 runs 3 stages, but pipeline.stages_per_rank is 2");
+    CSV_ERROR(&c, 2, 1, "rank 1 runs 1 stage, but pipeline.stages_per_rank is 2");
+    loaded_free(&c.l);
+}
+
+Test(csv, lower_case_types_are_named_as_such)
+{
+    csv_case c;
+    parse_csv(&c, "0f0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 1, "action types are upper case");
+    loaded_free(&c.l);
+}
+
 Test(csv, row_count_must_equal_ranks)
 {
     csv_case c;

@@ -70,6 +70,10 @@ static bool parse_action(const char *s, size_t len, const spec *sp, sched_action
     bool stage_ok = number(s, len, &i, n_stages, &stage);
     const char *types = "FBIW";
     const char *t = i < len ? strchr(types, s[i]) : NULL;
+    if (i < len && s[i] != '\0' && strchr("fbiw", s[i])) {
+        snprintf(why, cap, "%s: action types are upper case (F, B, I or W), as PyTorch reads them", q);
+        return false;
+    }
     if (!t || s[i] == '\0') {
         snprintf(why, cap,
                  "%s is not a compute action (F, B, I or W); communication actions have no place in a "
@@ -185,6 +189,10 @@ static bool scan(const spec *sp, const char *file, const char *buf, size_t len, 
                 a++;
             while (b > a && (buf[b - 1] == ' ' || buf[b - 1] == '\t'))
                 b--;
+            if (b - a >= 2 && buf[a] == '"' && buf[b - 1] == '"') {
+                a++; /* a quoted cell, as spreadsheets write them; an action holds no quote */
+                b--;
+            }
             if (b > a) {
                 char why[TEXT_QUOTE_CAP + 160];
                 sched_action act[2];
@@ -272,6 +280,21 @@ bool sched_csv_parse(const spec *sp, const char *file, const char *buf, size_t l
                 diag_error(d, file, 0, 0, "stage %u has no actions; every stage 0 to %u must run", st,
                            s->n_stages - 1);
                 ok = false;
+            }
+        }
+        for (uint32_t rk = 0; ok && rk < s->ranks; rk++) {
+            uint32_t held = 0;
+            for (uint32_t st = 0; st < s->n_stages; st++)
+                held += s->stage_rank[st] == rk;
+            if (held == 0) {
+                diag_error(d, file, rk + 1, 1,
+                           "rank %u runs no stage; PyTorch's runtime cannot build a schedule for a rank without "
+                           "one (each rank runs pipeline.stages_per_rank = %u)",
+                           rk, sp->stages_per_rank);
+                ok = false;
+            } else if (held != sp->stages_per_rank) {
+                diag_warning(d, file, rk + 1, 1, "rank %u runs %u stage%s, but pipeline.stages_per_rank is %u", rk,
+                             held, held == 1 ? "" : "s", sp->stages_per_rank);
             }
         }
         ok = ok && sched_index(s, a, d, file);
