@@ -65,6 +65,10 @@ for k, (tr, dev, n, sched) in enumerate(shapes):
 good_tr, good_dev = shapes[0][0], shapes[0][1]
 errors = [
     ("table and model", spec("e1", 4, "1F1B", good_tr, good_dev, "  forward_ms: 1\n"), "computed by the cost model"),
+    ("measured keys and model", spec("e12", 4, "1F1B", good_tr, good_dev, "  file: nothere.csv\n"),
+     "timing.file is for measured timings, not the cost model"),
+    ("scale and model", spec("e13", 4, "1F1B", good_tr, good_dev, "  scale: 2\n"),
+     "timing.scale is for measured timings, not the cost model"),
     ("kv_heads", spec("e2", 4, "1F1B", dict(good_tr, kv_heads=5), good_dev), "must divide heads"),
     ("layers < stages", spec("e3", 4, "1F1B", dict(good_tr, layers=3), good_dev), "fewer than the 4 stages"),
     ("mfu > 1", spec("e4", 4, "1F1B", good_tr, dict(good_dev, mfu=1.5)), "timing.device.mfu"),

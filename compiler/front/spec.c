@@ -868,6 +868,13 @@ static void read_cost_model(ctx *c, const ydoc_node *t, size_t n)
         if (v)
             ERR(c, v, "timing.%s is computed by the cost model (timing.source: model); remove it", tables[i]);
     }
+    static const char *const measured[] = {"file", "frozen_file", "scale", NULL};
+    for (size_t i = 0; measured[i]; i++) {
+        const ydoc_node *v = ydoc_get(t, measured[i]);
+        if (v)
+            ERR(c, v, "timing.%s is for measured timings, not the cost model (timing.source: model); remove it",
+                measured[i]);
+    }
     const ydoc_node *tr = require(c, t, "timing", "transformer", timing_keys);
     const ydoc_node *dv = require(c, t, "timing", "device", timing_keys);
     const ydoc_node *v;
