@@ -905,6 +905,39 @@ Test(cli_compile, depfile_names_every_output_and_every_input_the_spec_names)
     proc_result_free(&r);
     d = slurp(dep);
     cr_assert_not_null(strstr(d, ": " TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml\n"), "%s", d);
+    /* Make itself reads it, with every special character in the paths (a
+     * timestamped trace name has colons): up to date after the compile,
+     * out of date once the order CSV changes. */
+    snprintf(cmd, sizeof cmd,
+             "mkdir '%s/in:1 #$' && cp " TFC_SOURCE_DIR "/specs/llama8b_custom.yaml " TFC_SOURCE_DIR
+             "/specs/llama8b_custom.csv '%s/in:1 #$/'",
+             dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    char spec2[128], out2[128];
+    snprintf(spec2, sizeof spec2, "%s/in:1 #$/llama8b_custom.yaml", dir);
+    snprintf(out2, sizeof out2, "%s/o:2 #$", dir);
+    cr_assert(proc_tfc(&r, "compile", spec2, "-o", out2, "--skip-cuda-check", "--depfile", dep, "-q", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    /* The first target as written (up to its first unescaped space) gets a
+     * recipe, so that make -q can say whether it needs remaking. */
+    d = slurp(dep);
+    size_t first = 0;
+    while (d[first] && !(d[first] == ' ' && first > 0 && d[first - 1] != '\\'))
+        first++;
+    snprintf(cmd, sizeof cmd, "%s/M", dir);
+    FILE *mk = fopen(cmd, "w");
+    cr_assert_not_null(mk);
+    fprintf(mk, "include x.d\n%.*s:\n\t@echo remade\n", (int)first, d);
+    cr_assert_eq(fclose(mk), 0);
+    snprintf(cmd, sizeof cmd, "cd '%s' && make -s -q -f M", dir);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "make does not find the outputs up to date: %d\n%s", st,
+              slurp(dep));
+    snprintf(cmd, sizeof cmd, "touch -d '+1 hour' '%s/in:1 #$/llama8b_custom.csv' && cd '%s' && make -s -q -f M",
+             dir, dir);
+    st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "make does not see the CSV changed: %d\n%s", st, slurp(dep));
     /* The name, as tfc_generate asks for it. */
     cr_assert(proc_tfc(&r, "check", TFC_SOURCE_DIR "/specs/llama8b_custom.yaml", "--print-name", NULL));
     cr_assert_eq(r.exit_code, 0, "%s", r.err);

@@ -64,13 +64,14 @@ static tfc_status check_cuda(const spec *sp, const gen_folder *g, const compile_
     return result;
 }
 
-/* s with Make's special characters escaped (space, '#', '$', '\\'). */
+/* s with Make's special characters escaped (space, '#', ':', '$', '\\'):
+ * GNU Make and Ninja read "\\:" as ':'. */
 static void make_escape(FILE *f, const char *s)
 {
     for (; *s; s++) {
         if (*s == '$')
             fputc('$', f);
-        else if (*s == ' ' || *s == '#' || *s == '\\')
+        else if (*s == ' ' || *s == '#' || *s == ':' || *s == '\\')
             fputc('\\', f);
         fputc(*s, f);
     }
