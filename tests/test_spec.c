@@ -231,6 +231,27 @@ Test(spec_invalid, duplicate_key)
     loaded_free(&l);
 }
 
+/* Every stage's activations over every microbatch bound any rank's peak;
+ * past 2^63 bytes tfc's 64-bit counts would wrap (2^50 x 2^13 = 2^63 is the
+ * last total that fits; plans printed a wrapped peak before). */
+Test(spec_invalid, activation_bytes_past_what_a_rank_can_count)
+{
+    const char *fmt = "tfc: 1\nname: a\nmodel:\n  stages:\n    - params: [{name: w, numel: 1}]\n"
+                      "      activation_bytes: 1125899906842624\n"
+                      "pipeline: {schedule: GPipe, ranks: 1, microbatches: %u}\n"
+                      "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n";
+    char yaml[512];
+    loaded l;
+    snprintf(yaml, sizeof yaml, fmt, 8192u);
+    load_str(&l, yaml);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    loaded_free(&l);
+    snprintf(yaml, sizeof yaml, fmt, 8193u);
+    load_str(&l, yaml);
+    EXPECT_ERROR(&l, 5, 7, "the activations of all 8193 microbatches of stage 0 pass 2^63 bytes");
+    loaded_free(&l);
+}
+
 Test(spec_invalid, negative_ranks_reads_like_the_issue_example)
 {
     loaded l;

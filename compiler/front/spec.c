@@ -1265,6 +1265,30 @@ static void check_memory_limit(ctx *c)
         }
 }
 
+/* A rank's activation bytes are counted in 64 bits: every stage's bytes
+ * times every microbatch, a bound on any rank's peak, must fit (2^63 bytes,
+ * 8 EiB: far past any machine, so only a mistake reaches it). */
+static void check_activation_total(ctx *c)
+{
+    const spec *s = c->s;
+    if (!s->stages)
+        return;
+    uint64_t total = 0;
+    for (size_t i = 0; i < s->n_stages; i++) {
+        uint64_t all_mb;
+        if (__builtin_mul_overflow(s->stages[i].activation_bytes, (uint64_t)s->microbatches, &all_mb) ||
+            __builtin_add_overflow(total, all_mb, &total) || total > (UINT64_C(1) << 63)) {
+            char which[64];
+            snprintf(which, sizeof which, i ? "stages 0 to %zu" : "stage %zu", i);
+            diag_error(c->d, c->file, s->stages[i].pos.line, s->stages[i].pos.col,
+                       "the activations of all %u microbatches of %s pass 2^63 bytes (8 EiB) together, more than "
+                       "tfc counts; activation_bytes is one microbatch's, in bytes",
+                       s->microbatches, which);
+            return;
+        }
+    }
+}
+
 /* freeze_weight means something only to the weights rule: anywhere else it
  * would be silently ignored, so it is an error. */
 static void check_freeze_weights(ctx *c)
@@ -1406,6 +1430,7 @@ static void read_root(ctx *c, const ydoc_node *root)
     check_training_window(c);
     check_freeze_weights(c);
     check_memory_limit(c);
+    check_activation_total(c);
     if ((v = opt(root, "targets")))
         read_targets(c, v);
     if ((v = opt(root, "data")))
