@@ -356,6 +356,17 @@ for what, one, split, names, fnames in (("CSV", one_csv, split_csv, split_names,
         bad += 1
     open(second, "w").write(kept)
 
+# One file named twice in other spellings (./x, an absolute path): refused at
+# the second, as an equal string is, not pooled twice.
+for spelled in ("./" + split_names[0], os.path.join(W, "split_csv", split_names[0])):
+    dup = list_spec("split_csv", "measured", split_names + [spelled], fz_names)
+    r = subprocess.run([TFC, "check", dup], capture_output=True, text=True)
+    want = f"timing.file[{len(split_names)}] ({spelled}) is the same file as timing.file[0] ({split_names[0]})"
+    if r.returncode != 1 or want not in r.stderr:
+        print(f"{spelled} beside {split_names[0]}: exit {r.returncode}: {r.stderr[:300]}", file=sys.stderr)
+        bad += 1
+list_spec("split_csv", "measured", split_names, fz_names)
+
 # Diagnostics name the file and line a sample came from, in any file of a list.
 sf = os.path.join(W, "split_csv")
 t1 = by_rank[ranks[1]]
@@ -430,10 +441,11 @@ if r.returncode != 1 or f"{tr_names[1]}:3:" not in r.stderr or "must be > 0" not
 open(tf, "w").write(kept)
 list_cases += 2
 # The samples of one key are bounded (2^23, past what one 64 MiB file can
-# hold): three names of one 2.8-million-row file pass it, at the third.
-big = in_folder("split_csv", "big.csv", "0,0,0,F,1\n" * 2800000)
+# hold): three 2.8-million-row files pass it, at the third (copies: one
+# file named three times is refused as counting its samples twice).
+big_text = "0,0,0,F,1\n" * 2800000
 for k in range(3):
-    os.symlink(big, os.path.join(sf, f"big{k}.csv"))
+    in_folder("split_csv", f"big{k}.csv", big_text)
 r = subprocess.run([TFC, "plan", list_spec("split_csv", "measured", [f"big{k}.csv" for k in range(3)], fz_names)],
                    capture_output=True, text=True)
 if r.returncode != 1 or f"big2.csv: error: the files of timing.file up to this one hold 8400000 samples, more " \

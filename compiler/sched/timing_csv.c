@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "timing_samples.h"
 #include "real.h"
@@ -222,6 +223,26 @@ static tfc_status read_key(const spec *sp, const sched *s, const spec_files *f, 
 {
     bool trace = sp->timing.source == TIMING_TRACE;
     tfc_status st = TFC_OK;
+    /* One file named twice (t.csv and ./t.csv, a relative and an absolute
+     * path, a link): its samples would count twice, and a trace's ranks
+     * twice in the contention count. The spec's own check sees only equal
+     * strings. */
+    for (size_t i = 1; i < f->n; i++) {
+        struct stat si, sj;
+        if (stat(paths[i], &si) != 0 || !S_ISREG(si.st_mode))
+            continue;
+        for (size_t j = 0; j < i; j++)
+            if (stat(paths[j], &sj) == 0 && sj.st_dev == si.st_dev && sj.st_ino == si.st_ino) {
+                diag_error(d, sp->path, f->pos[i].line, f->pos[i].col,
+                           "timing.%s[%zu] (%s) is the same file as timing.%s[%zu] (%s): its samples would count "
+                           "twice",
+                           key, i, f->path[i], key, j, f->path[j]);
+                st = TFC_INVALID;
+                break;
+            }
+    }
+    if (st != TFC_OK)
+        return st;
     int64_t base0 = 0; /* the first file's clock base: the others' starts are moved onto it */
     bool have0 = false;
     for (size_t i = 0; i < f->n; i++) {
