@@ -206,6 +206,8 @@ typedef struct event_fields {
     char name[64], ph[8], cat[24];
     size_t name_len, ph_len, cat_len, dur_at;
     double dur, pid, ts;
+    size_t not_number_at; /* where "dur" or "ts" holds something else, + 1; 0: none */
+    const char *not_number; /* which of the two */
 } event_fields;
 
 static bool event_member(void *ctx, jp *p, const char *key, size_t key_len, int depth)
@@ -215,11 +217,19 @@ static bool event_member(void *ctx, jp *p, const char *key, size_t key_len, int 
         return string(p, e->name, sizeof e->name, &e->name_len);
     if (key_len == 2 && strcmp(key, "ph") == 0 && p->b[p->i] == '"')
         return string(p, e->ph, sizeof e->ph, &e->ph_len);
-    if (key_len == 3 && strcmp(key, "dur") == 0 && p->b[p->i] != '"') {
+    bool dur = key_len == 3 && strcmp(key, "dur") == 0, ts = key_len == 2 && strcmp(key, "ts") == 0;
+    if ((dur || ts) && (p->b[p->i] == '"' || p->b[p->i] == '{' || p->b[p->i] == '[')) {
+        if (!e->not_number_at) {
+            e->not_number_at = p->i + 1;
+            e->not_number = dur ? "dur" : "ts";
+        }
+        return value(p, depth);
+    }
+    if (dur) {
         e->dur_at = p->i;
         return number(p, &e->dur);
     }
-    if (key_len == 2 && strcmp(key, "ts") == 0 && p->b[p->i] != '"' && p->b[p->i] != '{' && p->b[p->i] != '[')
+    if (ts)
         return number(p, &e->ts);
     if (key_len == 3 && strcmp(key, "cat") == 0 && p->b[p->i] == '"')
         return string(p, e->cat, sizeof e->cat, &e->cat_len);
@@ -283,6 +293,14 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
     if (*end)
         return true;
     at(r, start, &line, &col);
+    if (e.not_number_at) {
+        unsigned l2, c2;
+        at(r, e.not_number_at - 1, &l2, &c2);
+        diag_error(r->d, r->path, l2, c2, "event %s: \"%s\" must be a number (microseconds), not a %s", name,
+                   e.not_number, p->b[e.not_number_at - 1] == '"' ? "string" : "container");
+        r->st = TFC_INVALID;
+        return true;
+    }
     if (isnan(dur)) {
         diag_error(r->d, r->path, line, col, "event %s has no \"dur\"", name);
         r->st = TFC_INVALID;
