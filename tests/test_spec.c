@@ -354,11 +354,31 @@ Test(spec_invalid, name_must_be_a_c_identifier)
     /* '_' and a small letter, or '_' alone: loaded (specs that compiled
      * keep compiling), with a warning that the capitalised macros are
      * reserved (_A_H, __H); a letter first, no warning */
-    const char *under[] = {"name: _a", "name: _", "name: a_"};
+    const char *under[] = {"name: _a", "name: _", "name: ab"};
     for (size_t i = 0; i < 3; i++) {
         load_with(&l, 2, under[i]);
         cr_assert_not_null(l.s, "%s: %s", under[i], l.dump);
-        cr_assert_eq(strstr(l.dump, "2:7: name \"") != NULL, i < 2, "%s: %s", under[i], l.dump);
+        cr_assert_eq(strstr(l.dump, "starts with '_'") != NULL, i < 2, "%s: %s", under[i], l.dump);
+        cr_assert(i < 2 ? l.d.n >= 1 : l.d.n == 0, "%s: %s", under[i], l.dump);
+        loaded_free(&l);
+    }
+    /* Loaded with a warning too: '__' in a generated symbol (reserved in
+     * C++: "a_" makes a__stage0), and a name that is another spec's stage
+     * prefix (x_stage0's files and symbols are spec x's stage 0's). */
+    const char *warned[][2] = {{"name: a_", "C++ reserves"}, {"name: a__b", "C++ reserves"},
+                               {"name: x_stage0", "ends like a stage's files (NAME_stage<S>): vendored beside spec \"x\""},
+                               {"name: x_stage12", "vendored beside spec \"x\""}};
+    for (size_t i = 0; i < 4; i++) {
+        load_with(&l, 2, warned[i][0]);
+        cr_assert_not_null(l.s, "%s: %s", warned[i][0], l.dump);
+        cr_assert(l.d.n == 1 && l.d.items[0].warning, "%s: %s", warned[i][0], l.dump);
+        EXPECT_ERROR(&l, 2, 7, warned[i][1]);
+        loaded_free(&l);
+    }
+    const char *quiet[] = {"name: x_stage", "name: x_stage0a", "name: stage0", "name: llama8b_1f1b"};
+    for (size_t i = 0; i < 4; i++) {
+        load_with(&l, 2, quiet[i]);
+        cr_assert(l.s && l.d.n == 0, "%s: %s", quiet[i], l.dump);
         loaded_free(&l);
     }
     load_with(&l, 2, "name: \"a\\nb\"");

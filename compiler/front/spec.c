@@ -511,6 +511,19 @@ static void read_name(ctx *c, const ydoc_node *n)
                      "name %s starts with '_': the generated macros (the header guard, NAME_RANKS, ...) are the name "
                      "in capitals, so they begin with '_' and a capital letter, which C reserves; a name starting "
                      "with a letter avoids it", describe(n, q, sizeof q));
+    size_t len = strlen(name);
+    if (strstr(name, "__") || name[len - 1] == '_') /* "a_" makes a__stage0 */
+        diag_warning(c->d, c->file, n->line, n->col,
+                     "name %s has '__' or ends in '_': generated symbols would hold '__', which C++ reserves (the "
+                     "headers are for C++ too)", describe(n, q, sizeof q));
+    /* "x_stage0" writes x_stage0.h and x_stage0_freeze_ratio, as spec x's stage 0 does. */
+    const char *st = len > 6 ? strstr(name, "_stage") : NULL;
+    while (st && strstr(st + 1, "_stage"))
+        st = strstr(st + 1, "_stage");
+    if (st && st > name && st[6] >= '0' && st[6] <= '9' && strspn(st + 6, "0123456789") == strlen(st + 6))
+        diag_warning(c->d, c->file, n->line, n->col,
+                     "name %s ends like a stage's files (NAME_stage<S>): vendored beside spec \"%.*s\", the two "
+                     "folders' files and symbols would collide", describe(n, q, sizeof q), (int)(st - name), name);
     for (size_t i = 0; c_keywords[i]; i++)
         if (strcmp(c_keywords[i], name) == 0) {
             ERR(c, n, "name %s is a C keyword or standard name; the generated symbols need their own prefix",
