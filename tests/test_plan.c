@@ -835,3 +835,47 @@ Test(plan_grid, every_ratio_is_a_multiple_of_the_grid_unit_and_never_rounded_up)
     free(before);
     loaded_free(&l);
 }
+
+/* ---- units ---- */
+
+/* The plan does not depend on the unit the step is written in: the same
+ * step in nanoseconds-sized milliseconds (x 1e-9, and x 1e-300) plans the
+ * same speed-up and ratios as in milliseconds. The LP's tolerances are
+ * partly absolute; without its scaling the speed-up fell from 1.2623 to
+ * 1.15 at 1e-9 and to 1 (nothing frozen) at 1e-12. */
+Test(plan_units, a_step_of_nanoseconds_plans_as_one_of_milliseconds)
+{
+    static const char *fmt = "tfc: 1\nname: u\nmodel:\n  stages:\n"
+                             "    - params: [{name: a, numel: 100}]\n    - params: [{name: b, numel: 100}]\n"
+                             "    - params: [{name: c, numel: 100}]\n"
+                             "pipeline: {schedule: 1F1B, ranks: 3, microbatches: 6}\n"
+                             "timing: {forward_ms: [%.17g, %.17g, %.17g], backward_ms: [%.17g, %.17g, %.17g], "
+                             "backward_frozen_ms: [%.17g, %.17g, %.17g], comm_ms: %.17g}\n"
+                             "freeze: {max_ratio: 0.5}\n";
+    static const double ms[10] = {1.3, 0.9, 1.1, 2.9, 2.2, 2.5, 1.2, 0.7, 1.6, 0.15};
+    static const double units[3] = {1.0, 1e-9, 1e-300};
+    plan *p[3];
+    loaded l[3];
+    for (int k = 0; k < 3; k++) {
+        double t[10];
+        for (int i = 0; i < 10; i++)
+            t[i] = ms[i] * units[k];
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml, fmt, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9]);
+        load_str(&l[k], yaml);
+        cr_assert_eq(l[k].status, TFC_OK, "%s", l[k].dump);
+        plan_options opt = plan_default_options();
+        cr_assert_eq(plan_build(l[k].s, &opt, &l[k].a, &l[k].d, &p[k]), TFC_OK, "%s", l[k].dump);
+    }
+    double s0 = p[0]->base.makespan / p[0]->opt.makespan;
+    cr_assert_gt(s0, 1.1, "the step in milliseconds plans freezing: %g", s0);
+    for (int k = 1; k < 3; k++) {
+        double sk = p[k]->base.makespan / p[k]->opt.makespan;
+        cr_assert_float_eq(sk, s0, 1e-9 * s0, "x %g: speed-up %.12g, in milliseconds %.12g", units[k], sk, s0);
+        for (size_t u = 0; u < p[0]->s->n_actions; u++)
+            cr_assert_float_eq(p[k]->x[u], p[0]->x[u], 1e-6, "x %g: action %zu's ratio %.9g, in milliseconds %.9g",
+                               units[k], u, p[k]->x[u], p[0]->x[u]);
+    }
+    for (int k = 0; k < 3; k++)
+        loaded_free(&l[k]);
+}

@@ -5,6 +5,7 @@
  * solve, and rounds either's raw ratios the same way (finish). */
 #include "lp_freeze.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "arena.h"
@@ -93,6 +94,39 @@ static tfc_status finish(const lp_problem *pb, arena *a, diag_list *d, double *x
     return TFC_OK;
 }
 
+/* The LP's tolerances are partly absolute (LP_T_ABS_TOL_MS, lp_solve's own),
+ * so a step of nanoseconds would sit inside them and plan less than the same
+ * step in milliseconds. Below LP_SCALE_BELOW_MS the durations and latency
+ * are multiplied by the power of 2 that brings the longest into [1, 2) ms:
+ * exact in binary, and nothing changes for steps of a millisecond or more. */
+#define LP_SCALE_BELOW_MS 1.0
+static bool scale_up(const lp_problem *pb, arena *a, lp_problem *out, double *scale)
+{
+    *out = *pb;
+    *scale = 1.0;
+    size_t n = pb->s->n_actions;
+    double longest = pb->comm_ms;
+    for (size_t u = 0; u < n; u++)
+        longest = pb->w_max[u] > longest ? pb->w_max[u] : longest;
+    if (!(longest > 0.0) || longest >= LP_SCALE_BELOW_MS)
+        return true;
+    int e;
+    frexp(longest, &e); /* longest = m 2^e, m in [0.5, 1) */
+    *scale = ldexp(1.0, 1 - e);
+    double *w_max = arena_alloc_array(a, n ? n : 1, sizeof *w_max);
+    double *w_min = arena_alloc_array(a, n ? n : 1, sizeof *w_min);
+    if (!w_max || !w_min)
+        return false;
+    for (size_t u = 0; u < n; u++) {
+        w_max[u] = pb->w_max[u] * *scale;
+        w_min[u] = pb->w_min[u] * *scale;
+    }
+    out->w_max = w_max;
+    out->w_min = w_min;
+    out->comm_ms = pb->comm_ms * *scale;
+    return true;
+}
+
 tfc_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st)
 {
     memset(st, 0, sizeof *st);
@@ -112,10 +146,18 @@ tfc_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d,
     st->nonzeros = (long long)z.nonzeros;
     arena scratch;
     arena_init(&scratch, 0);
-    tfc_status result = pb->direct || lp_work_row(pb) ? lp_direct_solve(pb, &scratch, file, d, x, st)
-                                                      : lp_dw_solve(pb, &scratch, file, d, x, st);
+    lp_problem scaled;
+    double scale = 1.0;
+    if (!scale_up(pb, &scratch, &scaled, &scale)) {
+        arena_free(&scratch);
+        return diag_nomem(d, "scaling the freeze LP");
+    }
+    tfc_status result = scaled.direct || lp_work_row(&scaled) ? lp_direct_solve(&scaled, &scratch, file, d, x, st)
+                                                              : lp_dw_solve(&scaled, &scratch, file, d, x, st);
     if (result == TFC_OK)
-        result = finish(pb, &scratch, d, x, st);
+        result = finish(&scaled, &scratch, d, x, st);
+    st->t_star /= scale; /* exact: scale is a power of 2 */
+    st->t_star_uncapped /= scale;
     arena_free(&scratch);
     return result;
 }
