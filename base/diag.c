@@ -35,14 +35,53 @@ static char *vformat(const char *fmt, va_list ap)
     return s;
 }
 
+static int by_position(const void *pa, const void *pb);
+
+/* At the cap, the slot an error at (line, col) may take: a warning's (the
+ * last stored), else the error latest in position when the new one comes
+ * before it, so that the errors kept are the first by position of those
+ * found, as printed, not the first found; d->n when none. */
+static size_t slot_at_cap(const diag_list *d, unsigned line, unsigned col)
+{
+    for (size_t i = d->n; i-- > 0;)
+        if (d->items[i].warning)
+            return i;
+    size_t last = 0;
+    for (size_t i = 1; i < d->n; i++)
+        if (by_position(&d->items[i], &d->items[last]) > 0)
+            last = i;
+    diag probe = {.line = line, .col = col, .seq = (size_t)-1};
+    return d->n && by_position(&probe, &d->items[last]) < 0 ? last : d->n;
+}
+
 /* Stores one item; a warning that finds no room is dropped silently (it
  * must never read as an error). */
 static void add(diag_list *d, bool warning, const char *file, unsigned line, unsigned col, const char *fmt,
                 va_list ap)
 {
     if (d->n >= d->max_errors) {
-        if (!warning)
-            d->n_dropped++;
+        if (warning)
+            return;
+        size_t k = slot_at_cap(d, line, col);
+        /* An error is dropped, this one or the one it displaces, unless it
+         * displaces a warning. */
+        d->n_dropped += k == d->n || !d->items[k].warning;
+        char *msg = k < d->n ? vformat(fmt, ap) : NULL;
+        if (!msg) {
+            if (k < d->n) { /* the message could not be stored */
+                d->oom = d->nomem = true;
+                d->n_dropped += d->items[k].warning;
+            }
+            return;
+        }
+        diag *e = &d->items[k];
+        size_t seq = 0;
+        for (size_t i = 0; i < d->n; i++)
+            seq = d->items[i].seq >= seq ? d->items[i].seq + 1 : seq;
+        d->n_warnings -= e->warning;
+        free(e->msg);
+        free(e->note);
+        *e = (diag){.file = file, .line = line, .col = col, .msg = msg, .seq = seq};
         return;
     }
     if (d->n == d->cap) {

@@ -24,7 +24,9 @@ typedef struct diag {
 typedef struct diag_list {
     diag *items;
     size_t n, cap;
-    size_t max_errors; /* errors kept; later ones are counted in n_dropped */
+    size_t max_errors; /* items kept: past it an error takes a warning's place, or the place of the
+                        * error latest in position when it comes before that one; the other of the
+                        * two is counted in n_dropped */
     size_t n_dropped;
     size_t n_warnings; /* of the n items */
     bool oom; /* a message could not be stored */

@@ -265,6 +265,33 @@ Test(cli, the_stop_line_comes_exactly_when_errors_past_20_were_dropped)
     count_capped(valid, "      - {name: w%02d, numel: -1}\n", 25, true);
 }
 
+/* Past the cap, the errors shown are the first by position, as printed,
+ * not the first found: an unknown key at the end is found before the
+ * params' checks, yet the 20 params errors before it are what is shown. */
+Test(cli, the_errors_kept_past_the_cap_are_the_first_in_the_file)
+{
+    char text[4096];
+    size_t o = (size_t)snprintf(text, sizeof text, "tfc: 1\nname: t\nmodel:\n  stages:\n    - params:\n");
+    for (int i = 0; i < 30; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "      - {name: p%02d, numel: 0}\n", i);
+    snprintf(text + o, sizeof text - o, "pipeline: {schedule: GPipe, ranks: 1, microbatches: 2}\n"
+                                        "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\nbogus: 1\n");
+    temp_spec t;
+    temp_spec_write(&t, text);
+    proc_result r;
+    cr_assert(proc_tfc(&r, "check", t.path, NULL));
+    cr_assert_eq(r.exit_code, 1);
+    cr_assert_null(strstr(r.err, "bogus"), "the last line's error is shown before earlier ones: %s", r.err);
+    for (int i = 0; i < 20; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "params[%d].numel", i);
+        cr_assert_not_null(strstr(r.err, want), "%s missing: %s", want, r.err);
+    }
+    cr_assert_not_null(strstr(r.err, "too many errors; stopped after 20"), "%s", r.err);
+    proc_result_free(&r);
+    temp_spec_remove(&t);
+}
+
 Test(cli, errors_are_printed_in_file_order)
 {
     proc_result r;
