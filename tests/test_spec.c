@@ -274,6 +274,10 @@ Test(spec_invalid, quoted_number_is_a_string_and_the_message_says_so)
     load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: \"2\", microbatches: 4}");
     EXPECT_ERROR(&l, 7, 35, "quoted values are strings");
     loaded_free(&l);
+    /* tagged, not quoted: the message says which */
+    load_with(&l, 7, "pipeline: {schedule: 1F1B, ranks: !!str 2, microbatches: 4}");
+    EXPECT_ERROR(&l, 7, 35, "got string \"2\" (a tagged value is a string)");
+    loaded_free(&l);
 }
 
 Test(spec_invalid, float_where_an_integer_is_required)
@@ -432,6 +436,13 @@ Test(spec_invalid, unsupported_version)
     loaded l;
     load_with(&l, 1, "tfc: 2");
     EXPECT_ERROR(&l, 1, 6, "unsupported spec version \"2\"; this tfc reads version 1");
+    loaded_free(&l);
+    /* not "an integer from 0 to 2^64 - 1": only 1 is a version */
+    load_with(&l, 1, "tfc: -1");
+    EXPECT_ERROR(&l, 1, 6, "unsupported spec version \"-1\"; this tfc reads version 1");
+    loaded_free(&l);
+    load_with(&l, 1, "tfc: \"1\"");
+    EXPECT_ERROR(&l, 1, 6, "tfc must be an integer, got string \"1\" (quoted values are strings)");
     loaded_free(&l);
 }
 

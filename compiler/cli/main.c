@@ -307,7 +307,7 @@ static int run_check(int argc, char **argv)
         const spec *s = p->sp;
         printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions, %zu parameter "
                "tensors, %llu parameters\n",
-               path, s->name, spec_schedule_name(s->schedule), s->ranks, s->ranks == 1 ? "" : "s",
+               s->path, s->name, spec_schedule_name(s->schedule), s->ranks, s->ranks == 1 ? "" : "s",
                s->stages_per_rank, s->stages_per_rank == 1 ? "" : "s", s->microbatches, p->s->n_actions,
                s->n_params, (unsigned long long)s->numel);
     }

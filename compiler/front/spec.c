@@ -266,9 +266,9 @@ static bool get_uint(ctx *c, const ydoc_node *n, const char *path, uint64_t min,
     bool neg = false;
     uint64_t v = 0;
     if (n->kind != YDOC_SCALAR || ydoc_scalar_type(n) != YDOC_INT) {
-        const char *hint = n->kind == YDOC_SCALAR && !n->plain && ydoc_scalar_type(n) == YDOC_STR
-                               ? " (quoted values are strings)"
-                               : "";
+        const char *hint = n->kind != YDOC_SCALAR || n->plain || ydoc_scalar_type(n) != YDOC_STR ? ""
+                           : n->tagged ? " (a tagged value is a string)"
+                                       : " (quoted values are strings)";
         ERR(c, n, "%s must be an integer, got %s%s", path, got(n, q, sizeof q), hint);
         return false;
     }
@@ -312,6 +312,8 @@ static bool get_number_range(ctx *c, const ydoc_node *n, const char *path, doubl
         uint64_t mag;
         ok = ydoc_scalar_int(n, &neg, &mag);
         v = neg ? -(double)mag : (double)mag;
+        if (!ok) /* past 64 bits (99999999999999999999), yet a double holds it */
+            ok = ydoc_scalar_float(n, &v);
     } else {
         ok = ydoc_scalar_float(n, &v);
     }
@@ -1418,13 +1420,15 @@ static void read_root(ctx *c, const ydoc_node *root)
     }
     const ydoc_node *v;
     if ((v = ydoc_get(root, "tfc"))) {
+        bool neg;
         uint64_t version;
-        if (get_uint(c, v, "tfc", 0, UINT64_MAX, &version)) {
-            if (version != 1)
-                ERR(c, v, "unsupported spec version %s; this tfc reads version 1", describe(v, q, sizeof q));
-            else
-                c->s->version = 1;
-        }
+        if (v->kind == YDOC_SCALAR && ydoc_scalar_type(v) == YDOC_INT && ydoc_scalar_int(v, &neg, &version) &&
+            !neg && version == 1)
+            c->s->version = 1;
+        else if (v->kind == YDOC_SCALAR && ydoc_scalar_type(v) == YDOC_INT)
+            ERR(c, v, "unsupported spec version %s; this tfc reads version 1 (tfc: 1)", describe(v, q, sizeof q));
+        else
+            get_uint(c, v, "tfc", 1, 1, &version); /* not an integer: says so */
     }
     if ((v = ydoc_get(root, "name")))
         read_name(c, v);

@@ -190,6 +190,7 @@ static void on_scalar(builder *b, const yaml_event_t *ev, unsigned line, unsigne
     if (!n)
         return;
     n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
+    n->tagged = ev->data.scalar.tag != NULL;
     n->n = (uint32_t)len;
     n->u.str = arena_strndup(b->a, (const char *)ev->data.scalar.value, len);
     if (!n->u.str) {

@@ -23,6 +23,7 @@ typedef struct ydoc_node ydoc_node;
 struct ydoc_node {
     uint8_t kind;   /* ydoc_kind */
     uint8_t plain;  /* scalar written without quotes or block style, and untagged */
+    uint8_t tagged; /* scalar with a tag (! or !!str: a string however written) */
     uint32_t line;  /* 1-based position of the node's first character */
     uint32_t col;
     uint32_t n;      /* scalar: bytes; sequence: items; mapping: pairs */
