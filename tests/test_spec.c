@@ -839,6 +839,20 @@ Test(spec_review, errors_about_an_alias_point_at_the_alias)
     loaded_free(&l);
 }
 
+/* A stage reused whole through an alias: its name is one node, so the
+ * duplicate is said to come through the alias, not "first used here" at
+ * the very same place. */
+Test(spec_review, a_stage_used_twice_through_an_alias_says_so)
+{
+    loaded l;
+    load_str(&l, "tfc: 1\nname: t\nmodel:\n  stages:\n    - &s {name: s0, params: [{name: a, numel: 1}]}\n"
+                 "    - *s\npipeline: {schedule: 1F1B, ranks: 2, microbatches: 4}\n"
+                 "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n");
+    EXPECT_ERROR(&l, 5, 17, "duplicate stage name \"s0\": this entry is used twice, through an alias");
+    cr_assert_null(strstr(l.dump, "first used here"), "%s", l.dump);
+    loaded_free(&l);
+}
+
 Test(spec_review, a_number_too_long_to_read_says_so)
 {
     char line[256] = "timing: {forward_ms: 1.";

@@ -453,6 +453,12 @@ static bool report_named(const text_ref *first, const text_ref *dup, void *p)
     named_ctx *nc = p;
     char q[TEXT_QUOTE_CAP];
     const spec_pos *a = nc->pos[first->index], *b = nc->pos[dup->index];
+    if (a->line == b->line && a->col == b->col) { /* one node, reached twice through a YAML alias */
+        diag_error(nc->c->d, nc->c->file, b->line, b->col,
+                   "duplicate %s %s: this entry is used twice, through an alias (*name) of its anchor", nc->what,
+                   text_quote(q, sizeof q, dup->s, dup->len));
+        return !diag_full(nc->c->d);
+    }
     diag_error(nc->c->d, nc->c->file, b->line, b->col, "duplicate %s %s", nc->what,
                text_quote(q, sizeof q, dup->s, dup->len));
     diag_note(nc->c->d, a->line, a->col, "first used here");
