@@ -159,6 +159,17 @@ def check(tfc, spec, tmp):
     return plan, bad
 
 
+def write_spec(folder, name, stages, pipeline, timing, cap):
+    """folder/name.yaml: stages one-tensor stages, the pipeline and timing
+    mappings' contents as given, freezing capped at cap; its path."""
+    text = (f"tfc: 1\nname: {name}\nmodel:\n  stages:\n" + "    - params: [{name: w, numel: 4096}]\n" * stages +
+            f"pipeline: {{{pipeline}}}\ntiming: {{{timing}}}\nfreeze: {{max_ratio: {cap}}}\n")
+    path = os.path.join(folder, f"{name}.yaml")
+    with open(path, "w") as fh:
+        fh.write(text)
+    return path
+
+
 def grid_specs(folder):
     """Every built-in schedule over ranks, stages a rank and microbatches,
     with seeded random per-stage timings and latency."""
@@ -182,14 +193,8 @@ def grid_specs(folder):
         if sched in ("ZBH1", "ZBV", "DualPipeV"):
             timing = f"forward_ms: [{f}], backward_input_ms: [{bi}], backward_weight_ms: [{bw}]"
         comm = rng.choice([0, 0.05, 0.3, 0.77])
-        text = (f"tfc: 1\nname: g{i}\nmodel:\n  stages:\n" + "    - params: [{name: w, numel: 4096}]\n" * n +
-                f"pipeline: {{schedule: {sched}, ranks: {p}, stages_per_rank: {v}, microbatches: {m}}}\n"
-                f"timing: {{{timing}, comm_ms: {comm}}}\n"
-                f"freeze: {{max_ratio: {rng.choice([0.3, 0.6, 0.9])}}}\n")
-        path = os.path.join(folder, f"g{i}.yaml")
-        with open(path, "w") as fh:
-            fh.write(text)
-        out.append(path)
+        out.append(write_spec(folder, f"g{i}", n, f"schedule: {sched}, ranks: {p}, stages_per_rank: {v}, "
+                              f"microbatches: {m}", f"{timing}, comm_ms: {comm}", rng.choice([0.3, 0.6, 0.9])))
     return out
 
 
@@ -207,16 +212,11 @@ def pair_specs(folder):
         n = 2 * v
         with open(os.path.join(folder, f"{name}.csv"), "w") as fh:
             fh.write(csv)
-        text = (f"tfc: 1\nname: {name}\nmodel:\n  stages:\n" + "    - params: [{name: w, numel: 8}]\n" * n +
-                f"pipeline: {{schedule: custom, ranks: 2, stages_per_rank: {v}, microbatches: {m}, "
-                f"order: {name}.csv}}\n"
-                f"timing: {{forward_ms: {[1.0 + s / 4 for s in range(n)]}, "
-                f"backward_ms: {[2.0 + s / 3 for s in range(n)]}, backward_frozen_ms: {[1.0] * n}, comm_ms: 0.25}}\n"
-                f"freeze: {{max_ratio: 0.5}}\n")
-        path = os.path.join(folder, f"{name}.yaml")
-        with open(path, "w") as fh:
-            fh.write(text)
-        out.append(path)
+        out.append(write_spec(folder, name, n, f"schedule: custom, ranks: 2, stages_per_rank: {v}, "
+                              f"microbatches: {m}, order: {name}.csv",
+                              f"forward_ms: {[1.0 + s / 4 for s in range(n)]}, "
+                              f"backward_ms: {[2.0 + s / 3 for s in range(n)]}, backward_frozen_ms: {[1.0] * n}, "
+                              f"comm_ms: 0.25", 0.5))
     return out
 
 
