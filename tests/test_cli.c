@@ -683,6 +683,24 @@ Test(cli_plan, plan_prints_the_baseline_makespan_and_bubbles)
     proc_result_free(&r);
 }
 
+/* A step of nanoseconds prints its makespans, not 0.000 ms. */
+Test(cli_plan, a_step_under_a_microsecond_prints_its_makespans_in_full)
+{
+    temp_spec t;
+    temp_spec_write(&t, "tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n"
+                        "    - params: [{name: b, numel: 1}]\npipeline: {schedule: 1F1B, ranks: 2, microbatches: 4}\n"
+                        "timing: {forward_ms: 1e-9, backward_ms: 2e-9, backward_frozen_ms: 1e-9}\n");
+    proc_result r;
+    cr_assert(proc_tfc(&r, "plan", t.path, NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_null(strstr(r.out, "0.000 ms"), "%s", r.out);
+    /* 1F1B, 2 stages, 4 microbatches: (4 + 1) x (F + B) = 15e-9 ms, to the last bit */
+    const char *base = strstr(r.out, "baseline makespan   1.5");
+    cr_assert(base && strtod(base + 20, NULL) > 1.49999e-8 && strtod(base + 20, NULL) < 1.50001e-8, "%s", r.out);
+    proc_result_free(&r);
+    temp_spec_remove(&t);
+}
+
 Test(cli_plan, plan_json_for_a_custom_csv_schedule)
 {
     proc_result r;

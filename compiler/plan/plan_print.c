@@ -12,7 +12,12 @@
 #include "ttq.h"
 #include "version.h"
 
-/* A beta as tfc plan prints it: three decimals below 1, two below 10, one above. */
+/* Milliseconds to 3 decimals, unless those would print a step of under a
+ * microsecond as 0.000: then in full. */
+static real_text ms_text(double ms)
+{
+    return ms > 0.0 && ms < 0.0005 ? real_shortest(ms) : real_fixed(ms, 3);
+}
 
 /* A learning-rate ratio to 4 decimals, unless those round it to the bound
  * the spec refuses (2): then in full. */
@@ -29,15 +34,15 @@ void plan_print_text(const plan *p, FILE *f)
     fprintf(f, "%s: %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions\n", sp->name,
             spec_schedule_name(sp->schedule), sp->ranks, sp->ranks == 1 ? "" : "s", sp->stages_per_rank,
             sp->stages_per_rank == 1 ? "" : "s", sp->microbatches, s->n_actions);
-    fprintf(f, "baseline makespan   %10s ms  (nothing frozen)\n", real_fixed(p->base.makespan, 3).s);
-    fprintf(f, "optimised makespan  %10s ms  (policy %s, freeze.max_ratio %s)\n", real_fixed(p->opt.makespan, 3).s,
+    fprintf(f, "baseline makespan   %10s ms  (nothing frozen)\n", ms_text(p->base.makespan).s);
+    fprintf(f, "optimised makespan  %10s ms  (policy %s, freeze.max_ratio %s)\n", ms_text(p->opt.makespan).s,
             plan_policy_name(p->policy), real_shortest(sp->freeze.max_ratio).s);
     fprintf(f, "speed-up            %10sx\n",
             real_fixed(p->opt.makespan > 0 ? p->base.makespan / p->opt.makespan : 1.0, 4).s);
     if (p->shared)
         fprintf(f, "on %u processors    %10s ms -> %s ms, speed-up %sx (pipeline.processors: %u ranks share them; "
                    "the lines above give each rank its own)\n",
-                sp->processors, real_fixed(p->shared_base_makespan, 3).s, real_fixed(p->shared_opt_makespan, 3).s,
+                sp->processors, ms_text(p->shared_base_makespan).s, ms_text(p->shared_opt_makespan).s,
                 real_fixed(p->shared_opt_makespan > 0 ? p->shared_base_makespan / p->shared_opt_makespan : 1.0, 4).s,
                 s->ranks);
     if (p->ttq_known) {
@@ -78,8 +83,8 @@ void plan_print_text(const plan *p, FILE *f)
         fprintf(f, "note: freeze.max_ratio: auto chose %s\n", real_shortest(sp->freeze.max_ratio).s);
     if (p->lp_used && p->lp.t_star > p->lp.t_star_uncapped * (1 + 1e-9) + 1e-9)
         fprintf(f, "note: freeze.max_action_ratio %s lengthens the step: %s ms instead of %s ms\n",
-                real_shortest(sp->freeze.max_action_ratio).s, real_fixed(p->lp.t_star, 3).s,
-                real_fixed(p->lp.t_star_uncapped, 3).s);
+                real_shortest(sp->freeze.max_action_ratio).s, ms_text(p->lp.t_star).s,
+                ms_text(p->lp.t_star_uncapped).s);
     if (p->lp_used && p->lp.balance_incomplete)
         fprintf(f, "note: phase 3 (freeze.balance) ran past --lp-timeout: this is phase 2's plan (the same makespan and "
                    "total freezing), not balanced\n");
