@@ -1006,6 +1006,12 @@ Test(cli_compile, a_folder_of_another_kind_of_output_is_not_replaced)
     proc_result_free(&r);
     cr_assert(proc_tfc(&r, "plan", spec, "--sweep", sweep, "-q", NULL));
     cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_eq(r.err[0], '\0', "%s", r.err);
+    proc_result_free(&r);
+    /* --policy given to a sweep, which plans both policies: said, not ignored */
+    cr_assert(proc_tfc(&r, "plan", spec, "--sweep", sweep, "--policy", "uniform", "-q", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "warning: --policy uniform is not used by --sweep"), "%s", r.err);
     proc_result_free(&r);
     /* a sweep over the generated code, and code over the sweep: refused,
      * each folder as it was */

@@ -481,7 +481,8 @@ static int run_compile(int argc, char **argv)
 static int run_plan(int argc, char **argv)
 {
     bool json = false, quiet = false;
-    const char *policy_name = "timely", *dump = NULL, *timeout = NULL, *sweep_dir = NULL, *method = NULL;
+    static const char timely[] = "timely";
+    const char *policy_name = timely, *dump = NULL, *timeout = NULL, *sweep_dir = NULL, *method = NULL;
     const char *compare_dir = NULL;
     const flag flags[] = {{NULL, "--json", &json, NULL},
                           {NULL, "--sweep", NULL, &sweep_dir},
@@ -511,6 +512,10 @@ static int run_plan(int argc, char **argv)
     plan_options opt;
     if ((r = parse_plan_options("plan", policy_name, timeout, method, &opt)) >= 0)
         return r;
+    if (policy_name != timely && (sweep_dir || compare_dir)) /* given, and nothing to give it to */
+        fprintf(stderr, "tfc: warning: --policy %s is not used by %s\n", policy_name,
+                sweep_dir ? "--sweep (it plans every cap by both timely and uniform)"
+                          : "--compare (it plans every schedule by the freeze LP, timely)");
     cli_progress prog;
     watch(&opt, &prog, quiet);
 
