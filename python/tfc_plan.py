@@ -20,6 +20,7 @@ From the shell (python3 tfc_plan.py --help):
 """
 import json
 import math
+import operator
 from math import gcd
 
 _M64 = (1 << 64) - 1
@@ -161,6 +162,10 @@ class Plan:
         if self.select not in ("uniform", "front_first", "balanced", "weights"):
             raise ValueError(f"unknown selection rule {self.select!r}")
         self.params = [[(p["name"], p["numel"]) for p in stage] for stage in data["stage_params"]]
+        bad = next((n for stage in self.params for _, n in stage
+                    if not isinstance(n, int) or isinstance(n, bool) or n < 1), None)
+        if bad is not None:
+            raise ValueError(f"plan.json: a tensor's numel must be an integer of at least 1, got {bad!r}")
         self.weights = [[p.get("weight", 65536) for p in stage] for stage in data["stage_params"]]
         self.microbatches = data["microbatches"]
         if not isinstance(self.microbatches, int) or self.microbatches < 1:
@@ -191,6 +196,13 @@ class Plan:
 
     def frozen_tensors(self, stage, microbatch, step):
         """Indices of the stage's tensors to freeze, ascending (the bits of NAME_frozen_mask)."""
+        try:
+            k = operator.index(step)  # int, numpy's and torch's integers; not 100.5
+        except TypeError:
+            k = -1
+        if k < 0:
+            raise ValueError(f"step must be an integer of at least 0 (a training step), got {step!r}")
+        step = k
         if stage >= len(self.params) or (stage, microbatch) not in self.ratio:
             return []
         numel = [n for _, n in self.params[stage]]
@@ -487,7 +499,12 @@ def main(argv=None):
         print(f"tfc_plan.py: {a.plan}: {e}", file=sys.stderr)
         return 1
     if a.command == "summary":
-        _summary(plan, sys.stdout)
+        try:
+            _summary(plan, sys.stdout)
+        except (KeyError, IndexError, TypeError, ValueError) as e:  # fields summary reads and Plan() does not
+            print(f"tfc_plan.py: {a.plan}: a field summary reads is missing or wrong ({type(e).__name__}: {e})",
+                  file=sys.stderr)
+            return 1
         return 0
     if not 0 <= a.stage < plan.stage_count or not 0 <= a.microbatch < plan.microbatches or a.step < 0:
         print(f"tfc_plan.py: stage must be 0-{plan.stage_count - 1}, microbatch 0-{plan.microbatches - 1}, "

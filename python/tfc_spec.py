@@ -32,6 +32,7 @@ import os
 import re
 import sys
 import tempfile
+import warnings
 
 # Dense bf16 peaks, TFLOP/s, and the CUDA arch the spec targets.
 DEVICES = {
@@ -50,6 +51,11 @@ MULTI_STAGE = ("Interleaved1F1B", "ZBV", "LoopedBFS", "DualPipeV")
 HF_TYPES = ("llama", "mistral", "qwen2", "qwen3")
 NAME_CHARS = re.compile(r"^[A-Za-z0-9_.\-:/\[\]@+]{1,512}$")
 PLAIN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-/]*$")
+# Plain scalars YAML reads as something other than a string (a number, a
+# boolean, null): such a name must be quoted ("0", "1e3", "0x10", "true").
+NOT_A_STRING = re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?"
+                          r"|[-+]?0[xXoObB][0-9A-Fa-f_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|~"
+                          r"|(?:[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE|[Yy]es|YES|[Nn]o|NO|[Oo]n|ON|[Oo]ff|OFF|[YyNn]))$")
 LAYER_RE = re.compile(r"(?:^|\.)layers\.(\d+)\.")
 
 
@@ -111,10 +117,10 @@ def hf_model(cfg, path="config.json"):
     h = _need(cfg, "hidden_size", path)
     nl = _need(cfg, "num_hidden_layers", path)
     heads = _need(cfg, "num_attention_heads", path)
-    kv = cfg.get("num_key_value_heads") or heads
+    kv = _need(cfg, "num_key_value_heads", path) if cfg.get("num_key_value_heads") is not None else heads
     ffn = _need(cfg, "intermediate_size", path)
     vocab = _need(cfg, "vocab_size", path)
-    hd = cfg.get("head_dim") or h // heads
+    hd = _need(cfg, "head_dim", path) if cfg.get("head_dim") is not None else h // heads
     if heads % kv:
         raise SpecError(f"{path}: num_key_value_heads ({kv}) must divide num_attention_heads ({heads})")
     tied = bool(cfg.get("tie_word_embeddings", False))
@@ -243,7 +249,7 @@ def _yname(s):
     if not NAME_CHARS.match(s):
         raise SpecError(f"tensor name {s!r} has characters a spec does not allow (letters, digits, _ . - : / [ ] @ +) "
                         "or is longer than 512 bytes")
-    return s if PLAIN_NAME.match(s) else '"' + s + '"'
+    return s if PLAIN_NAME.match(s) and not NOT_A_STRING.match(s) else '"' + s + '"'
 
 
 def activation_bytes(shape, layers, last, tokens):
@@ -342,6 +348,10 @@ def spec_text(model, **opts):
     with a shape)."""
     o = resolve(opts)
     n = o["ranks"] * o["stages_per_rank"]
+    if model.tied_copy and n > 1 and model.source.startswith("torchtitan"):
+        raise SpecError(f"{model.source} ties its output projection to the embedding, which torchtitan does not "
+                        f"build under pipeline parallelism ({n} stages: NotImplementedError); take an untied "
+                        "flavour, or one stage")
     counts = split_layers(model, n, o["split"])
     name = c_name(o.get("name") or model.name)
     stages, i = [], 0
@@ -405,10 +415,19 @@ def spec_from_modules(stages, *, name, schedule=None, ranks=None, stages_per_ran
                         f"{o['ranks'] * o['stages_per_rank']}")
     listed, fwd = [], []
     for s, mod in enumerate(stages):
+        if not isinstance(mod, torch.nn.Module):
+            raise SpecError(f"stage {s} is a {type(mod).__name__}, not a torch.nn.Module")
         embed = {id(p) for m in mod.modules() if isinstance(m, torch.nn.Embedding) for p in m.parameters()}
         tensors = [(n, p.numel()) for n, p in mod.named_parameters()]
         if not tensors:
             raise SpecError(f"stage {s} has no parameters: a spec's stage needs at least one tensor")
+        fixed = [n for n, p in mod.named_parameters() if not p.requires_grad]
+        if fixed:
+            warnings.warn(f"tfc_spec: stage {s}: {len(fixed)} parameter(s) do not require grad ({fixed[0]!r} first): "
+                          "they are listed (tfc_torch.apply_plan matches every named parameter, and keeps these "
+                          "frozen), but a plan's ratio counts their elements too, so the freezing it buys is "
+                          "less than planned; leave them out of the stage modules to plan without them",
+                          stacklevel=2)
         listed.append((f"stage{s}", tensors))
         dense = sum(p.numel() for p in mod.parameters() if id(p) not in embed)
         tokens = o["seq_len"] * o["microbatch_size"]
@@ -427,7 +446,8 @@ def spec_from_modules(stages, *, name, schedule=None, ranks=None, stages_per_ran
             raise SpecError(f"timing source {timing['source']} takes file, frozen_file and scale, not {sorted(extra)}")
         lines.append(f"  source: {timing['source']}")
         if timing.get("scale") is not None:
-            if not 0 < float(timing["scale"]) <= 1000:
+            if not isinstance(timing["scale"], (int, float)) or isinstance(timing["scale"], bool) \
+                    or not 0 < float(timing["scale"]) <= 1000:
                 raise SpecError(f"timing scale must be in (0, 1000], got {timing['scale']!r}")
             lines.append(f"  scale: {float(timing['scale']):.6g}")
         for k in ("file", "frozen_file"):
@@ -439,6 +459,9 @@ def spec_from_modules(stages, *, name, schedule=None, ranks=None, stages_per_ran
         return "\n".join(lines + _tail(o, hidden, vocab)) + "\n"
     for k, v in timing.items():
         vals = v if isinstance(v, (list, tuple)) else [v] * len(stages)
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vals):
+            raise SpecError(f"timing {k} must be a number or a list of numbers (ms per stage), got {v!r}"
+                            + ("; source is trace or measured, with file and frozen_file" if k == "source" else ""))
         lines.append(f"  {k}: [{', '.join(f'{x:.6g}' for x in vals)}]")
     return "\n".join(lines + _tail(o, hidden, vocab)) + "\n"
 

@@ -73,15 +73,19 @@ def check_stage(plan, stage_index, module, num_stages=None):
 
 class Freezer:
     """What apply_plan installs on a stage. Set .step before each training
-    step (or give apply_plan a callable step). .remove() restores the
-    stage's methods and sets every parameter's requires_grad back to True.
+    step (or give apply_plan a callable step). A parameter whose
+    requires_grad was False when the plan was applied (frozen by the
+    trainer: a fine-tune's base weights) stays False throughout; the others
+    follow the plan. .remove() restores the stage's methods and every
+    parameter's requires_grad as it was when the plan was applied.
     .override: None (the plan), "none" (nothing frozen) or "all"."""
 
     _METHODS = ("forward_one_chunk", "backward_one_chunk", "backward_weight_one_chunk")
 
-    def __init__(self, stage, stage_index, module, frozen, step):
+    def __init__(self, stage, stage_index, module, frozen, step, microbatches=None):
         self.stage, self.stage_index, self.module = stage, stage_index, module
         self._frozen, self._step = frozen, step
+        self._microbatches = microbatches  # the plan's; None for a callable rule
         self.override = None
         self.calls = []  # (action name, frozen names) when .record is True
         self.record = False
@@ -89,6 +93,7 @@ class Freezer:
         self.keep = set()   # names override "all" leaves unfrozen
         self._params = list(module.named_parameters())
         self._names = {n for n, _ in self._params}
+        self._was = [p.requires_grad for _, p in self._params]  # the trainer's own choice, kept
         self._saved = {}
         for m in self._METHODS:
             if hasattr(stage, m):
@@ -110,6 +115,9 @@ class Freezer:
             return set()
         if self.override == "all":
             return set(self._names) - self.keep
+        if self._microbatches is not None and not 0 <= microbatch < self._microbatches:
+            raise PlanMismatch(f"stage {self.stage_index}: microbatch {microbatch}, but the plan has microbatches 0 "
+                               f"to {self._microbatches - 1}: plan the spec with the schedule's microbatch count")
         names = set(self._frozen(self.stage_index, microbatch, self.step))
         unknown = names - self._names
         if unknown:
@@ -120,8 +128,8 @@ class Freezer:
     def set(self, microbatch):
         """requires_grad of every parameter for microbatch; returns the frozen names."""
         off = self.frozen(microbatch)
-        for n, p in self._params:
-            want = n not in off
+        for (n, p), was in zip(self._params, self._was):
+            want = was and n not in off
             if p.requires_grad != want:
                 p.requires_grad_(want)
         return off
@@ -151,8 +159,8 @@ class Freezer:
         for m, f in self._saved.items():
             setattr(self.stage, m, f)
         self._saved = {}
-        for _, p in self._params:
-            p.requires_grad_(True)
+        for (_, p), was in zip(self._params, self._was):
+            p.requires_grad_(was)
         if getattr(self.stage, "_tfc_freezer", None) is self:
             del self.stage._tfc_freezer
 
@@ -179,7 +187,7 @@ def apply_plan(stage, plan, step=0, *, module=None, stage_index=None):
     else:
         plan = _load_plan(plan)
         check_stage(plan, stage_index, module, getattr(stage, "num_stages", None))
-        frozen = plan.frozen_names
+        return Freezer(stage, stage_index, module, plan.frozen_names, step, plan.microbatches)
     return Freezer(stage, stage_index, module, frozen, step)
 
 
@@ -206,6 +214,9 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     PP:<stage><type><microbatch> itself; the single-stage schedules
     (Schedule1F1B, ScheduleGPipe) do not, so unless `schedule` is a
     PipelineScheduleMulti the stages' calls are labelled here, the same way.
+    Pass `schedule`: without it, one stage on this rank is taken for a
+    single-stage schedule's (a one-stage LoopedBFS rank would then be
+    labelled twice) and several for a multi-stage schedule's.
 
     "Everything frozen" keeps one tensor on the first stage: its parameter
     nearest the input (the first of named_parameters()). With every tensor
@@ -227,6 +238,11 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     them into timing.scale, the profiler's own cost taken off. Under
     torch.distributed, profile returns on a rank once every rank has
     written its files (a barrier), so rank 0 can plan from them at once."""
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
+        raise ValueError(f"profile: steps must be an integer of at least 1 (the timed steps of each mode), "
+                         f"got {steps!r}")
+    if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
+        raise ValueError(f"profile: warmup must be an integer of at least 0, got {warmup!r}")
     import torch
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
@@ -240,7 +256,9 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     freezers = [st._tfc_freezer for st in stages]
     saved = [(fz.override, fz.label, fz.keep) for fz in freezers]
     from torch.distributed.pipelining.schedules import PipelineScheduleMulti
-    label = not isinstance(schedule, PipelineScheduleMulti)
+    # Without the schedule, several stages on this rank can only be a
+    # multi-stage schedule's, which labels its actions itself.
+    label = not isinstance(schedule, PipelineScheduleMulti) if schedule is not None else len(stages) == 1
     for st, fz in zip(stages, freezers):
         fz.label = label
         first = getattr(st, "is_first", fz.stage_index == 0)

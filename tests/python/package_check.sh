@@ -155,6 +155,64 @@ try:
     raise SystemExit("apply_plan took a stage whose tensor 1 has another size")
 except tfc_torch.PlanMismatch as e:
     assert "tensor 1" in str(e) and repr(name) in str(e), e
+
+# A tensor the trainer froze itself stays frozen under the plan, on every
+# call, and after remove(); the others follow the plan and come back on.
+m = module_for(0)
+own = plan.params[0][0][0]
+dict(m.named_parameters())[own].requires_grad_(False)
+st = Stage(0, m)
+fz = tfc_torch.apply_plan(st, plan, step)
+for mb in range(plan.microbatches):
+    st.forward_one_chunk(mb, (), {})
+for kind, mb, off in st.seen:
+    want = sorted(set(plan.frozen_names(0, mb, step)) | {own})
+    assert off == want, f"stage 0 {kind}{mb} with {own} frozen by the trainer: frozen {off}, want {want}"
+fz.remove()
+grads = {n: p.requires_grad for n, p in m.named_parameters()}
+assert grads[own] is False and all(v for n, v in grads.items() if n != own), f"after remove(): {grads}"
+
+# A microbatch the plan does not have (a plan for fewer microbatches):
+# refused at its first call, not left unfrozen.
+st = Stage(0, module_for(0))
+fz = tfc_torch.apply_plan(st, plan, step)
+try:
+    st.forward_one_chunk(plan.microbatches, (), {})
+    raise SystemExit("apply_plan ran a microbatch past the plan's")
+except tfc_torch.PlanMismatch as e:
+    assert f"microbatch {plan.microbatches}, but the plan has microbatches 0 to {plan.microbatches - 1}" in str(e), e
+fz.remove()
+
+# tfc_plan: a step that is not an integer is refused, not failed deep inside.
+try:
+    plan.frozen_tensors(0, 0, 100.5)
+    raise SystemExit("frozen_tensors took step 100.5")
+except ValueError as e:
+    assert "step must be an integer" in str(e), e
 print(f"package check: tfc_torch.apply_plan froze {frozen_any} (call, tensor) pairs as the plan says; "
-      "a mismatched stage is refused")
+      "a mismatched stage, and a microbatch past the plan's, are refused; the trainer's own frozen tensors stay so")
+
+# tfc_spec.spec_from_modules: a parameter that needs no gradient is said
+# (it dilutes the plan's ratios); arguments of the wrong kind are SpecErrors.
+import warnings
+import tfc_spec
+a, b = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)
+a.weight.requires_grad_(False)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    tfc_spec.spec_from_modules([a, b], name="x", ranks=2, microbatches=2)
+assert any("do not require grad ('weight' first)" in str(x.message) for x in w), [str(x.message) for x in w]
+for args, needle in ((([b, 3],), "stage 1 is a int, not a torch.nn.Module"),
+                     (([b, b],), "timing source must be a number"), (([b, b],), "timing scale must be in")):
+    kw = {"ranks": 2, "microbatches": 2}
+    if "source" in needle:
+        kw["timing"] = {"source": "model"}
+    if "scale" in needle:
+        kw["timing"] = {"source": "trace", "file": "t.json", "frozen_file": "f.json", "scale": "x"}
+    try:
+        tfc_spec.spec_from_modules(*args, name="x", **kw)
+        raise SystemExit(f"spec_from_modules took {kw}")
+    except tfc_spec.SpecError as e:
+        assert needle in str(e), e
+print("package check: spec_from_modules says which parameters need no gradient; bad arguments are SpecErrors")
 PY

@@ -174,6 +174,8 @@ base = json.load(open(os.path.join(CONFIGS, "Mistral-7B-v0.1.json")))
 cases = [("gpt2", dict(base, model_type="gpt2"), "not supported"),
          ("moe", dict(base, num_local_experts=8), "mixture-of-experts"),
          ("no hidden_size", {k: v for k, v in base.items() if k != "hidden_size"}, "hidden_size"),
+         ("head_dim a string", dict(base, head_dim="16"), "head_dim must be a positive integer"),
+         ("no kv heads", dict(base, num_key_value_heads=0), "num_key_value_heads must be a positive integer"),
          ("not an object", [1, 2], "not a JSON object")]
 for label, cfg, needle in cases:
     p = os.path.join(W, "bad.json")
@@ -188,6 +190,20 @@ for args, needle in ((["from-hf", os.path.join(W, "missing.json")], "No such fil
     r = run(TOOL + args + ["-o", out])
     if r.returncode != 1 or needle not in r.stderr or os.path.exists(out):
         fail(f"{args}: exit {r.returncode}, {r.stderr.strip()[:200]}")
+
+# Tensor names YAML would read as numbers, booleans or null are quoted, so
+# tfc reads them back as the names they are (a stage's nn.ParameterList
+# names its tensors "0", "1", ...); checked by tfc itself.
+odd = ["0", "1e3", "0x10", "true", "null", "y", "0.weight", "-1", ".5", "layers.0.w"]
+m = tfc_spec.group_tensors([(n, 64) for n in odd],
+                           shape={"layers": 1, "hidden": 8, "ffn": 8, "heads": 1, "kv_heads": 1, "vocab": 8})
+text, _ = tfc_spec.spec_text(m, ranks=1, microbatches=2, seq_len=8)
+p = os.path.join(W, "odd_names.yaml")
+open(p, "w").write(text)
+r = run([TFC, "plan", p, "--json"])
+got = [t["name"] for st in json.loads(r.stdout)["stage_params"] for t in st] if r.returncode == 0 else r.stderr
+if got != odd:
+    fail(f"names YAML would not read as strings: tfc read {got}, want {odd}")
 
 # tools/llama_specs.py: --help only prints; --out DIR writes what specs/ holds.
 specs = os.path.join(SRC, "specs")
