@@ -219,6 +219,15 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     ok = True
+    # A tied flavour on several stages: torchtitan cannot build it, so no spec.
+    tool = [sys.executable, os.path.join(sys.argv[2], "python", "tfc_spec.py"), "from-torchtitan", "1B", "-q"]
+    r = subprocess.run(tool + ["--ranks", "4"], capture_output=True, text=True)
+    if r.returncode != 1 or "does not build under pipeline parallelism" not in r.stderr:
+        print(f"torchtitan_pp: from-torchtitan 1B on 4 ranks: exit {r.returncode}: {r.stderr[:300]}", file=sys.stderr)
+        ok = False
+    if subprocess.run(tool + ["--ranks", "1"], capture_output=True, text=True).returncode != 0:
+        print("torchtitan_pp: from-torchtitan 1B on one rank failed", file=sys.stderr)
+        ok = False
     with tempfile.TemporaryDirectory() as tmp:
         for sched in SCHEDULES:
             ok &= check(sys.argv[1], sys.argv[2], sched, tmp)
