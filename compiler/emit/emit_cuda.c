@@ -24,7 +24,8 @@ bool emit_cuda_files(const emit_ctx *c, gen_folder *out, diag_list *d)
         uint64_t table_bytes = 16u * ((uint64_t)c->sp->stages[st].n_params + c->M);
         bool constant = table_bytes <= EMIT_CUDA_CONSTANT_BUDGET;
         emit_var(&vs, "TABLE_SPACE", constant ? "__constant__" : "__device__ const");
-        emit_var(&vs, "TABLE_SPACE_NOTE", constant ? "__constant__ memory" : "global memory (too large for __constant__)");
+        emit_var(&vs, "TABLE_SPACE_NOTE",
+                 constant ? "__constant__ memory" : "global memory (too large for __constant__)");
         char *core = emit_mask_core(prefix, true, d);
         bool ok = core != NULL;
         if (ok) {
