@@ -370,7 +370,8 @@ Test(spec_invalid, name_must_be_a_c_identifier)
      * C++: "a_" makes a__stage0), and a name that is another spec's stage
      * prefix (x_stage0's files and symbols are spec x's stage 0's). */
     const char *warned[][2] = {{"name: a_", "C++ reserves"}, {"name: a__b", "C++ reserves"},
-                               {"name: x_stage0", "ends like a stage's files (NAME_stage<S>): vendored beside spec \"x\""},
+                               {"name: x_stage0",
+                                "ends like a stage's files (NAME_stage<S>): vendored beside spec \"x\""},
                                {"name: x_stage12", "vendored beside spec \"x\""}};
     for (size_t i = 0; i < 4; i++) {
         load_with(&l, 2, warned[i][0]);
