@@ -881,3 +881,50 @@ Test(plan_units, a_step_of_nanoseconds_plans_as_one_of_milliseconds)
     for (int k = 0; k < 3; k++)
         loaded_free(&l[k]);
 }
+
+/* Phase 1's progress of a scaled solve, recorded. */
+typedef struct phase1_reports {
+    size_t n;
+    double lo, hi; /* the smallest bound and the largest best seen */
+} phase1_reports;
+
+static void record_phase1(void *ctx, const lp_progress *pr)
+{
+    phase1_reports *r = ctx;
+    if (pr->phase != LP_PHASE_MAKESPAN || !isfinite(pr->bound) || !isfinite(pr->best))
+        return;
+    r->n++;
+    r->lo = fmin(r->lo, pr->bound);
+    r->hi = fmax(r->hi, pr->best);
+}
+
+/* The progress a person watches is in the spec's unit too: phase 1's
+ * bounds of a step of nanoseconds lie between the optimised makespan's
+ * neighbourhood and the baseline, not 2^30 times that (the LP's scaling). */
+Test(plan_units, the_progress_of_a_scaled_solve_is_in_milliseconds)
+{
+    const char *yaml = "tfc: 1\nname: u\nmodel:\n  stages:\n"
+                       "    - params: [{name: a, numel: 100}]\n    - params: [{name: b, numel: 100}]\n"
+                       "    - params: [{name: c, numel: 100}]\n"
+                       "pipeline: {schedule: 1F1B, ranks: 3, microbatches: 6}\n"
+                       "timing: {forward_ms: [1.3e-9, 0.9e-9, 1.1e-9], backward_ms: [2.9e-9, 2.2e-9, 2.5e-9], "
+                       "backward_frozen_ms: [1.2e-9, 0.7e-9, 1.6e-9], comm_ms: 0.15e-9}\n"
+                       "freeze: {max_ratio: 0.5}\n";
+    loaded l;
+    load_str(&l, yaml);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    phase1_reports r = {0, INFINITY, -INFINITY};
+    plan_options opt = plan_default_options();
+    opt.progress = record_phase1;
+    opt.progress_ctx = &r;
+    plan *p;
+    cr_assert_eq(plan_build(l.s, &opt, &l.a, &l.d, &p), TFC_OK, "%s", l.dump);
+    cr_assert_gt(r.n, 0, "phase 1 reported no bounds");
+    double t_star = p->lp.t_star, base = p->base.makespan;
+    cr_assert(t_star < base * (1 - 1e-3), "the step freezes: T* %g, baseline %g", t_star, base);
+    cr_assert(r.lo <= t_star * (1 + 1e-9), "phase 1's bound %g above T* %g", r.lo, t_star);
+    cr_assert(r.lo >= 0.25 * t_star, "phase 1's bound %g far below T* %g", r.lo, t_star);
+    cr_assert(r.hi >= t_star * (1 - 1e-9) && r.hi <= base * (1 + 1e-9), "phase 1's best %g outside [T* %g, %g]",
+              r.hi, t_star, base);
+    loaded_free(&l);
+}

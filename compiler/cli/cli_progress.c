@@ -22,6 +22,13 @@ void cli_progress_init(cli_progress *p, bool quiet)
     p->last = -INFINITY;
 }
 
+/* 4 decimals, unless they would print a nonzero value (a makespan of a
+ * step written in nanoseconds) as 0.0000: then in full. */
+static real_text value_text(double v)
+{
+    return v != 0.0 && fabs(v) < 0.00005 ? real_shortest(v) : real_fixed(v, 4);
+}
+
 void cli_progress_report(void *ctx, const lp_progress *pr)
 {
     cli_progress *p = ctx;
@@ -37,8 +44,11 @@ void cli_progress_report(void *ctx, const lp_progress *pr)
     if (pr->phase == LP_PHASE_BALANCE && isfinite(pr->bound) && isfinite(pr->best))
         fprintf(stderr, ": largest ratio in [%s, %s]", real_fixed(pr->bound, 4).s, real_fixed(pr->best, 4).s);
     else if (isfinite(pr->bound) && isfinite(pr->best)) {
-        double gap = (pr->best - pr->bound) / fmax(1.0, fabs(pr->best));
-        fprintf(stderr, ": bound %s, best %s, gap %s%%", real_fixed(pr->bound, 4).s, real_fixed(pr->best, 4).s,
+        /* Phase 1's gap relative to its makespan, phase 2's to its total
+         * or 1 (a total of 0 is possible there). */
+        double scale = pr->phase == LP_PHASE_MAKESPAN ? fabs(pr->best) : fmax(1.0, fabs(pr->best));
+        double gap = scale > 0.0 ? (pr->best - pr->bound) / scale : 0.0;
+        fprintf(stderr, ": bound %s, best %s, gap %s%%", value_text(pr->bound).s, value_text(pr->best).s,
                 real_fixed(100.0 * (gap > 0 ? gap : 0), 4).s);
     }
     fputs("\033[K", stderr); /* the rest of an earlier, longer line */

@@ -127,6 +127,26 @@ static bool scale_up(const lp_problem *pb, arena *a, lp_problem *out, double *sc
     return true;
 }
 
+/* The progress of a scaled solve, reported in the spec's milliseconds:
+ * phase 1's bound and best are makespans (phase 2's are sums of ratios and
+ * phase 3's ratios, neither scaled). */
+typedef struct unscaled_progress {
+    lp_progress_fn fn;
+    void *ctx;
+    double scale;
+} unscaled_progress;
+
+static void report_unscaled(void *ctx, const lp_progress *p)
+{
+    const unscaled_progress *u = ctx;
+    lp_progress q = *p;
+    if (q.phase == LP_PHASE_MAKESPAN) {
+        q.bound /= u->scale; /* exact: a power of 2 */
+        q.best /= u->scale;
+    }
+    u->fn(u->ctx, &q);
+}
+
 tfc_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d, double *x, lp_stats *st)
 {
     memset(st, 0, sizeof *st);
@@ -151,6 +171,11 @@ tfc_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d,
     if (!scale_up(pb, &scratch, &scaled, &scale)) {
         arena_free(&scratch);
         return diag_nomem(d, "scaling the freeze LP");
+    }
+    unscaled_progress watch = {pb->progress, pb->progress_ctx, scale};
+    if (scale != 1.0 && pb->progress) {
+        scaled.progress = report_unscaled;
+        scaled.progress_ctx = &watch;
     }
     tfc_status result = scaled.direct || lp_work_row(&scaled) ? lp_direct_solve(&scaled, &scratch, file, d, x, st)
                                                               : lp_dw_solve(&scaled, &scratch, file, d, x, st);
