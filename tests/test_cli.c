@@ -992,6 +992,41 @@ Test(cli_compile, depfile_names_every_output_and_every_input_the_spec_names)
     cr_assert_eq(system(cmd), 0);
 }
 
+/* --compare plans every schedule by the freeze LP, as its warning says
+ * when --policy is given: the same table with --policy uniform or none
+ * (it planned each schedule at the given policy, 1.0000x under none). */
+Test(cli_plan, compare_ignores_the_policy_it_says_it_ignores)
+{
+    char dir[] = "/tmp/tfc-cmppol-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    const char *spec = TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml";
+    const char *policies[] = {NULL, "uniform", "none"};
+    char *csv[3];
+    for (int k = 0; k < 3; k++) {
+        char out[96], path[128];
+        snprintf(out, sizeof out, "%s/c%d", dir, k);
+        proc_result r;
+        if (policies[k])
+            cr_assert(proc_tfc(&r, "plan", spec, "--compare", out, "--policy", policies[k], "-q", NULL));
+        else
+            cr_assert(proc_tfc(&r, "plan", spec, "--compare", out, "-q", NULL));
+        cr_assert_eq(r.exit_code, 0, "%s", r.err);
+        if (policies[k])
+            cr_assert_not_null(strstr(r.err, "is not used by --compare"), "%s", r.err);
+        proc_result_free(&r);
+        snprintf(path, sizeof path, "%s/compare.csv", out);
+        csv[k] = strdup(slurp(path));
+        cr_assert_not_null(csv[k], "%s", path);
+    }
+    for (int k = 1; k < 3; k++)
+        cr_assert_str_eq(csv[k], csv[0], "--policy %s changed compare.csv", policies[k]);
+    for (int k = 0; k < 3; k++)
+        free(csv[k]);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 Test(cli_compile, a_folder_of_another_kind_of_output_is_not_replaced)
 {
     char dir[] = "/tmp/tfc-kind-XXXXXX";

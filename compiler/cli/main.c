@@ -516,6 +516,8 @@ static int run_plan(int argc, char **argv)
         fprintf(stderr, "tfc: warning: --policy %s is not used by %s\n", policy_name,
                 sweep_dir ? "--sweep (it plans every cap by both timely and uniform)"
                           : "--compare (it plans every schedule by the freeze LP, timely)");
+    if (sweep_dir || compare_dir) /* and it is not: a pilot is resolved, and --compare plans, at timely */
+        opt.policy = POLICY_TIMELY;
     cli_progress prog;
     watch(&opt, &prog, quiet);
 
