@@ -75,6 +75,25 @@ real_text real_brief(double v)
     return real_fixed(v, d);
 }
 
+/* -1, 0 or 1 as a is below, at or above b. */
+static int side(double a, double b) { return (a > b) - (a < b); }
+
+real_text real_apart(double v, double other)
+{
+    real_text t = real_brief(v);
+    if (!isfinite(v) || !isfinite(other) || side(strtod(t.s, NULL), other) == side(v, other))
+        return t;
+    const char *point = strchr(t.s, '.');
+    if (!point || strpbrk(t.s, "eE"))
+        return real_shortest(v);
+    for (int d = (int)strlen(point + 1) + 1; d <= REAL_MAX_DECIMALS; d++) {
+        t = real_fixed(v, d);
+        if (side(strtod(t.s, NULL), other) == side(v, other))
+            return t;
+    }
+    return real_shortest(v);
+}
+
 void real_print(FILE *f, double v) { fputs(real_shortest(v).s, f); }
 
 static bool ident_char(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }

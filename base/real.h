@@ -45,6 +45,11 @@ real_text real_fixed(double v, int decimals);
  * as real_shortest. */
 real_text real_brief(double v);
 
+/* v as real_brief, with more decimals where its text would fall on the
+ * other side of other, or on it, while v does not: a bound printed beside
+ * the value it bounds ("1.299 is more than 1.2986", not "than 1.30"). */
+real_text real_apart(double v, double other);
+
 /* fputs(real_shortest(v).s, f). */
 void real_print(FILE *f, double v);
 

@@ -215,3 +215,28 @@ Test(real, brief_keeps_three_significant_digits)
         }
     }
 }
+
+/* A bound printed beside the value it bounds stays on its side: real_apart's
+ * text compares to the other value as the bound does, with real_brief's
+ * text wherever that already does, and never fewer decimals than it. */
+Test(real, apart_keeps_a_bound_on_its_side)
+{
+    cr_assert_str_eq(real_apart(1.29855, 1.299).s, "1.2986"); /* brief: 1.30, past 1.299 */
+    cr_assert_str_eq(real_apart(1.22764, 1.228).s, "1.2276");
+    cr_assert_str_eq(real_apart(1.5, 2.0).s, real_brief(1.5).s);
+    cr_assert_str_eq(real_apart(1.2300000001, 1.23).s, "1.2300000001"); /* brief's 1.23 is the value itself */
+    uint64_t x = 2463534242ull;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double m = ldexp((double)(x >> 11), -53);
+        double other = 0.5 + 2.0 * m; /* a speed-up */
+        /* the bound within 1e-3 .. 1e-12 of it, either side */
+        double v = other * (1.0 + (x & 1 ? 1.0 : -1.0) * pow(10.0, -3.0 - 9.0 * ldexp((double)(x >> 40), -24)));
+        const char *t = real_apart(v, other).s;
+        double back = strtod(t, NULL);
+        cr_assert((back < other) == (v < other) && (back > other) == (v > other), "%.17g beside %.17g: %s", v, other,
+                  t);
+        const char *dot = strchr(t, '.'), *brief = strchr(real_brief(v).s, '.');
+        cr_assert(dot && strlen(dot + 1) >= strlen(brief + 1), "%.17g: %s", v, t);
+    }
+}

@@ -410,7 +410,8 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
                        "training.pilot: a speed-up of %s at cap %s is more than the shorter step alone gives, %s "
                        "(step ratio %s, frozen share %s, %llu steps, freezing taking hold at step %s); measure it "
                        "to the no-freezing run's loss, the steps timed at the plan's step (docs/time-to-quality.md)",
-                       sp_.s, cap.s, real_brief(alone).s, real_brief(at.step_ratio).s, real_brief(at.frozen_share).s,
+                       sp_.s, cap.s, real_apart(alone, tr->pilot_speedup).s, real_brief(at.step_ratio).s,
+                       real_brief(at.frozen_share).s,
                        (unsigned long long)tr->steps, real_shortest(w).s);
         return diag_status(d, TFC_INVALID);
     }
@@ -424,13 +425,15 @@ tfc_status plan_resolve_pilot(const spec *sp, const plan_options *opt, arena *a,
         char fall[160] = "";
         if (at.upper_bound > most)
             snprintf(fall, sizeof fall, "; %s the %s bound at the noise scale where freezing starts",
-                     tr->pilot_speedup > at.upper_bound ? "above even" : "within", real_brief(at.upper_bound).s);
+                     tr->pilot_speedup > at.upper_bound ? "above even" : "within",
+                     real_apart(at.upper_bound, tr->pilot_speedup).s);
         /* (Adam's only: SGD's least cost is the shorter step alone, an error above) */
         diag_warning(d, sp->path, tr->pos_pilot_speedup.line, tr->pos_pilot_speedup.col,
                      "training.pilot: a speed-up of %s at cap %s is above the %s the model gives at the least cost%s; "
                      "taken as lr_ratio 0 (a run its rate limits: a frozen step costs Adam only its noisier "
                      "gradient's weaker signal)",
-                     real_shortest(tr->pilot_speedup).s, real_shortest(tr->pilot_max_ratio).s, real_brief(most).s,
+                     real_shortest(tr->pilot_speedup).s, real_shortest(tr->pilot_max_ratio).s,
+                     real_apart(most, tr->pilot_speedup).s,
                      fall);
     }
     spec *c = arena_alloc(a, sizeof *c);

@@ -689,9 +689,17 @@ def main():
         most, alone = tfc_plan.time_to_quality_bound(*fields), tfc_plan.time_to_quality_bound(*fields, optimizer="sgd")
         if not 1.0 < most < alone:
             bad.append(f"the fast pilot's plan: Adam's bound {most!r}, the shorter step's {alone!r}")
+        # (the 4-decimal speed-ups just above a bound: the bound printed must
+        # fall below them, not round onto or past them)
+        just_above = lambda v: math.floor(v * 1e4 + 1) / 1e4
         for opt, speedup, want in (("", round((most + alone) / 2, 4), "warning: training\\.pilot: a speed-up of {} at "
-                                    "cap 0\\.9 is above the [0-9.]+ the model gives at the least cost; taken as "
+                                    "cap 0\\.9 is above the ([0-9.]+) the model gives at the least cost; taken as "
                                     "lr_ratio 0"),
+                                   ("", just_above(most), "warning: training\\.pilot: a speed-up of {} at "
+                                    "cap 0\\.9 is above the ([0-9.]+) the model gives at the least cost; taken as "
+                                    "lr_ratio 0"),
+                                   ("", just_above(alone), "error: training\\.pilot: a speed-up of {} at cap 0\\.9 "
+                                    "is more than the shorter step alone gives, ([0-9.]+) "),
                                    ("", round(alone + 0.01, 4), "error: training\\.pilot: a speed-up of {} at cap 0\\.9 "
                                     "is more than the shorter step alone gives, ([0-9.]+) "),
                                    (", optimizer: sgd", round(alone + 0.01, 4), "error: training\\.pilot: a speed-up of "
@@ -702,9 +710,11 @@ def main():
             r = subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True)
             m = re.search(r"fast_pilot\.yaml:\d+:\d+: " + want.format(re.escape(str(speedup))), r.stderr)
             if "warning" in want:
-                ok = m and r.returncode == 0 and json.loads(r.stdout)["time_to_quality"].get("lr_ratio") == 0.0
+                ok = m and r.returncode == 0 and json.loads(r.stdout)["time_to_quality"].get("lr_ratio") == 0.0 \
+                    and float(m.group(1)) < speedup and abs(float(m.group(1)) - most) <= 0.0051
             else:
-                ok = m and r.returncode == 1 and not r.stdout and abs(float(m.group(1)) - alone) <= 0.0051
+                ok = m and r.returncode == 1 and not r.stdout and abs(float(m.group(1)) - alone) <= 0.0051 \
+                    and float(m.group(1)) < speedup
             if not ok:
                 bad.append(f"a pilot of {speedup}{opt} (k 0 gives {most!r}, the step alone {alone!r}): "
                            f"rc {r.returncode}, {r.stderr[:300]!r}")
