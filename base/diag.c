@@ -2,6 +2,7 @@
 #include "diag.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@ void diag_init(diag_list *d, size_t max_errors)
 {
     memset(d, 0, sizeof *d);
     d->max_errors = max_errors ? max_errors : DIAG_DEFAULT_MAX;
+    d->last = SIZE_MAX;
 }
 
 void diag_free(diag_list *d)
@@ -54,11 +56,34 @@ static size_t slot_at_cap(const diag_list *d, unsigned line, unsigned col)
     return d->n && by_position(&probe, &d->items[last]) < 0 ? last : d->n;
 }
 
+static bool same_file(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+/* Whether a warning with this text at this place is stored already (work
+ * repeated, e.g. a timing file read again for each cap auto plans). */
+static bool repeated_warning(const diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt,
+                             va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    char *msg = vformat(fmt, copy);
+    va_end(copy);
+    bool found = false;
+    for (size_t i = 0; msg && !found && i < d->n; i++) {
+        const diag *e = &d->items[i];
+        found = e->warning && e->line == line && e->col == col && same_file(e->file, file) && strcmp(e->msg, msg) == 0;
+    }
+    free(msg);
+    return found;
+}
+
 /* Stores one item; a warning that finds no room is dropped silently (it
- * must never read as an error). */
+ * must never read as an error), and so is one said already. */
 static void add(diag_list *d, bool warning, const char *file, unsigned line, unsigned col, const char *fmt,
                 va_list ap)
 {
+    d->last = SIZE_MAX; /* until stored below */
+    if (warning && repeated_warning(d, file, line, col, fmt, ap))
+        return;
     if (d->n >= d->max_errors) {
         if (warning)
             return;
@@ -82,6 +107,7 @@ static void add(diag_list *d, bool warning, const char *file, unsigned line, uns
         free(e->msg);
         free(e->note);
         *e = (diag){.file = file, .line = line, .col = col, .msg = msg, .seq = seq};
+        d->last = k;
         return;
     }
     if (d->n == d->cap) {
@@ -115,6 +141,7 @@ static void add(diag_list *d, bool warning, const char *file, unsigned line, uns
     e->warning = warning;
     d->n++;
     d->n_warnings += warning;
+    d->last = d->n - 1;
 }
 
 void diag_error(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
@@ -158,9 +185,9 @@ tfc_status diag_status(const diag_list *d, tfc_status st)
 
 static void note(diag_list *d, const char *file, unsigned line, unsigned col, const char *fmt, va_list ap)
 {
-    if (d->n == 0 || d->n_dropped)
+    if (d->last >= d->n)
         return;
-    diag *e = &d->items[d->n - 1];
+    diag *e = &d->items[d->last];
     if (e->note)
         return;
     e->note = vformat(fmt, ap);

@@ -32,6 +32,7 @@ typedef struct diag_list {
     bool oom; /* a message could not be stored */
     bool nomem; /* diag_nomem was called (or a message could not be stored) */
     bool nomem_shown; /* an "out of memory" message is among items */
+    size_t last; /* the item the latest diagnostic went to (its note's), SIZE_MAX when it was dropped */
 } diag_list;
 
 enum { DIAG_DEFAULT_MAX = 20 };

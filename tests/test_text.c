@@ -153,3 +153,55 @@ Test(diag, warnings_print_as_warnings_and_count_as_no_error)
                           "f.json:4:1: warning: median 12 longer\n");
     diag_free(&to);
 }
+
+static char *printed(diag_list *d, char *buf, size_t n)
+{
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    diag_print(d, f);
+    rewind(f);
+    size_t got = fread(buf, 1, n - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Work done again (a timing file read once per cap that auto plans) says
+ * each warning once; errors are kept as they come; a note goes to the
+ * diagnostic it follows, never to another when that one was not stored. */
+Test(diag, a_warning_said_again_is_stored_once_and_its_note_goes_nowhere_else)
+{
+    diag_list d;
+    diag_init(&d, 20);
+    for (int i = 0; i < 12; i++) {
+        diag_warning(&d, "t.json", 7, 1, "action %s: median %d ms", "1B3", 25);
+        if (i == 0)
+            diag_note(&d, 3, 1, "the first sample");
+        diag_error(&d, "s.yaml", 9, 2, "an error in round %d", i < 2 ? 0 : i);
+        diag_note(&d, 9, 1, "why %d", i);
+    }
+    diag_warning(&d, "t.json", 7, 2, "action %s: median %d ms", "1B3", 25); /* another place */
+    diag_warning(&d, "u.json", 7, 1, "action %s: median %d ms", "1B3", 25); /* another file */
+    diag_warning(&d, "t.json", 7, 1, "action %s: median %d ms", "1B3", 26); /* another text */
+    cr_assert_eq(d.n_warnings, 4);
+    cr_assert_eq(diag_count(&d), 12, "errors are not merged");
+    char buf[4096];
+    const char *t = printed(&d, buf, sizeof buf);
+    const char *w = strstr(t, "t.json:7:1: warning: action 1B3: median 25 ms\n");
+    cr_assert_not_null(w, "%s", t);
+    cr_assert_null(strstr(w + 1, "t.json:7:1: warning: action 1B3: median 25 ms\n"), "said twice:\n%s", t);
+    cr_assert_not_null(strstr(w, "median 25 ms\nt.json:3:1: note: the first sample\n"), "%s", t);
+    cr_assert_not_null(strstr(t, "s.yaml:9:2: error: an error in round 11\ns.yaml:9:1: note: why 11\n"), "%s", t);
+    diag_free(&d);
+    /* at the cap: an error that takes a warning's place takes its own note */
+    diag_init(&d, 2);
+    diag_warning(&d, "s.yaml", 5, 1, "a warning");
+    diag_error(&d, "s.yaml", 1, 1, "first");
+    diag_error(&d, "s.yaml", 3, 1, "replaces the warning");
+    diag_note(&d, 3, 2, "the note of the replacement");
+    t = printed(&d, buf, sizeof buf);
+    cr_assert_str_eq(t, "s.yaml:1:1: error: first\n"
+                        "s.yaml:3:1: error: replaces the warning\n"
+                        "s.yaml:3:2: note: the note of the replacement\n", "%s", t);
+    diag_free(&d);
+}
