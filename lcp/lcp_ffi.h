@@ -31,8 +31,8 @@ TFC_LCP_API int tfc_lcp_abi(void);
  *    the others are not opened);
  *  - n_shards > 0: the index at path over those shards (raw_token_bytes 2
  *    or 4 for raw shards, 0 for llm.c's).
- * NULL on failure, *status the exit status tfc would give (1 invalid, 3 out
- * of memory, 4 I/O). */
+ * NULL on failure, *status the exit status tfc would give (1 invalid, 4 I/O,
+ * 6 out of memory). */
 TFC_LCP_API tfc_lcp *tfc_lcp_open(const char *path, const char *const *shards, uint32_t n_shards, uint32_t raw_token_bytes,
                       int64_t part, int verify, int *status, char *err, size_t cap);
 TFC_LCP_API void tfc_lcp_close(tfc_lcp *h);
