@@ -359,3 +359,25 @@ const jv *jv_get_kind(const jv *obj, const char *key, jv_kind kind)
             return &obj->items[i];
     return NULL;
 }
+
+bool jv_equal(const jv *a, const jv *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case JV_NULL: return true;
+    case JV_BOOL: return a->b == b->b;
+    case JV_NUM: return a->num == b->num;
+    case JV_STR: return strcmp(a->str, b->str) == 0;
+    case JV_ARR:
+    case JV_OBJ: break;
+    }
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if ((a->kind == JV_OBJ && strcmp(a->keys[i], b->keys[i]) != 0) || !jv_equal(&a->items[i], &b->items[i]))
+            return false;
+    return true;
+}

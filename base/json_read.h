@@ -39,4 +39,8 @@ tfc_status json_parse(const char *text, size_t len, const char *path, bool allow
 const jv *jv_get(const jv *obj, const char *key);
 const jv *jv_get_kind(const jv *obj, const char *key, jv_kind kind);
 
+/* Whether a and b are the same value: kinds, numbers exactly, strings,
+ * arrays in order, objects key by key in order (NULL equals only NULL). */
+bool jv_equal(const jv *a, const jv *b);
+
 #endif

@@ -147,6 +147,8 @@ tfc_status plan_doc_parse(const char *path, const char *buf, size_t len, arena *
         pa->type = type[0];
     }
     out->n_actions = actions->n;
+    out->freeze = jv_get(root, "freeze");
+    out->stage_params = jv_get(root, "stage_params");
     return TFC_OK;
 }
 
@@ -186,12 +188,50 @@ typedef struct change {
 
 typedef struct plan_delta {
     bool header, makespans, ttq;
+    /* The masks' inputs beside the ratios: the names of freeze's keys that
+     * differ (or "freeze" itself), and the first stage whose tensors differ. */
+    const char *freeze_keys[8];
+    size_t n_freeze_keys;
+    bool params;
+    uint32_t params_stage;
     uint32_t stages_changed;
     change *changes;
     size_t n_changes, only_a, only_b, moved;
 } plan_delta;
 
 static bool differs(double x, double y, double tol) { return fabs(x - y) > tol; }
+
+/* Which of the masks' inputs differ: freeze's keys by name (each key of
+ * either plan whose value the other lacks or has otherwise), and the first
+ * stage whose stage_params entry differs. */
+static void mask_inputs(const plan_doc *a, const plan_doc *b, plan_delta *out)
+{
+    const jv *fa = a->freeze, *fb = b->freeze;
+    if (!jv_equal(fa, fb)) {
+        if (!fa || !fb || fa->kind != JV_OBJ || fb->kind != JV_OBJ) {
+            out->freeze_keys[out->n_freeze_keys++] = "freeze";
+        } else {
+            const jv *side[2] = {fa, fb};
+            for (int k = 0; k < 2; k++)
+                for (size_t i = 0; i < side[k]->n; i++) {
+                    const char *key = side[k]->keys[i];
+                    if ((k == 1 && jv_get(fa, key)) || jv_equal(&side[k]->items[i], jv_get(side[!k], key)))
+                        continue;
+                    if (out->n_freeze_keys < sizeof out->freeze_keys / sizeof *out->freeze_keys)
+                        out->freeze_keys[out->n_freeze_keys++] = key;
+                }
+        }
+    }
+    const jv *pa = a->stage_params, *pb = b->stage_params;
+    if (!jv_equal(pa, pb)) {
+        out->params = true;
+        out->params_stage = 0;
+        if (pa && pb && pa->kind == JV_ARR && pb->kind == JV_ARR)
+            while (out->params_stage < pa->n && out->params_stage < pb->n &&
+                   jv_equal(&pa->items[out->params_stage], &pb->items[out->params_stage]))
+                out->params_stage++;
+    }
+}
 
 /* The differences; false when memory runs out. */
 static bool delta(const plan_doc *a, const plan_doc *b, double tol, plan_delta *out)
@@ -205,6 +245,7 @@ static bool delta(const plan_doc *a, const plan_doc *b, double tol, plan_delta *
         out->stages_changed += differs(a->stage_mean[s], b->stage_mean[s], tol);
     out->ttq = a->has_ttq != b->has_ttq || (a->has_ttq && (differs(a->ttq_predicted, b->ttq_predicted, tol) ||
                                                            differs(a->ttq_cap, b->ttq_cap, tol)));
+    mask_inputs(a, b, out);
     size_t *ia = by_key(a), *ib = by_key(b);
     out->changes = malloc((a->n_actions + b->n_actions + 1) * sizeof *out->changes);
     if (!ia || !ib || !out->changes) {
@@ -239,7 +280,8 @@ static bool delta(const plan_doc *a, const plan_doc *b, double tol, plan_delta *
 
 static bool delta_any(const plan_delta *dl)
 {
-    return dl->header || dl->makespans || dl->ttq || dl->stages_changed || dl->n_changes;
+    return dl->header || dl->makespans || dl->ttq || dl->stages_changed || dl->n_changes || dl->n_freeze_keys ||
+           dl->params;
 }
 
 /* "1.1869x predicted at cap 0.8", or "not predicted (no training section)". */
@@ -274,7 +316,7 @@ static void print_text(const plan_doc *a, const plan_doc *b, const plan_delta *d
             b->ranks, b->stage_count, b->microbatches, b->format, b->tfc_version);
     if (!delta_any(dl)) {
         fprintf(f, "same plan (makespans, freezing, every action's ratio and start, and the predicted time to quality "
-                   "within %s)\n", real_shortest(tol).s);
+                   "within %s; the masks' inputs, freeze and stage_params, equal)\n", real_shortest(tol).s);
         return;
     }
     if (dl->header)
@@ -307,6 +349,15 @@ static void print_text(const plan_doc *a, const plan_doc *b, const plan_delta *d
         else
             fprintf(f, "-\n");
     }
+    if (dl->n_freeze_keys) {
+        fprintf(f, "masks: freeze differs in");
+        for (size_t i = 0; i < dl->n_freeze_keys; i++)
+            fprintf(f, "%s %s", i ? "," : "", dl->freeze_keys[i]);
+        fprintf(f, " (which tensors a ratio freezes, and from which step)\n");
+    }
+    if (dl->params)
+        fprintf(f, "masks: stage_params differ from stage %u on (tensors, numels or freeze weights)\n",
+                dl->params_stage);
     fprintf(f, "actions: %zu changed beyond %s (ratio or start), %zu only in A, %zu only in B\n", dl->moved,
             real_shortest(tol).s, dl->only_a, dl->only_b);
     size_t shown = 0;
@@ -379,6 +430,26 @@ static void json_action(FILE *f, const plan_doc_action *x)
     fprintf(f, "}");
 }
 
+/* "freeze.KEY" (or "freeze" where one plan has no freeze object) as a
+ * JSON string. */
+static void mask_key_json(FILE *f, const char *key)
+{
+    if (strcmp(key, "freeze") == 0) {
+        fputs("\"freeze\"", f);
+        return;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        json_string(m, key);
+        fclose(m);
+    }
+    /* json_string's text without its opening quote, after "freeze. */
+    fprintf(f, "\"freeze.%s", text && len > 1 ? text + 1 : "\"");
+    free(text);
+}
+
 static void print_json(const plan_doc *a, const plan_doc *b, const plan_delta *dl, double tol, FILE *f)
 {
     fprintf(f, "{\n  \"format\": \"tfc-diff-1\",\n  \"same\": %s,\n  \"tolerance\": ", delta_any(dl) ? "false" : "true");
@@ -387,6 +458,14 @@ static void print_json(const plan_doc *a, const plan_doc *b, const plan_delta *d
     json_side(f, a);
     fprintf(f, ",\n  \"b\": ");
     json_side(f, b);
+    fprintf(f, ",\n  \"mask_inputs_changed\": [");
+    for (size_t i = 0; i < dl->n_freeze_keys; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        mask_key_json(f, dl->freeze_keys[i]);
+    }
+    if (dl->params)
+        fprintf(f, "%s\"stage_params\"", dl->n_freeze_keys ? ", " : "");
+    fprintf(f, "]");
     fprintf(f, ",\n  \"actions_changed\": %zu, \"only_in_a\": %zu, \"only_in_b\": %zu,\n  \"actions\": [", dl->moved,
             dl->only_a, dl->only_b);
     for (size_t i = 0; i < dl->n_changes; i++) {

@@ -32,6 +32,10 @@ typedef struct plan_doc {
     double ttq_predicted, ttq_cap;
     plan_doc_action *actions;
     size_t n_actions;
+    /* What the masks are drawn from besides the ratios: "freeze" (select,
+     * seed, reselect_every, warmup and ramp steps) and "stage_params" (every
+     * stage's tensors, numels, freeze weights); NULL where the plan has none. */
+    const struct jv *freeze, *stage_params;
 } plan_doc;
 
 /* Reads plan.json at path (any file name; "-" is standard input): TFC_OK,

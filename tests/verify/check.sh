@@ -312,6 +312,28 @@ assert got["b"]["time_to_quality"] == {"predicted_speedup": t["predicted_speedup
 PY
 run 0 "$tfc" diff "$work/ttq_2e5.json" "$work/ttq_2e5.json"
 
+# The masks' inputs are part of the plan: the same ratios drawn with another
+# seed or rule, or over other tensors, differ (exit 1), and --json names
+# what differs as a comparison of the two plan.json written here does.
+for edit in 's/seed: 42/seed: 7/' 's/select: balanced/select: front_first/' 's/reselect_every: 10/reselect_every: 5/' \
+            's/{name: layers.0.attention_norm.weight, numel: 4096}/{name: layers.0.attention_norm.weight, numel: 4097}/' \
+            's/seed: 42/seed: 7/; s/select: balanced/select: uniform/'; do
+  sed -e "$edit" "$spec" >"$work/m.yaml"
+  cmp -s "$spec" "$work/m.yaml" && fail "the edit '$edit' changed nothing"
+  "$tfc" plan "$work/m.yaml" --json >"$work/m.json" || fail "plan of '$edit'"
+  run 1 "$tfc" diff "$work/a/plan.json" "$work/m.json"
+  grep -q "^masks: " "$work/out" || fail "'$edit': no masks line: $(cat "$work/out")"
+  run 1 "$tfc" diff "$work/a/plan.json" "$work/m.json" --json
+  python3 - "$work/a/plan.json" "$work/m.json" "$work/out" "$edit" <<'PY' || fail "'$edit': mask_inputs_changed"
+import json, sys
+a, b, got = (json.load(open(p)) for p in sys.argv[1:4])
+want = [f"freeze.{k}" for k in a["freeze"] if a["freeze"][k] != b["freeze"].get(k)]
+want += [f"freeze.{k}" for k in b["freeze"] if k not in a["freeze"]]
+want += ["stage_params"] if a["stage_params"] != b["stage_params"] else []
+assert want and got["mask_inputs_changed"] == want and got["same"] is False, (sys.argv[4], want, got["mask_inputs_changed"])
+PY
+done
+
 # A tolerance above every change makes them the same; format 1 is read.
 run 0 "$tfc" diff "$work/a/plan.json" "$work/c/plan.json" --tolerance 1e6
 python3 - "$work/a/plan.json" "$work/v1.json" <<'PY'
