@@ -110,6 +110,7 @@ static void remove_stale(const char *parent, const char *base, const char *dir)
 
 static bool replaceable(const char *dir);
 static const char *other_kind(const char *dir, const gen_folder *g);
+static char *unlisted(const char *dir);
 
 /* Whether dir (lstat st, when it exists) may be replaced by g: a real
  * folder, empty or written by tfc as the same kind of output; the reason
@@ -128,6 +129,14 @@ static bool check_target(const char *dir, const char *dir_arg, bool exists, cons
     if (exists && !replaceable(dir)) {
         diag_error(d, dir_arg, 0, 0,
                    "exists and is not a tfc output folder (no MANIFEST written by tfc); refusing to replace it");
+        return false;
+    }
+    char *extra = exists ? unlisted(dir) : NULL;
+    if (extra) {
+        diag_error(d, dir_arg, 0, 0,
+                   "holds %s, which its MANIFEST does not list (tfc did not write it); tfc replaces the folder whole, "
+                   "so it would be lost: move it out, or remove the folder first", extra);
+        free(extra);
         return false;
     }
     const char *kept = exists ? other_kind(dir, g) : NULL;
@@ -177,6 +186,57 @@ static const char *other_kind(const char *dir, const gen_folder *g)
         free(first);
         return NULL;
     }
+    return first;
+}
+
+/* Whether name is listed in the MANIFEST f ("SHA256  NAME" lines). */
+static bool listed(FILE *f, const char *name)
+{
+    rewind(f);
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        char *at = line[0] == '#' ? NULL : strstr(line, "  ");
+        if (!at)
+            continue;
+        at += 2;
+        at[strcspn(at, "\r\n")] = '\0';
+        if (strcmp(at, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The first entry of dir by name, MANIFEST aside, that its MANIFEST does
+ * not list (malloc'd): a file a person put in a folder tfc wrote, which a
+ * replacement would delete. NULL when there is none or no MANIFEST to read
+ * (replaceable decides then). */
+static char *unlisted(const char *dir)
+{
+    char *m;
+    if (asprintf(&m, "%s/MANIFEST", dir) < 0)
+        return NULL;
+    int fd = open(m, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    free(m);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    DIR *dp = opendir(dir);
+    char *first = NULL;
+    struct dirent *e;
+    while (dp && (e = readdir(dp))) {
+        const char *nm = e->d_name;
+        if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 || strcmp(nm, "MANIFEST") == 0 ||
+            (first && strcmp(nm, first) >= 0) || listed(f, nm))
+            continue;
+        free(first);
+        first = strdup(nm);
+    }
+    if (dp)
+        closedir(dp);
+    fclose(f);
     return first;
 }
 
@@ -352,8 +412,11 @@ tfc_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
 out:
     if (tmp && strstr(tmp, ".tfc-")) {
         struct stat ts;
-        if (lstat(tmp, &ts) == 0)
-            (void)remove_tree(tmp, 0);
+        if (lstat(tmp, &ts) == 0 && !remove_tree(tmp, 0) && result == TFC_OK)
+            diag_warning(d, dir_arg, 0, 0,
+                         "the folder is written, but the previous one, moved aside to %s, could not be removed "
+                         "(%s): remove it by hand",
+                         tmp, strerror(errno));
     }
     free(tmp);
     free(parent);

@@ -992,6 +992,57 @@ Test(cli_compile, depfile_names_every_output_and_every_input_the_spec_names)
     cr_assert_eq(system(cmd), 0);
 }
 
+/* A folder tfc wrote that holds a file its MANIFEST does not list (notes, a
+ * spec copied in) is not replaced: replacing it would delete the file. A
+ * depfile inside the output folder is refused before anything is written
+ * (it went with the old folder, and compile failed after replacing it). */
+Test(cli_compile, a_folder_holding_other_files_or_the_depfile_is_not_replaced)
+{
+    char dir[] = "/tmp/tfc-extra-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char gen[96], cmd[512], dep[128], manifest[128], before[8192];
+    snprintf(gen, sizeof gen, "%s/gen", dir);
+    snprintf(manifest, sizeof manifest, "%s/MANIFEST", gen);
+    const char *spec = TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml";
+    const char *other = TFC_SOURCE_DIR "/specs/llama8b_gpipe.yaml";
+    proc_result r;
+    cr_assert(proc_tfc(&r, "compile", spec, "-o", gen, "--skip-cuda-check", "-q", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    snprintf(before, sizeof before, "%s", slurp(manifest));
+    const char *extras[] = {"NOTES.md", ".keep", "sub"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, k == 2 ? "mkdir '%s/%s'" : "echo mine > '%s/%s'", gen, extras[k]);
+        cr_assert_eq(system(cmd), 0);
+        cr_assert(proc_tfc(&r, "compile", other, "-o", gen, "--skip-cuda-check", "-q", NULL));
+        cr_assert_eq(r.exit_code, 4, "%s: %s", extras[k], r.err);
+        cr_assert_not_null(strstr(r.err, "which its MANIFEST does not list"), "%s", r.err);
+        cr_assert_not_null(strstr(r.err, extras[k]), "%s", r.err);
+        proc_result_free(&r);
+        cr_assert_str_eq(slurp(manifest), before, "the folder was replaced");
+        snprintf(cmd, sizeof cmd, "test -e '%s/%s' && rm -r '%s/%s'", gen, extras[k], gen, extras[k]);
+        cr_assert_eq(system(cmd), 0, "%s is gone", extras[k]);
+    }
+    /* the depfile inside, by two spellings: refused, the folder as it was */
+    const char *inside[] = {"%s/gen/x.d", "%s/gen/../gen/.d"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(dep, sizeof dep, inside[k], dir);
+        cr_assert(proc_tfc(&r, "compile", other, "-o", gen, "--skip-cuda-check", "-q", "--depfile", dep, NULL));
+        cr_assert_eq(r.exit_code, 4, "%s", r.err);
+        cr_assert_not_null(strstr(r.err, "--depfile is inside the output folder"), "%s", r.err);
+        proc_result_free(&r);
+        cr_assert_str_eq(slurp(manifest), before, "the folder was replaced");
+    }
+    /* beside it: written, and the folder replaced */
+    snprintf(dep, sizeof dep, "%s/gen.d", dir);
+    cr_assert(proc_tfc(&r, "compile", other, "-o", gen, "--skip-cuda-check", "-q", "--depfile", dep, NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    cr_assert_str_neq(slurp(manifest), before);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* --compare plans every schedule by the freeze LP, as its warning says
  * when --policy is given: the same table with --policy uniform or none
  * (it planned each schedule at the given policy, 1.0000x under none). */

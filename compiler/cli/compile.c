@@ -1,6 +1,6 @@
 /* compile: the steps of tfc compile, in order, each one able to stop the
  * run before anything is written. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "compile.h"
 
 #include <stdlib.h>
@@ -119,6 +119,26 @@ static tfc_status stage_depfile(const char *depfile, const char *spec_path, cons
     return st;
 }
 
+/* Whether the depfile's folder is dir or inside it (both as they resolve
+ * now): compile replaces dir whole, and the depfile would go with the old
+ * folder. A folder that does not exist yet holds nothing. */
+static bool depfile_inside(const char *depfile, const char *dir)
+{
+    char *real_dir = realpath(dir, NULL);
+    if (!real_dir)
+        return false;
+    const char *slash = strrchr(depfile, '/');
+    char *parent = slash ? strndup(depfile, (size_t)(slash - depfile) + (slash == depfile)) : strdup(".");
+    char *real_parent = parent ? realpath(parent, NULL) : NULL;
+    size_t n = strlen(real_dir);
+    bool inside = real_parent && strncmp(real_parent, real_dir, n) == 0 &&
+                  (real_parent[n] == '\0' || real_parent[n] == '/' || strcmp(real_dir, "/") == 0);
+    free(real_parent);
+    free(parent);
+    free(real_dir);
+    return inside;
+}
+
 tfc_status compile_in_memory(const char *path, const compile_options *o, arena *a, diag_list *d, gen_folder *g,
                              compile_report *rep)
 {
@@ -177,7 +197,16 @@ tfc_status compile_spec(const char *path, const compile_options *o, arena *a, di
             /* The depfile first, beside its place: a depfile that cannot be
              * written leaves the folder as it was. */
             char *dep_tmp = NULL;
-            if (o->depfile)
+            if (o->depfile && depfile_inside(o->depfile, dir)) {
+                int n = (int)strlen(dir);
+                while (n > 1 && dir[n - 1] == '/')
+                    n--;
+                diag_error(d, o->depfile, 0, 0,
+                           "--depfile is inside the output folder %.*s, which compile replaces whole: write it beside "
+                           "the folder (e.g. %.*s.d)", n, dir, n, dir);
+                st = TFC_IO;
+            }
+            if (o->depfile && st == TFC_OK)
                 st = stage_depfile(o->depfile, path, sp, dir, &g, a, d, &dep_tmp);
             if (st == TFC_OK)
                 st = outdir_write(dir, &g, d);
