@@ -277,6 +277,7 @@ static tfc_status read_file(const char *dir, const char *name, char **buf, size_
 static tfc_status check_manifest(const char *dir, const manifest *m, size_t *bad, arena *a, diag_list *d)
 {
     *bad = 0;
+    tfc_status result = TFC_OK; /* TFC_IO once a listed file cannot be read: not a difference, trouble */
     for (size_t i = 0; i < m->n; i++) {
         char *path = join(dir, m->e[i].name);
         struct stat st;
@@ -294,8 +295,8 @@ static tfc_status check_manifest(const char *dir, const manifest *m, size_t *bad
         tfc_status s = read_file(dir, m->e[i].name, &buf, &len, a, d);
         if (s == TFC_NOMEM)
             return s;
-        if (s != TFC_OK) {
-            (*bad)++;
+        if (s != TFC_OK) { /* read_file filed why */
+            result = TFC_IO;
             continue;
         }
         char hex[65];
@@ -325,7 +326,7 @@ static tfc_status check_manifest(const char *dir, const manifest *m, size_t *bad
         }
     }
     closedir(dp);
-    return TFC_OK;
+    return result;
 }
 
 static bool ends_with(const char *s, const char *suffix)

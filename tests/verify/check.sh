@@ -312,6 +312,21 @@ assert got["b"]["time_to_quality"] == {"predicted_speedup": t["predicted_speedup
 PY
 run 0 "$tfc" diff "$work/ttq_2e5.json" "$work/ttq_2e5.json"
 
+# A listed file that cannot be read is trouble (exit 4), not a difference:
+# as another user when root (root reads any file), or as oneself.
+cp -r "$work/a" "$work/unread"
+chmod 000 "$work/unread/llama8b_1f1b.c"
+as=()
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  chmod 755 "$work"
+fi
+if [ "$(id -u)" -ne 0 ] || [ ${#as[@]} -gt 0 ]; then
+  run 4 "${as[@]}" "$tfc" verify "$work/unread"
+  grep -q "llama8b_1f1b.c" "$work/err" || fail "an unreadable file is not named: $(cat "$work/err")"
+fi
+chmod 700 "$work"
+
 # The masks' inputs are part of the plan: the same ratios drawn with another
 # seed or rule, or over other tensors, differ (exit 1), and --json names
 # what differs as a comparison of the two plan.json written here does.
