@@ -12,8 +12,10 @@
 
 #include "arena.h"
 #include "cli_exit.h"
+#include "cli_options.h"
 #include "compile.h"
 #include "fio.h"
+#include "json_read.h"
 #include "plan_diff.h"
 #include "real.h"
 #include "sha256.h"
@@ -21,12 +23,14 @@
 #include "version.h"
 
 const char cli_verify_help[] =
-    "usage: tfc verify DIR [SPEC] [--policy timely|uniform|none] [-q]\n"
+    "usage: tfc verify DIR [SPEC] [--policy timely|uniform|none] [--lp-timeout S]\n"
+    "                  [--lp-method decompose|direct] [-q]\n"
     "\n"
     "Checks a generated folder (one that is vendored and pinned, say) against\n"
     "its MANIFEST: every file listed is there with its sha256, and nothing\n"
     "else is; each missing, changed or extra file is named. With SPEC, also\n"
-    "compiles SPEC in memory (writing nothing; --policy as compile had it) and\n"
+    "compiles SPEC in memory (writing nothing; the options as compile had\n"
+    "them, the policy by default the one the folder's plan.json records) and\n"
     "says whether this tfc would write the same bytes; if not, first which\n"
     "files SPEC names (order CSV, timing files) changed since the MANIFEST\n"
     "recorded their sha256, then which files differ, and whether the\n"
@@ -403,9 +407,28 @@ static tfc_status parse_own_manifest(const gen_folder *g, const char *dir, manif
     return parse_manifest("MANIFEST (this tfc's)", buf, dir, m, a, d);
 }
 
+/* The policy the folder's plan.json records (NULL when there is none to
+ * read: a sweep folder, a damaged file; its MANIFEST check says so). */
+static const char *folder_policy(const char *dir, arena *a)
+{
+    diag_list quiet;
+    diag_init(&quiet, DIAG_DEFAULT_MAX);
+    char *buf = NULL;
+    size_t len;
+    jv *root = NULL;
+    const char *path = ajoin(a, dir, "plan.json");
+    if (path && fio_read_all(path, (size_t)1 << 30, &buf, &len, &quiet) == TFC_OK &&
+        json_parse(buf, len, path, true, a, &quiet, &root) != TFC_OK)
+        root = NULL;
+    free(buf);
+    diag_free(&quiet);
+    const jv *p = jv_get_kind(root, "policy", JV_STR);
+    return p ? arena_strndup(a, p->str, strlen(p->str)) : NULL;
+}
+
 int cli_verify(int argc, char **argv)
 {
-    const char *dir = NULL, *spec_path = NULL, *policy = "timely";
+    const char *dir = NULL, *spec_path = NULL, *policy = NULL, *timeout = NULL, *method = NULL;
     bool quiet = false;
     for (int i = 0; i < argc; i++) {
         const char *o = argv[i];
@@ -414,10 +437,12 @@ int cli_verify(int argc, char **argv)
             return EXIT_OK;
         } else if (strcmp(o, "-q") == 0 || strcmp(o, "--quiet") == 0) {
             quiet = true;
-        } else if (strcmp(o, "--policy") == 0) {
+        } else if (strcmp(o, "--policy") == 0 || strcmp(o, "--lp-timeout") == 0 || strcmp(o, "--lp-method") == 0) {
             if (i + 1 >= argc)
-                return usage("verify", "--policy needs a value", NULL);
-            policy = argv[++i];
+                return usage("verify", o[2] == 'p' ? "--policy needs a value"
+                                       : o[5] == 't' ? "--lp-timeout needs a value" : "--lp-method needs a value",
+                             NULL);
+            *(o[2] == 'p' ? &policy : o[5] == 't' ? &timeout : &method) = argv[++i];
         } else if (o[0] == '-' && o[1]) {
             return usage("verify", "unknown option", o);
         } else if (!dir) {
@@ -431,20 +456,23 @@ int cli_verify(int argc, char **argv)
     if (!dir)
         return usage("verify", "needs a generated folder: tfc verify DIR [SPEC]", NULL);
     compile_options co = {.skip_cuda_check = true};
-    co.plan = plan_default_options();
-    if (strcmp(policy, "timely") == 0)
-        co.plan.policy = POLICY_TIMELY;
-    else if (strcmp(policy, "uniform") == 0)
-        co.plan.policy = POLICY_UNIFORM;
-    else if (strcmp(policy, "none") == 0)
-        co.plan.policy = POLICY_NONE;
-    else
-        return usage("verify", "--policy must be timely, uniform or none, got", policy);
+    const char *bad_arg, *what = cli_plan_options(policy, timeout, method, &co.plan, &bad_arg);
+    if (what)
+        return usage("verify", what, bad_arg);
 
     diag_list d;
     diag_init(&d, DIAG_DEFAULT_MAX);
     arena a;
     arena_init(&a, 0);
+    if (!policy && spec_path) { /* as the folder was compiled, where its plan.json says */
+        const char *was = folder_policy(dir, &a);
+        if (was && !cli_plan_options(was, timeout, method, &co.plan, &bad_arg)) {
+            if (!quiet && strcmp(was, "timely") != 0)
+                printf("%s: compiled with --policy %s (its plan.json), verified with it\n", dir, was);
+        } else {
+            (void)cli_plan_options(NULL, timeout, method, &co.plan, &bad_arg); /* valid: checked above */
+        }
+    }
     manifest m, now = {0};
     size_t bad = 0;
     tfc_status st = read_manifest(dir, &m, &a, &d);

@@ -18,6 +18,7 @@
 #include "compare.h"
 #include "sweep.h"
 #include "cli_index.h"
+#include "cli_options.h"
 #include "compile.h"
 #include "diag.h"
 #include "plan.h"
@@ -394,37 +395,13 @@ static void incomplete_note(const char *path, const plan *p, double timeout_s)
 static int parse_plan_options(const char *verb_name, const char *policy_name, const char *timeout, const char *method,
                               plan_options *opt)
 {
-    char msg[96];
-    *opt = plan_default_options();
-    if (strcmp(policy_name, "timely") == 0)
-        opt->policy = POLICY_TIMELY;
-    else if (strcmp(policy_name, "uniform") == 0)
-        opt->policy = POLICY_UNIFORM;
-    else if (strcmp(policy_name, "none") == 0)
-        opt->policy = POLICY_NONE;
-    else {
-        snprintf(msg, sizeof msg, "%s: --policy must be timely, uniform or none, got", verb_name);
-        return usage_error(msg, policy_name);
-    }
-    if (timeout) {
-        char *end;
-        double t = strtod(timeout, &end);
-        if (end == timeout || *end || !(t >= 0 && t <= 1e6)) {
-            snprintf(msg, sizeof msg, "%s: --lp-timeout must be a number of seconds from 0 (no limit) to 1e6, got",
-                     verb_name);
-            return usage_error(msg, timeout);
-        }
-        opt->lp_timeout_s = t;
-    }
-    if (method) {
-        if (strcmp(method, "direct") == 0)
-            opt->lp_direct = true;
-        else if (strcmp(method, "decompose") != 0) {
-            snprintf(msg, sizeof msg, "%s: --lp-method must be decompose or direct, got", verb_name);
-            return usage_error(msg, method);
-        }
-    }
-    return -1;
+    const char *bad;
+    const char *what = cli_plan_options(policy_name, timeout, method, opt, &bad);
+    if (!what)
+        return -1;
+    char msg[128];
+    snprintf(msg, sizeof msg, "%s: %s", verb_name, what);
+    return usage_error(msg, bad);
 }
 
 static int run_compile(int argc, char **argv)

@@ -312,6 +312,18 @@ assert got["b"]["time_to_quality"] == {"predicted_speedup": t["predicted_speedup
 PY
 run 0 "$tfc" diff "$work/ttq_2e5.json" "$work/ttq_2e5.json"
 
+# The planning options as compile had them: the policy from the folder's
+# plan.json by default (an explicit one wins), --lp-method and --lp-timeout
+# as compile takes them.
+"$tfc" compile "$spec" -o "$work/uni" -q --skip-cuda-check --policy uniform || fail "compile --policy uniform"
+run 0 "$tfc" verify "$work/uni" "$spec"
+grep -q "compiled with --policy uniform (its plan.json)" "$work/out" || fail "verify does not say the folder's policy: $(cat "$work/out")"
+run 1 "$tfc" verify "$work/uni" "$spec" --policy timely
+zbv=$src/specs/llama8b_zbv.yaml
+"$tfc" compile "$zbv" -o "$work/direct" -q --skip-cuda-check --lp-method direct || fail "compile --lp-method direct"
+run 0 "$tfc" verify "$work/direct" "$zbv" --lp-method direct --lp-timeout 0
+run 2 "$tfc" verify "$work/direct" "$zbv" --lp-method simplex
+
 # A listed file that cannot be read is trouble (exit 4), not a difference:
 # as another user when root (root reads any file), or as oneself.
 cp -r "$work/a" "$work/unread"

@@ -1,0 +1,34 @@
+/* cli_options: --policy, --lp-timeout and --lp-method read into plan_options. */
+#include "cli_options.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *cli_plan_options(const char *policy, const char *timeout, const char *method, plan_options *opt,
+                             const char **bad)
+{
+    *opt = plan_default_options();
+    *bad = NULL;
+    if (!policy || strcmp(policy, "timely") == 0)
+        opt->policy = POLICY_TIMELY;
+    else if (strcmp(policy, "uniform") == 0)
+        opt->policy = POLICY_UNIFORM;
+    else if (strcmp(policy, "none") == 0)
+        opt->policy = POLICY_NONE;
+    else
+        return *bad = policy, "--policy must be timely, uniform or none, got";
+    if (timeout) {
+        char *end;
+        double t = strtod(timeout, &end);
+        if (end == timeout || *end || !(t >= 0 && t <= 1e6))
+            return *bad = timeout, "--lp-timeout must be a number of seconds from 0 (no limit) to 1e6, got";
+        opt->lp_timeout_s = t;
+    }
+    if (method) {
+        if (strcmp(method, "direct") == 0)
+            opt->lp_direct = true;
+        else if (strcmp(method, "decompose") != 0)
+            return *bad = method, "--lp-method must be decompose or direct, got";
+    }
+    return NULL;
+}
