@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 
 DEFAULT_SPEC=specs/llama8b_1f1b.yaml
 PACKAGES="build-essential cmake pkg-config libyaml-dev liblpsolve55-dev libsuitesparse-dev libcriterion-dev
-python3-scipy python3-yaml python3-venv python3-setuptools python3-wheel clang libclang-rt-dev valgrind"
+python3-scipy python3-yaml python3-venv python3-setuptools python3-wheel clang libclang-rt-dev valgrind ninja-build"
 
 install_deps() {
   local missing=()

@@ -988,6 +988,20 @@ Test(cli_compile, depfile_names_every_output_and_every_input_the_spec_names)
     cr_assert_eq(r.exit_code, 0, "%s", r.err);
     cr_assert_str_eq(r.out, "llama8b_custom\n");
     proc_result_free(&r);
+    /* The inputs, as tfc_generate asks for them: the ones the depfile names
+     * after the spec, one a line, resolved against the spec's folder. */
+    cr_assert(proc_tfc(&r, "check", spec2, "--print-inputs", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    snprintf(cmd, sizeof cmd, "%s/in:1 #$/llama8b_custom.csv\n", dir);
+    cr_assert_str_eq(r.out, cmd);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "check", TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", "--print-inputs", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "", "a built-in schedule and tables name no file");
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "check", spec2, "--print-inputs", "--print-name", NULL));
+    cr_assert_eq(r.exit_code, 2, "%s", r.err);
+    proc_result_free(&r);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }

@@ -83,7 +83,7 @@ static const char usage_text[] =
     "            4 I/O error, 5 generated CUDA failed the NVRTC check, 6 out of memory\n";
 
 static const char check_help[] =
-    "usage: tfc check SPEC [-q|--quiet] [--print-name]\n"
+    "usage: tfc check SPEC [-q|--quiet] [--print-name] [--print-inputs]\n"
     "\n"
     "Reads SPEC, validates it against spec v1 (docs/spec.md), builds its schedule\n"
     "and checks that the schedule cannot deadlock. Reports every problem found,\n"
@@ -91,6 +91,9 @@ static const char check_help[] =
     "(nothing with -q).\n"
     "  --print-name  print only the spec's name (what tfc compile names its\n"
     "                folder after; build systems ask this instead of parsing YAML)\n"
+    "  --print-inputs  print only the files the spec names and a plan reads\n"
+    "                (pipeline.order, timing.file, timing.frozen_file), one a\n"
+    "                line, as tfc opens them (relative to SPEC's folder)\n"
     "Exit 0 valid, 1 invalid, 4 unreadable.\n";
 
 static const char compile_help[] =
@@ -288,9 +291,10 @@ static tfc_status load_plan(const char *path, const plan_options *opt, arena *a,
 
 static int run_check(int argc, char **argv)
 {
-    bool quiet = false, print_name = false;
+    bool quiet = false, print_name = false, print_inputs = false;
     const flag flags[] = {{"-q", "--quiet", &quiet, NULL},
                           {NULL, "--print-name", &print_name, NULL},
+                          {NULL, "--print-inputs", &print_inputs, NULL},
                           {NULL, NULL, NULL, NULL}};
     const char *path;
     int r = parse_spec_args("check", check_help, argc, argv, flags, &path);
@@ -302,8 +306,22 @@ static int run_check(int argc, char **argv)
     /* check validates; it does not need the LP, nor auto's choice of cap. */
     plan_options opt = {.policy = POLICY_NONE, .skip_auto = true};
     tfc_status st = load_plan(path, &opt, &a, &p);
+    if (print_name && print_inputs) {
+        arena_free(&a);
+        return usage_error("check: --print-name and --print-inputs print different things; give one", NULL);
+    }
     if (st == TFC_OK && print_name) {
         puts(p->sp->name);
+    } else if (st == TFC_OK && print_inputs) {
+        const spec *s = p->sp;
+        for (size_t i = 0; i < s->n_inputs; i++)
+            if (strchr(s->inputs[i].path, '\n')) {
+                fprintf(stderr, "%s: error: %s names a file whose path holds a line break; --print-inputs lists "
+                                "one a line\n", s->path, s->inputs[i].written);
+                st = TFC_INVALID;
+            }
+        for (size_t i = 0; st == TFC_OK && i < s->n_inputs; i++)
+            puts(s->inputs[i].path);
     } else if (st == TFC_OK && !quiet) {
         const spec *s = p->sp;
         printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions, %zu parameter "
