@@ -185,6 +185,12 @@ def worker(rank, *args):
     except BaseException:
         print(f"rank {rank}:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
         raise
+    # Done and written, the process group destroyed: exit without the
+    # interpreter's teardown, where gloo's threads can abort a finished rank
+    # (SIGABRT, 'terminate called without an active exception').
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 # ---- the step on shared cores ----

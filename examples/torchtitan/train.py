@@ -175,6 +175,7 @@ def rank_main(rank, port, phase, args, out):
         if rank == 0:
             with open(os.path.join(out, f"train_{phase}.json"), "w") as f:
                 json.dump(log, f)
+        dist.barrier()  # every rank done before any tears its connections down
     finally:
         dist.destroy_process_group()
 
@@ -185,6 +186,12 @@ def worker(rank, *a):
     except BaseException:
         print(f"rank {rank}:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
         raise
+    # Done and written, the process group destroyed: exit without the
+    # interpreter's teardown, where gloo's threads can abort a finished rank
+    # (SIGABRT, 'terminate called without an active exception').
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def spawn(phase, args, out):

@@ -122,7 +122,8 @@ def run_rank(rank, world, port, out_dir):
         res = {"executed": log, "loss": float(sum(l.item() for l in losses)) if last else None,
                "grads": {str(s): [None if p.grad is None else p.grad.tolist() for p in st.submod.parameters()]
                          for s, st in zip(mine, stages)}}
-        json.dump(res, open(os.path.join(out_dir, f"rank{rank}.json"), "w"))
+        with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:
+            json.dump(res, f)
     finally:
         dist.destroy_process_group()
 
@@ -134,6 +135,12 @@ def worker(rank, *args):
         import traceback
         print(f"rank {rank}:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
         raise
+    # Done and written, the process group destroyed: exit without the
+    # interpreter's teardown, where gloo's threads can abort a finished rank
+    # (SIGABRT, 'terminate called without an active exception').
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def spec_stages(text):
