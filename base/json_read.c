@@ -360,7 +360,30 @@ const jv *jv_get_kind(const jv *obj, const char *key, jv_kind kind)
     return NULL;
 }
 
-bool jv_equal(const jv *a, const jv *b)
+/* The length of the number token at t, and whether it is an integer (no
+ * point, no exponent). */
+static size_t number_token(const char *t, bool *integer)
+{
+    size_t n = 0;
+    *integer = true;
+    while (t[n] && strchr("+-0123456789.eE", t[n])) {
+        if (strchr(".eE", t[n]))
+            *integer = false;
+        n++;
+    }
+    return n;
+}
+
+static bool numbers_equal(const jv *a, const char *ta, const jv *b, const char *tb)
+{
+    bool ia, ib;
+    size_t na = number_token(ta + a->off, &ia), nb = number_token(tb + b->off, &ib);
+    if (ia && ib)
+        return na == nb && memcmp(ta + a->off, tb + b->off, na) == 0;
+    return a->num == b->num;
+}
+
+bool jv_equal(const jv *a, const char *ta, const jv *b, const char *tb)
 {
     if (!a || !b)
         return a == b;
@@ -369,7 +392,7 @@ bool jv_equal(const jv *a, const jv *b)
     switch (a->kind) {
     case JV_NULL: return true;
     case JV_BOOL: return a->b == b->b;
-    case JV_NUM: return a->num == b->num;
+    case JV_NUM: return numbers_equal(a, ta, b, tb);
     case JV_STR: return strcmp(a->str, b->str) == 0;
     case JV_ARR:
     case JV_OBJ: break;
@@ -377,7 +400,8 @@ bool jv_equal(const jv *a, const jv *b)
     if (a->n != b->n)
         return false;
     for (size_t i = 0; i < a->n; i++)
-        if ((a->kind == JV_OBJ && strcmp(a->keys[i], b->keys[i]) != 0) || !jv_equal(&a->items[i], &b->items[i]))
+        if ((a->kind == JV_OBJ && strcmp(a->keys[i], b->keys[i]) != 0) ||
+            !jv_equal(&a->items[i], ta, &b->items[i], tb))
             return false;
     return true;
 }

@@ -39,8 +39,10 @@ tfc_status json_parse(const char *text, size_t len, const char *path, bool allow
 const jv *jv_get(const jv *obj, const char *key);
 const jv *jv_get_kind(const jv *obj, const char *key, jv_kind kind);
 
-/* Whether a and b are the same value: kinds, numbers exactly, strings,
- * arrays in order, objects key by key in order (NULL equals only NULL). */
-bool jv_equal(const jv *a, const jv *b);
+/* Whether a and b, parsed from the texts ta and tb, are the same value:
+ * kinds, strings, arrays in order, objects key by key in order (NULL
+ * equals only NULL); numbers as doubles, but two written as integers by
+ * their digits (a seed or a numel past 2^53 is not a double's). */
+bool jv_equal(const jv *a, const char *ta, const jv *b, const char *tb);
 
 #endif

@@ -561,15 +561,15 @@ int cli_verify(int argc, char **argv)
                 free(norm);
             }
             if (strcmp(f->name, "plan.json") == 0) {
-                /* The plan itself, whatever the stamp: both plan.json read back. */
-                char *np = join(dir, "plan.json");
+                /* The plan itself, whatever the stamp: both plan.json read back
+                 * (the name in the arena: diagnostics filed at it print later). */
+                const char *np = ajoin(&a, dir, "plan.json");
                 plan_doc pa, pb;
                 if (np && plan_doc_parse(np, buf, len, &a, &d, &pa) == TFC_OK &&
                     plan_doc_parse("plan.json (this tfc's)", f->data, f->len, &a, &d, &pb) == TFC_OK) {
                     plan_known = true;
                     plan_same = plan_diff_same(&pa, &pb, 1e-9) == 1;
                 }
-                free(np);
             }
             free(buf);
         }

@@ -147,6 +147,7 @@ tfc_status plan_doc_parse(const char *path, const char *buf, size_t len, arena *
         pa->type = type[0];
     }
     out->n_actions = actions->n;
+    out->text = text;
     out->freeze = jv_get(root, "freeze");
     out->stage_params = jv_get(root, "stage_params");
     return TFC_OK;
@@ -207,7 +208,7 @@ static bool differs(double x, double y, double tol) { return fabs(x - y) > tol; 
 static void mask_inputs(const plan_doc *a, const plan_doc *b, plan_delta *out)
 {
     const jv *fa = a->freeze, *fb = b->freeze;
-    if (!jv_equal(fa, fb)) {
+    if (!jv_equal(fa, a->text, fb, b->text)) {
         if (!fa || !fb || fa->kind != JV_OBJ || fb->kind != JV_OBJ) {
             out->freeze_keys[out->n_freeze_keys++] = "freeze";
         } else {
@@ -215,7 +216,8 @@ static void mask_inputs(const plan_doc *a, const plan_doc *b, plan_delta *out)
             for (int k = 0; k < 2; k++)
                 for (size_t i = 0; i < side[k]->n; i++) {
                     const char *key = side[k]->keys[i];
-                    if ((k == 1 && jv_get(fa, key)) || jv_equal(&side[k]->items[i], jv_get(side[!k], key)))
+                    const char *tk = k ? b->text : a->text, *to = k ? a->text : b->text;
+                    if ((k == 1 && jv_get(fa, key)) || jv_equal(&side[k]->items[i], tk, jv_get(side[!k], key), to))
                         continue;
                     if (out->n_freeze_keys < sizeof out->freeze_keys / sizeof *out->freeze_keys)
                         out->freeze_keys[out->n_freeze_keys++] = key;
@@ -223,12 +225,12 @@ static void mask_inputs(const plan_doc *a, const plan_doc *b, plan_delta *out)
         }
     }
     const jv *pa = a->stage_params, *pb = b->stage_params;
-    if (!jv_equal(pa, pb)) {
+    if (!jv_equal(pa, a->text, pb, b->text)) {
         out->params = true;
         out->params_stage = 0;
         if (pa && pb && pa->kind == JV_ARR && pb->kind == JV_ARR)
             while (out->params_stage < pa->n && out->params_stage < pb->n &&
-                   jv_equal(&pa->items[out->params_stage], &pb->items[out->params_stage]))
+                   jv_equal(&pa->items[out->params_stage], a->text, &pb->items[out->params_stage], b->text))
                 out->params_stage++;
     }
 }

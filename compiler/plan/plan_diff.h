@@ -36,6 +36,7 @@ typedef struct plan_doc {
      * seed, reselect_every, warmup and ramp steps) and "stage_params" (every
      * stage's tensors, numels, freeze weights); NULL where the plan has none. */
     const struct jv *freeze, *stage_params;
+    const char *text; /* the file's text, which they were parsed from */
 } plan_doc;
 
 /* Reads plan.json at path (any file name; "-" is standard input): TFC_OK,

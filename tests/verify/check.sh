@@ -324,6 +324,13 @@ zbv=$src/specs/llama8b_zbv.yaml
 run 0 "$tfc" verify "$work/direct" "$zbv" --lp-method direct --lp-timeout 0
 run 2 "$tfc" verify "$work/direct" "$zbv" --lp-method simplex
 
+# A damaged plan.json: a difference, its parse error at its place (the
+# file's name printed after the comparison: ASan caught it freed).
+cp -r "$work/a" "$work/broken"
+printf '{' >"$work/broken/plan.json"
+run 1 "$tfc" verify "$work/broken" "$spec"
+grep -q "broken/plan.json:1:2: error:" "$work/err" || fail "a damaged plan.json: $(cat "$work/err")"
+
 # A listed file that cannot be read is trouble (exit 4), not a difference:
 # as another user when root (root reads any file), or as oneself.
 cp -r "$work/a" "$work/unread"
@@ -344,16 +351,25 @@ chmod 700 "$work"
 # what differs as a comparison of the two plan.json written here does.
 for edit in 's/seed: 42/seed: 7/' 's/select: balanced/select: front_first/' 's/reselect_every: 10/reselect_every: 5/' \
             's/{name: layers.0.attention_norm.weight, numel: 4096}/{name: layers.0.attention_norm.weight, numel: 4097}/' \
-            's/seed: 42/seed: 7/; s/select: balanced/select: uniform/'; do
+            's/seed: 42/seed: 7/; s/select: balanced/select: uniform/' \
+            's/seed: 42/seed: 9007199254740993/'; do
+  # (the last against a seed one past 2^53 away, which a double cannot tell
+  # from it: the two compared by their digits)
+  base=$work/a/plan.json
+  case $edit in *9007199254740993*)
+    sed -e 's/seed: 42/seed: 9007199254740992/' "$spec" >"$work/b.yaml"
+    "$tfc" plan "$work/b.yaml" --json >"$work/b.json" || fail "plan of seed 2^53"
+    base=$work/b.json ;;
+  esac
   sed -e "$edit" "$spec" >"$work/m.yaml"
   cmp -s "$spec" "$work/m.yaml" && fail "the edit '$edit' changed nothing"
   "$tfc" plan "$work/m.yaml" --json >"$work/m.json" || fail "plan of '$edit'"
-  run 1 "$tfc" diff "$work/a/plan.json" "$work/m.json"
+  run 1 "$tfc" diff "$base" "$work/m.json"
   grep -q "^masks: " "$work/out" || fail "'$edit': no masks line: $(cat "$work/out")"
-  run 1 "$tfc" diff "$work/a/plan.json" "$work/m.json" --json
-  python3 - "$work/a/plan.json" "$work/m.json" "$work/out" "$edit" <<'PY' || fail "'$edit': mask_inputs_changed"
+  run 1 "$tfc" diff "$base" "$work/m.json" --json
+  python3 - "$base" "$work/m.json" "$work/out" "$edit" <<'PY' || fail "'$edit': mask_inputs_changed"
 import json, sys
-a, b, got = (json.load(open(p)) for p in sys.argv[1:4])
+a, b, got = (json.load(open(p)) for p in sys.argv[1:4])  # (Python's integers are exact)
 want = [f"freeze.{k}" for k in a["freeze"] if a["freeze"][k] != b["freeze"].get(k)]
 want += [f"freeze.{k}" for k in b["freeze"] if k not in a["freeze"]]
 want += ["stage_params"] if a["stage_params"] != b["stage_params"] else []
