@@ -486,6 +486,24 @@ static int run_set_write(const index_args *a, diag_list *d)
 static void print_number(void *ctx, uint64_t number) { fprintf(ctx, "%llu\n", (unsigned long long)number); }
 
 /* query, dedup and order over a set. */
+/* "a part index" or "a shard" when path is one of the set's files (by
+ * device and inode), NULL when it is none. */
+static const char *set_holds(const lcp_set *set, const char *path)
+{
+    struct stat o, i;
+    if (stat(path, &o) != 0 || !S_ISREG(o.st_mode))
+        return NULL;
+    for (uint32_t p = 0; p < set->n_parts; p++) {
+        const lcp_set_part *part = &set->parts[p];
+        if (stat(part->index_path, &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+            return "a part index";
+        for (uint32_t k = 0; k < part->n_shards; k++)
+            if (stat(part->shard_paths[k], &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+                return "a shard";
+    }
+    return NULL;
+}
+
 static int run_set_query(const index_args *a, diag_list *d)
 {
     lcp_set set;
@@ -518,6 +536,10 @@ static int run_set_query(const index_args *a, diag_list *d)
             diag_error(d, a->index, 0, 0, "--min-lcp %llu is past the set's sequence length %u: give 1 to %u",
                        a->min_lcp, set.seq_len, set.seq_len);
             st = TFC_INVALID;
+        } else if (a->out && set_holds(&set, a->out)) {
+            diag_error(d, a->out, 0, 0, "is %s of the set %s; writing it would destroy what is read: give another "
+                       "file", set_holds(&set, a->out), a->index);
+            st = TFC_IO;
         } else if (a->out && !fio_out_open(&o, a->out, d)) {
             st = TFC_IO;
         } else {
@@ -536,10 +558,37 @@ static int run_set_query(const index_args *a, diag_list *d)
     return code;
 }
 
+/* The input named on the command line that -o is (the same file by device
+ * and inode, however spelt), or NULL: writing it would destroy an input
+ * (a shard, an index, the set being read) before or while it is read. */
+static const char *output_is_input(const index_args *a)
+{
+    struct stat o, i;
+    if (!a->out || stat(a->out, &o) != 0 || !S_ISREG(o.st_mode))
+        return NULL;
+    const char *named[3] = {a->index, a->queries, NULL};
+    for (int k = 0; k < 2; k++)
+        if (named[k] && stat(named[k], &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+            return named[k];
+    for (int k = 0; k < a->n_tokens; k++)
+        if (stat(a->tokens[k], &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+            return a->tokens[k];
+    for (int k = 0; k < a->n_parts; k++)
+        if (stat(a->part_index[k], &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+            return a->part_index[k];
+    return NULL;
+}
+
 int cli_index(int argc, char **argv)
 {
     index_args a;
     int r = parse(argc, argv, &a);
+    const char *both = r < 0 ? output_is_input(&a) : NULL;
+    if (both) {
+        fprintf(stderr, "tfc: error: index: -o %s is the input %s; writing it would destroy what is read: give "
+                        "another file\n", a.out, both);
+        r = 4;
+    }
     if (r < 0) {
         diag_list d;
         diag_init(&d, DIAG_DEFAULT_MAX);

@@ -241,6 +241,32 @@ if dev:
         print("the device at -o was replaced by a file", file=sys.stderr)
         failures += 1
 
+# -o naming an input (however spelt): refused before anything is written,
+# the input as it was (build destroyed its own shard, dedup and order wrote
+# over the set or one of its shards, set over its part index).
+shard(p("keep.bin"), good)
+subprocess.run([TFC, "index", "build", "--tokens", p("keep.bin"), "--seq-len", "4", "-o", p("keep.idx")], check=True)
+subprocess.run([TFC, "index", "set", "-o", p("keep.set"), "--part", p("keep.idx"), "--tokens", p("keep.bin")],
+               check=True)
+kept = {n: open(p(n), "rb").read() for n in ("keep.bin", "keep.idx", "keep.set")}
+alias = os.path.join(W, ".", "keep.bin")
+for name, args in (
+        ("build -o its shard", ["index", "build", "--tokens", p("keep.bin"), "--seq-len", "4", "-o", alias]),
+        ("order -o its index", ["index", "order", p("keep.idx"), "--tokens", p("keep.bin"), "-o", p("keep.idx")]),
+        ("dedup -o its shard", ["index", "dedup", p("keep.idx"), "--tokens", p("keep.bin"), "--min-lcp", "2",
+                                "-o", alias]),
+        ("set -o its part", ["index", "set", "-o", p("keep.idx"), "--part", p("keep.idx"), "--tokens",
+                             p("keep.bin")]),
+        ("dedup SET -o the set", ["index", "dedup", p("keep.set"), "--min-lcp", "2", "-o", p("keep.set")]),
+        ("order SET -o a shard of it", ["index", "order", p("keep.set"), "-o", alias]),
+        ("order SET -o a part index of it", ["index", "order", p("keep.set"), "-o", p("keep.idx")])):
+    expect(name, args, 4, "writing it would destroy what is read")
+    cases += 1
+    if any(open(p(n), "rb").read() != b for n, b in kept.items()):
+        print(f"{name}: an input was overwritten", file=sys.stderr)
+        failures += 1
+        kept = {n: open(p(n), "rb").read() for n in kept}
+
 print(f"lcp_errors: {cases} hostile cases, {failures} failed")
 subprocess.run(["rm", "-rf", W])
 sys.exit(1 if failures else 0)
