@@ -117,13 +117,23 @@ class DistributedSet:
         """Top-k for every row of windows (a 2-D array on rank src; ignored
         elsewhere): (numbers, lcps) on every rank, as one index answers."""
         k = int(k)
-        shape = torch.zeros(2, dtype=torch.int64, device=self.device)
+        # src checks the windows and every rank learns the outcome in the
+        # first broadcast (shape -1: refused), so that all raise together
+        # and none is left waiting on a collective the others skipped.
+        shape = torch.full((2,), -1, dtype=torch.int64, device=self.device)
+        why = None
         if self.rank == src:
-            w = np.ascontiguousarray(windows).astype(np.int64)
-            if w.ndim != 2 or w.shape[1] != self.seq_len:
-                raise ValueError(f"windows are rows of seq_len {self.seq_len} tokens; got shape {w.shape}")
-            shape = torch.tensor(w.shape, dtype=torch.int64, device=self.device)
+            w = np.ascontiguousarray(windows)
+            if w.dtype.kind not in "iu":
+                why = f"tokens are integers; got {w.dtype}"
+            elif w.ndim != 2 or w.shape[1] != self.seq_len:
+                why = f"windows are rows of seq_len {self.seq_len} tokens; got shape {w.shape}"
+            else:
+                w = w.astype(np.int64)
+                shape = torch.tensor(w.shape, dtype=torch.int64, device=self.device)
         dist.broadcast(shape, src, group=self.group)
+        if int(shape[0]) < 0:
+            raise ValueError(why or f"rank {src}'s windows were refused there")
         q = torch.from_numpy(w).to(self.device) if self.rank == src else \
             torch.empty(tuple(shape.tolist()), dtype=torch.int64, device=self.device)
         dist.broadcast(q, src, group=self.group)
@@ -133,6 +143,8 @@ class DistributedSet:
             ans = self.parts[p].topk_batch(qn, k)
             mine = ans if mine is None else tfc_lcp.merge_topk(mine, ans, k)
         nq = qn.shape[0]
+        if nq == 0:  # every rank knows it: no exchange, and the shape one index gives, (0, k)
+            return mine
         seqs = self._gather([mine[0].reshape(-1)])
         lcps = self._gather([mine[1].reshape(-1)], np.uint32)
         merged = None

@@ -12,7 +12,9 @@ force):
   - 4-byte raw tokens, 4 parts, one of them an empty shard.
 On each: DistributedSet.topk_batch for queries taken from the corpus and
 random ones at k 1, 5 and past the sequences, dedup at three min_lcp,
-order; every rank's answer must equal the CLI's on the single index.
+order; every rank's answer must equal the CLI's on the single index. On
+the first, batches rank 0 refuses raise on every rank (and the ranks stay
+in step), and an empty batch answers (0, k).
 
     dist_check.py TFC PYTHON_DIR
 """
@@ -40,6 +42,21 @@ def worker(rank, cases, port, errq):
         for name, d, queries, want_topk, want_dedup, want_order in cases:
             ds = tfc_lcp_dist.DistributedSet(os.path.join(d, "all.set"))
             q = np.array(queries, dtype=np.int64) if rank == 0 else None
+            if name == cases[0][0]:
+                # A batch rank 0 refuses (a row too long, float tokens) raises on
+                # every rank, and the ranks stay in step for the next; an empty
+                # batch answers (0, k) as one index does.
+                n = len(queries[0])
+                for refused in (np.zeros((3, n + 1), np.int64), np.full((2, n), 4.7)):
+                    try:
+                        ds.topk_batch(refused if rank == 0 else None, 3)
+                        bad.append(f"{name}: rank 0 refused a batch of {refused.dtype} {refused.shape}, rank {rank} "
+                                   "raised nothing")
+                    except ValueError:
+                        pass
+                seq, lcp = ds.topk_batch(np.zeros((0, n), np.int64) if rank == 0 else None, 5)
+                if seq.shape != (0, 5) or lcp.shape != (0, 5):
+                    bad.append(f"{name}: an empty batch answered {seq.shape} and {lcp.shape}, not (0, 5)")
             for k, want in want_topk.items():
                 seq, lcp = ds.topk_batch(q, k)
                 got = [list(zip(s.tolist(), l.tolist())) for s, l in zip(seq, lcp)]
