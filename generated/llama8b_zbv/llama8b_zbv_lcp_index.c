@@ -2133,18 +2133,18 @@ static inline bool llama8b_zbv_lcp_build(const llama8b_zbv_lcp_data *d, uint32_t
 /* Documents (docs/lcp-index.md, "Documents"): the non-empty runs of
  * tokens between separators sep (a shard's ends bound runs too), shard
  * after shard, each its first L tokens as uint32 and, past its end,
- * pad_base + its number (pad_base = the largest token or sep, + 1), so that
- * two documents share a prefix only up to the shorter one's end and equal
- * ones sort by number. With out NULL, counts them into *n and sets
- * *pad_base; with out, packs them there (*n * L entries) with the
- * *pad_base the count set. Returns 0; 1 when there are 2^32 - 1 documents
+ * pad_base + its number, so that two documents share a prefix only up to
+ * the shorter one's end and equal ones sort by number (pad_base = the
+ * largest token + 1, or sep + 1 where that is larger and leaves room).
+ * With out NULL, counts them into *n and sets *pad_base; with out, packs
+ * them there (*n * L entries) with the *pad_base the count set. Returns 0; 1 when there are 2^32 - 1 documents
  * or more; 2 when the tokens leave no room for the ends' marks (pad_base
  * + documents must stay below 2^32 - 1). */
 static inline int llama8b_zbv_lcp_pack_docs(const uint32_t *const *shards, const uint64_t *n_tokens, uint32_t n_shards, uint32_t L,
                                uint32_t sep, uint32_t *out, uint64_t *n, uint32_t *pad_base)
 {
     uint64_t count = 0;
-    uint32_t top = sep;
+    uint32_t top = 0; /* the largest document token */
     for (uint32_t i = 0; i < n_shards; i++) {
         uint64_t len = 0;
         for (uint64_t j = 0; j <= n_tokens[i]; j++) {
@@ -2169,9 +2169,16 @@ static inline int llama8b_zbv_lcp_pack_docs(const uint32_t *const *shards, const
     }
     *n = count;
     if (!out) {
-        if ((uint64_t)top + 1 + count >= UINT32_MAX)
+        /* Above the separator too where there is room (the marks are then
+         * what they always were); else above the documents' tokens alone,
+         * which is all the marks need: the separator is in no document,
+         * and a query's maps to UINT32_MAX. */
+        uint32_t above = sep > top ? sep : top;
+        if ((uint64_t)above + 1 + count >= UINT32_MAX)
+            above = top;
+        if ((uint64_t)above + 1 + count >= UINT32_MAX)
             return 2;
-        *pad_base = top + 1;
+        *pad_base = above + 1;
     }
     return 0;
 }
@@ -4319,18 +4326,18 @@ static inline bool llama8b_zbv_lcpd_build(const llama8b_zbv_lcpd_data *d, uint32
 /* Documents (docs/lcp-index.md, "Documents"): the non-empty runs of
  * tokens between separators sep (a shard's ends bound runs too), shard
  * after shard, each its first L tokens as uint32 and, past its end,
- * pad_base + its number (pad_base = the largest token or sep, + 1), so that
- * two documents share a prefix only up to the shorter one's end and equal
- * ones sort by number. With out NULL, counts them into *n and sets
- * *pad_base; with out, packs them there (*n * L entries) with the
- * *pad_base the count set. Returns 0; 1 when there are 2^32 - 1 documents
+ * pad_base + its number, so that two documents share a prefix only up to
+ * the shorter one's end and equal ones sort by number (pad_base = the
+ * largest token + 1, or sep + 1 where that is larger and leaves room).
+ * With out NULL, counts them into *n and sets *pad_base; with out, packs
+ * them there (*n * L entries) with the *pad_base the count set. Returns 0; 1 when there are 2^32 - 1 documents
  * or more; 2 when the tokens leave no room for the ends' marks (pad_base
  * + documents must stay below 2^32 - 1). */
 static inline int llama8b_zbv_lcpd_pack_docs(const uint32_t *const *shards, const uint64_t *n_tokens, uint32_t n_shards, uint32_t L,
                                uint32_t sep, uint32_t *out, uint64_t *n, uint32_t *pad_base)
 {
     uint64_t count = 0;
-    uint32_t top = sep;
+    uint32_t top = 0; /* the largest document token */
     for (uint32_t i = 0; i < n_shards; i++) {
         uint64_t len = 0;
         for (uint64_t j = 0; j <= n_tokens[i]; j++) {
@@ -4355,9 +4362,16 @@ static inline int llama8b_zbv_lcpd_pack_docs(const uint32_t *const *shards, cons
     }
     *n = count;
     if (!out) {
-        if ((uint64_t)top + 1 + count >= UINT32_MAX)
+        /* Above the separator too where there is room (the marks are then
+         * what they always were); else above the documents' tokens alone,
+         * which is all the marks need: the separator is in no document,
+         * and a query's maps to UINT32_MAX. */
+        uint32_t above = sep > top ? sep : top;
+        if ((uint64_t)above + 1 + count >= UINT32_MAX)
+            above = top;
+        if ((uint64_t)above + 1 + count >= UINT32_MAX)
             return 2;
-        *pad_base = top + 1;
+        *pad_base = above + 1;
     }
     return 0;
 }

@@ -305,6 +305,13 @@ d32 = doc_corpus(rng, 150, 3, 128001, 128000)
 dl32 = documents([d32], 128001, 8)
 dq32 = [(dl32[i] + (128001,) * 8)[:8] for i in range(0, 30, 3)] + [(128000,) * 8, (128002, 128001) + (128000,) * 6]
 check("docs32", [d32], 8, 8, dq32, [5, 200], [2, 8], raw_bytes="llmc32", doc_sep=128001)
+# A separator at the top of uint32 (2^32 - 1, and one below): no room for
+# the ends' marks above it, but all they need is room above the tokens.
+for top in (4294967295, 4294967294):
+    dt = doc_corpus(rng, 80, 3, top, 7)
+    dlt = documents([dt], top, 8)
+    dqt = [(dlt[i] + (top,) * 8)[:8] for i in range(0, 30, 3)] + [(7,) * 8, (9, top) + (7,) * 6]
+    check(f"docs32_sep{top}", [dt], 8, 8, dqt, [5, 200], [2, 8], raw_bytes="llmc32", doc_sep=top)
 
 print(f"lcp_oracle: {checked['datasets']} data sets, {checked['queries']} queries checked against brute force, "
       f"{failures} differences")
