@@ -11,6 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+bool fio_same_file(const char *path, const struct stat *st)
+{
+    struct stat o;
+    return stat(path, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
 const char *fio_kind(unsigned mode)
 {
     return S_ISDIR(mode)    ? "a directory"

@@ -23,6 +23,11 @@ tfc_status fio_read_all(const char *path, size_t limit, char **buf, size_t *len,
  * "a character device", ... */
 const char *fio_kind(unsigned mode);
 
+/* Whether path is the file st describes (the same device and inode, however
+ * the path is spelt or linked); false when path cannot be stat'ed. */
+struct stat;
+bool fio_same_file(const char *path, const struct stat *st);
+
 /* Opens path for reading when it is a regular file (what is memory-mapped:
  * shards, index files), without blocking on a FIFO; otherwise files the
  * reason under path ("is a FIFO, not a regular file ...", naming what) and

@@ -490,15 +490,15 @@ static void print_number(void *ctx, uint64_t number) { fprintf(ctx, "%llu\n", (u
  * device and inode), NULL when it is none. */
 static const char *set_holds(const lcp_set *set, const char *path)
 {
-    struct stat o, i;
+    struct stat o;
     if (stat(path, &o) != 0 || !S_ISREG(o.st_mode))
         return NULL;
     for (uint32_t p = 0; p < set->n_parts; p++) {
         const lcp_set_part *part = &set->parts[p];
-        if (stat(part->index_path, &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+        if (fio_same_file(part->index_path, &o))
             return "a part index";
         for (uint32_t k = 0; k < part->n_shards; k++)
-            if (stat(part->shard_paths[k], &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+            if (fio_same_file(part->shard_paths[k], &o))
                 return "a shard";
     }
     return NULL;
@@ -563,18 +563,18 @@ static int run_set_query(const index_args *a, diag_list *d)
  * (a shard, an index, the set being read) before or while it is read. */
 static const char *output_is_input(const index_args *a)
 {
-    struct stat o, i;
+    struct stat o;
     if (!a->out || stat(a->out, &o) != 0 || !S_ISREG(o.st_mode))
         return NULL;
-    const char *named[3] = {a->index, a->queries, NULL};
+    const char *named[2] = {a->index, a->queries};
     for (int k = 0; k < 2; k++)
-        if (named[k] && stat(named[k], &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+        if (named[k] && fio_same_file(named[k], &o))
             return named[k];
     for (int k = 0; k < a->n_tokens; k++)
-        if (stat(a->tokens[k], &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+        if (fio_same_file(a->tokens[k], &o))
             return a->tokens[k];
     for (int k = 0; k < a->n_parts; k++)
-        if (stat(a->part_index[k], &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+        if (fio_same_file(a->part_index[k], &o))
             return a->part_index[k];
     return NULL;
 }

@@ -438,11 +438,13 @@ int cli_verify(int argc, char **argv)
         } else if (strcmp(o, "-q") == 0 || strcmp(o, "--quiet") == 0) {
             quiet = true;
         } else if (strcmp(o, "--policy") == 0 || strcmp(o, "--lp-timeout") == 0 || strcmp(o, "--lp-method") == 0) {
-            if (i + 1 >= argc)
-                return usage("verify", o[2] == 'p' ? "--policy needs a value"
-                                       : o[5] == 't' ? "--lp-timeout needs a value" : "--lp-method needs a value",
-                             NULL);
-            *(o[2] == 'p' ? &policy : o[5] == 't' ? &timeout : &method) = argv[++i];
+            if (i + 1 >= argc) {
+                char msg[32];
+                snprintf(msg, sizeof msg, "%s needs a value", o);
+                return usage("verify", msg, NULL);
+            }
+            const char **v = strcmp(o, "--policy") == 0 ? &policy : strcmp(o, "--lp-timeout") == 0 ? &timeout : &method;
+            *v = argv[++i];
         } else if (o[0] == '-' && o[1]) {
             return usage("verify", "unknown option", o);
         } else if (!dir) {

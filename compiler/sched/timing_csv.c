@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "timing_samples.h"
+#include "fio.h"
 #include "real.h"
 #include "timing_trace.h"
 
@@ -228,11 +229,11 @@ static tfc_status read_key(const spec *sp, const sched *s, const spec_files *f, 
      * twice in the contention count. The spec's own check sees only equal
      * strings. */
     for (size_t i = 1; i < f->n; i++) {
-        struct stat si, sj;
+        struct stat si;
         if (stat(paths[i], &si) != 0 || !S_ISREG(si.st_mode))
             continue;
         for (size_t j = 0; j < i; j++)
-            if (stat(paths[j], &sj) == 0 && sj.st_dev == si.st_dev && sj.st_ino == si.st_ino) {
+            if (fio_same_file(paths[j], &si)) {
                 diag_error(d, sp->path, f->pos[i].line, f->pos[i].col,
                            "timing.%s[%zu] (%s) is the same file as timing.%s[%zu] (%s): its samples would count "
                            "twice",
