@@ -116,7 +116,7 @@ bool lcp_index_has_prefix(const lcp_index *ix, const uint32_t *t, uint32_t m)
         return has_prefix_bisect(ix, t, m);
     bool fits = true;
     for (uint32_t j = 0; j < m && fits; j++) {
-        if (t[j] == LCP_END || (ix->token_bytes == 2 && t[j] > UINT16_MAX) || (ix->docs && t[j] == ix->doc_sep))
+        if ((ix->docs && t[j] == LCP_END) || (ix->token_bytes == 2 && t[j] > UINT16_MAX) || (ix->docs && t[j] == ix->doc_sep))
             fits = false; /* no sequence holds such a token there */
         else if (ix->token_bytes == 2)
             ((uint16_t *)buf)[j] = (uint16_t)t[j];

@@ -34,9 +34,10 @@ void lcp_seq_canon(const lcp_index *ix, uint64_t i, uint32_t m, uint32_t *out);
  * order: tokens (a document's end above every token), then number. */
 uint64_t lcp_index_count_before(const lcp_index *ix, uint64_t first, const uint32_t *t, uint64_t g);
 
-/* Whether a sequence of ix starts with the m canonical tokens t (none of
- * them LCP_END; a document shorter than m tokens starts with nothing that
- * long). */
+/* Whether a sequence of ix starts with the m canonical tokens t (a
+ * document shorter than m tokens starts with nothing that long: in a
+ * documents index no prefix holding LCP_END is found; in a windows index
+ * UINT32_MAX is a token like any other). */
 bool lcp_index_has_prefix(const lcp_index *ix, const uint32_t *t, uint32_t m);
 /* The same for cnt prefixes of m tokens each, given in ascending order (as
  * one index sorts them): one walk along ix's sorted order instead of a

@@ -169,7 +169,9 @@ class DistributedSet:
             order = np.asarray(ix.order(), dtype=np.uint64)
             firsts = order[~np.isin(order, local[p], assume_unique=True)]
             t = ix.canon(firsts, m)
-            whole = (t != np.uint32(0xFFFFFFFF)).all(axis=1) if m else np.ones(len(firsts), bool)
+            # A document's prefix past its end (canonical 2**32-1) is no other
+            # document's: only documents mark it; in windows it is a token.
+            whole = (t != np.uint32(0xFFFFFFFF)).all(axis=1) if ix.documents else np.ones(len(firsts), bool)
             cand[p], prefixes[p] = firsts[whole], t[whole]
         # Every part's first occurrences, to every rank.
         sent = self._by_part(self._gather([prefixes[p].reshape(-1) for p in sorted(self.parts)], np.uint32))

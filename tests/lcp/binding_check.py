@@ -3,7 +3,7 @@
 
 Data sets cut into parts (tests/lcp/lcp_cli.py): uniform and skewed 2-byte
 windows, English text as byte tokens, documents with short ones, 4-byte raw
-tokens with an empty part. For each, tfc_lcp.open on the set and on the
+tokens at the top of uint32 (2**32-1 included) with an empty part. For each, tfc_lcp.open on the set and on the
 one index over all the shards must answer top-k (windows given as lists,
 array.array and, with numpy, 1-D arrays and topk_batch), dedup and order
 exactly as `tfc index` does on the one index; every part opened alone
@@ -114,9 +114,11 @@ def check(cli, name, parts, seq_len, kind, queries, ks, min_lcps, width=2, raw=F
         # has_prefix against a scan of every sequence's canonical tokens.
         rows = [tuple(r) for r in toks.tolist()]
         for m in sorted({1, max(1, seq_len // 2), seq_len}):
-            probes = [list(r[:m]) for r in rows[:50] if 0xFFFFFFFF not in r[:m]]
+            # A document's end (canonical 2**32-1) starts nothing; in windows it is a token.
+            whole = (lambda r: 0xFFFFFFFF not in r) if s.documents else (lambda r: True)
+            probes = [list(r[:m]) for r in rows[:50] if whole(r[:m])]
             probes += [[random.Random(m).randrange(6) for _ in range(m)] for _ in range(20)]
-            have = {r[:m] for r in rows if 0xFFFFFFFF not in r[:m]}
+            have = {r[:m] for r in rows if whole(r[:m])}
             got = s.has_prefix(np.array(probes, dtype=np.uint32)).tolist() if probes else []
             expect(got == [tuple(p) in have for p in probes], f"{name}: has_prefix with {m} tokens")
             probes.sort()
@@ -220,7 +222,8 @@ def main():
     qs = [(doc + [sep] * L)[:L] for doc in docs[:15]] + [[1, 2, 3, 1, 2, 3]]
     check(cli, "docs", parts, L, ["--doc-sep", str(sep)], qs, (1, 3), (1, 2, L))
 
-    big = 1 << 31
+    # The top of uint32, 2**32-1 included: a token in windows, not an end.
+    big = (1 << 32) - 3
     parts = [[big + rng.randrange(3) for _ in range(120)], [], [big + rng.randrange(3) for _ in range(90)]]
     flat = parts[0] + parts[2]
     qs = [flat[i:i + 5] for i in range(0, 100, 7)]
