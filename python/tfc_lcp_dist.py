@@ -51,8 +51,8 @@ class DistributedSet:
         self.group, self.device = group, torch.device(device)
         self.rank, self.world = dist.get_rank(group), dist.get_world_size(group)
         try:  # the part count only; the C library checks the rest as it opens parts
-            with open(set_path) as f:
-                self.n_parts = len(json.load(f).get("parts") or [])
+            with open(set_path, "rb") as f:  # paths in it are bytes, as the file system's: UTF-8 or not
+                self.n_parts = len(json.loads(f.read().decode("utf-8", "surrogateescape")).get("parts") or [])
         except (OSError, ValueError, AttributeError) as e:
             raise tfc_lcp.Error(f"{set_path}: error: not a readable index set: {e}", 4) from None
         if not 1 <= self.world <= self.n_parts:

@@ -10,7 +10,7 @@ force):
   - documents (--doc-sep) with short ones and repeats, 6 parts on 4 ranks
     (ranks 0 and 1 answer for two parts each);
   - 4-byte raw tokens at the top of uint32 (2**32-1 included), 4 parts,
-    one of them an empty shard.
+    one of them an empty shard, in files whose names are not UTF-8.
 On each: DistributedSet.topk_batch for queries taken from the corpus and
 random ones at k 1, 5 and past the sequences, dedup at three min_lcp,
 order; every rank's answer must equal the CLI's on the single index. On
@@ -79,6 +79,10 @@ def worker(rank, cases, port, errq):
         import traceback
         bad.append(f"rank {rank}: {traceback.format_exc()}")
         errq.put((rank, bad))
+        # os._exit skips the queue's feeder thread: flush it first, or the
+        # report is lost and the test waits out its timeout.
+        errq.close()
+        errq.join_thread()
         os._exit(1)
     errq.put((rank, bad))
     dist.destroy_process_group()
@@ -124,7 +128,7 @@ def main():
     L = 6
     parts = [[rng.randrange((1 << 32) - 4, 1 << 32) for _ in range(rng.randrange(100, 200))] for _ in range(3)] + [[]]
     parts[1], parts[3] = parts[3], parts[1]
-    d, tok = cli.build("u32", parts, L, [], width=4, raw=True)
+    d, tok = cli.build("u32", parts, L, [], width=4, raw=True, tag="\udcff")  # file names not UTF-8
     flat = [t for p in parts for t in p]
     qs = [flat[i:i + L] for i in (rng.randrange(len(flat) - L) for _ in range(40))]
     cases.append(("u32", d, qs, *cli.answers(os.path.join(d, "one.idx"), tok, qs, (1, 3), (2, L), 4, True)))

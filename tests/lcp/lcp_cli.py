@@ -34,16 +34,17 @@ class Cli:
             raise SystemExit(f"tfc {' '.join(args)} failed ({r.returncode}): {r.stderr.decode()}")
         return r.stdout
 
-    def build(self, name, parts, seq_len, kind, width=2, raw=False):
-        """Shard p{p} holds parts[p]; each part its own index, the set
-        all.set naming them, one.idx over all the shards. Returns the
-        folder and the arguments naming one.idx's shards."""
+    def build(self, name, parts, seq_len, kind, width=2, raw=False, tag=""):
+        """Shard s{p}{tag}.bin holds parts[p]; each part its own index
+        p{p}{tag}.idx, the set all.set naming them, one.idx over all the
+        shards. Returns the folder and the arguments naming one.idx's
+        shards. A tag "\udcff" names files with the byte 0xff (not UTF-8)."""
         d = os.path.join(self.root, name)
         os.makedirs(d)
         self.fmt = fmt = ["--raw", "--token-bytes", str(width)] if raw else []
         shards, set_args = [], []
         for p, toks in enumerate(parts):
-            s, ix = os.path.join(d, f"s{p}.bin"), os.path.join(d, f"p{p}.idx")
+            s, ix = os.path.join(d, f"s{p}{tag}.bin"), os.path.join(d, f"p{p}{tag}.idx")
             write_shard(s, toks, width, raw)
             self.must("index", "build", "--tokens", s, "--seq-len", str(seq_len), *kind, *fmt, "-o", ix, "-q")
             shards.append(s)
