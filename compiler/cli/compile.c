@@ -153,18 +153,24 @@ tfc_status compile_in_memory(const char *path, const compile_options *o, arena *
     if (st != TFC_OK)
         return st;
     rep->p = p;
+    return compile_emit(p, o->spec_name ? o->spec_name : path, o, a, d, g, rep);
+}
 
+tfc_status compile_emit(const plan *p, const char *spec_name, const compile_options *o, arena *a, diag_list *d,
+                        gen_folder *g, compile_report *rep)
+{
+    const spec *sp = p->sp;
     char label[256];
-    emit_spec_label(path, label, sizeof label);
+    emit_spec_label(spec_name, label, sizeof label);
     emit_input in = {p, label, sp->sha256, sp->inputs, sp->n_inputs};
-    t0 = clock_now_s();
+    double t0 = clock_now_s();
     if (!emit_folder(&in, g, d)) {
         gen_folder_free(g);
         return diag_status(d, TFC_IO);
     }
     rep->emit_s = clock_now_s() - t0;
     t0 = clock_now_s();
-    st = check_cuda(sp, g, o, a, d, rep);
+    tfc_status st = check_cuda(sp, g, o, a, d, rep);
     rep->nvrtc_s = clock_now_s() - t0;
     if (st == TFC_OK)
         st = emit_manifest(&in, g, d);

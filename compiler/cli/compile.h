@@ -19,6 +19,7 @@ typedef struct compile_options {
     bool require_cuda_check; /* no NVRTC is an error (exit 5) instead of a skipped check */
     bool skip_cuda_check;    /* do not run NVRTC (say so) */
     const char *depfile;     /* non-NULL: Make-style dependencies written here after the folder */
+    const char *spec_name;   /* non-NULL: the spec's file name the files record (emit_spec_label of it), for SPEC's */
 } compile_options;
 
 typedef struct compile_report {
@@ -44,5 +45,11 @@ tfc_status compile_spec(const char *path, const compile_options *o, arena *a, di
  * frees them; nothing is written; g is empty on failure). */
 tfc_status compile_in_memory(const char *path, const compile_options *o, arena *a, diag_list *d, gen_folder *g,
                              compile_report *rep);
+
+/* The emit steps of compile_in_memory for a plan already made, the files
+ * recording spec_name as the spec's file name (emit_spec_label of it): rep
+ * gets the emit and NVRTC fields. */
+tfc_status compile_emit(const plan *p, const char *spec_name, const compile_options *o, arena *a, diag_list *d,
+                        gen_folder *g, compile_report *rep);
 
 #endif
