@@ -14,6 +14,7 @@
 #include "cli_exit.h"
 #include "cli_options.h"
 #include "compile.h"
+#include "emit.h"
 #include "fio.h"
 #include "json_read.h"
 #include "plan_diff.h"
@@ -24,7 +25,7 @@
 
 const char cli_verify_help[] =
     "usage: tfc verify DIR [SPEC] [--policy timely|uniform|none] [--lp-timeout S]\n"
-    "                  [--lp-method decompose|direct] [-q]\n"
+    "                  [--lp-method decompose|direct] [--spec-name NAME] [-q]\n"
     "\n"
     "Checks a generated folder (one that is vendored and pinned, say) against\n"
     "its MANIFEST: every file listed is there with its sha256, and nothing\n"
@@ -38,6 +39,13 @@ const char cli_verify_help[] =
     "(a tfc built with other floating-point settings), only the MANIFEST, or\n"
     "the plan itself (schedule, makespans, ratios: tfc diff on the two\n"
     "plan.json shows how) or the code (the masks included).\n"
+    "\n"
+    "The files record the spec's file name ('stdin' for '-'). When the\n"
+    "MANIFEST records another name than SPEC's (a spec renamed, or given on\n"
+    "standard input), verify names both and says whether that name is all\n"
+    "that differs; --spec-name NAME compiles SPEC as if it were called NAME\n"
+    "(the recorded name, say; '-' or stdin for standard input), which is\n"
+    "what tfc compile of SPEC under that name writes.\n"
     "\n"
     "Exit codes: 0 the folder matches its MANIFEST (and, with SPEC, this tfc\n"
     "writes the same bytes); 1 it does not (a difference in the last digits\n"
@@ -428,7 +436,7 @@ static const char *folder_policy(const char *dir, arena *a)
 
 int cli_verify(int argc, char **argv)
 {
-    const char *dir = NULL, *spec_path = NULL, *policy = NULL, *timeout = NULL, *method = NULL;
+    const char *dir = NULL, *spec_path = NULL, *policy = NULL, *timeout = NULL, *method = NULL, *spec_name = NULL;
     bool quiet = false;
     for (int i = 0; i < argc; i++) {
         const char *o = argv[i];
@@ -437,13 +445,17 @@ int cli_verify(int argc, char **argv)
             return EXIT_OK;
         } else if (strcmp(o, "-q") == 0 || strcmp(o, "--quiet") == 0) {
             quiet = true;
-        } else if (strcmp(o, "--policy") == 0 || strcmp(o, "--lp-timeout") == 0 || strcmp(o, "--lp-method") == 0) {
+        } else if (strcmp(o, "--policy") == 0 || strcmp(o, "--lp-timeout") == 0 || strcmp(o, "--lp-method") == 0 ||
+                   strcmp(o, "--spec-name") == 0) {
             if (i + 1 >= argc) {
                 char msg[32];
                 snprintf(msg, sizeof msg, "%s needs a value", o);
                 return usage("verify", msg, NULL);
             }
-            const char **v = strcmp(o, "--policy") == 0 ? &policy : strcmp(o, "--lp-timeout") == 0 ? &timeout : &method;
+            const char **v = strcmp(o, "--policy") == 0      ? &policy
+                             : strcmp(o, "--lp-timeout") == 0 ? &timeout
+                             : strcmp(o, "--lp-method") == 0  ? &method
+                                                              : &spec_name;
             *v = argv[++i];
         } else if (o[0] == '-' && o[1]) {
             return usage("verify", "unknown option", o);
@@ -457,7 +469,9 @@ int cli_verify(int argc, char **argv)
     }
     if (!dir)
         return usage("verify", "needs a generated folder: tfc verify DIR [SPEC]", NULL);
-    compile_options co = {.skip_cuda_check = true};
+    if (spec_name && !spec_path)
+        return usage("verify", "--spec-name is the name to compile SPEC under, and no SPEC is given", NULL);
+    compile_options co = {.skip_cuda_check = true, .spec_name = spec_name};
     const char *bad_arg, *what = cli_plan_options(policy, timeout, method, &co.plan, &bad_arg);
     if (what)
         return usage("verify", what, bad_arg);
@@ -485,7 +499,7 @@ int cli_verify(int argc, char **argv)
                m.n, m.n == 1 ? "" : "s", m.version[0] ? m.version : "?", m.spec[0] ? m.spec : "?",
                bad ? "; each difference is on stderr" : "");
     bool differs = bad > 0;
-    gen_folder g = {0};
+    gen_folder g = {0}, g_recorded = {0};
     /* tfc plan --sweep and --compare write a MANIFEST too, over their own
      * files: there is no compile to compare them with. */
     const char *kind = NULL;
@@ -501,24 +515,39 @@ int cli_verify(int argc, char **argv)
                 kind);
         spec_path = NULL;
     }
+    /* The files record the spec's file name: when the MANIFEST records
+     * another, SPEC is also emitted under that one (the same plan), so that
+     * a renamed spec, or one given on standard input, is told from a change. */
+    char label[256] = "";
+    bool renamed = false;
     if (st == TFC_OK && spec_path) {
         compile_report rep;
         st = compile_in_memory(spec_path, &co, &a, &d, &g, &rep);
         if (st == TFC_OK)
             st = parse_own_manifest(&g, dir, &now, &a, &d);
+        emit_spec_label(spec_name ? spec_name : spec_path, label, sizeof label);
+        renamed = st == TFC_OK && m.spec[0] && strcmp(label, m.spec) != 0;
+        if (renamed) {
+            compile_report rep_recorded = {0};
+            st = compile_emit(rep.p, m.spec, &co, &a, &d, &g_recorded, &rep_recorded);
+        }
     }
     if (st == TFC_OK && spec_path) {
-        size_t same = 0, stamp = 0, other = 0, missing = 0, len_unused = 0, real_files = 0, real_count = 0;
+        size_t same = 0, named = 0, stamp = 0, other = 0, missing = 0, real_files = 0, real_count = 0;
         char other_names[512] = "";
         bool plan_same = true, plan_known = false;
-        bool manifest_same = true;
+        bool manifest_same = true, manifest_named = false;
         for (size_t i = 0; i < g.n; i++) {
             const gen_file *f = &g.files[i];
+            /* the same file under the recorded name: differences beyond the name are told against it */
+            const gen_file *fr = renamed ? gen_find(&g_recorded, f->name) : NULL;
+            const gen_file *ref = fr ? fr : f;
             char *buf = NULL;
             if (strcmp(f->name, "MANIFEST") == 0) { /* follows from the others' bytes */
-                if (read_file(dir, f->name, &buf, &len_unused, &a, &d) != TFC_OK || len_unused != f->len ||
-                    memcmp(buf, f->data, f->len) != 0)
-                    manifest_same = false;
+                size_t ml = 0;
+                bool read = read_file(dir, f->name, &buf, &ml, &a, &d) == TFC_OK;
+                manifest_same = read && ml == f->len && memcmp(buf, f->data, f->len) == 0;
+                manifest_named = read && fr && ml == fr->len && memcmp(buf, fr->data, fr->len) == 0;
                 free(buf);
                 continue;
             }
@@ -540,14 +569,16 @@ int cli_verify(int argc, char **argv)
             }
             if (len == f->len && memcmp(buf, f->data, len) == 0) {
                 same++;
+            } else if (fr && len == fr->len && memcmp(buf, fr->data, len) == 0) {
+                named++;
             } else {
                 /* The same once the folder's version stamp reads as this tfc's? */
                 size_t nl = 0;
                 char *norm = m.version[0] ? replace_all(buf, len, m.version, version_string(), &nl) : NULL;
-                bool stamp_only = norm && nl == f->len && memcmp(norm, f->data, nl) == 0;
+                bool stamp_only = norm && nl == ref->len && memcmp(norm, ref->data, nl) == 0;
                 /* Or the same but for the last digits of reals: another build's arithmetic. */
                 long reals = stamp_only ? 0
-                                        : real_text_diff(norm ? norm : buf, norm ? nl : len, f->data, f->len,
+                                        : real_text_diff(norm ? norm : buf, norm ? nl : len, ref->data, ref->len,
                                                          ends_with(f->name, ".svg"));
                 if (stamp_only) {
                     stamp++;
@@ -580,19 +611,29 @@ int cli_verify(int argc, char **argv)
             if (!gen_find(&g, m.e[i].name) && strcmp(m.e[i].name, "MANIFEST") != 0)
                 other++, missing++, only_here++;
         bool identical = same + 1 == g.n && manifest_same && !missing;
+        bool name_only = renamed && same + named + 1 == g.n && manifest_named && !missing;
         differs = differs || !identical;
         if (!quiet) {
             size_t inputs = identical ? 0 : report_inputs(dir, spec_path, &m, &now);
+            char names[600] = ""; /* the count of files that differ only in the spec's file name */
+            if (renamed)
+                snprintf(names, sizeof names, "%zu only in the spec's file name (%s -> %s), ", named, m.spec, label);
+            const char *besides = renamed ? " (and the spec's file name, above)" : "";
             if (identical) {
-                printf("%s: this tfc (%s) writes the same bytes from %s (%zu files, the MANIFEST included)\n", dir,
-                       version_string(), spec_path, g.n);
+                printf("%s: this tfc (%s) writes the same bytes from %s%s%s (%zu files, the MANIFEST included)\n",
+                       dir, version_string(), spec_path, spec_name ? " under --spec-name " : "",
+                       spec_name ? spec_name : "", g.n);
             } else {
                 printf("%s: this tfc (%s) would write different bytes from %s: of %zu files besides the MANIFEST, %zu "
-                       "the same, %zu differ only in the version stamp (%s -> %s), %zu only in the last digits of "
+                       "the same, %s%zu differ only in the version stamp (%s -> %s), %zu only in the last digits of "
                        "reals, %zu otherwise%s\n",
-                       dir, version_string(), spec_path, g.n - 1 + only_here, same, stamp,
+                       dir, version_string(), spec_path, g.n - 1 + only_here, same, names, stamp,
                        m.version[0] ? m.version : "?",
                        version_string(), real_files, other, missing ? " (some missing on one side)" : "");
+                if (renamed)
+                    printf("%s: compiled from spec %s (its MANIFEST), not %s: the files record the spec's file name; "
+                           "'tfc verify %s %s --spec-name %s' compiles the spec under the recorded name\n",
+                           dir, m.spec, label, dir, spec_path, m.spec);
                 if (other_names[0])
                     printf("%s: differing beyond the stamp: %s\n", dir, other_names);
                 if (plan_known)
@@ -600,21 +641,28 @@ int cli_verify(int argc, char **argv)
                            plan_same ? "the same" : "different",
                            plan_same ? "" : ": tfc diff DIR/plan.json on a fresh compile shows how");
                 if (!other && real_files)
-                    printf("%s: differs only in the last digits of %zu real%s (in %zu file%s): built with other "
+                    printf("%s: differs only in the last digits of %zu real%s (in %zu file%s)%s: built with other "
                            "floating-point settings? (tfc --version says whether a build's arithmetic is pinned; "
                            "pinned builds of one release write the same bytes)\n",
-                           dir, real_count, real_count == 1 ? "" : "s", real_files, real_files == 1 ? "" : "s");
+                           dir, real_count, real_count == 1 ? "" : "s", real_files, real_files == 1 ? "" : "s",
+                           besides);
                 else if (!other && stamp)
-                    printf("%s: only the version stamp differs: the plan, the masks and the code are the same\n", dir);
+                    printf("%s: only the version stamp differs%s: the plan, the masks and the code are the same\n",
+                           dir, besides);
+                else if (name_only)
+                    printf("%s: only the spec's file name differs (%s -> %s): the plan, the masks and the code are "
+                           "the same\n", dir, m.spec, label);
                 else if (!other)
-                    printf("%s: only the MANIFEST differs%s: the plan, the masks and the code are the same\n", dir,
+                    printf("%s: only the MANIFEST differs%s%s: the plan, the masks and the code are the same\n", dir,
                            inputs                              ? " (the inputs above)"
                            : strcmp(m.spec_sha, now.spec_sha) ? " (the spec's sha256)"
-                                                               : "");
+                                                               : "",
+                           besides);
             }
         }
     }
     gen_folder_free(&g);
+    gen_folder_free(&g_recorded);
     free(m.e);
     free(now.e);
     st = cli_report(&d, st); /* before the arena goes: the diagnostics name files kept in it */

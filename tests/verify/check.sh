@@ -5,7 +5,8 @@
 # older release's (its version stamp changed and its MANIFEST rewritten to
 # match, as that release would have written it), that only the stamp
 # differs and the plan is the same; for a folder from another plan, that the
-# plan differs; the input files a spec names are recorded and checked.
+# plan differs; the input files a spec names are recorded and checked; a
+# spec renamed or given on standard input is told apart (--spec-name).
 # diff: same plans exit 0, different ones 1 with the changes (the
 # predicted time to quality among them)
 # (checked against a comparison of the two plan.json written here), bad
@@ -154,6 +155,36 @@ grep -q "differing beyond the stamp: llama8b_1f1b_stage3.c" "$work/out" || fail 
 sed 's/max_ratio: 0.9/max_ratio: 0.5/' "$spec" >"$work/llama8b_1f1b.yaml"
 run 1 "$tfc" verify "$work/a" "$work/llama8b_1f1b.yaml"
 grep -q "the plan itself .* is different" "$work/out" || fail "another plan: not reported: $(cat "$work/out")"
+
+# The files record the spec's file name ("stdin" for standard input). A
+# folder compiled from a spec since renamed, or from standard input, and
+# verified with the file: both names said and "only the spec's file name
+# differs", nothing counted "otherwise" (exit 1 still: tfc compile SPEC
+# writes other bytes); --spec-name with the recorded name, or the spec on
+# standard input again: the same bytes. Renamed and planned otherwise: the
+# names said, the plan named as different.
+cp "$spec" "$work/renamed.yaml"
+run 1 "$tfc" verify "$work/a" "$work/renamed.yaml"
+grep -q "compiled from spec llama8b_1f1b.yaml (its MANIFEST), not renamed.yaml: .*--spec-name llama8b_1f1b.yaml" \
+  "$work/out" && grep -q ", 0 otherwise$" "$work/out" &&
+  grep -q "only the spec's file name differs (llama8b_1f1b.yaml -> renamed.yaml): the plan, the masks and the code are the same" \
+  "$work/out" || fail "a renamed spec: $(cat "$work/out")"
+run 0 "$tfc" verify "$work/a" "$work/renamed.yaml" --spec-name llama8b_1f1b.yaml
+grep -q "writes the same bytes from $work/renamed.yaml under --spec-name llama8b_1f1b.yaml" "$work/out" ||
+  fail "a renamed spec under --spec-name: $(cat "$work/out")"
+"$tfc" compile - -o "$work/stdin" -q --skip-cuda-check <"$spec" || fail "compile from standard input"
+run 1 "$tfc" verify "$work/stdin" "$spec"
+grep -q "compiled from spec stdin (its MANIFEST), not llama8b_1f1b.yaml" "$work/out" &&
+  grep -q "only the spec's file name differs (stdin -> llama8b_1f1b.yaml)" "$work/out" ||
+  fail "a folder compiled from standard input: $(cat "$work/out")"
+run 0 "$tfc" verify "$work/stdin" "$spec" --spec-name -
+timeout 60 "$tfc" verify "$work/stdin" - <"$spec" >"$work/out" 2>&1 || fail "verify - of a folder compiled from stdin: $(cat "$work/out")"
+sed 's/max_ratio: 0.9/max_ratio: 0.5/' "$spec" >"$work/half.yaml"
+run 1 "$tfc" verify "$work/a" "$work/half.yaml"
+grep -q "compiled from spec llama8b_1f1b.yaml (its MANIFEST), not half.yaml" "$work/out" &&
+  grep -q "the plan itself .* is different" "$work/out" && ! grep -q "only the spec's file name differs" "$work/out" ||
+  fail "renamed and planned otherwise: $(cat "$work/out")"
+run 2 "$tfc" verify "$work/a" --spec-name llama8b_1f1b.yaml
 run 4 "$tfc" verify "$work/missing"
 run 1 "$tfc" verify "$src/specs"
 run 2 "$tfc" verify
@@ -400,5 +431,5 @@ run 2 "$tfc" diff "$work/a/plan.json" "$work/c/plan.json" --tolerance -1
 # Standard input as one side.
 timeout 60 "$tfc" diff - "$work/a/plan.json" <"$work/a/plan.json" >/dev/null 2>&1 || fail "diff - PLAN from stdin"
 
-[ "$failures" -eq 0 ] && echo "verify check: verify (intact, changed/missing/added, same bytes, stamp only, other plan, input files, a sweep folder) and diff (same, different against an independent comparison, tolerance, format 1, bad input) as documented"
+[ "$failures" -eq 0 ] && echo "verify check: verify (intact, changed/missing/added, same bytes, stamp only, other plan, input files, a sweep folder, a renamed spec and standard input) and diff (same, different against an independent comparison, tolerance, format 1, bad input) as documented"
 [ "$failures" -eq 0 ]
