@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,6 +107,23 @@ static void remove_stale(const char *parent, const char *base, const char *dir)
         }
     }
     closedir(dp);
+}
+
+/* The entry of parent (malloc'd) whose name is base's but for the case of
+ * its (ASCII) letters, or NULL: on a case-insensitive file system (macOS,
+ * Windows) the two are one entry, so writing one replaces the other. */
+static char *case_twin(const char *parent, const char *base)
+{
+    DIR *dp = opendir(parent);
+    if (!dp)
+        return NULL;
+    char *twin = NULL;
+    struct dirent *e;
+    while (!twin && (e = readdir(dp)))
+        if (strcasecmp(e->d_name, base) == 0 && strcmp(e->d_name, base) != 0)
+            twin = strdup(e->d_name);
+    closedir(dp);
+    return twin;
 }
 
 static bool replaceable(const char *dir);
@@ -329,6 +347,16 @@ tfc_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
         goto out;
     }
     remove_stale(parent, base, dir);
+    char *twin = case_twin(parent, base);
+    if (twin) {
+        diag_error(d, dir_arg, 0, 0,
+                   "differs only in letter case from %s beside it: on a case-insensitive file system (macOS, "
+                   "Windows) the two are one folder, and writing one replaces the other; give a name that differs "
+                   "in more than case (for a folder named after its spec, the spec's name: the generated macros, "
+                   "the name in capitals, are the same for both too)", twin);
+        free(twin);
+        goto out;
+    }
     /* Test hooks (tests/codegen/crash.sh): take the two-rename fallback as
      * if the file system had no RENAME_EXCHANGE, and stop between its
      * renames so that a test can kill tfc there. */

@@ -1134,6 +1134,47 @@ Test(cli_compile, a_folder_of_another_kind_of_output_is_not_replaced)
     cr_assert_eq(system(cmd), 0);
 }
 
+/* Two folders whose names differ only in letter case are one folder on a
+ * case-insensitive file system (macOS, Windows), where the second write
+ * replaced the first (specs "Llama" and "llama" compiled under generated/,
+ * say): a folder beside such a twin is refused, compile's and --sweep's,
+ * the twin as it was and nothing written; the same name again is written. */
+Test(cli_compile, a_folder_beside_one_differing_only_in_letter_case_is_refused)
+{
+    char dir[] = "/tmp/tfc-case-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char upper[96], lower[96], manifest[128], before[8192], cmd[512];
+    snprintf(upper, sizeof upper, "%s/Gen", dir);
+    snprintf(lower, sizeof lower, "%s/gen", dir);
+    snprintf(manifest, sizeof manifest, "%s/MANIFEST", upper);
+    const char *spec = TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml";
+    const char *other = TFC_SOURCE_DIR "/specs/llama8b_gpipe.yaml";
+    proc_result r;
+    cr_assert(proc_tfc(&r, "compile", spec, "-o", upper, "--skip-cuda-check", "-q", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    snprintf(before, sizeof before, "%s", slurp(manifest));
+    cr_assert(proc_tfc(&r, "compile", other, "-o", lower, "--skip-cuda-check", "-q", NULL));
+    cr_assert_eq(r.exit_code, 4, "%s", r.err);
+    char want[192];
+    snprintf(want, sizeof want, "%s: error: differs only in letter case from Gen beside it", lower);
+    cr_assert_not_null(strstr(r.err, want), "%s", r.err);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "plan", spec, "--sweep", lower, "-q", NULL));
+    cr_assert_eq(r.exit_code, 4, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, want), "%s", r.err);
+    proc_result_free(&r);
+    snprintf(cmd, sizeof cmd, "test ! -e '%s' && test \"$(ls -A '%s')\" = Gen", lower, dir);
+    cr_assert_eq(system(cmd), 0, "something was written beside Gen");
+    cr_assert_str_eq(slurp(manifest), before, "Gen was replaced");
+    cr_assert(proc_tfc(&r, "compile", other, "-o", upper, "--skip-cuda-check", "-q", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    cr_assert_str_neq(slurp(manifest), before);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 Test(cli_compile, a_depfile_that_cannot_be_written_leaves_the_folder_as_it_was)
 {
     char dir[] = "/tmp/tfc-dep-XXXXXX";
