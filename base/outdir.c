@@ -347,15 +347,16 @@ tfc_status outdir_write(const char *dir_arg, const gen_folder *g, diag_list *d)
         goto out;
     }
     remove_stale(parent, base, dir);
+    /* Two folders here, one there: said, not refused (this file system
+     * tells them apart, and the folder beside may be no business of tfc's). */
     char *twin = case_twin(parent, base);
     if (twin) {
-        diag_error(d, dir_arg, 0, 0,
-                   "differs only in letter case from %s beside it: on a case-insensitive file system (macOS, "
-                   "Windows) the two are one folder, and writing one replaces the other; give a name that differs "
-                   "in more than case (for a folder named after its spec, the spec's name: the generated macros, "
-                   "the name in capitals, are the same for both too)", twin);
+        diag_warning(d, dir_arg, 0, 0,
+                     "differs only in letter case from %s beside it: on a case-insensitive file system (macOS, "
+                     "Windows) the two are one folder, and writing one replaces the other; give a name that differs "
+                     "in more than case (for a folder named after its spec, the spec's name: the generated macros, "
+                     "the name in capitals, are the same for both too)", twin);
         free(twin);
-        goto out;
     }
     /* Test hooks (tests/codegen/crash.sh): take the two-rename fallback as
      * if the file system had no RENAME_EXCHANGE, and stop between its

@@ -13,9 +13,9 @@
  * removed. Missing parent folders are created. An existing dir is replaced
  * only when it is empty or a tfc output folder (its MANIFEST starts with
  * "# tfc MANIFEST") of the same kind (its MANIFEST lists a file g has:
- * not a compile's code under a --sweep); anything else is refused, and so
- * is a dir beside an entry whose name differs from its own only in letter
- * case (one entry on a case-insensitive file system). On any
+ * not a compile's code under a --sweep); anything else is refused. A dir
+ * beside an entry whose name differs from its own only in letter case (one
+ * entry on a case-insensitive file system) is written with a warning. On any
  * failure dir is left as it was, the temporary folder is removed, and the
  * reason is in d:
  * TFC_IO, the errors filed under dir (which must outlive d). Temporary
