@@ -124,6 +124,8 @@ static bool jstring(jparser *p, const char **out)
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             } else if (cp >= 0xDC00 && cp < 0xE000) {
                 return jfail(p, p->i, "unpaired surrogate in a \\u escape");
+            } else if (cp == 0) { /* a decoded string is a C string: NUL would end it there, silently */
+                return jfail(p, p->i - 6, "\\u0000 in a string: a name or path cannot hold NUL");
             }
             k += put_utf8(o + k, cp);
         } else if (e && strchr("\"\\/bfnrt", e)) {

@@ -1,7 +1,8 @@
 /* json_read: a JSON document as a tree in an arena, for the files tfc reads
- * back (plan.json for tfc diff and tfc verify). RFC 8259 with limits:
- * nesting at most JSON_MAX_DEPTH, a key twice in one object is an error,
- * numbers as doubles; every error is filed at its line and column. */
+ * back (plan.json for tfc diff and tfc verify, index sets). RFC 8259 with
+ * limits: nesting at most JSON_MAX_DEPTH, a key twice in one object is an
+ * error, numbers as doubles, no \u0000 in a string (strings are read as C
+ * strings); every error is filed at its line and column. */
 #ifndef TFC_JSON_READ_H
 #define TFC_JSON_READ_H
 
@@ -20,7 +21,7 @@ typedef struct jv {
     jv_kind kind;
     bool b;
     double num;
-    const char *str;   /* JV_STR: decoded, NUL-terminated (a \u0000 ends it early) */
+    const char *str;   /* JV_STR: decoded, NUL-terminated (\u0000 is refused, at its line and column) */
     size_t n;          /* JV_ARR, JV_OBJ: entries */
     struct jv *items;  /* their values */
     const char **keys; /* JV_OBJ: their keys */

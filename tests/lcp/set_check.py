@@ -22,8 +22,9 @@ against the same set without one.
 Then the set file's errors: a missing part or shard (exit 4), a part listed
 twice, parts in the wrong order, a part naming the set itself, absolute
 paths, a huge part count, a rebuilt part (checksum), a changed shard, a
-format or version that is not a set's, broken JSON, and the command line's
-own mistakes (exit 2); never a partial answer, never a crash.
+format or version that is not a set's, broken JSON, a NUL in a path, and
+the command line's own mistakes (exit 2); never a partial answer, never a
+crash.
 
     set_check.py TFC [SETDIR_CHECK]
 """
@@ -255,6 +256,17 @@ bad_set("part not an object", edit(lambda x: x["parts"].__setitem__(0, "p0.idx")
 bad_set("broken JSON", None, 1, "bad.set:", text='{"format": "tfc-lcp-set", "parts": [')
 bad_set("an index as a set", None, 1, "bad.set:", text=open(os.path.join(d, "parts", "p0.idx"), "rb").read()
         .decode("latin-1"))
+
+
+def position(text, needle):
+    """'LINE:COL' (1-based) of needle's first byte in text."""
+    at = text.index(needle)
+    return f"{text.count(chr(10), 0, at) + 1}:{at - text.rfind(chr(10), 0, at)}"
+
+
+# A NUL in a path (it would cut the path short: p0.idx opened in its place).
+nul = json.dumps(edit(lambda x: x["parts"][0].update(index="../parts/p0.idx\0.old")), indent=1)
+bad_set("NUL in a path", None, 1, f"bad.set:{position(nul, chr(92) + 'u0000')}: error: \\u0000 in a string", text=nul)
 # A shard rewritten since: caught by the index (its table) or the set.
 sh = os.path.join(d, "parts", "p1s0.bin")
 orig = open(sh, "rb").read()
