@@ -534,7 +534,15 @@ static int derive(lcp_index *ix)
     return 0;
 }
 
-tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d)
+/* Version 1: windows, plain permutation; 2: documents (flag and separator
+ * at 48 and 52), plain; 3: flags, separator, packed. */
+static bool header_docs(const unsigned char *p)
+{
+    uint32_t version = get32(p + 8);
+    return version == LCP_INDEX_VERSION_DOCS_V2 || (version == 3 && get32(p + 48) == LCP_INDEX_FLAG_DOCS);
+}
+
+tfc_status lcp_index_map(const char *path, bool verify, lcp_index *ix, diag_list *d)
 {
     memset(ix, 0, sizeof *ix);
     int fd = fio_open_regular(path, "index", d);
@@ -577,9 +585,7 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
                    version, LCP_INDEX_VERSION);
         goto fail;
     }
-    /* Version 1: windows, plain permutation; 2: documents (flag and
-     * separator at 48 and 52), plain; 3: flags, separator, packed. */
-    bool docs = version == LCP_INDEX_VERSION_DOCS_V2 || (version == 3 && get32(p + 48) == LCP_INDEX_FLAG_DOCS);
+    bool docs = header_docs(p);
     uint32_t zero_from = version == 1 ? 48 : version == 2 ? 56 : 60;
     for (uint32_t b = zero_from; b < 72; b++)
         if (p[b] != 0) {
@@ -621,6 +627,20 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
             goto fail;
         }
     }
+    return TFC_OK;
+fail:
+    lcp_index_close(ix);
+    return bad;
+}
+
+tfc_status lcp_index_attach(lcp_index *ix, const char *path, const lcp_shards *sh, diag_list *d)
+{
+    const unsigned char *p = ix->map;
+    bool docs = header_docs(p);
+    uint32_t n_shards = get32(p + 32);
+    uint64_t off = body_offset(n_shards);
+    uint64_t perm_bytes = ix->perm_bits ? lcp32_perm_words_for(ix->n, ix->perm_bits) * 4 : ix->n * 4;
+    tfc_status bad = TFC_INVALID;
     /* The shards must be the ones it was built from. */
     if (sh->n != n_shards || sh->token_bytes != ix->token_bytes) {
         diag_error(d, path, 0, 0, "index was built from %u shard(s) of %u-byte tokens; given %u of %u-byte tokens",
@@ -675,6 +695,12 @@ tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, l
 fail:
     lcp_index_close(ix);
     return bad;
+}
+
+tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d)
+{
+    tfc_status st = lcp_index_map(path, verify, ix, d);
+    return st == TFC_OK ? lcp_index_attach(ix, path, sh, d) : st;
 }
 
 tfc_status lcp_index_derive(lcp_index *ix, const char *path, diag_list *d)

@@ -82,6 +82,13 @@ tfc_status lcp_index_build_docs(const lcp_shards *sh, uint32_t seq_len, uint32_t
  * been built from: format, sizes, checksum (unless !verify), shard sizes and
  * fingerprints, every permutation entry in range. */
 tfc_status lcp_index_open(const char *path, const lcp_shards *sh, bool verify, lcp_index *ix, diag_list *d);
+/* lcp_index_open in two steps, for a caller that checks the index's
+ * header (lcp_index_checksum) before its shards (an index set, against
+ * what it recorded): lcp_index_map maps it and checks it alone (format,
+ * sizes, checksum unless !verify), lcp_index_attach against the shards.
+ * Either closes ix when it fails. */
+tfc_status lcp_index_map(const char *path, bool verify, lcp_index *ix, diag_list *d);
+tfc_status lcp_index_attach(lcp_index *ix, const char *path, const lcp_shards *sh, diag_list *d);
 /* Derives the search arrays in memory (docs/lcp-index.md, "Search"):
  * queries work without them, much slower. Path names the index in errors. */
 tfc_status lcp_index_derive(lcp_index *ix, const char *path, diag_list *d);

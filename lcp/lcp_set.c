@@ -352,6 +352,49 @@ static tfc_status read_part(const reader *r, const jv *pv, uint32_t i, const cha
     return TFC_OK;
 }
 
+/* Opens part p of the set (its entry pv) as the set recorded it: its shards
+ * and index must be the files the set was written with, and where they are
+ * not, the set's entry is named (an index rebuilt, from other shards say,
+ * would otherwise be reported at the shard it no longer matches). rec: the
+ * shards' recorded size, token count and fingerprint. */
+static tfc_status open_recorded(const reader *r, const jv *pv, lcp_set_part *p, const lcp_set *s,
+                                uint64_t (*rec)[3], uint64_t checksum, bool verify)
+{
+    tfc_status st = lcp_shards_open(p->shard_paths, p->n_shards, s->raw, s->token_bytes, &p->sh, r->d);
+    if (st != TFC_OK)
+        return st;
+    const jv *sv = jv_get(pv, "shards");
+    for (uint32_t j = 0; j < p->n_shards; j++) {
+        const lcp_shard *h = &p->sh.s[j];
+        const char *what = h->file_size != rec[j][0]     ? "size"
+                           : h->n_tokens != rec[j][1]    ? "token count"
+                           : h->fingerprint != rec[j][2] ? "fingerprint"
+                                                         : NULL;
+        if (what) {
+            lcp_shards_close(&p->sh);
+            return bad_at(r, &sv->items[j], "shard does not match the set: its %s (changed since the set was written)",
+                          what);
+        }
+    }
+    st = lcp_index_map(p->index_path, verify, &p->ix, r->d);
+    if (st == TFC_OK && lcp_index_checksum(&p->ix) != checksum) {
+        char what[128];
+        snprintf(what, sizeof what, "checksum %016llx, the set records %016llx",
+                 (unsigned long long)lcp_index_checksum(&p->ix), (unsigned long long)checksum);
+        lcp_index_close(&p->ix);
+        st = bad_at(r, pv, "part's index does not match the set: %s (the index was rebuilt since the set was "
+                           "written: write the set again, or put the index back)", what);
+    }
+    if (st == TFC_OK)
+        st = lcp_index_attach(&p->ix, p->index_path, &p->sh, r->d);
+    if (st != TFC_OK) {
+        lcp_shards_close(&p->sh);
+        return st;
+    }
+    p->open = true;
+    return TFC_OK;
+}
+
 static void drop_directory(lcp_set *s)
 {
     if (s->dir)
@@ -458,20 +501,13 @@ static tfc_status set_open(const char *path, uint32_t only, bool verify, bool de
             first += p->n; /* another's part: as the set file says */
             continue;
         }
-        if (st == TFC_OK)
-            st = open_part(p, s->raw, s->token_bytes, verify, d);
+        st = open_recorded(&r, &pv->items[i], p, s, rec, checksum, verify);
         if (st != TFC_OK)
             break;
         const lcp_index *x = &p->ix;
         const char *what = kind_differs(x, s->token_bytes, s->seq_len, s->docs, s->doc_sep, s->stride);
-        if (!what)
-            what = x->n != p->n                      ? "sequence count"
-                   : lcp_index_checksum(x) != checksum ? "checksum (rebuilt since the set was written)"
-                                                       : NULL;
-        for (uint32_t j = 0; !what && j < p->n_shards; j++)
-            if (p->sh.s[j].file_size != rec[j][0] || p->sh.s[j].n_tokens != rec[j][1] ||
-                p->sh.s[j].fingerprint != rec[j][2])
-                what = "shards (a shard's size, token count or fingerprint)";
+        if (!what && x->n != p->n)
+            what = "sequence count";
         if (what) {
             st = bad_at(&r, &pv->items[i], "part's index does not match the set: %s", what);
             break;

@@ -22,9 +22,10 @@ against the same set without one.
 Then the set file's errors: a missing part or shard (exit 4), a part listed
 twice, parts in the wrong order, a part naming the set itself, absolute
 paths, a huge part count, a rebuilt part (checksum), a changed shard, a
-format or version that is not a set's, broken JSON, a NUL in a path, and
-the command line's own mistakes (exit 2); never a partial answer, never a
-crash.
+format or version that is not a set's, broken JSON, a NUL in a path, a
+part index rebuilt from other shards (named at the set's line and column),
+and the command line's own mistakes (exit 2); never a partial answer, never
+a crash.
 
     set_check.py TFC [SETDIR_CHECK]
 """
@@ -275,6 +276,19 @@ r = tfc("index", "query", st, "--queries", os.path.join(d, "q.bin"), "-k", "2")
 if r.returncode != 1 or r.stdout:
     fail(f"a truncated shard: exit {r.returncode}, {r.stderr.decode()[:200]}")
 open(sh, "wb").write(orig)
+# A part's index rebuilt since, from other shards: named at the set's entry
+# for that part (not at a shard of it), with what does not match.
+p1 = os.path.join(d, "parts", "p1.idx")
+orig = open(p1, "rb").read()
+text = open(st).read()
+entry = position(text, '{"index": "../parts/p1.idx"')
+for shards in (["p1s1.bin", "p1s0.bin"], ["p0s0.bin"]):
+    must("index", "build", "--tokens", *(os.path.join(d, "parts", f) for f in shards), "--seq-len", "8", "-o", p1, "-q")
+    r = tfc("index", "query", st, "--queries", os.path.join(d, "q.bin"), "-k", "2")
+    want = f"{st}:{entry}: error: part's index does not match the set: checksum"
+    if r.returncode != 1 or r.stdout or not r.stderr.decode().startswith(want):
+        fail(f"a part rebuilt from {shards}: exit {r.returncode}, {r.stderr.decode()[:300]!r} (want {want!r})")
+open(p1, "wb").write(orig)
 # Writing: mismatched parts and command-line mistakes.
 p0, p1 = os.path.join(d, "parts", "p0.idx"), os.path.join(d, "parts", "p1.idx")
 s0, s10, s11 = (os.path.join(d, "parts", f) for f in ("p0s0.bin", "p1s0.bin", "p1s1.bin"))
