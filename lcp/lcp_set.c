@@ -1,5 +1,5 @@
 /* lcp_set: index sets, written and read, and their merged answers. */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _XOPEN_SOURCE 700 /* realpath, getcwd */
 #include "lcp_set.h"
 
 #include <errno.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fio.h"
 #include "json.h"
@@ -36,22 +37,13 @@ static const char *join(const char *dir, const char *rel, arena *a)
     return p;
 }
 
-/* target as a path relative to the folder dir (both resolved first: links
- * and "..", absolute); NULL with an error when either cannot be resolved. */
-static const char *relative_to(const char *set_path, const char *dir, const char *target, arena *a, diag_list *d)
+/* The absolute path to, relative to the absolute folder from (both free of
+ * "." and ".." components), in the arena; *ups: its leading ".."s. */
+static const char *spelled_from(const char *from, const char *to, size_t *ups, arena *a)
 {
-    char rd[PATH_MAX], rt[PATH_MAX];
-    if (!realpath(dir, rd)) { /* named by the caller's path: dir is in the arena */
-        diag_error(d, set_path, 0, 0, "cannot resolve the set's folder: %s", strerror(errno));
-        return NULL;
-    }
-    if (!realpath(target, rt)) {
-        diag_error(d, target, 0, 0, "cannot resolve: %s", strerror(errno));
-        return NULL;
-    }
     /* Components after the leading '/': the common ones, then ".." for each
-     * of dir's left and target's own. */
-    const char *x = rd + 1, *y = rt + 1;
+     * of from's left and to's own. */
+    const char *x = from + 1, *y = to + 1;
     for (;;) {
         size_t nx = strcspn(x, "/"), ny = strcspn(y, "/");
         if (!nx || nx != ny || memcmp(x, y, nx) != 0)
@@ -59,21 +51,84 @@ static const char *relative_to(const char *set_path, const char *dir, const char
         x += nx + (x[nx] == '/');
         y += ny + (y[ny] == '/');
     }
-    size_t ups = 0;
+    *ups = 0;
     for (const char *c = x; *c; c += strcspn(c, "/"), c += *c == '/')
-        ups++;
-    char *out = arena_alloc(a, 3 * ups + strlen(y) + 2);
-    if (!out) {
-        diag_nomem(d, "writing the set");
+        (*ups)++;
+    char *out = arena_alloc(a, 3 * *ups + strlen(y) + 2);
+    if (!out)
         return NULL;
-    }
-    for (size_t k = 0; k < ups; k++)
+    for (size_t k = 0; k < *ups; k++)
         strcat(out, "../");
     strcat(out, y);
     size_t n = strlen(out);
     if (n && out[n - 1] == '/')
         out[n - 1] = '\0';
     return out;
+}
+
+/* path as spelt, made absolute (the working folder before a relative one)
+ * with "." and empty components dropped and each ".." taking the component
+ * before it, links not followed; in the arena (NULL: no memory, or no
+ * working folder). */
+static const char *spelled_absolute(const char *path, arena *a)
+{
+    char cwd[PATH_MAX] = "";
+    if (path[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return NULL;
+    size_t n = strlen(cwd) + strlen(path) + 3;
+    char *out = arena_alloc(a, n);
+    if (!out)
+        return NULL;
+    size_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (const char *c = pass ? path : cwd; *c;) {
+            size_t m = strcspn(c, "/");
+            if (m == 2 && c[0] == '.' && c[1] == '.') {
+                while (k && out[--k] != '/')
+                    ;
+            } else if (m && !(m == 1 && c[0] == '.')) {
+                out[k++] = '/';
+                memcpy(out + k, c, m);
+                k += m;
+            }
+            c += m + (c[m] == '/');
+        }
+    if (!k)
+        out[k++] = '/';
+    out[k] = '\0';
+    return out;
+}
+
+/* target as the set at set_path (in folder dir) writes it: relative to dir
+ * as spelt, links kept, so that a folder holding the set and its files
+ * (links to them included) moves and copies as a whole. ".." is resolved
+ * by the system from where dir really is, though: where the spelt path
+ * does not reach target that way (dir, or a folder of it that ".." climbs
+ * out of, is a link) or climbs further than the resolved one, the path
+ * between the two resolved (links followed) instead. NULL with an error
+ * when either cannot be resolved. */
+static const char *relative_to(const char *set_path, const char *dir, const char *target, arena *a, diag_list *d)
+{
+    char rd[PATH_MAX], rt[PATH_MAX];
+    struct stat st;
+    if (!realpath(dir, rd)) { /* named by the caller's path: dir is in the arena */
+        diag_error(d, set_path, 0, 0, "cannot resolve the set's folder: %s", strerror(errno));
+        return NULL;
+    }
+    if (!realpath(target, rt) || stat(rt, &st) != 0) {
+        diag_error(d, target, 0, 0, "cannot resolve: %s", strerror(errno));
+        return NULL;
+    }
+    size_t ups = 0, ups_spelt = 0;
+    const char *resolved = spelled_from(rd, rt, &ups, a);
+    const char *sd = spelled_absolute(dir, a), *stg = spelled_absolute(target, a);
+    const char *spelt = sd && stg ? spelled_from(sd, stg, &ups_spelt, a) : NULL;
+    const char *reached = spelt && ups_spelt <= ups ? join(dir, spelt, a) : NULL;
+    if (reached && fio_same_file(reached, &st))
+        return spelt;
+    if (!resolved)
+        diag_nomem(d, "writing the set");
+    return resolved;
 }
 
 /* ---- writing ---- */

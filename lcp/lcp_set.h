@@ -52,8 +52,9 @@ typedef struct lcp_set_input {
 
 /* Opens every part and its shards, checks them against each other and the
  * set (docs/lcp-index.md lists the checks), and writes the set file at path
- * (atomically): paths relative to its folder. TFC_IO for files that cannot
- * be read or written, TFC_INVALID for mismatches. */
+ * (atomically): paths relative to its folder, spelt as given where that
+ * reaches the file (docs/lcp-index.md, "Index sets"). TFC_IO for files
+ * that cannot be read or written, TFC_INVALID for mismatches. */
 tfc_status lcp_set_write(const char *path, const lcp_set_input *parts, uint32_t n_parts, bool raw, uint32_t token_bytes,
                          bool verify, diag_list *d);
 /* Reads the set at path and opens every part (derive: with the search

@@ -25,7 +25,9 @@ paths, a huge part count, a rebuilt part (checksum), a changed shard, a
 format or version that is not a set's, broken JSON, a NUL in a path, a
 part index rebuilt from other shards (named at the set's line and column),
 and the command line's own mistakes (exit 2); never a partial answer, never
-a crash.
+a crash. Last, paths through links: the set spells them as given (a folder
+holding a set and a link to its parts moves whole), resolved where ".."
+would climb out of a linked set folder.
 
     set_check.py TFC [SETDIR_CHECK]
 """
@@ -314,6 +316,42 @@ if r.returncode != 2:
 ok = tfc("index", "set", "-o", st + "3", "--part", p0, "--tokens", s0, "--part", p1, "--tokens", s10, s11)
 if ok.returncode != 0:
     fail(f"a two-part set: {ok.stderr.decode()}")
+
+# ---- paths through links ----
+# A set spells its files' paths as given, relative to its folder as given:
+# a folder holding the set and a link to its parts moves as a whole (the
+# link is absolute, so it still reaches them).
+p0, s0 = os.path.join(d, "parts", "p0.idx"), os.path.join(d, "parts", "p0s0.bin")
+one = must("index", "query", p0, "--tokens", s0, "--queries", os.path.join(d, "q.bin"), "-k", "3")
+lk = os.path.join(W, "linked")
+os.makedirs(os.path.join(lk, "sets"))
+os.symlink(os.path.join(d, "parts"), os.path.join(lk, "parts"))
+ls = os.path.join(lk, "sets", "all.set")
+must("index", "set", "-o", ls, "--part", os.path.join(lk, "parts", "p0.idx"), "--tokens",
+     os.path.join(lk, "parts", "p0s0.bin"), "-q")
+if [p["index"] for p in json.load(open(ls))["parts"]] != ["../parts/p0.idx"]:
+    fail(f"a part through a link: the set says {open(ls).read()[:400]!r}")
+os.makedirs(os.path.join(W, "elsewhere"))
+mv = os.path.join(W, "elsewhere", "linked_moved")
+os.rename(lk, mv)
+r = tfc("index", "query", os.path.join(mv, "sets", "all.set"), "--queries", os.path.join(d, "q.bin"), "-k", "3")
+if r.returncode != 0 or r.stdout != one:
+    fail(f"a folder holding a set and a link to its parts, moved: exit {r.returncode}, {r.stderr.decode()[:300]!r}")
+# The set's folder a link: ".." climbs out of the link's target, so a part
+# beside the link is written resolved (spelt, it would not be reached), and
+# one named through the target where that climbs less.
+away = os.path.join(W, "away", "sets")
+os.makedirs(away)
+os.symlink(away, os.path.join(W, "setlink"))
+os.symlink(d, os.path.join(W, "dlink"))
+for name, part, want in (("setlink", p0, "../../uniform/parts/p0.idx"),
+                         ("dlink", p0, "../parts/p0.idx")):
+    sp = os.path.join(W, name, "sets" if name == "dlink" else "", "l.set")
+    must("index", "set", "-o", sp, "--part", part, "--tokens", s0, "-q")
+    got = [p["index"] for p in json.load(open(sp))["parts"]]
+    r = tfc("index", "query", sp, "--queries", os.path.join(d, "q.bin"), "-k", "3")
+    if got != [want] or r.returncode != 0 or r.stdout != one:
+        fail(f"a set in {name}: {got} (want {[want]}), exit {r.returncode}, {r.stderr.decode()[:300]!r}")
 
 shutil.rmtree(W)
 print(f"lcp_set: {stats['datasets']} data sets, {stats['queries']} queries, dedup and order against one index over "
