@@ -562,6 +562,75 @@ Test(lp_decompose, equals_lp_solve_on_the_whole_lp)
     cr_assert_eq(checked, 6 * 3 * 4);
 }
 
+/* Two small interleaved specs (found by a review) on which the
+ * decomposition failed: on the first, lp_solve cycled without end on a
+ * phase-3 master (leximin; no --lp-timeout could stop it); on the second,
+ * it called phase 2's master infeasible (lp_solve's status 2), exit 3.
+ * Each now plans, with the whole LP's T* and total freezing, leximin no
+ * less even than minmax, and the second says it solved the LP whole. */
+Test(lp_decompose, specs_that_defeated_its_master_plan_as_the_whole_lp_does, .timeout = 120)
+{
+    const char *cycled =
+        "tfc: 1\nname: t\nmodel:\n  stages:\n"
+        "    - params: [{name: w0, numel: 10}]\n    - params: [{name: w1, numel: 10}]\n"
+        "    - params: [{name: w2, numel: 10}]\n    - params: [{name: w3, numel: 10}]\n"
+        "    - params: [{name: w4, numel: 10}]\n    - params: [{name: w5, numel: 10}]\n"
+        "    - params: [{name: w6, numel: 10}]\n    - params: [{name: w7, numel: 10}]\n"
+        "    - params: [{name: w8, numel: 10}]\n    - params: [{name: w9, numel: 10}]\n"
+        "pipeline: {schedule: Interleaved1F1B, ranks: 5, stages_per_rank: 2, microbatches: 5}\n"
+        "timing: {forward_ms: [0.5, 2, 2, 3, 1, 2.5, 2, 1, 2, 1.5], "
+        "backward_ms: [0.75, 5.0, 5.0, 4.5, 2, 5.0, 5.0, 2.5, 4, 3.75], "
+        "backward_frozen_ms: [0.375, 2.5, 2.5, 1.35, 1.0, 3.5, 1.5, 1.25, 2.8, 2.625], comm_ms: 0.5}\n"
+        "freeze: {max_ratio: 0.25, balance: leximin}\n";
+    const char *infeasible =
+        "tfc: 1\nname: small\nmodel:\n  stages:\n"
+        "    - params: [{name: w0, numel: 1000}]\n    - params: [{name: w1, numel: 2000}]\n"
+        "    - params: [{name: w2, numel: 3000}]\n    - params: [{name: w3, numel: 4000}]\n"
+        "    - params: [{name: w4, numel: 5000}]\n    - params: [{name: w5, numel: 6000}]\n"
+        "    - params: [{name: w6, numel: 7000}]\n    - params: [{name: w7, numel: 8000}]\n"
+        "pipeline: {schedule: Interleaved1F1B, ranks: 4, stages_per_rank: 2, microbatches: 2}\n"
+        "timing: {forward_ms: [1,2,1,2,1,2,1,3], backward_ms: [2,4,2,4,2,4,2,6], "
+        "backward_frozen_ms: [1,2,1,2,1,2,1,3], comm_ms: 0.5}\n"
+        "freeze: {max_ratio: 0.5}\n";
+    const char *specs[] = {cycled, infeasible};
+    for (size_t k = 0; k < 2; k++) {
+        loaded ld, lw, lm;
+        plan *dw = build_with(&ld, specs[k], POLICY_TIMELY, false);
+        plan *lp = build_with(&lw, specs[k], POLICY_TIMELY, true);
+        cr_assert(fabs(dw->lp.t_star - lp->lp.t_star) <= 1e-8 * lp->lp.t_star, "spec %zu: T* %.12g vs %.12g", k,
+                  dw->lp.t_star, lp->lp.t_star);
+        cr_assert(fabs(dw->lp.total_freeze - lp->lp.total_freeze) <= 1e-7 * (1 + lp->lp.total_freeze),
+                  "spec %zu: total %.12g vs %.12g", k, dw->lp.total_freeze, lp->lp.total_freeze);
+        cr_assert(fabs(dw->opt.makespan - dw->lp.t_star) <= 1e-6 * dw->lp.t_star);
+        for (uint32_t st = 0; st < dw->s->n_stages; st++)
+            cr_assert_leq(dw->stage_mean[st], (k ? 0.5 : 0.25) + 1e-9);
+        bool warned = false;
+        for (size_t i = 0; i < ld.d.n; i++)
+            warned = warned || strstr(ld.d.items[i].msg, "solved the LP whole instead") != NULL;
+        cr_assert_eq(warned, k == 1, "spec %zu: the fallback to the whole LP %s", k, warned ? "said" : "not said");
+        if (k == 0) { /* leximin's ratios, largest first, no larger than minmax's at the first difference */
+            char *mm = strdup(specs[k]);
+            char *at = strstr(mm, "leximin");
+            memcpy(at, "minmax ", 7);
+            plan *m = build_with(&lm, mm, POLICY_TIMELY, false);
+            size_t n = m->s->n_actions;
+            double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+            for (size_t i = 0; i < n; i++)
+                a[i] = dw->x[i], b[i] = m->x[i];
+            qsort(a, n, sizeof *a, cmp_desc);
+            qsort(b, n, sizeof *b, cmp_desc);
+            for (size_t i = 0; i < n && a[i] >= b[i] - 1e-7; i++)
+                cr_assert(a[i] <= b[i] + 1e-7, "leximin's %zu-th largest %.9g > minmax's %.9g", i, a[i], b[i]);
+            free(a);
+            free(b);
+            free(mm);
+            loaded_free(&lm);
+        }
+        loaded_free(&ld);
+        loaded_free(&lw);
+    }
+}
+
 /* The subproblem min nu T + sum c x as an LP over start times, written
  * from the dependency rules with every edge and a T row per action. */
 /* With t_lim >= 0: nu is 0 and T <= t_lim (the deadline subproblem);

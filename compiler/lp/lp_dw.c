@@ -80,6 +80,9 @@ typedef struct dw {
     double *start_lam[2];
     int *rowcol;
     bool nomem;                     /* memory ran out (diag_nomem filed) */
+    bool gave_up;                   /* phase 1 or 2 could not go on; nothing filed (lp_stats.dw_gave_up) */
+    int gave_up_status;             /* lp_solve's status on the master then, 0 (OPTIMAL): out of rounds */
+    lp_phase gave_up_in;
     double last_lb;                 /* the last run_phase's best Lagrangian bound */
     const char *file;
     diag_list *d;
@@ -511,8 +514,11 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
     bool mispriced = false;
     for (long long round = 0;; round++) {
         if (round >= DW_MAX_ROUNDS) {
-            diag_error(w->d, w->file, 0, 0, "no plan: %s did not converge in %d rounds of its decomposition",
-                       lp_phase_name(phase), DW_MAX_ROUNDS);
+            if (phase == LP_PHASE_BALANCE)
+                diag_error(w->d, w->file, 0, 0, "no plan: %s did not converge in %d rounds of its decomposition",
+                           lp_phase_name(phase), DW_MAX_ROUNDS);
+            else /* the caller solves the LP whole */
+                w->gave_up = true, w->gave_up_status = 0, w->gave_up_in = phase;
             break;
         }
         if (deadline > 0.0 && clock_now_s() > deadline && phase == LP_PHASE_BALANCE) {
@@ -535,8 +541,7 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
                 res = RUN_NUMERIC;
                 break;
             }
-            diag_error(w->d, w->file, 0, 0, "no plan: %s failed: lp_solve's status %d on the decomposition's master",
-                       lp_phase_name(phase), ret);
+            w->gave_up = true, w->gave_up_status = ret, w->gave_up_in = phase; /* the caller solves the LP whole */
             break;
         }
         round_vals r = {.obj = get_objective(m->lp)};
@@ -950,5 +955,8 @@ tfc_status lp_dw_solve(const lp_problem *pb, arena *a, const char *file, diag_li
     dw_release(&w);
     if (ok)
         return TFC_OK;
+    st->dw_gave_up = !w.nomem && w.gave_up;
+    st->dw_master_status = w.gave_up_status;
+    st->dw_gave_up_in = w.gave_up_in;
     return w.nomem ? TFC_NOMEM : TFC_INFEASIBLE;
 }

@@ -113,10 +113,26 @@ tfc_status lp_problem_headroom(size_t rows, size_t cols, size_t nonzeros, diag_l
 
 static pthread_mutex_t solve_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* lp_solve asks this between simplex iterations (put_abortfunc): stop
+ * past the solve's iteration limit. */
+static int __WINAPI past_limit(lprec *lp, void *limit)
+{
+    return get_total_iter(lp) > *(const long long *)limit;
+}
+
 int lp_problem_solve(lprec *lp)
 {
+    /* A degenerate LP can make lp_solve cycle, with no end (seen on the
+     * decomposition's phase-3 masters of small interleaved schedules):
+     * a limit in iterations, far above what a solve takes (a few per row
+     * and column), ends it as USERABORT, which every caller takes as a
+     * failed solve. Counted, not timed: the same spec stops at the same
+     * place on every machine. */
+    long long limit = LP_SOLVE_ITER_BASE + LP_SOLVE_ITER_PER * ((long long)get_Nrows(lp) + get_Ncolumns(lp));
+    put_abortfunc(lp, past_limit, &limit);
     pthread_mutex_lock(&solve_lock);
     int ret = solve(lp);
     pthread_mutex_unlock(&solve_lock);
+    put_abortfunc(lp, NULL, NULL);
     return ret;
 }

@@ -135,6 +135,10 @@ typedef struct lp_stats {
     int budget_rows;         /* decomposition: budget rows in the master at the end (of the stages with freezable actions) */
     double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
     bool balance_incomplete; /* phase 3 ran past --lp-timeout: the plan is phase 2's (optimal T* and total), not balanced */
+    bool dw_gave_up;         /* decomposition: phase 1 or 2 could not go on, and lp_dw_solve filed nothing:
+                              * lp_freeze_solve solves the LP whole instead */
+    int dw_master_status;    /* lp_solve's status on the master then; 0 (OPTIMAL): its rounds ran out */
+    lp_phase dw_gave_up_in;  /* the phase it gave up in */
 } lp_stats;
 
 /* The size of the whole LP (lp_direct.h spells out its rows and columns). */
@@ -170,7 +174,12 @@ tfc_status lp_problem_headroom(size_t rows, size_t cols, size_t nonzeros, diag_l
 /* lp_solve's solve() under one lock for the whole process: its LU
  * factorisation (LUSOL) keeps working variables in statics, so solves on
  * two threads at once (tfc plan --compare plans schedules on threads) must
- * not overlap. Everything else tfc does between solves runs in parallel. */
+ * not overlap. Everything else tfc does between solves runs in parallel.
+ * At most LP_SOLVE_ITER_BASE + LP_SOLVE_ITER_PER (rows + columns) simplex
+ * iterations (lp_solve can cycle on a degenerate LP): past them the solve
+ * ends with USERABORT. */
+#define LP_SOLVE_ITER_BASE 100000LL
+#define LP_SOLVE_ITER_PER 100LL
 struct _lprec;
 int lp_problem_solve(struct _lprec *lp);
 
