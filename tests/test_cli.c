@@ -843,6 +843,34 @@ Test(cli_plan, a_schedule_past_the_lp_limit_exits_3_at_once_and_uniform_still_pl
     temp_spec_remove(&t);
 }
 
+/* Past the LP's limit with nothing to freeze (no freeze section, or a cap
+ * of 0), the plan is the baseline, as the LP would say: the makespan is
+ * GPipe's (m + p - 1)(f + b), nothing frozen; a cap above 0 still exits 3. */
+Test(cli_plan, past_the_lp_limit_a_spec_that_freezes_nothing_plans_its_baseline)
+{
+    const char *head = "tfc: 1\nname: big\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n"
+                       "    - params: [{name: a, numel: 1}]\n"
+                       "pipeline: {schedule: GPipe, ranks: 2, microbatches: 65536}\n"
+                       "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n";
+    const char *tails[] = {"", "freeze: {max_ratio: 0}\n"};
+    for (size_t k = 0; k < 2; k++) {
+        char yaml[512];
+        snprintf(yaml, sizeof yaml, "%s%s", head, tails[k]);
+        temp_spec t;
+        temp_spec_write(&t, yaml);
+        proc_result r;
+        cr_assert(proc_tfc(&r, "plan", t.path, "--json", NULL));
+        cr_assert_eq(r.exit_code, 0, "%s", r.err);
+        cr_assert_not_null(strstr(r.out, "\"makespan_ms\": 196611,"), "%s", r.out);
+        cr_assert_not_null(strstr(r.out, "\"baseline_makespan_ms\": 196611,"), "%.400s", r.out);
+        cr_assert_not_null(strstr(r.out, "\"t_star_ms\": 196611,"), "%.400s", r.out);
+        cr_assert_not_null(strstr(r.out, "\"total_freeze\": 0,"), "%.400s", r.out);
+        cr_assert_lt(r.cpu_seconds, time_bound_s);
+        proc_result_free(&r);
+        temp_spec_remove(&t);
+    }
+}
+
 /* ---- tfc compile ---- */
 
 Test(cli_compile, usage_mistakes_exit_2_and_write_nothing)

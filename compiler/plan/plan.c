@@ -501,6 +501,18 @@ static tfc_status choose_cap(const spec *sp, const plan_options *opt_in, arena *
     return TFC_OK;
 }
 
+/* Whether the LP has nothing to freeze: a cap of 0, or no freezable action
+ * that freezing would shorten. */
+static bool nothing_to_freeze(const plan *p, double cap)
+{
+    if (!(cap > 0.0))
+        return true;
+    for (size_t i = 0; i < p->s->n_actions; i++)
+        if (p->freezable[i] && p->w_min[i] < p->dur[i])
+            return false;
+    return true;
+}
+
 tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_list *d, plan **out)
 {
     freeze_policy policy = opt->policy;
@@ -586,6 +598,16 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
         break;
     case POLICY_TIMELY: {
         lp_problem pb = plan_lp_problem(p);
+        if (p->s->n_actions > LP_MAX_ACTIONS && !lp_work_row(&pb) && nothing_to_freeze(p, cap)) {
+            /* Past the LP's limit, but with nothing that can freeze its
+             * answer is known: no freezing, T* the baseline's makespan
+             * (below the limit the LP still says so, as it always has). */
+            lp_size z = lp_problem_size(&pb);
+            p->lp = (lp_stats){.rows = (int)z.rows, .cols = (int)z.cols, .nonzeros = (long long)z.nonzeros,
+                               .t_star = p->base.makespan, .t_star_uncapped = p->base.makespan};
+            p->lp_used = true;
+            break;
+        }
         st = lp_freeze_solve(&pb, sp->path, d, p->x, &p->lp);
         if (st != TFC_OK)
             return st;
