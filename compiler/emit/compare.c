@@ -269,17 +269,24 @@ tfc_status compare_run(const spec *sp, const plan_options *opt, arena *a, diag_l
     if (st != TFC_OK)
         return diag_status(d, st);
     n = nrows;
-    /* By optimised makespan, then baseline, then candidate order (stable);
-     * rows that could not be planned last. */
+    /* By optimised makespan; among equal ones (to 1e-9: the LP's optimum
+     * reached by other schedules) the spec's own schedule first (switching
+     * buys nothing), then the least freezing (it costs steps), then the
+     * baseline; then candidate order (stable). Rows that could not be
+     * planned last. */
     for (size_t i = 1; i < n; i++) {
         compare_row key = rows[i];
         size_t j = i;
         while (j > 0) {
             const compare_row *q = &rows[j - 1];
             bool after = !q->applicable && key.applicable;
-            if (q->applicable && key.applicable)
-                after = key.optimised_ms < q->optimised_ms ||
-                        (key.optimised_ms == q->optimised_ms && key.baseline_ms < q->baseline_ms);
+            if (q->applicable && key.applicable) {
+                bool tie = fabs(key.optimised_ms - q->optimised_ms) <= 1e-9 * fmax(key.optimised_ms, q->optimised_ms);
+                after = tie ? (key.is_spec != q->is_spec ? key.is_spec
+                               : key.mean_ratio != q->mean_ratio ? key.mean_ratio < q->mean_ratio
+                                                                 : key.baseline_ms < q->baseline_ms)
+                            : key.optimised_ms < q->optimised_ms;
+            }
             if (!after)
                 break;
             rows[j] = rows[j - 1];

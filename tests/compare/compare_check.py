@@ -170,6 +170,22 @@ def close(a, b):
     return abs(a - b) <= 1e-9 * max(1.0, abs(b))
 
 
+def tie_order(planned, label):
+    """Rows by optimised makespan; equal ones (to 1e-9) the spec's own first,
+    then the least freezing, then the shorter baseline (docs/schedules.md)."""
+    for a, b in zip(planned, planned[1:]):
+        ta, tb = a["makespan_ms"], b["makespan_ms"]
+        if abs(ta - tb) > 1e-9 * max(ta, tb):
+            if ta > tb:
+                bad.append(f"{label}: rows not sorted by optimised makespan: {ta} before {tb}")
+            continue
+        ka = (not a["spec_schedule"], a["mean_freeze_ratio"], a["baseline_makespan_ms"])
+        kb = (not b["spec_schedule"], b["mean_freeze_ratio"], b["baseline_makespan_ms"])
+        if ka > kb:
+            bad.append(f"{label}: equal makespans ({ta}), {a['schedule']} before {b['schedule']}: "
+                       f"(not the spec's, mean freeze, baseline) {ka} > {kb}")
+
+
 def check_compare(d, label):
     spec_path = os.path.join(W, label + ".yaml")
     open(spec_path, "w").write(yaml_spec(d))
@@ -185,9 +201,7 @@ def check_compare(d, label):
     planned = [x for x in rows if x["applicable"]]
     if rows[:len(planned)] != planned:
         bad.append(f"{label}: rows that were planned are not first")
-    ms = [x["makespan_ms"] for x in planned]
-    if ms != sorted(ms):
-        bad.append(f"{label}: rows not sorted by optimised makespan: {ms}")
+    tie_order(planned, label)
     limit = d.get("limit")
     fits = [x for x in planned if x["within_memory_limit"]]
     want = fits[0]["schedule"] if fits else None
@@ -361,6 +375,24 @@ for f in ("dash/compare.svg", "dash_sweep/pareto.svg"):
         ET.parse(os.path.join(W, f))
     except ET.ParseError as e:
         bad.append(f"{f} for a--b.yaml: {e}")
+
+# Ties: a custom order (1F1B's on 2 ranks) whose plan ZBH1 (split from B,
+# a shorter baseline, more freezing) and 1F1B (more freezing) only equal:
+# the spec's own schedule is recommended, the others after it by freezing.
+with open(os.path.join(W, "tie.csv"), "w") as f:
+    f.write("0F0,0F1,0F2,0B0,0B1,0B2\n1F0,1B0,1F1,1B1,1F2,1B2\n")
+open(os.path.join(W, "tie.yaml"), "w").write(
+    "tfc: 1\nname: tie\nmodel:\n  stages:\n    - params: [{name: x, numel: 100}]\n"
+    "    - params: [{name: y, numel: 200}]\n"
+    "pipeline: {schedule: custom, order: tie.csv, ranks: 2, microbatches: 3}\n"
+    "timing: {forward_ms: [1, 2], backward_ms: [2, 4], backward_frozen_ms: [1, 0]}\n"
+    "freeze: {max_ratio: 1}\ntargets: {cuda: false}\n")
+got = json.loads(run("plan", os.path.join(W, "tie.yaml"), "--compare", os.path.join(W, "tie"), "--json", "-q").stdout)
+planned = [x for x in got["schedules"] if x["applicable"]]
+tie_order(planned, "tie")
+ties = [x["schedule"] for x in planned if abs(x["makespan_ms"] - planned[0]["makespan_ms"]) <= 1e-9 * x["makespan_ms"]]
+if got["recommended"] != "custom" or len(ties) < 3:
+    bad.append(f"tie: recommended {got['recommended']} among equal makespans {ties}, expected custom among 3 or more")
 
 # Usage and spec errors.
 r = run("plan", default, "--compare", os.path.join(W, "x"), "--sweep", os.path.join(W, "y"), ok=False)
