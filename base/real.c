@@ -94,6 +94,25 @@ real_text real_apart(double v, double other)
     return real_shortest(v);
 }
 
+real_text real_bytes(uint64_t b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024.0 && u < 6)
+        v /= 1024.0, u++;
+    real_text t;
+    if (u == 0) {
+        snprintf(t.s, sizeof t.s, "%llu B", (unsigned long long)b);
+        return t;
+    }
+    t = real_fixed(v, 2); /* below 1024: "1023.99" at most */
+    size_t n = strlen(t.s);
+    t.s[n] = ' ';
+    memcpy(t.s + n + 1, unit[u], 4); /* "KiB" and its NUL */
+    return t;
+}
+
 void real_print(FILE *f, double v) { fputs(real_shortest(v).s, f); }
 
 static bool ident_char(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }

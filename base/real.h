@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Room for any text below: 17 significant digits, a sign, a point, an
@@ -49,6 +50,10 @@ real_text real_brief(double v);
  * other side of other, or on it, while v does not: a bound printed beside
  * the value it bounds ("1.299 is more than 1.2986", not "than 1.30"). */
 real_text real_apart(double v, double other);
+
+/* A byte count for a person: "N B" below 1 KiB, else two decimals in the
+ * largest binary unit it reaches (KiB to EiB): "10.49 MiB", "22.25 GiB". */
+real_text real_bytes(uint64_t b);
 
 /* fputs(real_shortest(v).s, f). */
 void real_print(FILE *f, double v);

@@ -240,3 +240,17 @@ Test(real, apart_keeps_a_bound_on_its_side)
         cr_assert(dot && strlen(dot + 1) >= strlen(brief + 1), "%.17g: %s", v, t);
     }
 }
+
+/* Byte counts for a person: the unit is the largest one the count reaches
+ * (1 KiB = 1024 B), two decimals; values worked out by hand. */
+Test(real, bytes_in_the_largest_binary_unit_they_reach)
+{
+    cr_assert_str_eq(real_bytes(0).s, "0 B");
+    cr_assert_str_eq(real_bytes(1023).s, "1023 B");
+    cr_assert_str_eq(real_bytes(1024).s, "1.00 KiB");
+    cr_assert_str_eq(real_bytes(1536).s, "1.50 KiB");
+    cr_assert_str_eq(real_bytes(11010048).s, "10.50 MiB");                   /* 10.5 x 2^20 */
+    cr_assert_str_eq(real_bytes(23890755584ull).s, "22.25 GiB");             /* 22.25 x 2^30 */
+    cr_assert_str_eq(real_bytes((1ull << 40) - 1).s, "1024.00 GiB");        /* just under 1 TiB: rounds up */
+    cr_assert_str_eq(real_bytes(UINT64_MAX).s, "16.00 EiB");
+}

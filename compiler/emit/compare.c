@@ -334,18 +334,7 @@ static const char *row_name(const compare_row *r, char *buf, size_t cap)
     return buf;
 }
 
-static void print_bytes(FILE *f, uint64_t b)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = (double)b;
-    int u = 0;
-    while (v >= 1024.0 && u < 6)
-        v /= 1024.0, u++;
-    if (u == 0)
-        fprintf(f, "%llu B", (unsigned long long)b);
-    else
-        fprintf(f, "%s %s", real_fixed(v, 2).s, unit[u]);
-}
+static void print_bytes(FILE *f, uint64_t b) { fputs(real_bytes(b).s, f); }
 
 double compare_ttq_ms(const compare_row *w)
 {

@@ -99,7 +99,7 @@ void plan_print_text(const plan *p, FILE *f)
                 real_fixed(100.0 * p->opt.bubble[r], 1).s, p->act_peak_sets[r],
                 p->act_peak_sets[r] == 1 ? "set" : "sets");
         if (p->act_bytes_known)
-            fprintf(f, ", %s GiB", real_fixed((double)p->act_peak_bytes[r] / (double)(1ull << 30), 3).s);
+            fprintf(f, ", %s", real_bytes(p->act_peak_bytes[r]).s);
         if (p->act_bytes_known && p->sp->has_memory_limit && p->act_peak_bytes[r] > p->sp->memory_limit_bytes)
             fputs("  over pipeline.memory_limit_bytes", f);
         fputc('\n', f);
