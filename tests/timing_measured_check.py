@@ -458,6 +458,53 @@ if r.returncode != 1 or f"big2.csv: error: the files of timing.file up to this o
     bad += 1
 list_cases += 1
 
+# DualPipeV runs both kinds of backward: on 1 rank with 2 microbatches,
+# (stage 0, microbatch 0) a full B (0B0, in an overlapped pair) and
+# (stage 0, microbatch 1) I and W. A sample of the other kind there is an
+# error naming the action the schedule runs (it was "the schedule has no I
+# actions (its backward is split into I and W)", which it has), and where
+# to see which microbatches run which; the same for a trace's event.
+DPV_SPEC = """tfc: 1
+name: dpv
+model:
+  stages:
+    - params: [{name: a, numel: 10}]
+    - params: [{name: b, numel: 10}]
+pipeline: {schedule: DualPipeV, ranks: 1, stages_per_rank: 2, microbatches: 2}
+timing: %s
+"""
+os.makedirs(os.path.join(W, "dpv"), exist_ok=True)
+dpv = in_folder("dpv", "d.yaml", DPV_SPEC % "{forward_ms: [1, 2], backward_input_ms: [3, 4], backward_weight_ms: [5, 6]}")
+dpv_plan = json.loads(subprocess.run([TFC, "plan", dpv, "--json"], check=True, capture_output=True, text=True).stdout)
+dpv_rows = [f"{a['rank']},{a['stage']},{a['microbatch']},{a['type']},{a['baseline_duration_ms']!r}"
+            for a in dpv_plan["actions"]]
+in_folder("dpv", "f.csv", csv_text([x for x in dpv_rows if x.split(",")[3] in "BW"]))
+dpv_m = in_folder("dpv", "m.yaml", DPV_SPEC % "{source: measured, file: t.csv, frozen_file: f.csv}")
+in_folder("dpv", "t.csv", csv_text(dpv_rows))
+r = subprocess.run([TFC, "plan", dpv_m], capture_output=True, text=True)
+if r.returncode != 0 or not {"0,0,0,B", "0,0,1,I", "0,0,1,W"} <= {x.rsplit(",", 1)[0] for x in dpv_rows}:
+    print(f"DualPipeV 1 x 2: exit {r.returncode} on its own plan's samples, or not 0B0 and 0I1/0W1: {dpv_rows} "
+          f"{r.stderr[:300]}", file=sys.stderr)
+    bad += 1
+where_to_see = "it runs B for some microbatches and I and W for others (schedule.csv's rows and plan.json's actions"
+for row, col, want in (
+        ("0,0,0,I,1", 7, "the schedule runs a full backward B for stage 0 microbatch 0 (0B0), not I and W: "),
+        ("0,0,0,W,1", 7, "the schedule runs a full backward B for stage 0 microbatch 0 (0B0), not I and W: "),
+        ("0,0,1,B,1", 7, "the schedule splits the backward of stage 0 microbatch 1 into I and W (0I1, 0W1), not one "
+                         "B: ")):
+    in_folder("dpv", "t.csv", csv_text(dpv_rows + [row]))
+    r = subprocess.run([TFC, "plan", dpv_m], capture_output=True, text=True)
+    if r.returncode != 1 or f"t.csv:{len(dpv_rows) + 2}:{col}: error: {want}{where_to_see}" not in r.stderr:
+        print(f"DualPipeV 1 x 2, row {row}: exit {r.returncode}; {r.stderr.strip()[:400]}", file=sys.stderr)
+        bad += 1
+in_folder("dpv", "t.json", trace_text([{"name": "PP:0I0", "ph": "X", "dur": 3}]))
+r = subprocess.run([TFC, "plan", in_folder("dpv", "tr.yaml", DPV_SPEC % "{source: trace, file: t.json, frozen_file: t.json}")],
+                   capture_output=True, text=True)
+if r.returncode != 1 or "t.json:2:1: error: event PP:0I0: the schedule runs a full backward B for stage 0 microbatch 0 " \
+        f"(0B0), not I and W: {where_to_see}" not in r.stderr:
+    print(f"DualPipeV 1 x 2, trace event PP:0I0: exit {r.returncode}; {r.stderr.strip()[:400]}", file=sys.stderr)
+    bad += 1
+
 # tfc's own timeline.json back as a trace: its baseline process holds the
 # durations the plan assumed, so a spec timed by it plans the same baseline,
 # action by action, on every example spec (split schedules included).

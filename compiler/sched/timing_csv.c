@@ -137,9 +137,9 @@ static tfc_status read_file(const spec *sp, const sched *s, const char *path, sp
         }
         uint32_t u = sched_find(s, (act_type)type, (uint32_t)stage, (uint32_t)mb);
         if (u == SCHED_NONE) {
-            diag_error(d, path, line, f[3].col, "the schedule has no %c actions (%s)", sched_act_letter((act_type)type),
-                       spec_schedule_is_split(sp->schedule) ? "its backward is split into I and W"
-                                                            : "its backward is one B");
+            char why[320];
+            diag_error(d, path, line, f[3].col, "%s",
+                       timing_no_action(s, (act_type)type, (uint32_t)stage, (uint32_t)mb, why, sizeof why));
             st = TFC_INVALID;
             continue;
         }

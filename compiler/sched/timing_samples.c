@@ -1,9 +1,11 @@
-/* timing_samples: the sample list and the file reading both measured-
- * timing readers share. */
+/* timing_samples: the sample list, the file reading and the messages about
+ * actions the schedule does not have that both measured-timing readers
+ * share. */
 #define _POSIX_C_SOURCE 200809L
 #include "timing_samples.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fio.h"
@@ -32,6 +34,47 @@ tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at
         return fs;
     diag_note_in(d, sp->path, named_at.line, named_at.col, "named by timing.%s here", key);
     return fs;
+}
+
+static bool has_type(const sched *s, act_type t)
+{
+    for (size_t i = 0; i < s->n_actions; i++)
+        if (s->actions[i].type == t)
+            return true;
+    return false;
+}
+
+const char *timing_backward_kinds(const sched *s)
+{
+    bool b = has_type(s, ACT_B), split = has_type(s, ACT_I);
+    return b && split ? "backward as B for some microbatches, I and W for others"
+           : split    ? "backward split into I and W"
+                      : "backward as one B";
+}
+
+const char *timing_no_action(const sched *s, act_type t, uint32_t stage, uint32_t mb, char *buf, size_t cap)
+{
+    uint32_t b = sched_find(s, ACT_B, stage, mb), in = sched_find(s, ACT_I, stage, mb);
+    uint32_t w = sched_find(s, ACT_W, stage, mb);
+    char x[24], y[24], tail[160];
+    /* A schedule that has no action of this type anywhere says just that;
+     * one that runs both kinds of backward (DualPipeV: B in its overlapped
+     * pairs, I and W at the ends) says where the user can see which. */
+    if (has_type(s, t))
+        snprintf(tail, sizeof tail, "it runs B for some microbatches and I and W for others "
+                                    "(schedule.csv's rows and plan.json's actions say which)");
+    else
+        snprintf(tail, sizeof tail, "it has no %c actions", sched_act_letter(t));
+    if ((t == ACT_I || t == ACT_W) && b != SCHED_NONE)
+        snprintf(buf, cap, "the schedule runs a full backward B for stage %u microbatch %u (%s), not I and W: %s",
+                 stage, mb, sched_action_name(s, b, x, sizeof x), tail);
+    else if (t == ACT_B && in != SCHED_NONE && w != SCHED_NONE)
+        snprintf(buf, cap, "the schedule splits the backward of stage %u microbatch %u into I and W (%s, %s), not "
+                 "one B: %s",
+                 stage, mb, sched_action_name(s, in, x, sizeof x), sched_action_name(s, w, y, sizeof y), tail);
+    else /* sched_index rules this out */
+        snprintf(buf, cap, "the schedule has no action %u%c%u", stage, sched_act_letter(t), mb);
+    return buf;
 }
 
 /* One end of a sample's interval: aux +1 where it starts, -1 where it

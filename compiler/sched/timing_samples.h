@@ -51,4 +51,17 @@ bool samples_shared_work(samples *s, uint32_t processors);
 tfc_status timing_read_input(const spec *sp, const char *path, spec_pos named_at, const char *key, char **buf,
                               size_t *len, diag_list *d);
 
+/* Which backwards the schedule runs: "backward as one B", "backward split
+ * into I and W", or, for one that runs both (DualPipeV, a custom order),
+ * "backward as B for some microbatches, I and W for others". */
+const char *timing_backward_kinds(const sched *s);
+
+/* Why a sample of (t, stage, mb), both in range, names no action of the
+ * schedule, into buf: the backward it runs there instead, a full B where I
+ * or W was given, I and W where B was ("the schedule runs a full backward B
+ * for stage 0 microbatch 0 (0B0), not I and W: ..."). Every (stage, mb) has
+ * an F and either a B or an I and a W (sched_index), so that is the only
+ * way to miss. */
+const char *timing_no_action(const sched *s, act_type t, uint32_t stage, uint32_t mb, char *buf, size_t cap);
+
 #endif

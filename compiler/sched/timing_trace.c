@@ -316,13 +316,17 @@ static bool event(void *ctx, jp *p, const char *key, size_t key_len, int depth)
         return true;
     }
     act_type t = type == 'F' ? ACT_F : type == 'B' ? ACT_B : type == 'I' ? ACT_I : ACT_W;
-    uint32_t u = stage < r->s->n_stages && mb < r->s->microbatches
-                     ? sched_find(r->s, t, (uint32_t)stage, (uint32_t)mb)
-                     : SCHED_NONE;
+    if (stage >= r->s->n_stages || mb >= r->s->microbatches) {
+        diag_error(r->d, r->path, line, col, "event %s: the schedule has no such action (%u stages, %u microbatches, %s)",
+                   name, r->s->n_stages, r->s->microbatches, timing_backward_kinds(r->s));
+        r->st = TFC_INVALID;
+        return true;
+    }
+    uint32_t u = sched_find(r->s, t, (uint32_t)stage, (uint32_t)mb);
     if (u == SCHED_NONE) {
-        diag_error(r->d, r->path, line, col, "event %s: the schedule has no such action (%u stages, %u microbatches%s)",
-                   name, r->s->n_stages, r->s->microbatches,
-                   spec_schedule_is_split(r->sp->schedule) ? ", backward split into I and W" : ", backward as one B");
+        char why[320];
+        diag_error(r->d, r->path, line, col, "event %s: %s", name,
+                   timing_no_action(r->s, t, (uint32_t)stage, (uint32_t)mb, why, sizeof why));
         r->st = TFC_INVALID;
         return true;
     }
