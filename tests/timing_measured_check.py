@@ -104,8 +104,17 @@ else:
 
 # Bad files: (what, file rows, frozen rows, exit, where, message fragment).
 first = rows[0].split(",")
+# An action without samples is reported at the key in the spec (line and
+# column of its value), with the rank that runs it and how many more have
+# none, when any do.
+file_at = spec_text[:timing_re.search(spec_text).start()].count("\n") + 3
+no_first = f"m.yaml:{file_at}:9: error: no samples for action {first[1]}{first[3]}{first[2]} (the schedule runs it " \
+    f"on rank {first[0]}) in timing.file (t.csv)"
+fz_first = frozen_rows[0].split(",")
+no_frozen = f"m.yaml:{file_at + 1}:16: error: no samples with everything frozen for action " \
+    f"{fz_first[1]}{fz_first[3]}{fz_first[2]} (the schedule runs it on rank {fz_first[0]}) in timing.frozen_file (f.csv)"
 cases = [
-    ("missing action", rows[3:], frozen_rows, 1, "t.csv: error", "no samples for action"),
+    ("missing action", rows[3:], frozen_rows, 1, no_first + "\n", "no samples for action"),
     ("zero duration", rows[:1] + [",".join(first[:4] + ["0"])] + rows[1:], frozen_rows, 1, "t.csv:3:", "duration_ms"),
     ("NaN duration", rows + [",".join(first[:4] + ["nan"])], frozen_rows, 1, f"t.csv:{len(rows) + 2}:", "duration_ms"),
     ("bad type", rows + ["0,0,0,X,1"], frozen_rows, 1, f"t.csv:{len(rows) + 2}:7", "type must be"),
@@ -121,9 +130,10 @@ cases = [
      "f.csv:1:", "warning: action"),
     ("every frozen longer", rows, [",".join(r.split(",")[:4] + ["1000"]) for r in frozen_rows], 1,
      "f.csv:1:", "are timing.file and timing.frozen_file swapped?"),
-    ("frozen missing", rows, frozen_rows[4:], 1, "f.csv: error", "no samples with everything frozen"),
+    ("frozen missing", rows, frozen_rows[4:], 1, no_frozen + "\n", "no samples with everything frozen"),
     # Found by fuzz_timing (an empty file sorted a null array): both files empty.
-    ("empty files", [], [], 1, "t.csv: error", "no samples for action"),
+    ("empty files", [], [], 1, f"{no_first}; {len(plan['actions']) - 1} more actions have none\n",
+     "no samples for action"),
 ]
 for what, t_rows, f_rows, code, where, frag in cases:
     write("t.csv", True, t_rows)
@@ -145,6 +155,22 @@ for what, t_rows, f_rows, code, where, frag in cases:
                   f"{[(a['stage'], a['type'], a['microbatch'], a['freeze_ratio'], a['duration_ms'], a['baseline_duration_ms']) for a in hit]}",
                   file=sys.stderr)
             bad += 1
+# One path and a list of one path give the same words at the same place (one
+# path said "t.csv: error: no samples for action 0F0 (0 more)": no place in
+# the spec, no rank, and "(and N more)" as "(0 more)" for none).
+write("t.csv", True, rows[3:])
+write("f.csv", False, frozen_rows)
+told = {}
+for form, file in (("one path", "t.csv"), ("a list of one", "[t.csv]")):
+    r = subprocess.run([TFC, "plan", measured_spec("m.yaml", file, "f.csv")], capture_output=True, text=True)
+    told[form] = r.stderr
+    if r.returncode != 1 or r.stderr.count("\n") != 1 or not r.stderr.endswith(no_first + "\n"):
+        print(f"missing action, timing.file as {form}: exit {r.returncode}; {r.stderr.strip()[:300]}", file=sys.stderr)
+        bad += 1
+if told["one path"] != told["a list of one"]:
+    print(f"missing action: one path and a list of one differ: {told}", file=sys.stderr)
+    bad += 1
+spec = measured_spec("m.yaml", "t.csv", "f.csv")
 r = subprocess.run([TFC, "plan", measured_spec("n.yaml", "nope.csv", "f.csv")], capture_output=True, text=True)
 if r.returncode != 4 or "nope.csv" not in r.stderr or "named by timing.file" not in r.stderr:
     print(f"missing file: exit {r.returncode}; {r.stderr.strip()[:300]}", file=sys.stderr)

@@ -276,29 +276,29 @@ static tfc_status read_key(const spec *sp, const sched *s, const spec_files *f, 
     return st;
 }
 
-/* "no samples ... for action A": at the file for one path, as it always
- * was; for a list, at the list in the spec (which file should have had the
- * action is the user's to say; the rank that runs it is the hint). */
-static void report_missing(const spec *sp, const sched *s, const spec_files *f, const char *key, const char *path,
-                           const char *what, size_t missing, uint32_t u, diag_list *d)
+/* "no samples ... for action A": at the key in the spec, one path or a
+ * list alike (which file should have had the action is the user's to say;
+ * the rank that runs it is the hint), with how many other actions have
+ * none. */
+static void report_missing(const spec *sp, const sched *s, const spec_files *f, const char *key, const char *what,
+                           size_t missing, uint32_t u, diag_list *d)
 {
     char name[32];
     sched_action_name(s, u, name, sizeof name);
-    if (!f->listed) {
-        diag_error(d, path, 0, 0, "no samples%s for action %s%s%zu more)", what, name,
-                   missing > 1 ? " (and " : " (", missing - 1);
-        return;
-    }
-    char in[64], more[48] = "";
-    if (f->n == 1)
-        snprintf(in, sizeof in, "the file timing.%s lists", key);
-    else
-        snprintf(in, sizeof in, "any of the %zu files timing.%s lists", f->n, key);
+    char files[64] = "", more[48] = "";
+    if (f->n != 1)
+        snprintf(files, sizeof files, "any of the %zu files timing.%s lists", f->n, key);
     if (missing > 1)
         snprintf(more, sizeof more, "; %zu more action%s %s none", missing - 1, missing > 2 ? "s" : "",
                  missing > 2 ? "have" : "has");
-    diag_error(d, sp->path, f->at.line, f->at.col, "no samples%s for action %s (the schedule runs it on rank %u) in %s%s",
-               what, name, s->rank_of[u], in, more);
+    if (f->n == 1) /* written as one path or a list of one: the same words */
+        diag_error(d, sp->path, f->at.line, f->at.col,
+                   "no samples%s for action %s (the schedule runs it on rank %u) in timing.%s (%s)%s", what, name,
+                   s->rank_of[u], key, f->path[0], more);
+    else
+        diag_error(d, sp->path, f->at.line, f->at.col,
+                   "no samples%s for action %s (the schedule runs it on rank %u) in %s%s", what, name, s->rank_of[u],
+                   files, more);
 }
 
 /* Frozen medians longer than the unfrozen ones: noise when some are (a
@@ -382,12 +382,12 @@ tfc_status timing_csv_load(const spec *sp, const sched *s, arena *a, double *dur
             st = worse(st, report_longer(s, paths, fpaths, at, fat, dur, frozen, first_longer, longer, compared,
                                          trace, d));
         if (missing) {
-            report_missing(sp, s, &tm->file, "file", tm->file.n ? paths[0] : sp->path, "", missing, first, d);
+            report_missing(sp, s, &tm->file, "file", "", missing, first, d);
             st = TFC_INVALID;
         }
         if (missing_frozen) {
-            report_missing(sp, s, &tm->frozen_file, "frozen_file", tm->frozen_file.n ? fpaths[0] : sp->path,
-                           " with everything frozen", missing_frozen, first_frozen, d);
+            report_missing(sp, s, &tm->frozen_file, "frozen_file", " with everything frozen", missing_frozen,
+                           first_frozen, d);
             st = TFC_INVALID;
         }
         for (size_t u = 0; u < n; u++)
