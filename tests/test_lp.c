@@ -631,6 +631,76 @@ Test(lp_decompose, specs_that_defeated_its_master_plan_as_the_whole_lp_does, .ti
     }
 }
 
+static char *read_spec(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    char *buf = calloc(1, 1 << 16);
+    size_t n = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    cr_assert_gt(n, 0);
+    return buf;
+}
+
+/* Leximin's ratios, largest first, are no larger than minmax's at the first
+ * place they differ (each round's start is feasible for the next). */
+static void assert_leximin_no_less_even(const plan *lex, const plan *mm, const char *what)
+{
+    size_t n = mm->s->n_actions;
+    double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    for (size_t i = 0; i < n; i++)
+        a[i] = lex->x[i], b[i] = mm->x[i];
+    qsort(a, n, sizeof *a, cmp_desc);
+    qsort(b, n, sizeof *b, cmp_desc);
+    for (size_t i = 0; i < n && a[i] >= b[i] - 1e-7; i++)
+        cr_assert(a[i] <= b[i] + 1e-7, "%s: leximin's %zu-th largest %.9g > minmax's %.9g", what, i, a[i], b[i]);
+    free(a);
+    free(b);
+}
+
+/* Specs from a random sweep: on the first three lp_solve called a leximin
+ * round of the whole LP infeasible (exit 3 under --lp-method direct); on
+ * the last, a decomposed phase-3 check repeated a column (exit 3 by
+ * default). Each plans: the whole LP and the decomposition agree on T* and
+ * the total (the last against its own balance: none plan: the whole LP
+ * takes minutes there), the makespan is T*, and leximin is no less even
+ * than minmax. */
+Test(lp_phase3, specs_whose_leximin_rounds_failed_plan, .timeout = 300)
+{
+    const char *files[] = {"lp_leximin_round_187.yaml", "lp_leximin_round_194.yaml", "lp_leximin_round_307.yaml",
+                           "lp_phase3_repeat.yaml"};
+    for (size_t k = 0; k < 4; k++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/specs/%s", TFC_SOURCE_DIR, files[k]);
+        char *lex = read_spec(path);
+        char *mm = strdup(lex), *none = strdup(lex);
+        char *at = strstr(mm, "leximin"), *at2 = strstr(none, "leximin");
+        cr_assert(at && at2);
+        memcpy(at, "minmax ", 7);
+        memcpy(at2, "none   ", 7);
+        loaded ld, lw, lm;
+        plan *dw = build_with(&ld, lex, POLICY_TIMELY, false);
+        plan *ref = build_with(&lw, k < 3 ? lex : none, POLICY_TIMELY, k < 3);
+        cr_assert(fabs(dw->lp.t_star - ref->lp.t_star) <= 1e-8 * ref->lp.t_star, "%s: T* %.12g vs %.12g", files[k],
+                  dw->lp.t_star, ref->lp.t_star);
+        cr_assert(fabs(dw->lp.total_freeze - ref->lp.total_freeze) <= 1e-6 * (1 + ref->lp.total_freeze),
+                  "%s: total %.12g vs %.12g", files[k], dw->lp.total_freeze, ref->lp.total_freeze);
+        for (int which = 0; which < 2; which++) {
+            const plan *p = which ? ref : dw;
+            cr_assert(fabs(p->opt.makespan - p->lp.t_star) <= 1e-6 * p->lp.t_star, "%s: makespan %.12g, T* %.12g",
+                      files[k], p->opt.makespan, p->lp.t_star);
+        }
+        plan *m = build_with(&lm, mm, POLICY_TIMELY, k < 3);
+        assert_leximin_no_less_even(k < 3 ? ref : dw, m, files[k]);
+        loaded_free(&ld);
+        loaded_free(&lw);
+        loaded_free(&lm);
+        free(lex);
+        free(mm);
+        free(none);
+    }
+}
+
 /* The subproblem min nu T + sum c x as an LP over start times, written
  * from the dependency rules with every edge and a T row per action. */
 /* With t_lim >= 0: nu is 0 and T <= t_lim (the deadline subproblem);

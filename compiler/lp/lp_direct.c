@@ -215,7 +215,7 @@ static tfc_status phase_failed(int ret, bool nomem, lp_phase phase, const char *
  * largest single freeze ratio. Adds one row for the total, one column z and
  * one row x_u - z <= 0 per freezable action. */
 static tfc_status phase3(lprec *lp, const lp_direct_lp *w, arena *a, bool leximin, const char *file, diag_list *d,
-                         lp_stats *st)
+                         lp_stats *st, REAL *phase2, REAL *round_start, int nsaved, REAL **use)
 {
     size_t K = w->K, n = w->n;
     /* The rows and the column about to be added, for the probe. */
@@ -254,10 +254,20 @@ static tfc_status phase3(lprec *lp, const lp_direct_lp *w, arena *a, bool leximi
     st->iterations[2] = (long long)get_total_iter(lp);
     if (ret == TIMEOUT && !nomem) { /* --lp-timeout: the caller keeps phase 2's plan */
         st->balance_incomplete = true;
+        *use = phase2;
         return TFC_OK;
     }
-    if (ret != OPTIMAL)
+    if (ret != OPTIMAL && (nomem || ret == NOMEMORY))
         return phase_failed(ret, nomem, LP_PHASE_BALANCE, file, d);
+    if (ret != OPTIMAL) { /* phase 2's plan (the optimal T* and total) stands, unbalanced */
+        diag_warning(d, file, 0, 0,
+                     "%s failed: %s (status %d); the plan is phase 2's: the best makespan with the least freezing, "
+                     "not balanced",
+                     lp_phase_name(LP_PHASE_BALANCE), status_words(ret), ret);
+        st->balance_failed = true;
+        *use = phase2;
+        return TFC_OK;
+    }
     st->max_ratio = get_objective(lp);
     if (!leximin)
         return TFC_OK;
@@ -278,11 +288,19 @@ static tfc_status phase3(lprec *lp, const lp_direct_lp *w, arena *a, bool leximi
         for (size_t k = 0; k < K; k++) {
             if (!fixed[k] && vars[n + k] >= z - LP_SNAP_TOL) {
                 fixed[k] = true;
-                ok2 = ok2 && set_mat(lp, first_row + (int)k, zcol, 0.0) && set_rh(lp, first_row + (int)k, z);
+                ok2 = ok2 && set_mat(lp, first_row + (int)k, zcol, 0.0) && set_rh(lp, first_row + (int)k, z + LP_SNAP_TOL);
             }
             left += !fixed[k];
         }
         if (!ok2 || left == 0)
+            break;
+        /* This round's start, the plan if the next round fails. */
+        REAL *now_vars;
+        if (get_ptr_variables(lp, &now_vars))
+            memcpy(round_start, now_vars, (size_t)nsaved * sizeof *round_start);
+        else
+            ok2 = false;
+        if (!ok2)
             break;
         t0 = clock_now_s();
         ret = solve_robust(lp, d, &nomem);
@@ -290,14 +308,22 @@ static tfc_status phase3(lprec *lp, const lp_direct_lp *w, arena *a, bool leximi
         st->iterations[2] += (long long)get_total_iter(lp);
         if (ret == TIMEOUT && !nomem) {
             st->balance_incomplete = true;
+            *use = phase2; /* phase 2's plan whole, not a partly balanced one (docs/freeze-lp.md) */
             return TFC_OK;
         }
         if (ret != OPTIMAL) {
             if (nomem || ret == NOMEMORY)
                 return phase_failed(ret, nomem, LP_PHASE_BALANCE, file, d);
-            diag_error(d, file, 0, 0, "no plan: a leximin round of the freeze LP failed: %s (status %d)",
-                       status_words(ret), ret);
-            return TFC_INFEASIBLE;
+            /* lp_solve failed on a round (a bound it calls infeasible by
+             * its tolerances): the last round's plan stands, as even as
+             * the rounds before made it. */
+            diag_warning(d, file, 0, 0,
+                         "a leximin round of the freeze LP failed (lp_solve's status %d on the round's bounds); the "
+                         "plan is the round before's: its largest ratio minimised, the others as far as the rounds "
+                         "before went",
+                         ret);
+            *use = round_start;
+            return TFC_OK;
         }
         double z2 = get_objective(lp);
         if (z2 >= z - LP_SNAP_TOL)
@@ -376,7 +402,7 @@ static lprec *make_model(const lp_problem *pb, const lp_direct_lp *w, const char
  * 1, to say whether it costs time), then phase 2 (T bounded, min the total)
  * and phase 3 on the model. */
 static tfc_status solve_phases(const lp_problem *pb, const lp_direct_lp *w, lprec *lp, arena *a, const char *file,
-                               diag_list *d, lp_stats *st, REAL **phase2)
+                               diag_list *d, lp_stats *st, REAL **use)
 {
     size_t n = w->n;
     bool nomem = false;
@@ -432,16 +458,22 @@ static tfc_status solve_phases(const lp_problem *pb, const lp_direct_lp *w, lpre
         return phase_failed(ret, nomem, LP_PHASE_FREEZE, file, d);
     st->total_freeze = get_objective(lp);
     if (pb->balance) {
-        /* Phase 2's solution, kept in case phase 3 runs past --lp-timeout. */
+        /* Phase 2's solution, kept in case phase 3 runs past --lp-timeout
+         * or fails, and room for a leximin round's start, in case the
+         * round fails. */
         REAL *vars;
         int nc = get_Ncolumns(lp);
-        *phase2 = arena_alloc_array(a, (size_t)nc + 1, sizeof **phase2);
-        if (!*phase2)
+        REAL *phase2 = arena_alloc_array(a, (size_t)nc + 1, sizeof *phase2);
+        REAL *round_start = arena_alloc_array(a, (size_t)nc + 1, sizeof *round_start);
+        if (!phase2 || !round_start)
             return diag_nomem(d, "in phase 3 of the freeze LP");
-        if (get_ptr_variables(lp, &vars))
-            memcpy(*phase2, vars, (size_t)nc * sizeof **phase2);
+        if (!get_ptr_variables(lp, &vars)) {
+            diag_error(d, file, 0, 0, "lp_solve returned no solution");
+            return TFC_INFEASIBLE;
+        }
+        memcpy(phase2, vars, (size_t)nc * sizeof *phase2);
         lp_report(pb, LP_PHASE_BALANCE, 0, NAN, NAN);
-        return phase3(lp, w, a, pb->leximin, file, d, st);
+        return phase3(lp, w, a, pb->leximin, file, d, st, phase2, round_start, nc, use);
     }
     return TFC_OK;
 }
@@ -462,13 +494,11 @@ tfc_status lp_direct_solve(const lp_problem *pb, arena *a, const char *file, dia
     lprec *lp = make_model(pb, &w, file, d, &result);
     if (!lp)
         return result;
-    REAL *phase2 = NULL;
-    result = solve_phases(pb, &w, lp, a, file, d, st, &phase2);
+    REAL *use = NULL; /* a solution phase 3 kept (phase 2's, or a leximin round's start), else lp's own */
+    result = solve_phases(pb, &w, lp, a, file, d, st, &use);
     if (result == TFC_OK) {
-        REAL *vars;
-        if (st->balance_incomplete && phase2) {
-            vars = phase2;
-        } else if (!get_ptr_variables(lp, &vars)) {
+        REAL *vars = use;
+        if (!vars && !get_ptr_variables(lp, &vars)) {
             diag_error(d, file, 0, 0, "lp_solve returned no solution");
             result = TFC_INFEASIBLE;
         } else {

@@ -81,8 +81,8 @@ typedef struct dw {
     int *rowcol;
     bool nomem;                     /* memory ran out (diag_nomem filed) */
     bool gave_up;                   /* phase 1 or 2 could not go on; nothing filed (lp_stats.dw_gave_up) */
-    int gave_up_status;             /* lp_solve's status on the master then, 0 (OPTIMAL): out of rounds */
     lp_phase gave_up_in;
+    char gave_up_why[128];
     double last_lb;                 /* the last run_phase's best Lagrangian bound */
     const char *file;
     diag_list *d;
@@ -113,6 +113,15 @@ static bool headroom(dw *w, size_t rows, size_t cols)
         return true;
     w->nomem = true;
     return false;
+}
+
+/* Phase 1 or 2 cannot go on (why: for the warning lp_freeze_solve gives
+ * when it solves the LP whole instead); nothing is filed. */
+static void give_up(dw *w, lp_phase phase, const char *why)
+{
+    w->gave_up = true;
+    w->gave_up_in = phase;
+    snprintf(w->gave_up_why, sizeof w->gave_up_why, "%s", why);
 }
 
 static bool dw_init(dw *w, const lp_problem *pb, lp_price *pr, arena *a, const char *file, diag_list *d)
@@ -491,8 +500,13 @@ static next_step convergence_test(dw *w, const master *m, lp_phase phase, const 
             *res = RUN_OPTIMAL;
             return NEXT_STOP;
         }
-        diag_error(w->d, w->file, 0, 0, "no plan: %s failed: its decomposition repeats a column (reduced cost %s)",
-                   lp_phase_name(phase), real_shortest(rc).s);
+        if (phase == LP_PHASE_BALANCE) {
+            *res = RUN_NUMERIC; /* not shown feasible: the check's cap is not taken */
+            return NEXT_STOP;
+        }
+        char why[96];
+        snprintf(why, sizeof why, "it repeats a column, reduced cost %s", real_shortest(rc).s);
+        give_up(w, phase, why); /* the caller solves the LP whole */
         return NEXT_STOP;
     }
     return NEXT_ADD;
@@ -518,7 +532,7 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
                 diag_error(w->d, w->file, 0, 0, "no plan: %s did not converge in %d rounds of its decomposition",
                            lp_phase_name(phase), DW_MAX_ROUNDS);
             else /* the caller solves the LP whole */
-                w->gave_up = true, w->gave_up_status = 0, w->gave_up_in = phase;
+                give_up(w, phase, "its rounds ran out");
             break;
         }
         if (deadline > 0.0 && clock_now_s() > deadline && phase == LP_PHASE_BALANCE) {
@@ -541,7 +555,9 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
                 res = RUN_NUMERIC;
                 break;
             }
-            w->gave_up = true, w->gave_up_status = ret, w->gave_up_in = phase; /* the caller solves the LP whole */
+            char why[64];
+            snprintf(why, sizeof why, "lp_solve's status %d on its master", ret);
+            give_up(w, phase, why); /* the caller solves the LP whole */
             break;
         }
         round_vals r = {.obj = get_objective(m->lp)};
@@ -956,7 +972,7 @@ tfc_status lp_dw_solve(const lp_problem *pb, arena *a, const char *file, diag_li
     if (ok)
         return TFC_OK;
     st->dw_gave_up = !w.nomem && w.gave_up;
-    st->dw_master_status = w.gave_up_status;
     st->dw_gave_up_in = w.gave_up_in;
+    memcpy(st->dw_gave_up_why, w.gave_up_why, sizeof st->dw_gave_up_why);
     return w.nomem ? TFC_NOMEM : TFC_INFEASIBLE;
 }

@@ -184,13 +184,10 @@ tfc_status lp_freeze_solve(const lp_problem *pb, const char *file, diag_list *d,
         /* The decomposition's master defeated lp_solve (or its rounds ran
          * out): the whole LP, which has the same optimum, decides instead,
          * the same way on every machine. */
-        char why[64] = "its rounds ran out";
-        if (st->dw_master_status)
-            snprintf(why, sizeof why, "lp_solve's status %d on its master", st->dw_master_status);
         diag_warning(d, file, 0, 0,
                      "the freeze LP's decomposition could not solve %s (%s): solved the LP whole instead, as "
                      "--lp-method direct does",
-                     lp_phase_name(st->dw_gave_up_in), why);
+                     lp_phase_name(st->dw_gave_up_in), st->dw_gave_up_why);
         lp_stats keep = *st;
         memset(st, 0, sizeof *st);
         st->rows = keep.rows, st->cols = keep.cols, st->nonzeros = keep.nonzeros;

@@ -135,10 +135,11 @@ typedef struct lp_stats {
     int budget_rows;         /* decomposition: budget rows in the master at the end (of the stages with freezable actions) */
     double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
     bool balance_incomplete; /* phase 3 ran past --lp-timeout: the plan is phase 2's (optimal T* and total), not balanced */
+    bool balance_failed;     /* lp_solve failed on phase 3's first solve (whole LP; warned): phase 2's plan as well */
     bool dw_gave_up;         /* decomposition: phase 1 or 2 could not go on, and lp_dw_solve filed nothing:
                               * lp_freeze_solve solves the LP whole instead */
-    int dw_master_status;    /* lp_solve's status on the master then; 0 (OPTIMAL): its rounds ran out */
     lp_phase dw_gave_up_in;  /* the phase it gave up in */
+    char dw_gave_up_why[128]; /* why, for the warning */
 } lp_stats;
 
 /* The size of the whole LP (lp_direct.h spells out its rows and columns). */

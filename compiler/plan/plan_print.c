@@ -231,7 +231,7 @@ void plan_print_json(const plan *p, FILE *f)
         json_string(f, p->sp->freeze.balance == BALANCE_MINMAX    ? "minmax"
                        : p->sp->freeze.balance == BALANCE_LEXIMIN ? "leximin"
                                                                   : "none");
-        fprintf(f, ", \"balance_complete\": %s}", p->lp.balance_incomplete ? "false" : "true");
+        fprintf(f, ", \"balance_complete\": %s}", p->lp.balance_incomplete || p->lp.balance_failed ? "false" : "true");
     }
     fputs(",\n  \"stages\": [", f);
     for (uint32_t st = 0; st < s->n_stages; st++) {
