@@ -562,6 +562,33 @@ Test(lp_decompose, equals_lp_solve_on_the_whole_lp)
     cr_assert_eq(checked, 6 * 3 * 4);
 }
 
+static char *read_spec(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    char *buf = calloc(1, 1 << 16);
+    size_t n = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    cr_assert_gt(n, 0);
+    return buf;
+}
+
+/* Leximin's ratios, largest first, are no larger than minmax's at the first
+ * place they differ (each round's start is feasible for the next). */
+static void assert_leximin_no_less_even(const plan *lex, const plan *mm, const char *what)
+{
+    size_t n = mm->s->n_actions;
+    double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    for (size_t i = 0; i < n; i++)
+        a[i] = lex->x[i], b[i] = mm->x[i];
+    qsort(a, n, sizeof *a, cmp_desc);
+    qsort(b, n, sizeof *b, cmp_desc);
+    for (size_t i = 0; i < n && a[i] >= b[i] - 1e-7; i++)
+        cr_assert(a[i] <= b[i] + 1e-7, "%s: leximin's %zu-th largest %.9g > minmax's %.9g", what, i, a[i], b[i]);
+    free(a);
+    free(b);
+}
+
 /* Two small interleaved specs (found by a review) on which the
  * decomposition failed: on the first, lp_solve cycled without end on a
  * phase-3 master (leximin; no --lp-timeout could stop it); on the second,
@@ -608,54 +635,18 @@ Test(lp_decompose, specs_that_defeated_its_master_plan_as_the_whole_lp_does, .ti
         for (size_t i = 0; i < ld.d.n; i++)
             warned = warned || strstr(ld.d.items[i].msg, "solved the LP whole instead") != NULL;
         cr_assert_eq(warned, k == 1, "spec %zu: the fallback to the whole LP %s", k, warned ? "said" : "not said");
-        if (k == 0) { /* leximin's ratios, largest first, no larger than minmax's at the first difference */
+        if (k == 0) {
             char *mm = strdup(specs[k]);
             char *at = strstr(mm, "leximin");
             memcpy(at, "minmax ", 7);
             plan *m = build_with(&lm, mm, POLICY_TIMELY, false);
-            size_t n = m->s->n_actions;
-            double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
-            for (size_t i = 0; i < n; i++)
-                a[i] = dw->x[i], b[i] = m->x[i];
-            qsort(a, n, sizeof *a, cmp_desc);
-            qsort(b, n, sizeof *b, cmp_desc);
-            for (size_t i = 0; i < n && a[i] >= b[i] - 1e-7; i++)
-                cr_assert(a[i] <= b[i] + 1e-7, "leximin's %zu-th largest %.9g > minmax's %.9g", i, a[i], b[i]);
-            free(a);
-            free(b);
+            assert_leximin_no_less_even(dw, m, "the spec lp_solve cycled on");
             free(mm);
             loaded_free(&lm);
         }
         loaded_free(&ld);
         loaded_free(&lw);
     }
-}
-
-static char *read_spec(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    char *buf = calloc(1, 1 << 16);
-    size_t n = fread(buf, 1, (1 << 16) - 1, f);
-    fclose(f);
-    cr_assert_gt(n, 0);
-    return buf;
-}
-
-/* Leximin's ratios, largest first, are no larger than minmax's at the first
- * place they differ (each round's start is feasible for the next). */
-static void assert_leximin_no_less_even(const plan *lex, const plan *mm, const char *what)
-{
-    size_t n = mm->s->n_actions;
-    double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
-    for (size_t i = 0; i < n; i++)
-        a[i] = lex->x[i], b[i] = mm->x[i];
-    qsort(a, n, sizeof *a, cmp_desc);
-    qsort(b, n, sizeof *b, cmp_desc);
-    for (size_t i = 0; i < n && a[i] >= b[i] - 1e-7; i++)
-        cr_assert(a[i] <= b[i] + 1e-7, "%s: leximin's %zu-th largest %.9g > minmax's %.9g", what, i, a[i], b[i]);
-    free(a);
-    free(b);
 }
 
 /* Specs from a random sweep: on the first three lp_solve called a leximin
