@@ -1173,3 +1173,50 @@ Test(spec_limits, timing_file_lists_256_paths_and_no_more)
     expect_only_error(line, col, "timing.file lists 300 files, more than the limit of 256");
     free(line);
 }
+
+/* ---- one cause, one error ---- */
+
+Test(spec_review, a_misspelt_timing_key_is_one_error_with_its_hint)
+{
+    /* A misspelt backward_frozen_ms gets the hint alone, as a misspelt
+     * forward_ms does: not also "needs backward_frozen_ms" twice. */
+    expect_only_error("timing: {forward_ms: 1, backward_ms: 2, backwrd_frozen_ms: 1}", 41,
+                      "unknown key \"backwrd_frozen_ms\" in timing; did you mean 'backward_frozen_ms'?");
+    expect_only_error("timing: {forward_ms: 1, backwrd_ms: 2, backward_frozen_ms: 1}", 25,
+                      "did you mean 'backward_ms'?");
+    expect_only_error("timing: {forward_ms: 1, backward_input_ms: 1, backward_weigt_ms: 1, backward_ms: 2, "
+                      "backward_frozen_ms: 1}",
+                      47, "did you mean 'backward_weight_ms'?");
+}
+
+Test(spec_review, a_schedule_names_only_the_timing_key_that_is_missing)
+{
+    /* backward_ms given, backward_frozen_ms absent: the pair's own error
+     * says so, once; the schedule adds nothing. */
+    expect_only_error("timing: {forward_ms: 1, backward_ms: 2}", 38,
+                      "timing.backward_ms needs timing.backward_frozen_ms");
+    /* neither: the schedule names both */
+    expect_only_error("timing: {forward_ms: 1}", 9,
+                      "schedule 1F1B needs timing.backward_ms and timing.backward_frozen_ms");
+    /* one misspelt (its hint at 8:25), the other absent: only the absent one named */
+    loaded l;
+    load_with(&l, 8, "timing: {forward_ms: 1, backward_frozn_ms: 1}");
+    EXPECT_ERROR(&l, 8, 25, "did you mean 'backward_frozen_ms'?");
+    EXPECT_ERROR(&l, 8, 9, "schedule 1F1B needs timing.backward_ms");
+    cr_assert_null(strstr(l.dump, "needs timing.backward_ms and"), "%s", l.dump);
+    cr_assert_eq(l.d.n, 2, "%s", l.dump);
+    loaded_free(&l);
+    /* half of the other pair given: its error hides nothing this schedule needs */
+    load_with(&l, 8, "timing: {forward_ms: 1, backward_input_ms: 1}");
+    EXPECT_ERROR(&l, 8, 44, "timing.backward_input_ms and timing.backward_weight_ms go together");
+    EXPECT_ERROR(&l, 8, 9, "schedule 1F1B needs timing.backward_ms and timing.backward_frozen_ms");
+    cr_assert_eq(l.d.n, 2, "%s", l.dump);
+    loaded_free(&l);
+    /* a split schedule, half its pair given: the pair's error alone */
+    load_str(&l, "tfc: 1\nname: t\nmodel:\n  stages:\n    - params: [{name: a, numel: 10}]\n"
+                 "    - params: [{name: b, numel: 20}]\npipeline: {schedule: ZBH1, ranks: 2, microbatches: 4}\n"
+                 "timing: {forward_ms: 1, backward_input_ms: 1}\n");
+    EXPECT_ERROR(&l, 8, 44, "timing.backward_input_ms and timing.backward_weight_ms go together");
+    cr_assert_eq(l.d.n, 1, "%s", l.dump);
+    loaded_free(&l);
+}

@@ -1100,30 +1100,44 @@ static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
     if (bw)
         tm->backward_weight_ms = read_table(c, bw, "timing.backward_weight_ms", n, 0.0, false);
     const ydoc_node *bwf = ydoc_get(t, "backward_weight_frozen_ms");
-    if (bwf && !bw)
-        ERR(c, bwf, "timing.backward_weight_frozen_ms needs timing.backward_weight_ms");
     if (bwf)
         tm->backward_weight_frozen_ms = read_table(c, bwf, "timing.backward_weight_frozen_ms", n, 0.0, false);
     if ((v = ydoc_get(t, "comm_ms")))
         get_number(c, v, "timing.comm_ms", 0.0, false, SPEC_MAX_MS, &tm->comm_ms);
 
-    if (bf && !b)
+    /* A key written with a typo has had its "did you mean" (check_map):
+     * the rules below take it as given, so as not to say it is missing. */
+    bool has_b = b || misspelt_in(t, "backward_ms", timing_keys);
+    bool has_bf = bf || misspelt_in(t, "backward_frozen_ms", timing_keys);
+    bool has_bi = bi || misspelt_in(t, "backward_input_ms", timing_keys);
+    bool has_bw = bw || misspelt_in(t, "backward_weight_ms", timing_keys);
+    if (bwf && !has_bw)
+        ERR(c, bwf, "timing.backward_weight_frozen_ms needs timing.backward_weight_ms");
+    bool full_half = (bf && !has_b) || (b && !has_bf), split_half = (bi && !has_bw) || (bw && !has_bi);
+    if (bf && !has_b)
         ERR(c, bf, "timing.backward_frozen_ms needs timing.backward_ms (the unfrozen backward it shortens)");
-    if (b && !bf)
+    if (b && !has_bf)
         ERR(c, b, "timing.backward_ms needs timing.backward_frozen_ms (the same backward with every "
                   "parameter frozen)");
-    if (!bi != !bw)
+    if (split_half)
         ERR(c, bi ? bi : bw, "timing.backward_input_ms and timing.backward_weight_ms go together");
 
+    /* What the schedule needs, where a pair's error above has not said it
+     * already (half of it given); naming only the keys that are missing. */
     if (stages_known) {
         bool split = spec_schedule_is_split(s->schedule);
-        if (split && !(bi && bw))
-            ERR(c, t, "schedule %s splits the backward: timing needs backward_input_ms and backward_weight_ms",
-                schedule_names[s->schedule]);
-        if (!split && s->schedule != SCHED_CUSTOM && !(b && bf))
-            ERR(c, t, "schedule %s needs timing.backward_ms and timing.backward_frozen_ms",
-                schedule_names[s->schedule]);
-        if (s->schedule == SCHED_CUSTOM && !(b && bf) && !(bi && bw))
+        const char *name = schedule_names[s->schedule];
+        if (split && !split_half && !(has_bi && has_bw))
+            ERR(c, t, "schedule %s splits the backward: timing needs %s", name,
+                !has_bi && !has_bw ? "backward_input_ms and backward_weight_ms"
+                : !has_bi          ? "backward_input_ms"
+                                   : "backward_weight_ms");
+        if (!split && s->schedule != SCHED_CUSTOM && !full_half && !(has_b && has_bf))
+            ERR(c, t, "schedule %s needs %s", name,
+                !has_b && !has_bf ? "timing.backward_ms and timing.backward_frozen_ms"
+                : !has_b          ? "timing.backward_ms"
+                                  : "timing.backward_frozen_ms");
+        if (s->schedule == SCHED_CUSTOM && !full_half && !split_half && !(has_b && has_bf) && !(has_bi && has_bw))
             ERR(c, t, "a custom schedule needs backward_ms and backward_frozen_ms, or backward_input_ms "
                       "and backward_weight_ms");
     }
