@@ -1220,3 +1220,25 @@ Test(spec_review, a_schedule_names_only_the_timing_key_that_is_missing)
     cr_assert_eq(l.d.n, 1, "%s", l.dump);
     loaded_free(&l);
 }
+
+Test(spec_review, a_wrong_stage_count_hides_no_error_of_the_stages)
+{
+    /* 3 stages for 2 ranks: the stages' own errors are reported with it, in
+     * one run; table lengths are not checked (which count is meant is
+     * unknown), so the 3-entry table that matches the model says nothing. */
+    loaded l;
+    load_str(&l, "tfc: 1\nname: t\nmodel:\n  stages:\n"
+                 "    - params: [{name: a, numel: 10}, {name: a, numel: 5}]\n"
+                 "    - params: []\n"
+                 "    - {name: \"s 2\", params: [{name: \"x y\", numel: 1}]}\n"
+                 "pipeline: {schedule: 1F1B, ranks: 2, microbatches: 4}\n"
+                 "timing: {forward_ms: [1, 1, 1], backward_ms: 2, backward_frozen_ms: 1}\n");
+    EXPECT_ERROR(&l, 5, 5, "model.stages lists 3 stages, but pipeline.ranks x pipeline.stages_per_rank = 2 x 1 = 2");
+    EXPECT_ERROR(&l, 5, 45, "duplicate parameter name in this stage \"a\"");
+    EXPECT_ERROR(&l, 6, 15, "model.stages[1].params must list at least one parameter tensor");
+    EXPECT_ERROR(&l, 7, 14, "model.stages[2].name may hold only letters");
+    EXPECT_ERROR(&l, 7, 37, "model.stages[2].params[0].name may hold only letters");
+    cr_assert_null(strstr(l.dump, "entries"), "%s", l.dump);
+    cr_assert_eq(l.d.n, 5, "%s", l.dump);
+    loaded_free(&l);
+}

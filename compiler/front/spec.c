@@ -729,29 +729,31 @@ static void read_stage(ctx *c, const ydoc_node *n, size_t index, spec_stage *st)
     name_list_check(c, &names, "parameter name in this stage");
 }
 
-static void read_model(ctx *c, const ydoc_node *m, bool stages_known)
+/* Returns false when model.stages disagrees with the pipeline's stage
+ * count: the stages are still read and checked, but which count is meant
+ * is unknown, so what depends on it (table lengths) is not checked. */
+static bool read_model(ctx *c, const ydoc_node *m, bool stages_known)
 {
     spec *s = c->s;
     if (!check_map(c, m, "model", model_keys))
-        return;
+        return true;
     const ydoc_node *stages = require(c, m, "model", "stages", model_keys);
     if (!stages)
-        return;
+        return true;
     char q[TEXT_QUOTE_CAP];
     if (stages->kind != YDOC_SEQ) {
         ERR(c, stages, "model.stages must be a sequence of stages, got %s", got(stages, q, sizeof q));
-        return;
+        return true;
     }
     if (stages->n == 0 || stages->n > SPEC_MAX_STAGES) {
         ERR(c, stages, "model.stages must list 1 to %u stages, got %u", SPEC_MAX_STAGES, stages->n);
-        return;
+        return true;
     }
-    if (stages_known && stages->n != s->n_stages) {
+    bool count_ok = !stages_known || stages->n == s->n_stages;
+    if (!count_ok)
         ERR(c, stages,
             "model.stages lists %u stages, but pipeline.ranks x pipeline.stages_per_rank = %u x %u = %zu",
             stages->n, s->ranks, s->stages_per_rank, s->n_stages);
-        return;
-    }
     uint64_t total = 0;
     for (uint32_t i = 0; i < stages->n; i++) {
         const ydoc_node *st = stages->u.items[i];
@@ -762,14 +764,14 @@ static void read_model(ctx *c, const ydoc_node *m, bool stages_known)
     if (total > SPEC_MAX_PARAMS) {
         ERR(c, stages, "model.stages holds %llu parameter tensors, more than the limit of %u",
             (unsigned long long)total, SPEC_MAX_PARAMS);
-        return;
+        return count_ok;
     }
     s->stages = arena_alloc_array(c->a, stages->n, sizeof *s->stages);
     name_list names;
     if (!name_list_init(&names, stages->n) || !s->stages) {
         name_list_check(c, &names, "");
         out_of_memory(c, stages);
-        return;
+        return count_ok;
     }
     for (uint32_t i = 0; i < stages->n && !diag_full(c->d); i++) {
         spec_stage *st = &s->stages[i];
@@ -783,8 +785,9 @@ static void read_model(ctx *c, const ydoc_node *m, bool stages_known)
             name_list_add(&names, st->name, &st->pos);
     }
     name_list_check(c, &names, "stage name");
-    if (!stages_known)
+    if (!stages_known || !count_ok)
         s->n_stages = 0; /* unknown shape: the spec is invalid anyway */
+    return count_ok;
 }
 
 /* A per-stage table: a sequence of n numbers, or one number for every stage. */
@@ -1054,14 +1057,15 @@ static void read_measured(ctx *c, const ydoc_node *t)
     }
 }
 
-static void read_timing(ctx *c, const ydoc_node *t, bool stages_known)
+/* stages_known: the pipeline's schedule and stage count are valid; n: the
+ * stage count the tables must have, 0 when it is unknown (not checked). */
+static void read_timing(ctx *c, const ydoc_node *t, bool stages_known, size_t n)
 {
     spec *s = c->s;
     spec_timing *tm = &s->timing;
     if (!check_map(c, t, "timing", timing_keys))
         return;
     s->pos_timing = (spec_pos){t->line, t->col};
-    size_t n = stages_known ? s->n_stages : 0;
     const ydoc_node *v;
     if ((v = ydoc_get(t, "source"))) {
         static const char *const sources[] = {"table", "model", "measured", "trace", NULL};
@@ -1455,10 +1459,11 @@ static void read_root(ctx *c, const ydoc_node *root)
     bool stages_known = false;
     if ((v = ydoc_get(root, "pipeline")))
         stages_known = read_pipeline(c, v);
+    bool count_ok = true;
     if ((v = ydoc_get(root, "model")))
-        read_model(c, v, stages_known);
+        count_ok = read_model(c, v, stages_known);
     if ((v = ydoc_get(root, "timing")))
-        read_timing(c, v, stages_known);
+        read_timing(c, v, stages_known, stages_known && count_ok ? c->s->n_stages : 0);
     if ((v = opt(root, "freeze")))
         read_freeze(c, v);
     if ((v = opt(root, "training")))
