@@ -185,6 +185,35 @@ Test(ydoc, syntax_errors_carry_libyaml_position_and_context)
     done(&p);
 }
 
+/* libyaml says only "found character that cannot start any token" at a tab
+ * that indents; the error says what is wrong, at the tab. */
+Test(ydoc, a_tab_in_the_indentation_is_said_to_be_one)
+{
+    const char *const cases[][2] = {
+        {"a:\n\tb: 1\n", "2:1"},            /* a tab alone */
+        {"a:\n  b: 1\n  \tc: 2\n", "3:3"},  /* after spaces */
+        {"a:\r\n\tb: 1\r\n", "2:1"},        /* CR LF lines */
+        {"x: \"\u00e9\"\na:\n\tb: 1\n", "3:1"}, /* after a line with a 2-byte character */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        parsed p;
+        parse(&p, cases[i][0]);
+        unsigned line, col;
+        sscanf(cases[i][1], "%u:%u", &line, &col);
+        cr_assert_not(p.ok);
+        cr_assert_eq(p.d.n, 1, "case %zu", i);
+        cr_assert(error_at(&p, line, col, "YAML syntax error: a tab in the indentation; YAML does not allow tabs "
+                                          "for indentation, indent with spaces"),
+                  "case %zu: %u:%u %s", i, p.d.items[0].line, p.d.items[0].col, p.d.items[0].msg);
+        done(&p);
+    }
+    /* a tab that separates, not indents, is no error */
+    parsed p;
+    parse(&p, "a:\t1\nb: [1,\t2]\n");
+    cr_assert(p.ok, "%s", p.d.n ? p.d.items[0].msg : "");
+    done(&p);
+}
+
 Test(ydoc, unknown_tags_are_refused)
 {
     parsed p;

@@ -373,6 +373,28 @@ static void on_alias(builder *b, const yaml_event_t *ev, unsigned line, unsigned
     push_child(b, s->node);
 }
 
+/* Whether line:col (1-based, col in code points) is a tab with nothing but
+ * spaces and tabs before it on its line: libyaml then says only "found
+ * character that cannot start any token". Breaks as text_position counts them. */
+static bool tab_in_indentation(const char *buf, size_t len, unsigned line, unsigned col)
+{
+    const unsigned char *s = (const unsigned char *)buf;
+    size_t i = 0;
+    for (unsigned l = 1; l < line && i < len; i++) {
+        if (s[i] == '\n' || (s[i] == '\r' && !(i + 1 < len && s[i + 1] == '\n')))
+            l++;
+        else if (i + 1 < len && s[i] == 0xC2 && s[i + 1] == 0x85)
+            l++, i++;
+        else if (i + 2 < len && s[i] == 0xE2 && s[i + 1] == 0x80 && (s[i + 2] == 0xA8 || s[i + 2] == 0xA9))
+            l++, i += 2;
+    }
+    /* only spaces and tabs before it: one byte a column */
+    for (unsigned c = 1; c < col; c++, i++)
+        if (i >= len || (s[i] != ' ' && s[i] != '\t'))
+            return false;
+    return i < len && s[i] == '\t';
+}
+
 static void report_syntax(builder *b, const yaml_parser_t *p, const char *buf, size_t len)
 {
     const char *problem = p->problem ? p->problem : "unknown problem";
@@ -389,6 +411,12 @@ static void report_syntax(builder *b, const yaml_parser_t *p, const char *buf, s
     default:
         line = (unsigned)p->problem_mark.line + 1;
         col = (unsigned)p->problem_mark.column + 1;
+        if (tab_in_indentation(buf, len, line, col)) {
+            diag_error(b->d, b->file, line, col,
+                       "YAML syntax error: a tab in the indentation; YAML does not allow tabs for indentation, "
+                       "indent with spaces");
+            return;
+        }
         diag_error(b->d, b->file, line, col, "YAML syntax error: %s", problem);
         if (p->context)
             diag_note(b->d, (unsigned)p->context_mark.line + 1, (unsigned)p->context_mark.column + 1,
