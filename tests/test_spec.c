@@ -1242,3 +1242,44 @@ Test(spec_review, a_wrong_stage_count_hides_no_error_of_the_stages)
     cr_assert_eq(l.d.n, 5, "%s", l.dump);
     loaded_free(&l);
 }
+
+/* ---- hints where the value meant is plain ---- */
+
+Test(spec_review, a_yaml_1_1_boolean_says_to_write_true_or_false)
+{
+    loaded l;
+    load_with(&l, 0, "targets: {c: yes, cuda: {enabled: OFF}}");
+    EXPECT_ERROR(&l, 9, 14, "targets.c must be true or false, got string \"yes\"; write true (yes is a string in "
+                            "YAML 1.2)");
+    EXPECT_ERROR(&l, 9, 35, "targets.cuda.enabled must be true or false, got string \"OFF\"; write false");
+    loaded_free(&l);
+    /* quoted or tagged, true is a string: said as for integers */
+    load_with(&l, 0, "targets: {c: 'true', cuda: !!str false}");
+    EXPECT_ERROR(&l, 9, 14, "got string \"true\" (quoted values are strings)");
+    EXPECT_ERROR(&l, 9, 28, "got string \"false\" (a tagged value is a string)");
+    loaded_free(&l);
+    /* nothing to suggest for other words */
+    load_with(&l, 0, "targets: {c: maybe}");
+    EXPECT_ERROR(&l, 9, 14, "targets.c must be true or false, got string \"maybe\"");
+    cr_assert_null(strstr(l.dump, "write"), "%s", l.dump);
+    loaded_free(&l);
+}
+
+Test(spec_review, a_whole_number_written_as_a_real_says_how_to_write_it)
+{
+    loaded l;
+    load_with(&l, 0, "freeze: {max_ratio: 0.5, warmup_steps: 1e6, seed: 1.0, ramp_steps: 1.5e3}");
+    EXPECT_ERROR(&l, 9, 40, "freeze.warmup_steps must be an integer, got number \"1e6\"; write 1000000");
+    EXPECT_ERROR(&l, 9, 51, "freeze.seed must be an integer, got number \"1.0\"; write 1");
+    EXPECT_ERROR(&l, 9, 68, "freeze.ramp_steps must be an integer, got number \"1.5e3\"; write 1500");
+    loaded_free(&l);
+    /* no hint where the integer would be refused too (out of range), where
+     * the number is not whole, or where its text holds more than a double
+     * keeps (1.0000000000000001e3 reads as 1000) */
+    load_with(&l, 0, "data: {lcp_index: {seq_len: 2e6, topk: 4.5, token_bytes: 1.0000000000000001e0}}");
+    EXPECT_ERROR(&l, 9, 29, "data.lcp_index.seq_len must be an integer, got number \"2e6\"");
+    EXPECT_ERROR(&l, 9, 40, "data.lcp_index.topk must be an integer, got number \"4.5\"");
+    EXPECT_ERROR(&l, 9, 58, "data.lcp_index.token_bytes must be an integer");
+    cr_assert_null(strstr(l.dump, "write"), "%s", l.dump);
+    loaded_free(&l);
+}

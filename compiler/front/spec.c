@@ -260,6 +260,27 @@ static const ydoc_node *require(ctx *c, const ydoc_node *map, const char *path, 
 
 /* ---- typed scalars ---- */
 
+/* Whether a number's text has at most 15 significant digits, so that the
+ * double read from it is the text's own value when that is an integer up
+ * to 2^53 (1e6, 2.5e5, 4.0: never 1.0000000000000001e6). */
+static bool few_digits(const char *s, size_t n)
+{
+    size_t sig = 0, zeros = 0;
+    bool leading = true;
+    for (size_t i = 0; i < n && s[i] != 'e' && s[i] != 'E'; i++) {
+        if (s[i] < '0' || s[i] > '9' || (leading && s[i] == '0'))
+            continue;
+        leading = false;
+        if (s[i] == '0') {
+            zeros++;
+        } else {
+            sig += zeros + 1;
+            zeros = 0;
+        }
+    }
+    return sig <= 15;
+}
+
 static bool get_uint(ctx *c, const ydoc_node *n, const char *path, uint64_t min, uint64_t max, uint64_t *out)
 {
     char q[TEXT_QUOTE_CAP];
@@ -269,6 +290,15 @@ static bool get_uint(ctx *c, const ydoc_node *n, const char *path, uint64_t min,
         const char *hint = n->kind != YDOC_SCALAR || n->plain || ydoc_scalar_type(n) != YDOC_STR ? ""
                            : n->tagged ? " (a tagged value is a string)"
                                        : " (quoted values are strings)";
+        char write[40] = "";
+        double d;
+        /* a number that is a whole one in range (1e6, 4.0): say how to write it */
+        if (n->kind == YDOC_SCALAR && ydoc_scalar_type(n) == YDOC_FLOAT && ydoc_scalar_float(n, &d) &&
+            isfinite(d) && d == floor(d) && d >= (double)min && d <= (double)max && d <= 9007199254740992.0 &&
+            few_digits(n->u.str, n->n)) {
+            snprintf(write, sizeof write, "; write %llu", (unsigned long long)fabs(d));
+            hint = write;
+        }
         ERR(c, n, "%s must be an integer, got %s%s", path, got(n, q, sizeof q), hint);
         return false;
     }
@@ -350,7 +380,24 @@ static bool get_bool(ctx *c, const ydoc_node *n, const char *path, bool *out)
 {
     char q[TEXT_QUOTE_CAP];
     if (n->kind != YDOC_SCALAR || ydoc_scalar_type(n) != YDOC_BOOL) {
-        ERR(c, n, "%s must be true or false, got %s", path, got(n, q, sizeof q));
+        /* YAML 1.1's booleans, strings in 1.2 (docs/spec.md, "Values") */
+        static const char *const words[] = {"yes", "Yes", "YES", "on", "On", "ON",
+                                            "no",  "No",  "NO",  "off", "Off", "OFF", NULL};
+        const char *hint = "";
+        char buf[64];
+        bool str = n->kind == YDOC_SCALAR && ydoc_scalar_type(n) == YDOC_STR;
+        ydoc_node unquoted = str ? *n : (ydoc_node){0};
+        unquoted.plain = true;
+        unquoted.tagged = false;
+        for (size_t i = 0; str && n->plain && words[i]; i++)
+            if (n->n == strlen(words[i]) && memcmp(n->u.str, words[i], n->n) == 0) {
+                snprintf(buf, sizeof buf, "; write %s (%s is a string in YAML 1.2)", i < 6 ? "true" : "false",
+                         words[i]);
+                hint = buf;
+            }
+        if (str && !n->plain && ydoc_scalar_type(&unquoted) == YDOC_BOOL)
+            hint = n->tagged ? " (a tagged value is a string)" : " (quoted values are strings)";
+        ERR(c, n, "%s must be true or false, got %s%s", path, got(n, q, sizeof q), hint);
         return false;
     }
     *out = ydoc_scalar_bool(n);
