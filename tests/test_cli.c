@@ -144,6 +144,26 @@ Test(cli, check_usage_errors_exit_2)
     proc_result_free(&r);
 }
 
+/* A usage error points at the verb's own --help, where its options are. */
+Test(cli, a_usage_error_points_at_its_verbs_help)
+{
+    const char *const cases[][4] = {
+        {"plan", "--frobnicate", "a.yaml", "tfc: error: plan: unknown option \"--frobnicate\"\nTry 'tfc plan --help'.\n"},
+        {"plan", "a.yaml", "--sweep=", "tfc: error: plan: --sweep needs a folder name, got \"\"\nTry 'tfc plan --help'.\n"},
+        {"plan", "a.yaml", "--policy", "tfc: error: plan: option needs a value: \"--policy\"\nTry 'tfc plan --help'.\n"},
+        {"compile", "a.yaml", "b.yaml",
+         "tfc: error: compile: more than one SPEC given; extra: \"b.yaml\"\nTry 'tfc compile --help'.\n"},
+        {"check", "-q", NULL, "tfc: error: check: missing SPEC\nTry 'tfc check --help'.\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        proc_result r;
+        cr_assert(proc_tfc(&r, cases[i][0], cases[i][1], cases[i][2], NULL));
+        cr_assert_eq(r.exit_code, 2, "%s", r.err);
+        cr_assert_str_eq(r.err, cases[i][3]);
+        proc_result_free(&r);
+    }
+}
+
 Test(cli, verb_help_exits_0)
 {
     const char *verbs[] = {"check", "compile", "plan", "index"};
