@@ -164,6 +164,44 @@ Test(cli, a_usage_error_points_at_its_verbs_help)
     }
 }
 
+/* Counts of one read as one: "1 microbatch, ... 1 parameter tensor, 1 parameter". */
+Test(cli, check_and_plan_say_one_of_a_thing_in_the_singular)
+{
+    temp_spec t;
+    temp_spec_write(&t, "tfc: 1\nname: one\nmodel: {stages: [{params: [{name: w, numel: 1}]}]}\n"
+                        "pipeline: {schedule: GPipe, ranks: 1, microbatches: 1}\n"
+                        "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n");
+    proc_result r;
+    cr_assert(proc_tfc(&r, "check", t.path, NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_not_null(strstr(r.out, ": ok: one, GPipe, 1 rank x 1 stage per rank, 1 microbatch, 2 actions, "
+                                     "1 parameter tensor, 1 parameter\n"),
+                       "%s", r.out);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "plan", t.path, "-q", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_not_null(strstr(r.out, "one: GPipe, 1 rank x 1 stage per rank, 1 microbatch, 2 actions\n"), "%s",
+                       r.out);
+    proc_result_free(&r);
+    /* --compare's header, and its rows for schedules of two stages a rank */
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/cmp", t.dir);
+    cr_assert(proc_tfc(&r, "plan", t.path, "-q", "--compare", dir, NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_not_null(strstr(r.out, "every built-in schedule on 1 rank, 1 microbatch, "), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "does not fit: the model has 1 parameter tensor, fewer than the 2 stages"), "%s",
+                       r.out);
+    proc_result_free(&r);
+    const char *const files[] = {"compare.csv", "compare.svg", "MANIFEST"};
+    for (size_t i = 0; i < 3; i++) {
+        char f[700];
+        snprintf(f, sizeof f, "%s/%s", dir, files[i]);
+        unlink(f);
+    }
+    rmdir(dir);
+    temp_spec_remove(&t);
+}
+
 Test(cli, verb_help_exits_0)
 {
     const char *verbs[] = {"check", "compile", "plan", "index"};

@@ -1283,3 +1283,14 @@ Test(spec_review, a_whole_number_written_as_a_real_says_how_to_write_it)
     cr_assert_null(strstr(l.dump, "write"), "%s", l.dump);
     loaded_free(&l);
 }
+
+Test(spec_review, a_count_of_one_is_said_in_the_singular)
+{
+    loaded l;
+    load_with(&l, 8, "timing: {forward_ms: [1], backward_ms: 2, backward_frozen_ms: 1}");
+    EXPECT_ERROR(&l, 8, 22, "timing.forward_ms has 1 entry, but the pipeline has 2 stages");
+    loaded_free(&l);
+    load_with(&l, 6, "");
+    EXPECT_ERROR(&l, 5, 5, "model.stages lists 1 stage, but pipeline.ranks x pipeline.stages_per_rank = 2 x 1 = 2");
+    loaded_free(&l);
+}

@@ -317,11 +317,12 @@ static int run_check(int argc, char **argv)
             puts(s->inputs[i].path);
     } else if (st == TFC_OK && !quiet) {
         const spec *s = p->sp;
-        printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions, %zu parameter "
-               "tensors, %llu parameters\n",
+        printf("%s: ok: %s, %s, %u rank%s x %u stage%s per rank, %u microbatch%s, %zu actions, %zu parameter "
+               "tensor%s, %llu parameter%s\n",
                s->path, s->name, spec_schedule_name(s->schedule), s->ranks, s->ranks == 1 ? "" : "s",
-               s->stages_per_rank, s->stages_per_rank == 1 ? "" : "s", s->microbatches, p->s->n_actions,
-               s->n_params, (unsigned long long)s->numel);
+               s->stages_per_rank, s->stages_per_rank == 1 ? "" : "s", s->microbatches,
+               s->microbatches == 1 ? "" : "es", p->s->n_actions, s->n_params, s->n_params == 1 ? "" : "s",
+               (unsigned long long)s->numel, s->numel == 1 ? "" : "s");
     }
     arena_free(&a);
     return flush_stdout(exit_for(st));

@@ -343,8 +343,8 @@ double compare_ttq_ms(const compare_row *w)
 
 void compare_print_text(const spec *sp, const char *label, const compare_result *r, FILE *f)
 {
-    fprintf(f, "%s: %s: every built-in schedule on %u ranks, %u microbatches, freeze.max_ratio %s", label, sp->name,
-            sp->ranks, sp->microbatches,
+    fprintf(f, "%s: %s: every built-in schedule on %u rank%s, %u microbatch%s, freeze.max_ratio %s", label,
+            sp->name, sp->ranks, sp->ranks == 1 ? "" : "s", sp->microbatches, sp->microbatches == 1 ? "" : "es",
             sp->freeze.max_ratio_auto ? "auto (each schedule its own cap)" : real_shortest(sp->freeze.max_ratio).s);
     if (sp->has_memory_limit) {
         fputs(", memory limit ", f);

@@ -799,8 +799,8 @@ static bool read_model(ctx *c, const ydoc_node *m, bool stages_known)
     bool count_ok = !stages_known || stages->n == s->n_stages;
     if (!count_ok)
         ERR(c, stages,
-            "model.stages lists %u stages, but pipeline.ranks x pipeline.stages_per_rank = %u x %u = %zu",
-            stages->n, s->ranks, s->stages_per_rank, s->n_stages);
+            "model.stages lists %u stage%s, but pipeline.ranks x pipeline.stages_per_rank = %u x %u = %zu",
+            stages->n, stages->n == 1 ? "" : "s", s->ranks, s->stages_per_rank, s->n_stages);
     uint64_t total = 0;
     for (uint32_t i = 0; i < stages->n; i++) {
         const ydoc_node *st = stages->u.items[i];
@@ -862,7 +862,7 @@ static double *read_table(ctx *c, const ydoc_node *n, const char *path, size_t s
         return NULL;
     }
     if (stages && n->n != stages) {
-        ERR(c, n, "%s has %u entries, but the pipeline has %zu stages", path, n->n, stages);
+        ERR(c, n, "%s has %u entr%s, but the pipeline has %zu stages", path, n->n, n->n == 1 ? "y" : "ies", stages);
         return NULL;
     }
     bool ok = true;
@@ -895,7 +895,7 @@ static const uint64_t *read_stage_layers(ctx *c, const ydoc_node *v, size_t n, u
         return NULL;
     }
     if (v->n != n) {
-        ERR(c, v, "%s has %u entries, but the pipeline has %zu stages", path, v->n, n);
+        ERR(c, v, "%s has %u entr%s, but the pipeline has %zu stages", path, v->n, v->n == 1 ? "y" : "ies", n);
         return NULL;
     }
     uint64_t *out = arena_alloc_array(c->a, n, sizeof *out);

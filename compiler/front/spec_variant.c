@@ -82,8 +82,8 @@ spec *spec_variant(const spec *sp, const spec_times *base, unsigned base_how, sp
         return NULL;
     }
     if (sp->n_params < n) {
-        snprintf(why, why_cap, "the model has %zu parameter tensors, fewer than the %llu stages", sp->n_params,
-                 (unsigned long long)n);
+        snprintf(why, why_cap, "the model has %zu parameter tensor%s, fewer than the %llu stages", sp->n_params,
+                 sp->n_params == 1 ? "" : "s", (unsigned long long)n);
         return NULL;
     }
     const cost_model *m = sp->timing.has_model ? &sp->timing.model : NULL;

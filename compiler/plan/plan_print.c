@@ -31,9 +31,9 @@ void plan_print_text(const plan *p, FILE *f)
 {
     const spec *sp = p->sp;
     const sched *s = p->s;
-    fprintf(f, "%s: %s, %u rank%s x %u stage%s per rank, %u microbatches, %zu actions\n", sp->name,
+    fprintf(f, "%s: %s, %u rank%s x %u stage%s per rank, %u microbatch%s, %zu actions\n", sp->name,
             spec_schedule_name(sp->schedule), sp->ranks, sp->ranks == 1 ? "" : "s", sp->stages_per_rank,
-            sp->stages_per_rank == 1 ? "" : "s", sp->microbatches, s->n_actions);
+            sp->stages_per_rank == 1 ? "" : "s", sp->microbatches, sp->microbatches == 1 ? "" : "es", s->n_actions);
     fprintf(f, "baseline makespan   %10s ms  (nothing frozen)\n", ms_text(p->base.makespan).s);
     fprintf(f, "optimised makespan  %10s ms  (policy %s, freeze.max_ratio %s)\n", ms_text(p->opt.makespan).s,
             plan_policy_name(p->policy), real_shortest(sp->freeze.max_ratio).s);

@@ -300,8 +300,8 @@ static bool accepts(spec_schedule kind, uint32_t p, uint32_t v, uint32_t m, diag
             return false;
         }
         if (kind == SCHED_1F1B && m < p) {
-            diag_error(d, file, at.line, at.col, "1F1B needs at least as many microbatches as stages: %u microbatches, %u stages", m,
-                     p);
+            diag_error(d, file, at.line, at.col, "1F1B needs at least as many microbatches as stages: %u microbatch%s, %u stages", m,
+                     m == 1 ? "" : "es", p);
             return false;
         }
         return true;
@@ -336,7 +336,8 @@ static bool accepts(spec_schedule kind, uint32_t p, uint32_t v, uint32_t m, diag
         }
         if (m < 2 * p) {
             diag_error(d, file, at.line, at.col,
-                       "DualPipeV needs at least as many microbatches as stages: %u microbatches, %u stages", m, 2 * p);
+                       "DualPipeV needs at least as many microbatches as stages: %u microbatch%s, %u stages", m,
+                       m == 1 ? "" : "es", 2 * p);
             return false;
         }
         return true;
