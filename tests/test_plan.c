@@ -372,6 +372,28 @@ Test(csv, quoted_cells_load_as_plain_ones)
     loaded_free(&c.l);
 }
 
+/* PyTorch's compute-only CSV has no header: a first row without an action
+ * is said to be one, once (not an error a cell, then a row too many). */
+Test(csv, a_header_row_is_one_error)
+{
+    csv_case c;
+    parse_csv(&c, "rank,actions\n0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n");
+    cr_assert_not(c.ok);
+    CSV_ERROR(&c, 1, 1, "row 1 reads as a header (\"rank,actions\"), but a compute-only CSV has none: row r is "
+                        "rank r's program");
+    cr_assert_eq(c.l.d.n, 1, "%zu errors", c.l.d.n);
+    loaded_free(&c.l);
+    /* a timing CSV given as the order, quoted cells, a byte order mark */
+    parse_csv(&c, "\xEF\xBB\xBF\"rank\",\"stage\",microbatch,type,duration_ms\n0,0,0,F,1\n");
+    CSV_ERROR(&c, 1, 1, "row 1 reads as a header");
+    cr_assert_eq(c.l.d.n, 1);
+    loaded_free(&c.l);
+    /* a first row with an action in it is no header: its other cells are errors of their own */
+    parse_csv(&c, "F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n");
+    CSV_ERROR(&c, 1, 1, "\"F0\" is not an action");
+    loaded_free(&c.l);
+}
+
 #define REPEAT4(x) x x x x
 
 /* A row with no stage of its own: PyTorch cannot build that rank's schedule.

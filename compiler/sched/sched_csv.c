@@ -148,6 +148,26 @@ static uint32_t column(const char *buf, size_t start, size_t at)
     return col;
 }
 
+/* Whether row [pos, end) is a header: some cell, and none that starts as
+ * an action or a pair does (a digit or '('), quoted or not. */
+static bool is_header(const char *buf, size_t pos, size_t end)
+{
+    bool any = false;
+    for (size_t k = pos; k < end; k++) {
+        char ch = buf[k];
+        if (ch == ' ' || ch == '\t' || ch == '"')
+            continue;
+        if (ch == ',')
+            continue;
+        if ((ch >= '0' && ch <= '9') || ch == '(')
+            return false;
+        any = true;
+        while (k + 1 < end && buf[k + 1] != ',') /* the rest of the cell */
+            k++;
+    }
+    return any;
+}
+
 /* Splits buf into rows and cells; collects actions with their positions. */
 static bool scan(const spec *sp, const char *file, const char *buf, size_t len, diag_list *d, cells *out,
                  uint32_t *rows)
@@ -168,6 +188,14 @@ static bool scan(const spec *sp, const char *file, const char *buf, size_t len, 
         if (eol + 1 < len && buf[eol] == '\r' && buf[eol + 1] == '\n')
             next = eol + 2;
         uint32_t row = line - 1;
+        if (line == 1 && is_header(buf, pos, end)) {
+            /* one error, not one a cell and a row too many */
+            char q[TEXT_QUOTE_CAP];
+            diag_error(d, file, 1, 1, "row 1 reads as a header (%s), but a compute-only CSV has none: row r is "
+                       "rank r's program, each cell an action such as 0F0",
+                       text_quote(q, sizeof q, buf + pos, end - pos));
+            return false;
+        }
         if (row >= sp->ranks) {
             /* Extra rows are an error unless they are blank. */
             bool blank = true;
