@@ -128,6 +128,10 @@ cases = [
     # for them (checked below); most of them: the files swapped, an error.
     ("frozen longer", rows, [",".join(r.split(",")[:4] + ["1000"]) for r in frozen_rows[:4]] + frozen_rows[4:], 0,
      "f.csv:1:", "warning: action"),
+    # Medians in brief: a sample read (or scaled) to 17 digits is not told so.
+    ("frozen longer, digits", rows,
+     [",".join(r.split(",")[:4] + ["1000.0000000000001"]) for r in frozen_rows[:4]] + frozen_rows[4:], 0,
+     "f.csv:1:", "median 1000 ms with everything frozen"),
     ("every frozen longer", rows, [",".join(r.split(",")[:4] + ["1000"]) for r in frozen_rows], 1,
      "f.csv:1:", "are timing.file and timing.frozen_file swapped?"),
     ("frozen missing", rows, frozen_rows[4:], 1, no_frozen + "\n", "no samples with everything frozen"),

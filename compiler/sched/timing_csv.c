@@ -303,7 +303,9 @@ static void report_missing(const spec *sp, const sched *s, const spec_files *f, 
 
 /* Frozen medians longer than the unfrozen ones: noise when some are (a
  * warning; they count as no saving), the two keys swapped when most are
- * (an error). Reported at the first such action's first frozen sample. */
+ * (an error). Reported at the first such action's first frozen sample,
+ * the medians in brief (a scaled sample reads 0.42, not 0.42000000000000004),
+ * each with the digits that keep it on its side of the other. */
 static tfc_status report_longer(const sched *s, const char **paths, const char **fpaths, const first_at *at,
                                 const first_at *fat, const double *dur, const double *frozen, uint32_t u,
                                 size_t longer, size_t compared, bool trace, diag_list *d)
@@ -316,14 +318,16 @@ static tfc_status report_longer(const sched *s, const char **paths, const char *
         diag_error(d, fpaths[fat[u].file], fat[u].line, trace ? 1 : 5,
                    "action %s: median %s ms with everything frozen is longer than the median %s ms with "
                    "nothing frozen (%s line %u)%s: are timing.file and timing.frozen_file swapped?",
-                   name, real_shortest(frozen[u]).s, real_shortest(dur[u]).s, paths[at[u].file], at[u].line, more);
+                   name, real_apart(frozen[u], dur[u]).s, real_apart(dur[u], frozen[u]).s, paths[at[u].file],
+                   at[u].line, more);
         return TFC_INVALID;
     }
     diag_warning(d, fpaths[fat[u].file], fat[u].line, trace ? 1 : 5,
                  "action %s: median %s ms with everything frozen is longer than the median %s ms with nothing "
                  "frozen (%s line %u)%s; taken as no saving from freezing (measurement noise, or little "
                  "weight-gradient work: more profiled steps narrow it)",
-                 name, real_shortest(frozen[u]).s, real_shortest(dur[u]).s, paths[at[u].file], at[u].line, more);
+                 name, real_apart(frozen[u], dur[u]).s, real_apart(dur[u], frozen[u]).s, paths[at[u].file],
+                 at[u].line, more);
     return TFC_OK;
 }
 
