@@ -159,6 +159,18 @@ for what, t_rows, f_rows, code, where, frag in cases:
                   f"{[(a['stage'], a['type'], a['microbatch'], a['freeze_ratio'], a['duration_ms'], a['baseline_duration_ms']) for a in hit]}",
                   file=sys.stderr)
             bad += 1
+# A header with the columns in another order is one error at 1:1 (it was
+# 'expected a non-negative integer, got "stage"', then every row misread);
+# the header in order, its last columns named otherwise, is read as before.
+for head, code in (("stage,rank,microbatch,type,duration_ms", 1), ("rank,type,stage,microbatch,duration_ms", 1),
+                   ("rank,stage,microbatch,type,duration_ms", 0), ("rank,stage,mb,kind,ms", 0)):
+    write("t.csv", False, [head] + rows)
+    write("f.csv", True, frozen_rows)
+    r = subprocess.run([TFC, "plan", measured_spec("m.yaml", "t.csv", "f.csv")], capture_output=True, text=True)
+    want = "t.csv:1:1: error: row 1 reads as a header" if code else ""
+    if r.returncode != code or (code and (want not in r.stderr or r.stderr.count("error:") != 1)):
+        print(f"header {head}: exit {r.returncode}; {r.stderr.strip()[:300]}", file=sys.stderr)
+        bad += 1
 # One path and a list of one path give the same words at the same place (one
 # path said "t.csv: error: no samples for action 0F0 (0 more)": no place in
 # the spec, no rank, and "(and N more)" as "(0 more)" for none).

@@ -94,8 +94,28 @@ static tfc_status read_file(const spec *sp, const sched *s, const char *path, sp
                 break;
             p = c + 1;
         }
-        if (line == 1 && f[0].e - f[0].b == 4 && memcmp(f[0].b, "rank", 4) == 0)
-            continue; /* the header */
+        uint64_t first_num;
+        if (line == 1 && !parse_uint(f[0], UINT32_MAX, &first_num)) {
+            /* A header: the columns' names in their order, or a row of
+             * names in another order (its rows would be misread). */
+            static const char *const names[] = {"rank", "stage", "microbatch", "type", "duration_ms"};
+            size_t misplaced = 0;
+            for (size_t k = 0; k < nf; k++)
+                for (size_t j = 0; j < 5; j++)
+                    if (j != k && (size_t)(f[k].e - f[k].b) == strlen(names[j]) &&
+                        memcmp(f[k].b, names[j], strlen(names[j])) == 0)
+                        misplaced++;
+            if (!misplaced && f[0].e - f[0].b == 4 && memcmp(f[0].b, "rank", 4) == 0)
+                continue; /* the header (its other columns named as one likes, where no name is misplaced) */
+            if (misplaced) {
+                diag_error(d, path, 1, 1,
+                           "row 1 reads as a header (\"%.*s\"), but not rank,stage,microbatch,type,duration_ms: "
+                           "every row is read in that order; write that header, or none",
+                           (int)row_len, row);
+                st = TFC_INVALID;
+                continue;
+            }
+        }
         if (nf != 5) {
             diag_error(d, path, line, nf > 5 ? f[5].col : (unsigned)row_len + 1,
                        "expected 5 fields (rank,stage,microbatch,type,duration_ms), got %s", nf > 5 ? "more" : "fewer");
