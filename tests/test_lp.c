@@ -440,6 +440,28 @@ static int cmp_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
+/* Leximin's ratios, largest first, are no larger than minmax's at the first
+ * place they differ (each round's start is feasible for the next); true
+ * when they differ there (leximin strictly more even). */
+static bool assert_leximin_no_less_even(const plan *lex, const plan *mm, const char *what)
+{
+    size_t n = mm->s->n_actions;
+    double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    for (size_t i = 0; i < n; i++)
+        a[i] = lex->x[i], b[i] = mm->x[i];
+    qsort(a, n, sizeof *a, cmp_desc);
+    qsort(b, n, sizeof *b, cmp_desc);
+    bool strictly = false;
+    for (size_t i = 0; i < n && !strictly; i++) {
+        strictly = a[i] < b[i] - 1e-7;
+        cr_assert(strictly || a[i] <= b[i] + 1e-7, "%s: leximin's %zu-th largest %.9g > minmax's %.9g", what, i, a[i],
+                  b[i]);
+    }
+    free(a);
+    free(b);
+    return strictly;
+}
+
 /* Leximin keeps T* and the phase-2 total, and its ratios sorted largest
  * first are lexicographically no larger than minmax's (each round's start
  * is feasible for the next, so no round can do worse). */
@@ -461,22 +483,9 @@ Test(lp_phase3, leximin_is_never_less_even_than_minmax)
              * of the step, beyond phase 2's 1e-9. */
             cr_assert(fabs(l->opt.makespan - m->lp.t_star) <= 1e-7 * m->lp.t_star, "sh %zu p %u: %.17g vs T* %.17g",
                       sh, p, l->opt.makespan, m->lp.t_star);
-            size_t n = m->s->n_actions;
-            double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
-            for (size_t i = 0; i < n; i++)
-                a[i] = l->x[i], b[i] = m->x[i];
-            qsort(a, n, sizeof *a, cmp_desc);
-            qsort(b, n, sizeof *b, cmp_desc);
-            for (size_t i = 0; i < n; i++) {
-                if (a[i] < b[i] - 1e-7) {
-                    strictly++;
-                    break;
-                }
-                cr_assert(a[i] <= b[i] + 1e-7, "%s p=%u: leximin's %zu-th largest %.9g > minmax's %.9g", shapes[sh][0],
-                          p, i, a[i], b[i]);
-            }
-            free(a);
-            free(b);
+            char what[64];
+            snprintf(what, sizeof what, "%s p=%u", shapes[sh][0], p);
+            strictly += assert_leximin_no_less_even(l, m, what);
             loaded_free(&lm);
             loaded_free(&ll);
             free(base);
@@ -571,22 +580,6 @@ static char *read_spec(const char *path)
     fclose(f);
     cr_assert_gt(n, 0);
     return buf;
-}
-
-/* Leximin's ratios, largest first, are no larger than minmax's at the first
- * place they differ (each round's start is feasible for the next). */
-static void assert_leximin_no_less_even(const plan *lex, const plan *mm, const char *what)
-{
-    size_t n = mm->s->n_actions;
-    double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
-    for (size_t i = 0; i < n; i++)
-        a[i] = lex->x[i], b[i] = mm->x[i];
-    qsort(a, n, sizeof *a, cmp_desc);
-    qsort(b, n, sizeof *b, cmp_desc);
-    for (size_t i = 0; i < n && a[i] >= b[i] - 1e-7; i++)
-        cr_assert(a[i] <= b[i] + 1e-7, "%s: leximin's %zu-th largest %.9g > minmax's %.9g", what, i, a[i], b[i]);
-    free(a);
-    free(b);
 }
 
 /* Two small interleaved specs (found by a review) on which the
