@@ -1001,6 +1001,44 @@ static char *slurp(const char *path)
     return buf;
 }
 
+/* The charts' titles and diff's header say one of a thing in the singular too. */
+Test(cli_compile, charts_and_diff_say_one_of_a_thing_in_the_singular)
+{
+    temp_spec t;
+    temp_spec_write(&t, "tfc: 1\nname: one\nmodel: {stages: [{params: [{name: w, numel: 1}]}]}\n"
+                        "pipeline: {schedule: GPipe, ranks: 1, microbatches: 1}\n"
+                        "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n");
+    char out[600], sweep[600], cmp[600], plan[700], cmd[2000];
+    snprintf(out, sizeof out, "%s/out", t.dir);
+    snprintf(sweep, sizeof sweep, "%s/sweep", t.dir);
+    snprintf(cmp, sizeof cmp, "%s/cmp", t.dir);
+    proc_result r;
+    cr_assert(proc_tfc(&r, "compile", t.path, "-o", out, "--skip-cuda-check", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "plan", t.path, "-q", "--sweep", sweep, NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    cr_assert(proc_tfc(&r, "plan", t.path, "-q", "--compare", cmp, NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    proc_result_free(&r);
+    const char *const charts[][2] = {{out, "timeline.svg"}, {sweep, "pareto.svg"}, {cmp, "compare.svg"}};
+    for (size_t i = 0; i < 3; i++) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/%s", charts[i][0], charts[i][1]);
+        const char *text = slurp(path);
+        cr_assert_not_null(strstr(text, "1 rank, 1 microbatch<"), "%s: %.400s", path, text);
+    }
+    snprintf(plan, sizeof plan, "%s/plan.json", out);
+    cr_assert(proc_tfc(&r, "diff", plan, plan, NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_not_null(strstr(r.out, ", GPipe, 1 rank, 1 stage, 1 microbatch ("), "%s", r.out);
+    proc_result_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", out, sweep, cmp);
+    cr_assert_eq(system(cmd), 0);
+    temp_spec_remove(&t);
+}
+
 Test(cli_compile, depfile_names_every_output_and_every_input_the_spec_names)
 {
     char dir[] = "/tmp/tfc-dep-XXXXXX";

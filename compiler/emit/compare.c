@@ -688,7 +688,8 @@ bool compare_write_svg(const spec *sp, const char *label, const compare_result *
     bool ok = !ferror(b);
     ok = (fclose(b) == 0) && ok;
     char title[160];
-    snprintf(title, sizeof title, "%s: schedules on %u ranks, %u microbatches", sp->name, sp->ranks, sp->microbatches);
+    snprintf(title, sizeof title, "%s: schedules on %u rank%s, %u microbatch%s", sp->name, sp->ranks,
+             sp->ranks == 1 ? "" : "s", sp->microbatches, sp->microbatches == 1 ? "" : "es");
     char safe[256];
     chart_comment_text(label, safe, sizeof safe);
     tmpl_var vars[] = {{"SPEC_FILE", safe}, {"NAME", sp->name}, {"VERSION", version_string()},

@@ -291,8 +291,9 @@ static bool timeline_svg(const emit_ctx *c, gen_folder *out, diag_list *d)
         return false;
     }
     char title[256];
-    snprintf(title, sizeof title, "%s: %s, %u ranks, %u microbatches", c->sp->name, spec_schedule_name(c->sp->schedule),
-             s->ranks, s->microbatches);
+    snprintf(title, sizeof title, "%s: %s, %u rank%s, %u microbatch%s", c->sp->name,
+             spec_schedule_name(c->sp->schedule), s->ranks, s->ranks == 1 ? "" : "s", s->microbatches,
+             s->microbatches == 1 ? "" : "es");
     real_text wbuf = real_fixed(width, 0), hbuf = real_fixed(height, 0);
     emit_vars vs = {0};
     emit_common_vars(c, &vs);

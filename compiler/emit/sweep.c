@@ -173,8 +173,8 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
     bool ok = !ferror(b);
     ok = (fclose(b) == 0) && ok;
     char title[160], base[48];
-    snprintf(title, sizeof title, "%s: %s, %u ranks, %u microbatches", sp->name, spec_schedule_name(sp->schedule),
-             sp->ranks, sp->microbatches);
+    snprintf(title, sizeof title, "%s: %s, %u rank%s, %u microbatch%s", sp->name, spec_schedule_name(sp->schedule),
+             sp->ranks, sp->ranks == 1 ? "" : "s", sp->microbatches, sp->microbatches == 1 ? "" : "es");
     snprintf(base, sizeof base, "%s", real_fixed(r->baseline_ms, 3).s);
     char safe[256];
     chart_comment_text(spec_label, safe, sizeof safe);

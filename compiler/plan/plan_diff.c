@@ -310,12 +310,17 @@ static void action_name(const plan_doc_action *x, char *out, size_t cap)
     snprintf(out, cap, "%u%c%u (rank %u)", x->stage, x->type, x->microbatch, x->rank);
 }
 
+static void print_side(FILE *f, char side, const plan_doc *p)
+{
+    fprintf(f, "%c: %s: %s, %s, %u rank%s, %u stage%s, %u microbatch%s (%s, tfc %s)\n", side, p->path, p->name,
+            p->schedule, p->ranks, p->ranks == 1 ? "" : "s", p->stage_count, p->stage_count == 1 ? "" : "s",
+            p->microbatches, p->microbatches == 1 ? "" : "es", p->format, p->tfc_version);
+}
+
 static void print_text(const plan_doc *a, const plan_doc *b, const plan_delta *dl, double tol, FILE *f)
 {
-    fprintf(f, "A: %s: %s, %s, %u ranks, %u stages, %u microbatches (%s, tfc %s)\n", a->path, a->name, a->schedule,
-            a->ranks, a->stage_count, a->microbatches, a->format, a->tfc_version);
-    fprintf(f, "B: %s: %s, %s, %u ranks, %u stages, %u microbatches (%s, tfc %s)\n", b->path, b->name, b->schedule,
-            b->ranks, b->stage_count, b->microbatches, b->format, b->tfc_version);
+    print_side(f, 'A', a);
+    print_side(f, 'B', b);
     if (!delta_any(dl)) {
         fprintf(f, "same plan (makespans, freezing, every action's ratio and start, and the predicted time to quality "
                    "within %s; the masks' inputs, freeze and stage_params, equal)\n", real_shortest(tol).s);
