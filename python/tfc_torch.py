@@ -89,7 +89,8 @@ class Freezer:
         self.override = None
         self.calls = []  # (action name, frozen names) when .record is True
         self.record = False
-        self.label = False  # each call inside torch.profiler's record_function("PP:<stage><type><mb>")
+        self.label = False  # each call inside torch.profiler's record_function("PP:<stage><type><mb>"),
+        # True for every call, or a set of such names for those calls only
         self.keep = set()   # names override "all" leaves unfrozen
         self._params = list(module.named_parameters())
         self._names = {n for n, _ in self._params}
@@ -145,7 +146,7 @@ class Freezer:
                 name = f"{self.stage_index}{kind or ('B' if full else 'I')}{mb}"
                 if self.record:
                     self.calls.append((name, sorted(off)))
-                if self.label:
+                if self.label is True or (self.label and name in self.label):
                     from torch.profiler import record_function
                     with record_function("PP:" + name):
                         return original(*args, **kwargs)
@@ -211,7 +212,9 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
 
     Actions: torch's multi-stage runtime (PipelineScheduleMulti: Interleaved1F1B,
     LoopedBFS, the zero-bubble schedules, DualPipeV) names each one
-    PP:<stage><type><microbatch> itself; the single-stage schedules
+    PP:<stage><type><microbatch> itself (but for the halves of DualPipeV's
+    overlapped pairs, labelled here from the schedule's pipeline_order);
+    the single-stage schedules
     (Schedule1F1B, ScheduleGPipe) do not, so unless `schedule` is a
     PipelineScheduleMulti the stages' calls are labelled here, the same way.
     Pass `schedule`: without it, one stage on this rank is taken for a
@@ -259,6 +262,11 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     # Without the schedule, several stages on this rank can only be a
     # multi-stage schedule's, which labels its actions itself.
     label = not isinstance(schedule, PipelineScheduleMulti) if schedule is not None else len(stages) == 1
+    if not label and schedule is not None:
+        # The multi-stage runtime labels an overlapped pair (DualPipeV's
+        # OVERLAP_F_B) as one range, PP:(0F3;3B1)OVERLAP_F_B, and runs its
+        # halves unlabelled: those are labelled here, the rest not twice.
+        label = _overlapped(schedule, rank) or False
     for st, fz in zip(stages, freezers):
         fz.label = label
         first = getattr(st, "is_first", fz.stage_index == 0)
@@ -324,6 +332,14 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
 
 
 _STEP_MARK = "tfc_profile_step:"
+
+
+def _overlapped(schedule, rank):
+    """The names (0F3, 3B1, ...) of the actions a multi-stage schedule runs
+    on this rank as halves of an overlapped pair (sub_actions)."""
+    order = getattr(schedule, "pipeline_order", None) or {}
+    acts = order.get(getattr(schedule, "rank", rank), ())
+    return {str(sub) for a in acts if a is not None for sub in (getattr(a, "sub_actions", None) or ())}
 
 
 def _split_trace(whole, modes, paths):

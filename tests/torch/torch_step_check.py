@@ -24,6 +24,10 @@ and without the plan. Checked here, independently of tfc's reader:
     tfc's model: on every generated/ plan and its own it gives the plan's
     makespans (the DAG's longest path, re-derived from the actions alone),
     and on one core the sum of the durations; fewer cores never shorten it.
+  - DualPipeV's overlapped pairs, which torch's runtime labels as one
+    range (PP:(1F1;0B0)OVERLAP_F_B), each half still gets its own sample:
+    tfc_torch.profile of torch's ScheduleDualPipeV (one process, 2 stages)
+    gives traces tfc plans from (overlap_errors).
 The accuracy of the prediction is the bench's result (docs/torch.md),
 not asserted here: 4 ranks share the CI machine's cores.
 
@@ -103,9 +107,65 @@ def alternation_errors(out):
     return errors
 
 
+OVERLAP_RUN = r"""
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import torch, torch.distributed as dist
+import tfc_spec, tfc_torch
+from torch.distributed.pipelining import PipelineStage
+from torch.distributed.pipelining.schedules import ScheduleDualPipeV
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[3])
+dist.init_process_group("gloo", rank=0, world_size=1)
+torch.manual_seed(0)
+mods = [torch.nn.Linear(8, 8) for _ in range(2)]
+stages = [PipelineStage(m, i, 2, torch.device("cpu")) for i, m in enumerate(mods)]
+sched = ScheduleDualPipeV(stages, n_microbatches=4, loss_fn=lambda y, t: ((y - t) ** 2).mean())
+x, t = torch.randn(4, 8), torch.randn(4, 8)
+out = sys.argv[2]
+print(" ".join(str(a) for a in sched.pipeline_order[0]))
+u, f = tfc_torch.profile(lambda: sched.step(x, target=t), stages, out, steps=1, warmup=0, schedule=sched)
+with open(os.path.join(out, "dpv.yaml"), "w") as fh:
+    fh.write(tfc_spec.spec_from_modules(mods, name="dpv", schedule="DualPipeV", ranks=1, microbatches=4,
+                                        timing={"source": "trace", "file": [u], "frozen_file": [f]}))
+dist.destroy_process_group()
+"""
+
+
+def overlap_errors(tfc, src):
+    """DualPipeV under tfc_torch.profile: every half of an overlapped pair
+    has its own PP:<stage><type><mb> sample in both traces, and tfc plans
+    from them."""
+    errors = []
+    with tempfile.TemporaryDirectory() as out:
+        run = subprocess.run([sys.executable, "-c", OVERLAP_RUN, os.path.join(src, "python"), out,
+                              str(29000 + os.getpid() % 1000)], capture_output=True, text=True)
+        if run.returncode != 0:
+            return ["DualPipeV profile failed: " + run.stderr[-2000:]]
+        order = run.stdout.split()
+        halves = [h for a in order if a.endswith("OVERLAP_F_B") for h in a[1:a.index(")")].split(";")]
+        if not halves:
+            errors.append(f"torch's DualPipeV order {order} has no overlapped pair to check")
+        for mode in ("unfrozen", "frozen"):
+            ev = json.load(open(os.path.join(out, f"trace_{mode}_rank0.json")))["traceEvents"]
+            names = {e.get("name") for e in ev if e.get("ph") == "X"}
+            for h in halves:
+                if sum(e.get("name") == "PP:" + h for e in ev if e.get("ph") == "X") != 1:
+                    errors.append(f"DualPipeV {mode} trace: the overlapped half {h} has not exactly one "
+                                  f"PP:{h} sample (PP: names: {sorted(n for n in names if n.startswith('PP:'))})")
+        plan = subprocess.run([tfc, "plan", os.path.join(out, "dpv.yaml")], capture_output=True, text=True)
+        if plan.returncode != 0:
+            errors.append("tfc plan on DualPipeV traces from tfc_torch.profile failed:\n" + plan.stderr)
+    return errors
+
+
 def main():
     tfc, src = sys.argv[1], sys.argv[2]
-    errors = []
+    errors = overlap_errors(tfc, src)
+    if "--overlap-only" in sys.argv[3:]:
+        for e in errors:
+            print("  " + e)
+        print("torch_step check (overlap): " + ("ok" if not errors else "FAILED"))
+        return 0 if not errors else 1
     gen = os.path.join(src, "generated")
     for name in sorted(os.listdir(gen)):
         if os.path.exists(os.path.join(gen, name, "plan.json")):
