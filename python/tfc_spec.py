@@ -542,7 +542,10 @@ def main(argv=None):
                                            "max_ratio", "train_steps")}
         text, counts = spec_text(model, **opts)
         if a.output:
-            write_atomic(a.output, text)
+            try:
+                write_atomic(a.output, text)
+            except OSError as e:
+                raise SpecError(f"{a.output}: cannot write: {e.strerror or e}")
         else:
             sys.stdout.write(text)
     except SpecError as e:

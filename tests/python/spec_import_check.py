@@ -191,6 +191,14 @@ for args, needle in ((["from-hf", os.path.join(W, "missing.json")], "No such fil
     if r.returncode != 1 or needle not in r.stderr or os.path.exists(out):
         fail(f"{args}: exit {r.returncode}, {r.stderr.strip()[:200]}")
 
+# An output that cannot be written (no such folder, a folder): an error
+# naming it, no traceback, nothing left behind.
+for out, needle in ((os.path.join(W, "no", "such", "dir", "x.yaml"), "No such file"), (W, "cannot write")):
+    before = sorted(os.listdir(W))
+    r = run(TOOL + ["from-hf", os.path.join(CONFIGS, "Llama-3.2-1B.json"), "-o", out])
+    if r.returncode != 1 or needle not in r.stderr or "Traceback" in r.stderr or sorted(os.listdir(W)) != before:
+        fail(f"-o {out}: exit {r.returncode}, {r.stderr.strip()[-300:]}")
+
 # Tensor names YAML would read as numbers, booleans or null are quoted, so
 # tfc reads them back as the names they are (a stage's nn.ParameterList
 # names its tensors "0", "1", ...); checked by tfc itself.
@@ -221,5 +229,5 @@ for f in sorted(os.listdir(gen)):
 
 subprocess.run(["rm", "-rf", W])
 print(f"spec_import: {len(PUBLISHED)} published models x 5 schedules, split against brute force, "
-      f"{len(cases) + 4} error/help cases; {bad} problems")
+      f"{len(cases) + 6} error/help cases; {bad} problems")
 sys.exit(1 if bad else 0)
