@@ -346,15 +346,18 @@ def _split_trace(whole, modes, paths):
     """One profiler session's trace (the modes' steps alternating, each
     inside a _STEP_MARK + mode range) as one trace per mode (_split_events);
     the top-level keys (baseTimeNanoseconds: the clock tfc lines ranks up
-    by) stay as they are. Writes each file atomically; returns the paths."""
+    by) stay as they are. Writes each file atomically, an event a line;
+    returns the paths."""
     with open(whole) as f:
         trace = json.load(f)
     split = _split_events(trace.get("traceEvents", []), modes)
     for m, path in zip(modes, paths):
-        out = dict(trace)
-        out["traceEvents"] = split[m]
+        # One event a line, as torch.profiler writes them: tfc's messages
+        # about a sample name its line (a one-line file: line 1 for all).
+        head = [f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in trace.items() if k != "traceEvents"]
+        events = ",\n".join("    " + json.dumps(e) for e in split[m])
         with open(path + ".tmp", "w") as f:
-            json.dump(out, f)
+            f.write("{\n" + "".join(h + ",\n" for h in head) + '  "traceEvents": [\n' + events + "\n  ]\n}\n")
         os.replace(path + ".tmp", path)
     return tuple(paths)
 

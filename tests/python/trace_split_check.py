@@ -67,6 +67,12 @@ def main():
         if sorted(os.listdir(d)) != sorted(["whole.json", "t_unfrozen.json", "t_frozen.json"]):
             errors.append(f"files left: {sorted(os.listdir(d))}")
         files = {m: json.load(open(p)) for m, p in zip((U, F), paths)}
+        # An event a line, as torch.profiler writes them: tfc names a
+        # sample by its line, which must tell the events apart.
+        for m, p in zip((U, F), paths):
+            lines = [l for l in open(p).read().splitlines() if '"ph":' in l]
+            if len(lines) != len(files[m]["traceEvents"]) or any(l.count('"ph":') != 1 for l in lines):
+                errors.append(f"{m}: {len(files[m]['traceEvents'])} events on {len(lines)} lines, not one a line")
     for m, t in files.items():
         if {k: v for k, v in t.items() if k != "traceEvents"} != {k: v for k, v in trace.items() if k != "traceEvents"}:
             errors.append(f"{m}: top-level keys changed")
