@@ -222,7 +222,7 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     labelled twice) and several for a multi-stage schedule's.
 
     "Everything frozen" keeps one tensor on the first stage: its parameter
-    nearest the input (the first of named_parameters()). With every tensor
+    nearest the input (the first of named_parameters() that requires grad). With every tensor
     of the first stage frozen, nothing there needs a gradient (its input is
     data) and autograd skips the stage's whole backward; with any tensor
     unfrozen, as at every ratio below 1, the backward runs down to it. The
@@ -270,7 +270,10 @@ def profile(step_fn, stages, out_dir, steps=5, warmup=1, rank=None, prefix="trac
     for st, fz in zip(stages, freezers):
         fz.label = label
         first = getattr(st, "is_first", fz.stage_index == 0)
-        fz.keep = {fz._params[0][0]} if first and fz._params else set()
+        # The first tensor that takes a gradient at all: one the trainer
+        # froze itself (a fine-tune's embedding) stays frozen regardless.
+        kept = [n for (n, _), was in zip(fz._params, fz._was) if was][:1]
+        fz.keep = set(kept) if first else set()
     # On a GPU the actions' time is the kernels': with CUDA activity the
     # trace holds each PP: range on the device too ("gpu_user_annotation"),
     # and tfc takes those over the CPU's launch-side ranges.

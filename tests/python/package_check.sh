@@ -215,4 +215,21 @@ for args, needle in ((([b, 3],), "stage 1 is a int, not a torch.nn.Module"),
     except tfc_spec.SpecError as e:
         assert needle in str(e), e
 print("package check: spec_from_modules says which parameters need no gradient; bad arguments are SpecErrors")
+
+# tfc_torch.profile's "everything frozen" keeps the first stage's first
+# tensor that takes a gradient, so its backward still runs (docs/torch.md);
+# a tensor the trainer froze itself (here the first) is not that tensor.
+import tempfile
+m = torch.nn.Sequential(torch.nn.Embedding(8, 4), torch.nn.Linear(4, 4), torch.nn.Linear(4, 4))
+m[0].weight.requires_grad_(False)
+class First(Stage):
+    is_first = True
+st = First(0, m)
+with tempfile.TemporaryDirectory() as out:
+    tfc_torch.profile(lambda: st.backward_one_chunk(0), [st], out, steps=1, warmup=0)
+frozen_seen = {tuple(names) for kind, mb, names in st.seen}
+want = {("0.weight",), ("0.weight", "1.bias", "2.bias", "2.weight")}  # nothing frozen, everything frozen
+assert frozen_seen == want, f"profile froze {sorted(frozen_seen)}: want {sorted(want)}"
+assert m[0].weight.requires_grad is False and m[1].weight.requires_grad, "profile did not restore requires_grad"
+print("package check: profile's frozen mode keeps the first stage's first tensor that takes a gradient")
 PY
