@@ -28,6 +28,7 @@ Standard library only; torch only for from-torchtitan and spec_from_modules.
 """
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -306,6 +307,12 @@ def resolve(opts):
         k = "processors"
         if not isinstance(o[k], int) or o[k] < 1:
             raise SpecError(f"--{k.replace('_', '-')} must be a positive integer, got {o[k]!r}")
+    if o.get("train_steps") is not None and (not isinstance(o["train_steps"], int) or o["train_steps"] < 1):
+        raise SpecError(f"--train-steps must be a positive integer, got {o['train_steps']!r}")
+    if not 0 < o["peak_tflops"] < math.inf:
+        raise SpecError(f"--peak-tflops must be a positive number, got {o['peak_tflops']}")
+    if o.get("comm_ms") is not None and not 0 <= o["comm_ms"] < math.inf:
+        raise SpecError(f"--comm-ms must be a non-negative number, got {o['comm_ms']}")
     if not 0 < o["mfu"] <= 1:
         raise SpecError(f"--mfu must be in (0, 1], got {o['mfu']}")
     if not 0 <= o["max_ratio"] <= 1:

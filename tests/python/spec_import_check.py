@@ -186,7 +186,14 @@ for label, cfg, needle in cases:
         fail(f"{label}: exit {r.returncode}, {r.stderr.strip()[:200]}")
 out = os.path.join(W, "bad.yaml")
 for args, needle in ((["from-hf", os.path.join(W, "missing.json")], "No such file"),
-                     (["from-hf", os.path.join(CONFIGS, "Llama-3.2-1B.json"), "--ranks", "17"], "only 16 layers")):
+                     (["from-hf", os.path.join(CONFIGS, "Llama-3.2-1B.json"), "--ranks", "17"], "only 16 layers"),
+                     # Option values the spec cannot take are the option's error, not the spec's later
+                     (["from-hf", os.path.join(CONFIGS, "Llama-3.2-1B.json"), "--comm-ms", "-5"], "--comm-ms"),
+                     (["from-hf", os.path.join(CONFIGS, "Llama-3.2-1B.json"), "--train-steps", "0"],
+                      "--train-steps must be a positive integer, got 0"),
+                     (["from-hf", os.path.join(CONFIGS, "Llama-3.2-1B.json"), "--train-steps", "-5"], "--train-steps"),
+                     (["from-hf", os.path.join(CONFIGS, "Llama-3.2-1B.json"), "--peak-tflops", "nan"], "--peak-tflops"),
+                     (["from-hf", os.path.join(CONFIGS, "Llama-3.2-1B.json"), "--comm-ms", "inf"], "--comm-ms")):
     r = run(TOOL + args + ["-o", out])
     if r.returncode != 1 or needle not in r.stderr or os.path.exists(out):
         fail(f"{args}: exit {r.returncode}, {r.stderr.strip()[:200]}")
@@ -229,5 +236,5 @@ for f in sorted(os.listdir(gen)):
 
 subprocess.run(["rm", "-rf", W])
 print(f"spec_import: {len(PUBLISHED)} published models x 5 schedules, split against brute force, "
-      f"{len(cases) + 6} error/help cases; {bad} problems")
+      f"{len(cases) + 11} error/help cases; {bad} problems")
 sys.exit(1 if bad else 0)
