@@ -41,7 +41,7 @@ tfc_status emit_manifest(const emit_input *in, gen_folder *out, diag_list *d)
         return diag_nomem(d, "writing the MANIFEST");
     fprintf(w.f, "# tfc MANIFEST 1\n# tfc %s\n# spec %s  %s\n", version_string(), in->spec_sha256, in->spec_label);
     /* As the spec writes them, so that the folder does not depend on where
-     * the spec is; never control characters (spec.c refuses them). */
+     * the spec is; never control characters (spec_read.c refuses them). */
     for (size_t i = 0; i < in->n_inputs; i++)
         fprintf(w.f, "# input %s  %s\n", in->inputs[i].sha256, in->inputs[i].written);
     fputs("# sha256 of every other file in this folder (check: grep -v '^#' MANIFEST | sha256sum -c)\n", w.f);

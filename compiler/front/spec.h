@@ -92,7 +92,7 @@ typedef struct spec_stage {
 #define SPEC_W_FLOOR_SHARE 0.05
 
 /* In the order of timing.source's spellings ("table", "model", "measured",
- * "trace"): spec.c reads the key by this order. */
+ * "trace"): spec_timing.c reads the key by this order. */
 typedef enum {
     TIMING_TABLE,    /* the per-stage tables */
     TIMING_MODEL,    /* the tables, computed by the cost model */
