@@ -125,9 +125,6 @@ const char *spec_schedule_name(spec_schedule s) { return spec_schedule_names[s];
 
 bool spec_schedule_is_split(spec_schedule s) { return s == SCHED_ZBH1 || s == SCHED_ZBV || s == SCHED_DUALPIPEV; }
 
-/* Optional key: absent leaves *present false and returns NULL. */
-static const ydoc_node *opt(const ydoc_node *map, const char *key) { return map ? ydoc_get(map, key) : NULL; }
-
 /* ---- sections ---- */
 
 static void read_name(spec_reader *c, const ydoc_node *n)
@@ -290,18 +287,18 @@ static void read_root(spec_reader *c, const ydoc_node *root)
         count_ok = spec_read_model(c, v, stages_known);
     if ((v = ydoc_get(root, "timing")))
         spec_read_timing(c, v, stages_known, stages_known && count_ok ? c->s->n_stages : 0);
-    if ((v = opt(root, "freeze")))
+    if ((v = ydoc_get(root, "freeze")))
         spec_read_freeze(c, v);
-    if ((v = opt(root, "training")))
+    if ((v = ydoc_get(root, "training")))
         spec_read_training(c, v);
     spec_check_auto(c);
     spec_check_training_window(c);
     spec_check_freeze_weights(c);
     spec_check_memory_limit(c);
     spec_check_activation_total(c);
-    if ((v = opt(root, "targets")))
+    if ((v = ydoc_get(root, "targets")))
         read_targets(c, v);
-    if ((v = opt(root, "data")))
+    if ((v = ydoc_get(root, "data")))
         read_data(c, v);
 }
 
