@@ -644,16 +644,23 @@ Test(lp_decompose, specs_that_defeated_its_master_plan_as_the_whole_lp_does, .ti
 
 /* Specs from a random sweep: on the first three lp_solve called a leximin
  * round of the whole LP infeasible (exit 3 under --lp-method direct); on
- * the last, a decomposed phase-3 check repeated a column (exit 3 by
- * default). Each plans: the whole LP and the decomposition agree on T* and
- * the total (the last against its own balance: none plan: the whole LP
- * takes minutes there), the makespan is T*, and leximin is no less even
- * than minmax. */
+ * the fourth, a decomposed phase-3 check repeated a column (exit 3 by
+ * default); on the fifth, lp_solve ended a decomposed phase-3 check's
+ * master OPTIMAL but gave no duals for it (exit 3 by default). Each plans:
+ * the whole LP and the decomposition agree on T* and the total (the fourth
+ * against its own balance: none plan: the whole LP takes minutes there),
+ * the makespan is T*, and leximin is no less even than minmax. */
 Test(lp_phase3, specs_whose_leximin_rounds_failed_plan, .timeout = 300)
 {
     const char *files[] = {"lp_leximin_round_187.yaml", "lp_leximin_round_194.yaml", "lp_leximin_round_307.yaml",
-                           "lp_phase3_repeat.yaml"};
-    for (size_t k = 0; k < 4; k++) {
+                           "lp_phase3_repeat.yaml", "lp_no_duals.yaml"};
+    /* Whether T* and the total are checked against the whole LP (else
+     * against the decomposition's balance: none plan), and whether the
+     * evenness is checked on the whole LP's plan (else the decomposition's:
+     * where each failed). */
+    const bool whole[] = {true, true, true, false, true};
+    const bool even_whole[] = {true, true, true, false, false};
+    for (size_t k = 0; k < 5; k++) {
         char path[512];
         snprintf(path, sizeof path, "%s/tests/specs/%s", TFC_SOURCE_DIR, files[k]);
         char *lex = read_spec(path);
@@ -664,7 +671,7 @@ Test(lp_phase3, specs_whose_leximin_rounds_failed_plan, .timeout = 300)
         memcpy(at2, "none   ", 7);
         loaded ld, lw, lm;
         plan *dw = build_with(&ld, lex, POLICY_TIMELY, false);
-        plan *ref = build_with(&lw, k < 3 ? lex : none, POLICY_TIMELY, k < 3);
+        plan *ref = build_with(&lw, whole[k] ? lex : none, POLICY_TIMELY, whole[k]);
         cr_assert(fabs(dw->lp.t_star - ref->lp.t_star) <= 1e-8 * ref->lp.t_star, "%s: T* %.12g vs %.12g", files[k],
                   dw->lp.t_star, ref->lp.t_star);
         cr_assert(fabs(dw->lp.total_freeze - ref->lp.total_freeze) <= 1e-6 * (1 + ref->lp.total_freeze),
@@ -674,8 +681,8 @@ Test(lp_phase3, specs_whose_leximin_rounds_failed_plan, .timeout = 300)
             cr_assert(fabs(p->opt.makespan - p->lp.t_star) <= 1e-6 * p->lp.t_star, "%s: makespan %.12g, T* %.12g",
                       files[k], p->opt.makespan, p->lp.t_star);
         }
-        plan *m = build_with(&lm, mm, POLICY_TIMELY, k < 3);
-        assert_leximin_no_less_even(k < 3 ? ref : dw, m, files[k]);
+        plan *m = build_with(&lm, mm, POLICY_TIMELY, even_whole[k]);
+        assert_leximin_no_less_even(even_whole[k] ? ref : dw, m, files[k]);
         loaded_free(&ld);
         loaded_free(&lw);
         loaded_free(&lm);

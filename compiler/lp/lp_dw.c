@@ -377,8 +377,13 @@ static master_result master_resolve(dw *w, master *m, int *ret)
 
 /* The master's prices: minus the duals of the <= budget rows into
  * w->lam_out (clamped at 0: a Lagrangian bound needs them non-negative),
- * the convexity row's dual into *sigma. False (filed) when lp_solve gives
- * no duals or memory runs out. */
+ * the convexity row's dual into *sigma. False when lp_solve gives no duals
+ * (nothing filed: the caller takes the master as unsolved) or memory runs
+ * out (filed, w->nomem). lp_solve can end a solve OPTIMAL with a rebase
+ * still pending (seen on a phase-3 check's master of an interleaved 6 x 2
+ * spec, tests/specs/lp_no_duals.yaml), and then has no duals to give: one
+ * more solve from its default basis, as master_resolve does, usually
+ * clears it. */
 static bool master_prices(dw *w, const master *m, double *sigma)
 {
     /* lp_solve writes 1 + rows + columns duals (index 0 unused). */
@@ -391,8 +396,9 @@ static bool master_prices(dw *w, const master *m, double *sigma)
         w->duals_cap = need;
     }
     if (!get_dual_solution(m->lp, w->duals)) {
-        diag_error(w->d, w->file, 0, 0, "lp_solve returned no duals for the freeze LP's master");
-        return false;
+        default_basis(m->lp);
+        if (lp_problem_solve(m->lp) != OPTIMAL || !get_dual_solution(m->lp, w->duals))
+            return false;
     }
     *sigma = w->duals[m->conv_row];
     for (size_t b = 0; b < w->S; b++)
@@ -565,8 +571,17 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
             res = RUN_BELOW;
             break;
         }
-        if (!master_prices(w, m, &r.sigma))
+        if (!master_prices(w, m, &r.sigma)) {
+            if (w->nomem)
+                break;
+            /* No duals: as a master lp_solve cannot solve (above). */
+            if (phase == LP_PHASE_BALANCE) {
+                res = RUN_NUMERIC;
+                break;
+            }
+            give_up(w, phase, "lp_solve gave no duals for its master"); /* the caller solves the LP whole */
             break;
+        }
         r.a = smooth_prices(w, m, round, mispriced, &r.bound_const);
         lp_price_status ps = price(w, m, &r.T, &r.val);
         if (ps == LP_PRICE_BEYOND_REACH && phase == LP_PHASE_BALANCE) {
