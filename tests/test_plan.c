@@ -285,6 +285,41 @@ Test(plan_props, shared_processors_bound_every_schedule)
     cr_assert_geq(checked, 24, "%zu configurations", checked);
 }
 
+/* freeze.max_ratio 0 is the baseline, bit for bit (docs/freeze-lp.md),
+ * on shared processors too: there the freeze LP carries the work row, and
+ * on this spec (from a random sweep) lp_solve cycled in its phase 1, so
+ * the plan failed with exit 3. Nothing can freeze: no LP is needed, and
+ * T* is the larger of the longest path and the work over the processors. */
+Test(plan_props, cap_zero_on_shared_processors_is_the_baseline)
+{
+    FILE *f = fopen(TFC_SOURCE_DIR "/tests/specs/shared_cap0.yaml", "rb");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *yaml = malloc((size_t)len + 1);
+    cr_assert_eq(fread(yaml, 1, (size_t)len, f), (size_t)len);
+    yaml[len] = '\0';
+    fclose(f);
+    loaded l;
+    load_str(&l, yaml);
+    free(yaml);
+    cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+    plan *p;
+    plan_options opt = {.policy = POLICY_TIMELY};
+    cr_assert_eq(plan_build(l.s, &opt, &l.a, &l.d, &p), TFC_OK, "%s", l.d.n ? l.d.items[0].msg : "?");
+    double work = 0.0;
+    for (size_t i = 0; i < p->s->n_actions; i++) {
+        cr_assert_eq(p->x[i], 0.0);
+        work += p->dur[i];
+    }
+    cr_assert(p->shared);
+    cr_assert_eq(p->opt.makespan, p->base.makespan);
+    cr_assert_eq(p->shared_opt_makespan, p->shared_base_makespan);
+    cr_assert_eq(p->lp.t_star, fmax(p->base.makespan, work / 3.0), "T* %.17g", p->lp.t_star);
+    loaded_free(&l);
+}
+
 Test(plan_props, gpipe_makespan_is_the_textbook_formula)
 {
     /* Uniform f and b, no latency: (m + p - 1)(f + b). */

@@ -598,13 +598,25 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
         break;
     case POLICY_TIMELY: {
         lp_problem pb = plan_lp_problem(p);
-        if (p->s->n_actions > LP_MAX_ACTIONS && !lp_work_row(&pb) && nothing_to_freeze(p, cap)) {
-            /* Past the LP's limit, but with nothing that can freeze its
-             * answer is known: no freezing, T* the baseline's makespan
-             * (below the limit the LP still says so, as it always has). */
+        if ((p->s->n_actions > LP_MAX_ACTIONS || lp_work_row(&pb)) && nothing_to_freeze(p, cap)) {
+            /* Past the LP's limit, or with the shared processors' work row
+             * (whose LP lp_solve can cycle on, even at cap 0: exit 3 where
+             * the plan is the baseline; tests/specs/shared_cap0.yaml), but
+             * with nothing that can freeze, its answer is known: no
+             * freezing, T* the baseline's makespan, or with the work row
+             * the larger of it and the work over the processors (below
+             * the limit without the row the LP still says so, as it always
+             * has). */
+            double t_star = p->base.makespan;
+            if (lp_work_row(&pb)) {
+                double work = 0.0;
+                for (size_t u = 0; u < p->s->n_actions; u++)
+                    work += p->dur[u];
+                t_star = fmax(t_star, work / (double)pb.processors);
+            }
             lp_size z = lp_problem_size(&pb);
             p->lp = (lp_stats){.rows = (int)z.rows, .cols = (int)z.cols, .nonzeros = (long long)z.nonzeros,
-                               .t_star = p->base.makespan, .t_star_uncapped = p->base.makespan};
+                               .t_star = t_star, .t_star_uncapped = t_star};
             p->lp_used = true;
             break;
         }
