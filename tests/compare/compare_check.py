@@ -24,6 +24,7 @@ import io
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -406,6 +407,7 @@ if r.returncode != 1 or "activation_bytes" not in r.stderr or "nolimit.yaml:" no
 
 if bad:
     print("\n".join(bad[:40]), file=sys.stderr)
-    print(f"FAIL: {len(bad)} problem(s)", file=sys.stderr)
+    print(f"FAIL: {len(bad)} problem(s) (files kept in {W})", file=sys.stderr)
     sys.exit(1)
+shutil.rmtree(W)
 print("compare: ok (14 random specs, 3 cost-model specs, the default spec)")
