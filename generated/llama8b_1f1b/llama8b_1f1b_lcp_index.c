@@ -2138,8 +2138,8 @@ static inline bool llama8b_1f1b_lcp_build(const llama8b_1f1b_lcp_data *d, uint32
  * largest token + 1, or sep + 1 where that is larger and leaves room).
  * With out NULL, counts them into *n and sets *pad_base; with out, packs
  * them there (*n * L entries) with the *pad_base the count set. Returns 0; 1 when there are 2^32 - 1 documents
- * or more; 2 when the tokens leave no room for the ends' marks (pad_base
- * + documents must stay below 2^32 - 1). */
+ * or more; 2 when the tokens leave no room for the ends' marks (the last,
+ * pad_base + documents - 1, must stay below 2^32 - 1). */
 static inline int llama8b_1f1b_lcp_pack_docs(const uint32_t *const *shards, const uint64_t *n_tokens, uint32_t n_shards, uint32_t L,
                                uint32_t sep, uint32_t *out, uint64_t *n, uint32_t *pad_base)
 {
@@ -2176,7 +2176,9 @@ static inline int llama8b_1f1b_lcp_pack_docs(const uint32_t *const *shards, cons
         uint32_t above = sep > top ? sep : top;
         if ((uint64_t)above + 1 + count >= UINT32_MAX)
             above = top;
-        if ((uint64_t)above + 1 + count >= UINT32_MAX)
+        /* The last mark, above + count, must stay below UINT32_MAX (what a
+         * query's separator maps to): tokens below 2^32 - 1 - count. */
+        if ((uint64_t)above + count >= UINT32_MAX)
             return 2;
         *pad_base = above + 1;
     }
@@ -4331,8 +4333,8 @@ static inline bool llama8b_1f1b_lcpd_build(const llama8b_1f1b_lcpd_data *d, uint
  * largest token + 1, or sep + 1 where that is larger and leaves room).
  * With out NULL, counts them into *n and sets *pad_base; with out, packs
  * them there (*n * L entries) with the *pad_base the count set. Returns 0; 1 when there are 2^32 - 1 documents
- * or more; 2 when the tokens leave no room for the ends' marks (pad_base
- * + documents must stay below 2^32 - 1). */
+ * or more; 2 when the tokens leave no room for the ends' marks (the last,
+ * pad_base + documents - 1, must stay below 2^32 - 1). */
 static inline int llama8b_1f1b_lcpd_pack_docs(const uint32_t *const *shards, const uint64_t *n_tokens, uint32_t n_shards, uint32_t L,
                                uint32_t sep, uint32_t *out, uint64_t *n, uint32_t *pad_base)
 {
@@ -4369,7 +4371,9 @@ static inline int llama8b_1f1b_lcpd_pack_docs(const uint32_t *const *shards, con
         uint32_t above = sep > top ? sep : top;
         if ((uint64_t)above + 1 + count >= UINT32_MAX)
             above = top;
-        if ((uint64_t)above + 1 + count >= UINT32_MAX)
+        /* The last mark, above + count, must stay below UINT32_MAX (what a
+         * query's separator maps to): tokens below 2^32 - 1 - count. */
+        if ((uint64_t)above + count >= UINT32_MAX)
             return 2;
         *pad_base = above + 1;
     }

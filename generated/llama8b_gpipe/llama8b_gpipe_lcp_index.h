@@ -407,8 +407,8 @@ typedef struct llama8b_gpipe_lcpd_place {
 /* Counts the documents (docs NULL) and sets *pad_base, or packs them into
  * docs (n_docs * seq_len entries, with the *pad_base the count set).
  * False when there are 2^32 - 1 documents or more, or when the tokens
- * leave no room to mark their ends (pad_base + n_docs must stay below
- * 2^32 - 1). */
+ * leave no room to mark their ends (the last mark, pad_base + n_docs - 1,
+ * must stay below 2^32 - 1: tokens below 2^32 - 1 - n_docs). */
 bool llama8b_gpipe_lcp_docs_pack(const llama8b_gpipe_lcp_token *const *shards, const uint64_t *n_tokens, uint32_t n_shards,
                           uint32_t seq_len, uint32_t sep, uint32_t *docs, uint64_t *n_docs, uint32_t *pad_base);
 /* A query or prefix of len tokens as the packed documents see it (len

@@ -14,7 +14,8 @@ Documents (--doc-sep): sequences are the non-empty runs between separators,
 truncated, a shorter one sharing a prefix only up to its end; order by the
 documented packing (past its end, a document holds the largest token + 1 +
 its number); queries cut at their first separator, and with tokens equal to
-a document's padding (which must match nothing).
+a document's padding (which must match nothing); tokens at the documented limit
+(2^32 - 2 - documents).
 
     lcp_oracle.py TFC
 """
@@ -312,6 +313,16 @@ for top in (4294967295, 4294967294):
     dlt = documents([dt], top, 8)
     dqt = [(dlt[i] + (top,) * 8)[:8] for i in range(0, 30, 3)] + [(7,) * 8, (9, top) + (7,) * 6]
     check(f"docs32_sep{top}", [dt], 8, 8, dqt, [5, 200], [2, 8], raw_bytes="llmc32", doc_sep=top)
+# At the documented limit: tokens below 2^32 - 1 - (number of documents), so
+# the largest allowed is 2^32 - 2 - n (the last end mark then 2^32 - 2);
+# with the separator below the tokens and at the top of uint32.
+for sep in (0, 4294967295):
+    dt = doc_corpus(rng, 60, 3, sep, 1)
+    limit = 4294967294 - len(documents([dt], sep, 8))
+    dt = [limit if t == 3 else t for t in dt]
+    dlt = documents([dt], sep, 8)
+    dqt = [(dlt[i] + (sep,) * 8)[:8] for i in range(0, 30, 3)] + [(limit,) * 8, (limit + 1,) * 8, (1, limit) + (2,) * 6]
+    check(f"docs32_limit_sep{sep}", [dt], 8, 8, dqt, [5, 200], [2, 8], raw_bytes="llmc32", doc_sep=sep)
 
 print(f"lcp_oracle: {checked['datasets']} data sets, {checked['queries']} queries checked against brute force, "
       f"{failures} differences")
