@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_index.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -91,7 +92,7 @@ static int usage(const char *msg, const char *arg)
 
 static bool parse_u(const char *s, unsigned long long lo, unsigned long long hi, unsigned long long *out)
 {
-    if (!s || !*s || *s == '-' || *s == '+')
+    if (!s || !isdigit((unsigned char)*s)) /* digits only: strtoull would take a sign or leading spaces */
         return false;
     char *end;
     errno = 0;
