@@ -292,18 +292,8 @@ Test(plan_props, shared_processors_bound_every_schedule)
  * T* is the larger of the longest path and the work over the processors. */
 Test(plan_props, cap_zero_on_shared_processors_is_the_baseline)
 {
-    FILE *f = fopen(TFC_SOURCE_DIR "/tests/specs/shared_cap0.yaml", "rb");
-    cr_assert_not_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *yaml = malloc((size_t)len + 1);
-    cr_assert_eq(fread(yaml, 1, (size_t)len, f), (size_t)len);
-    yaml[len] = '\0';
-    fclose(f);
     loaded l;
-    load_str(&l, yaml);
-    free(yaml);
+    load_file(&l, TFC_SOURCE_DIR "/tests/specs/shared_cap0.yaml");
     cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
     plan *p;
     plan_options opt = {.policy = POLICY_TIMELY};
@@ -759,21 +749,8 @@ static const char *value(const char *p)
 
 Test(plan_json, output_is_valid_json_with_every_action)
 {
-    char *yaml;
-    {
-        FILE *f = fopen(TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml", "rb");
-        cr_assert_not_null(f);
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        yaml = malloc((size_t)n + 1);
-        cr_assert_eq(fread(yaml, 1, (size_t)n, f), (size_t)n);
-        yaml[n] = '\0';
-        fclose(f);
-    }
     loaded l;
-    load_str(&l, yaml);
-    free(yaml);
+    load_file(&l, TFC_SOURCE_DIR "/specs/llama8b_1f1b.yaml");
     cr_assert_eq(l.status, TFC_OK);
     plan *p;
     plan_options opt = {.policy = POLICY_NONE};

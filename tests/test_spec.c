@@ -52,15 +52,8 @@ static void load_with(loaded *l, unsigned line, const char *text)
 
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
-    fclose(f);
+    char *b = read_text_file(path);
+    cr_assert_not_null(b, "%s", path);
     return b;
 }
 

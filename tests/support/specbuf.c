@@ -2,6 +2,7 @@
 #include "specbuf.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void load_str(loaded *l, const char *yaml)
@@ -18,6 +19,39 @@ void load_str(loaded *l, const char *yaml)
             break;
         o += (size_t)w;
     }
+}
+
+char *read_text_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *b = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n)
+        b[n] = '\0';
+    else {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    return b;
+}
+
+void load_file(loaded *l, const char *path)
+{
+    char *yaml = read_text_file(path);
+    if (!yaml) {
+        memset(l, 0, sizeof *l);
+        arena_init(&l->a, 0);
+        diag_init(&l->d, 100);
+        l->status = TFC_IO;
+        snprintf(l->dump, sizeof l->dump, "%s: cannot read\n", path);
+        return;
+    }
+    load_str(l, yaml);
+    free(yaml);
 }
 
 void loaded_free(loaded *l)

@@ -19,6 +19,11 @@ typedef struct loaded {
 
 /* Loads yaml (as file "t.yaml") with room for 100 errors. */
 void load_str(loaded *l, const char *yaml);
+/* load_str on a file's text; status TFC_IO (and nothing loaded) if it
+ * cannot be read. */
+void load_file(loaded *l, const char *path);
+/* A whole file, NUL-terminated (malloc; the caller frees), or NULL. */
+char *read_text_file(const char *path);
 void loaded_free(loaded *l);
 /* An error at line:col (0 = any) whose message contains fragment. */
 bool has_error(const loaded *l, unsigned line, unsigned col, const char *fragment);
