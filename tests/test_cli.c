@@ -164,13 +164,16 @@ Test(cli, a_usage_error_points_at_its_verbs_help)
     }
 }
 
+/* One rank, stage, microbatch and tensor: every count of one. */
+static const char one_of_everything[] = "tfc: 1\nname: one\nmodel: {stages: [{params: [{name: w, numel: 1}]}]}\n"
+                                        "pipeline: {schedule: GPipe, ranks: 1, microbatches: 1}\n"
+                                        "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n";
+
 /* Counts of one read as one: "1 microbatch, ... 1 parameter tensor, 1 parameter". */
 Test(cli, check_and_plan_say_one_of_a_thing_in_the_singular)
 {
     temp_spec t;
-    temp_spec_write(&t, "tfc: 1\nname: one\nmodel: {stages: [{params: [{name: w, numel: 1}]}]}\n"
-                        "pipeline: {schedule: GPipe, ranks: 1, microbatches: 1}\n"
-                        "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n");
+    temp_spec_write(&t, one_of_everything);
     proc_result r;
     cr_assert(proc_tfc(&r, "check", t.path, NULL));
     cr_assert_eq(r.exit_code, 0, "%s", r.err);
@@ -1005,9 +1008,7 @@ static char *slurp(const char *path)
 Test(cli_compile, charts_and_diff_say_one_of_a_thing_in_the_singular)
 {
     temp_spec t;
-    temp_spec_write(&t, "tfc: 1\nname: one\nmodel: {stages: [{params: [{name: w, numel: 1}]}]}\n"
-                        "pipeline: {schedule: GPipe, ranks: 1, microbatches: 1}\n"
-                        "timing: {forward_ms: 1, backward_ms: 2, backward_frozen_ms: 1}\n");
+    temp_spec_write(&t, one_of_everything);
     char out[600], sweep[600], cmp[600], plan[700], cmd[2000];
     snprintf(out, sizeof out, "%s/out", t.dir);
     snprintf(sweep, sizeof sweep, "%s/sweep", t.dir);
