@@ -154,6 +154,13 @@ Test(cli, a_usage_error_points_at_its_verbs_help)
         {"compile", "a.yaml", "b.yaml",
          "tfc: error: compile: more than one SPEC given; extra: \"b.yaml\"\nTry 'tfc compile --help'.\n"},
         {"check", "-q", NULL, "tfc: error: check: missing SPEC\nTry 'tfc check --help'.\n"},
+        {"verify", "--frobnicate", "dir", "tfc: error: verify: unknown option \"--frobnicate\"\nTry 'tfc verify --help'.\n"},
+        {"verify", NULL, NULL, "tfc: error: verify: needs a generated folder: tfc verify DIR [SPEC]\n"
+                               "Try 'tfc verify --help'.\n"},
+        {"diff", "a.json", NULL, "tfc: error: diff: needs two plan.json files: tfc diff PLAN_A PLAN_B\n"
+                                 "Try 'tfc diff --help'.\n"},
+        {"diff", "--tolerance", "x", "tfc: error: diff: --tolerance must be a number from 0 to 1e9, got \"x\"\n"
+                                     "Try 'tfc diff --help'.\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         proc_result r;

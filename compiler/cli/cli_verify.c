@@ -21,6 +21,7 @@
 #include "real.h"
 #include "sha256.h"
 #include "spec.h"
+#include "text.h"
 #include "version.h"
 
 const char cli_verify_help[] =
@@ -68,9 +69,16 @@ const char cli_diff_help[] =
     "Exit codes as diff(1): 0 the same, 1 different, 2 trouble (usage, a file\n"
     "that cannot be read or is not a plan).\n";
 
+/* "tfc: error: VERB: MSG 'ARG'", as every other verb says a usage error
+ * (ARG quoted and escaped, omitted when NULL), pointing at its --help. */
 static int usage(const char *verb, const char *msg, const char *arg)
 {
-    fprintf(stderr, "tfc %s: %s%s%s\n(tfc %s --help for usage)\n", verb, msg, arg ? " " : "", arg ? arg : "", verb);
+    char q[TEXT_QUOTE_CAP];
+    if (arg)
+        fprintf(stderr, "tfc: error: %s: %s %s\nTry 'tfc %s --help'.\n", verb, msg,
+                text_quote(q, sizeof q, arg, strlen(arg)), verb);
+    else
+        fprintf(stderr, "tfc: error: %s: %s\nTry 'tfc %s --help'.\n", verb, msg, verb);
     return EXIT_USAGE;
 }
 
