@@ -30,7 +30,7 @@ const char cli_index_help[] =
     "       tfc index order INDEX --tokens SHARD... -o FILE [--raw --token-bytes 2|4]\n"
     "                       [--no-verify]\n"
     "       tfc index set -o SET --part INDEX --tokens SHARD... [--part INDEX --tokens SHARD...]...\n"
-    "                       [--raw --token-bytes 2|4] [--no-verify]\n"
+    "                       [--raw --token-bytes 2|4] [--no-verify] [--quiet]\n"
     "       tfc index query|dedup|order SET ...   (the same, over every part of the set)\n"
     "\n"
     "An LCP index sorts every window of L tokens (stride S, default L) of the\n"
@@ -64,8 +64,9 @@ const char cli_index_help[] =
     "               p50 X us, p95 Y us, p99 Z us, max W us' (each search timed\n"
     "               alone, one thread)\n"
     "  --no-verify  skip the index checksum (format and ranges are still checked)\n"
+    "  -q, --quiet  build and set: no summary line (nor build's progress on a terminal)\n"
     "Exit 0 ok, 1 invalid input (bad shard, corrupt or mismatched index), 2 usage,\n"
-    "4 I/O error.\n";
+    "4 I/O error, 6 out of memory.\n";
 
 typedef struct index_args {
     const char *verb;
@@ -222,7 +223,7 @@ static int parse(int argc, char **argv, index_args *a)
         if (!a->out)
             return usage("set needs -o SET", NULL);
         if (a->have_seq_len || a->stride || a->have_doc_sep || a->have_k || a->have_min_lcp || a->queries || a->latency)
-            return usage("set takes -o, --part, --tokens, --raw, --token-bytes and --no-verify only", NULL);
+            return usage("set takes -o, --part, --tokens, --raw, --token-bytes, --no-verify and --quiet only", NULL);
         if (a->raw != a->have_token_bytes)
             return usage(a->raw ? "--raw needs --token-bytes 2|4" : "--token-bytes goes with --raw", NULL);
         return -1;

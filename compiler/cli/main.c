@@ -107,7 +107,7 @@ static const char compile_help[] =
     "MANIFEST with sha256 sums. Every .cu is compiled with NVRTC for\n"
     "targets.cuda.arch first. The folder (default generated/<name>/) is written\n"
     "to a temporary sibling and swapped in whole: on any error it is unchanged.\n"
-    "  -o DIR                the output folder\n"
+    "  -o, --output DIR      the output folder\n"
     "  --require-cuda-check  fail (exit 5) when NVRTC is not available\n"
     "  --skip-cuda-check     do not run NVRTC\n"
     "  --policy, --lp-timeout, --lp-method  as for tfc plan\n"
