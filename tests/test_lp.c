@@ -880,6 +880,53 @@ Test(lp_decompose, a_deadline_with_little_room_still_solves)
     loaded_free(&lw);
 }
 
+/* Llama-3-8B's shape as python/tfc_spec.py from-hf writes it (one layer a
+ * stage, cost-model timings), LoopedBFS on 16 ranks: once budget rows
+ * joined, phase 1 started from the prices handed in sat on one degenerate
+ * master vertex, 2,083 rounds at 128 microbatches (26 s; the plan was
+ * right). DW_STALL_ROUNDS starts it over from the master's prices: about
+ * 100 rounds. At 64 microbatches, where the whole LP solves in seconds,
+ * the plan agrees with it. */
+static char *looped_llama_spec(unsigned microbatches)
+{
+    char *y = malloc(8192);
+    size_t o = (size_t)sprintf(y, "tfc: 1\nname: t\nmodel:\n  stages:\n");
+    for (int s = 0; s < 32; s++)
+        o += (size_t)sprintf(y + o, "    - params: [{name: w, numel: 1}]\n");
+    sprintf(y + o,
+            "pipeline: {schedule: LoopedBFS, ranks: 16, stages_per_rank: 2, microbatches: %u}\n"
+            "timing:\n  source: model\n  transformer: {layers: 32, hidden: 4096, ffn: 14336, heads: 32, "
+            "kv_heads: 8, vocab: 128256, seq_len: 4096, microbatch_size: 1,\n    stage_layers: [1, 1, 1, 1, 1, 1, "
+            "1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]}\n"
+            "  device: {peak_tflops: 989, mfu: 0.4}\n  comm_ms: 0.6711\nfreeze: {max_ratio: 0.5}\n",
+            microbatches);
+    return y;
+}
+
+Test(lp_decompose, a_warm_phase_one_that_stalls_starts_over, .timeout = 300)
+{
+    char *yaml = looped_llama_spec(128);
+    loaded l;
+    plan *pl = build_with(&l, yaml, POLICY_TIMELY, false);
+    cr_assert_gt(pl->lp.budget_rounds, 0, "no budget rows joined: phase 1 never started warm");
+    cr_assert_leq(pl->lp.iterations[0], 400, "phase 1 took %lld rounds", pl->lp.iterations[0]);
+    cr_assert(fabs(pl->opt.makespan - pl->lp.t_star) <= 1e-6 * pl->lp.t_star);
+    loaded_free(&l);
+    free(yaml);
+
+    yaml = looped_llama_spec(64);
+    loaded ld, lw;
+    plan *dw = build_with(&ld, yaml, POLICY_TIMELY, false);
+    plan *lp = build_with(&lw, yaml, POLICY_TIMELY, true);
+    cr_assert(fabs(dw->lp.t_star - lp->lp.t_star) <= 1e-8 * lp->lp.t_star, "%.12g vs %.12g", dw->lp.t_star,
+              lp->lp.t_star);
+    cr_assert(fabs(dw->lp.total_freeze - lp->lp.total_freeze) <= 1e-7 * (1 + lp->lp.total_freeze), "%.12g vs %.12g",
+              dw->lp.total_freeze, lp->lp.total_freeze);
+    loaded_free(&ld);
+    loaded_free(&lw);
+    free(yaml);
+}
+
 /* The whole LP's size as tfc plan reports it on the default path, counted
  * from the DAG without writing a row (lp_problem_size), equals the LP that
  * lp_direct_build writes, on every schedule at several sizes, and with a

@@ -54,6 +54,17 @@
 #define DW_DEADLINE_MARGIN 4e-11
 /* Master rounds per phase before giving up (never reached in tests). */
 #define DW_MAX_ROUNDS 20000
+/* A phase 1 that starts from prices handed in (phases12, after budget
+ * rows joined) and for this many rounds neither lowers the master's
+ * objective nor raises the bound (each by 1e-9 of the objective) starts
+ * over from the master's own prices on the pool it has: from the prices
+ * handed in, lp_solve's master can sit on one degenerate vertex while
+ * every round adds a column that prices out but moves nothing (LoopedBFS
+ * 16 x 2 x 128 from Llama-3-8B's config: 2,083 such rounds, 26 s; 74
+ * rounds in all from the master's prices). Otherwise no warm-started
+ * phase 1 went 11 rounds without progress over 84 Llama-3-8B shapes of
+ * every schedule (docs/freeze-lp.md). */
+#define DW_STALL_ROUNDS 20
 
 typedef struct dw {
     const lp_problem *pb;
@@ -343,7 +354,10 @@ static bool in_pool(dw *w, double T)
 
 /* RUN_NUMERIC: lp_solve failed on the master every way it was tried (no
  * diagnostic written; phase 3's checks treat it as "not shown feasible"). */
-typedef enum { RUN_OPTIMAL, RUN_BELOW, RUN_ABOVE, RUN_NUMERIC, RUN_TIMEOUT, RUN_ERROR } run_result;
+/* RUN_STALLED: a warm-started phase 1 made no progress for
+ * DW_STALL_ROUNDS rounds (phases12 runs it again from the master's
+ * prices). */
+typedef enum { RUN_OPTIMAL, RUN_BELOW, RUN_ABOVE, RUN_NUMERIC, RUN_TIMEOUT, RUN_ERROR, RUN_STALLED } run_result;
 
 typedef enum { MASTER_SOLVED, MASTER_UNSOLVED, MASTER_ERROR } master_result;
 
@@ -532,6 +546,11 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
     run_result res = RUN_ERROR;
     double lb = -INFINITY;
     bool mispriced = false;
+    /* Progress, for DW_STALL_ROUNDS: the least objective and the best
+     * bound so far, and the rounds since either moved. */
+    bool may_stall = phase == LP_PHASE_MAKESPAN && w->start[0];
+    double least_obj = INFINITY, best_lb = -INFINITY;
+    long long stalled = 0;
     for (long long round = 0;; round++) {
         if (round >= DW_MAX_ROUNDS) {
             if (phase == LP_PHASE_BALANCE)
@@ -603,6 +622,14 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
             lp_report(w->pb, phase, *rounds, lb, r.obj);
         if (next == NEXT_STOP)
             break;
+        double noise = 1e-9 * fmax(1.0, fabs(r.obj));
+        stalled = r.obj < least_obj - noise || lb > best_lb + noise ? 0 : stalled + 1;
+        least_obj = fmin(least_obj, r.obj);
+        best_lb = fmax(best_lb, lb);
+        if (may_stall && stalled >= DW_STALL_ROUNDS) {
+            res = RUN_STALLED;
+            break;
+        }
         mispriced = next == NEXT_REPRICE;
         if (mispriced)
             continue;
@@ -697,9 +724,20 @@ static bool phases12(dw *w, double *t_star, double *total, lp_stats *st)
     for (;;) {
         master m = {0};
         double t0 = clock_now_s();
-        bool ok = master_make(w, &m, LP_PHASE_MAKESPAN, 0.0) &&
-                  run_phase(w, &m, LP_PHASE_MAKESPAN, -INFINITY, INFINITY, phase_deadline(w, st->seconds[0]),
-                            &st->iterations[0]) == RUN_OPTIMAL;
+        run_result r1 = RUN_ERROR;
+        if (master_make(w, &m, LP_PHASE_MAKESPAN, 0.0))
+            r1 = run_phase(w, &m, LP_PHASE_MAKESPAN, -INFINITY, INFINITY, phase_deadline(w, st->seconds[0]),
+                           &st->iterations[0]);
+        if (r1 == RUN_STALLED) { /* once more, from the master's prices (DW_STALL_ROUNDS) */
+            master_free(&m);
+            w->start[0] = false;
+            if (master_make(w, &m, LP_PHASE_MAKESPAN, 0.0))
+                r1 = run_phase(w, &m, LP_PHASE_MAKESPAN, -INFINITY, INFINITY, phase_deadline(w, st->seconds[0]),
+                               &st->iterations[0]);
+            else
+                r1 = RUN_ERROR;
+        }
+        bool ok = r1 == RUN_OPTIMAL;
         if (ok) {
             *t_star = get_objective(m.lp);
             memcpy(w->start_lam[0], w->final_lam, w->S * sizeof *w->final_lam);
