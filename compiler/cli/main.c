@@ -83,7 +83,7 @@ static const char usage_text[] =
     "            4 I/O error, 5 generated CUDA failed the NVRTC check, 6 out of memory\n";
 
 static const char check_help[] =
-    "usage: tfc check SPEC [-q|--quiet] [--print-name] [--print-inputs]\n"
+    "usage: tfc check SPEC [-q|--quiet] [--print-name | --print-inputs]\n"
     "\n"
     "Reads SPEC, validates it against spec v1 (docs/spec.md), builds its schedule\n"
     "and checks that the schedule cannot deadlock. Reports every problem found,\n"
