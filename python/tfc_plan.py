@@ -342,7 +342,8 @@ def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ram
         speedup = steps / (w + (steps - w) step_ratio / rho)
 
     The same function as the compiler's (compiler/plan/ttq.c); 1 with
-    nothing frozen, 0 when a frozen step makes no progress. ValueError as
+    nothing frozen or when the run ends before freezing takes hold (steps
+    <= w), else 0 when a frozen step makes no progress. ValueError as
     frozen_step_progress's, whatever is frozen."""
     optimizer, lr_ratio, beta = _optimizer(optimizer), _lr_ratio(lr_ratio), _beta(beta)
     f = _share(frozen_share)
@@ -350,10 +351,14 @@ def predicted_time_to_quality(beta, frozen_share, step_ratio, steps, warmup, ram
     warmup, ramp = _finite(warmup, "warmup"), _finite(ramp, "ramp")
     if steps <= 0 or f <= 0.0:
         return 1.0
+    # a run that ends before freezing takes hold is the run without freezing,
+    # whatever a frozen step would cost
+    w = warmup + ramp / 2.0
+    if not steps > w:
+        return 1.0
     rho = frozen_step_progress(beta, f, lr_ratio, optimizer)
     if not rho > 0.0:
         return 0.0
-    w = min(warmup + ramp / 2.0, float(steps))
     return steps / (w + (steps - w) * step_ratio / rho)
 
 

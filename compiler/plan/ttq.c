@@ -50,12 +50,14 @@ double ttq_speedup(double beta, double frozen_share, double step_ratio, double s
     double f = clamp01(frozen_share);
     if (!(steps > 0.0) || !(f > 0.0))
         return 1.0;
+    /* A run that ends before freezing takes hold is the run without
+     * freezing, whatever a frozen step would cost. */
+    double w = ttq_takes_hold(warmup, ramp);
+    if (!(steps > w))
+        return 1.0;
     double rho = ttq_rho(beta, f, lr_ratio, opt);
     if (!(rho > 0.0))
         return 0.0;
-    double w = ttq_takes_hold(warmup, ramp);
-    if (w > steps)
-        w = steps;
     return steps / (w + (steps - w) * step_ratio / rho);
 }
 

@@ -41,9 +41,11 @@ double ttq_rho(double beta, double frozen_share, double lr_ratio, ttq_optimizer 
 /* The predicted speed-up in time to the no-freezing run's loss of a run of
  * `steps` steps that freezes a share f of its elements from step warmup
  * (over ramp steps), its steps step_ratio as long: with
- * w = min(warmup + ramp / 2, steps) and rho = ttq_rho(beta, f, lr_ratio, opt)
+ * w = warmup + ramp / 2 and rho = ttq_rho(beta, f, lr_ratio, opt)
  *     speedup = steps / (w + (steps - w) step_ratio / rho).
- * 1 with nothing frozen (f <= 0), 0 with everything (f >= 1) or rho 0. */
+ * 1 with nothing frozen (f <= 0) or a run that ends before freezing takes
+ * hold (steps <= w, whatever rho), else 0 with everything frozen (f >= 1)
+ * or rho 0. */
 double ttq_speedup(double beta, double frozen_share, double step_ratio, double steps, double warmup, double ramp,
                    double lr_ratio, ttq_optimizer opt);
 

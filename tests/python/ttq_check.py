@@ -29,12 +29,14 @@ docs/plan-json.md):
 
 Usage: ttq_check.py TFC SOURCE_DIR
 """
+import csv
 import glob
 import json
 import math
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -553,7 +555,6 @@ def main():
             fh.write(with_training(base, 1 << 20, 200000, 10000, 0.9, 5000, 1000))
         sweep = os.path.join(work, "sweep")
         subprocess.run([tfc, "plan", p, "--sweep", sweep], check=True, capture_output=True)
-        import csv
         rows = [r for r in csv.DictReader(open(os.path.join(sweep, "pareto.csv"))) if r["policy"] == "timely"]
         best = None
         for r in rows:
@@ -790,18 +791,33 @@ def main():
 
         # a run that ends before freezing takes hold: warned at training.steps,
         # and auto keeps cap 0 saying why (recompute checks the reason)
+        # (also where a frozen step would make no progress once it took
+        # hold: a learning-rate ratio near 2, or everything frozen at cap 1;
+        # the run never gets there, so it is still the run without freezing)
         p = os.path.join(work, "late.yaml")
-        for cap in (0.6, "auto"):
+        for cap, extra, policy in ((0.6, "", []), ("auto", "", []), (0.6, ", lr_ratio: 1.99", []),
+                                   ("auto", ", lr_ratio: 1.99", []), (1, "", ["--policy", "uniform"])):
             with open(p, "w") as fh:
-                fh.write(with_training(base, 1 << 20, 20000, 5500, cap, 5000, 1000))
-            r = subprocess.run([tfc, "plan", p, "--json"], capture_output=True, text=True)
+                fh.write(with_training(base, 1 << 20, 20000, 5500, cap, 5000, 1000, extra))
+            r = subprocess.run([tfc, "plan", p, "--json"] + policy, capture_output=True, text=True)
             line = next((i + 1 for i, l in enumerate(open(p)) if l.startswith("training:")), 0)
             if r.returncode != 0 or not re.search(rf"late\.yaml:{line}:\d+: warning: training\.steps 5500 ends before "
                                                   r"freezing takes hold at step 5500 \(", r.stderr):
                 bad.append(f"a 5500-step run freezing from step 5500, cap {cap}: rc {r.returncode}, {r.stderr[:300]!r}")
                 continue
             got = json.loads(r.stdout)
-            recompute(got, open(p).read(), f"late run, cap {cap}")  # cap 0.6: break_even_beta null too
+            recompute(got, open(p).read(), f"late run, cap {cap}{extra} {' '.join(policy)}")  # break_even_beta null too
+            if cap == 1 and got["time_to_quality"]["frozen_share"] != 1.0:
+                bad.append(f"late run at cap 1 under --policy uniform: frozen share {got['time_to_quality']['frozen_share']}")
+            if cap != "auto":
+                # every cap of --sweep is such a run too
+                sweep_late = os.path.join(work, "sweep_late")
+                shutil.rmtree(sweep_late, ignore_errors=True)
+                subprocess.run([tfc, "plan", p, "--sweep", sweep_late, "-q"], check=True, capture_output=True)
+                for row in csv.DictReader(open(os.path.join(sweep_late, "pareto.csv"))):
+                    if float(row["predicted_time_to_quality"]) != 1.0:
+                        bad.append(f"late run{extra}: --sweep predicts {row['predicted_time_to_quality']} at cap "
+                                   f"{row['max_ratio']} ({row['policy']}), not 1")
             if cap == "auto" and got["max_ratio"] != 0:
                 bad.append(f"auto chose cap {got['max_ratio']} for a run that ends before freezing takes hold")
         if min(late_runs.values()) < 1:
