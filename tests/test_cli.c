@@ -939,6 +939,35 @@ Test(cli_plan, past_the_lp_limit_a_spec_that_freezes_nothing_plans_its_baseline)
     }
 }
 
+/* Below the LP's limit a spec that freezes nothing plans at once too: at a
+ * cap of 0 the decomposition's phase 1 crawled (thousands of rounds; 1F1B
+ * 24 x 24, 1,152 actions, took 40 s and more without a freeze section). */
+Test(cli_plan, a_spec_that_freezes_nothing_plans_at_once_below_the_lp_limit)
+{
+    char yaml[4096] = "tfc: 1\nname: none\nmodel:\n  stages:\n";
+    for (int i = 0; i < 24; i++)
+        strcat(yaml, "    - params: [{name: a, numel: 1}]\n");
+    strcat(yaml, "pipeline: {schedule: 1F1B, ranks: 24, microbatches: 24}\ntiming:\n");
+    static const char *const keys[] = {"forward_ms", "backward_ms", "backward_frozen_ms"};
+    static const char *const ms[][2] = {{"1.0", "1.3"}, {"2.0", "2.6"}, {"1.0", "1.3"}};
+    for (int k = 0; k < 3; k++) {
+        size_t o = strlen(yaml);
+        o += (size_t)snprintf(yaml + o, sizeof yaml - o, "  %s: [", keys[k]);
+        for (int i = 0; i < 24; i++)
+            o += (size_t)snprintf(yaml + o, sizeof yaml - o, "%s%s", i ? ", " : "", ms[k][i % 2]);
+        snprintf(yaml + o, sizeof yaml - o, "]\n");
+    }
+    temp_spec t;
+    temp_spec_write(&t, yaml);
+    proc_result r;
+    cr_assert(proc_tfc(&r, "plan", t.path, "--json", NULL));
+    cr_assert_eq(r.exit_code, 0, "%s", r.err);
+    cr_assert_not_null(strstr(r.out, "\"total_freeze\": 0,"), "%.400s", r.out);
+    cr_assert_lt(r.cpu_seconds, time_bound_s, "%.2f s of CPU", r.cpu_seconds);
+    proc_result_free(&r);
+    temp_spec_remove(&t);
+}
+
 /* ---- tfc compile ---- */
 
 Test(cli_compile, usage_mistakes_exit_2_and_write_nothing)

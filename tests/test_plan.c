@@ -310,6 +310,39 @@ Test(plan_props, cap_zero_on_shared_processors_is_the_baseline)
     loaded_free(&l);
 }
 
+/* With nothing that can freeze (no freeze section, or a cap of 0) the plan
+ * is the baseline without an LP, below the LP's limit too: T* is the
+ * baseline's makespan bit for bit. The LP reached it within rounding only
+ * (47.79999999999999 for 47.8 here), and at a cap of 0 its phase 1 crawled:
+ * 1F1B 24 x 24 took 40 s and more (tests/test_cli.c). */
+Test(plan_props, nothing_to_freeze_is_the_baseline_without_an_lp)
+{
+    static const char *const tails[] = {"", "freeze: {max_ratio: 0}\n"};
+    for (size_t k = 0; k < 2; k++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 "tfc: 1\nname: n\nmodel:\n  stages:\n    - params: [{name: a, numel: 1}]\n"
+                 "    - params: [{name: a, numel: 1}]\n    - params: [{name: a, numel: 1}]\n"
+                 "    - params: [{name: a, numel: 1}]\n"
+                 "pipeline: {schedule: 1F1B, ranks: 4, microbatches: 8}\n"
+                 "timing: {forward_ms: [1.0, 1.3, 1.6, 1.9], backward_ms: [2.0, 2.6, 3.2, 3.8],\n"
+                 "  backward_frozen_ms: [1.0, 1.3, 1.6, 1.9], comm_ms: 0.05}\n%s",
+                 tails[k]);
+        loaded l;
+        load_str(&l, yaml);
+        cr_assert_eq(l.status, TFC_OK, "%s", l.dump);
+        plan *p;
+        plan_options opt = {.policy = POLICY_TIMELY};
+        cr_assert_eq(plan_build(l.s, &opt, &l.a, &l.d, &p), TFC_OK, "%s", l.d.n ? l.d.items[0].msg : "?");
+        for (size_t i = 0; i < p->s->n_actions; i++)
+            cr_assert_eq(p->x[i], 0.0);
+        cr_assert_eq(p->opt.makespan, p->base.makespan);
+        cr_assert_eq(p->lp.t_star, p->base.makespan, "T* %.17g, baseline %.17g", p->lp.t_star, p->base.makespan);
+        cr_assert_eq(p->lp.total_freeze, 0.0);
+        loaded_free(&l);
+    }
+}
+
 Test(plan_props, gpipe_makespan_is_the_textbook_formula)
 {
     /* Uniform f and b, no latency: (m + p - 1)(f + b). */
