@@ -71,7 +71,7 @@ tfc_status plan_doc_load(const char *path, arena *a, diag_list *d, plan_doc *out
 {
     char *buf;
     size_t len;
-    tfc_status st = fio_read_all(path, SPEC_MAX_FILE_BYTES * 4, &buf, &len, d);
+    tfc_status st = fio_read_all(path, PLAN_JSON_MAX_BYTES, &buf, &len, d);
     if (st != TFC_OK)
         return st;
     st = plan_doc_parse(path, buf, len, a, d, out);

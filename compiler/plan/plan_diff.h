@@ -39,6 +39,11 @@ typedef struct plan_doc {
     const char *text; /* the file's text, which they were parsed from */
 } plan_doc;
 
+/* The largest plan.json read: about three times the largest tfc writes
+ * within the spec's limits (641 MB: ZBV, 512 ranks x 2 stages x 1,024
+ * microbatches, 3.1 million actions). */
+#define PLAN_JSON_MAX_BYTES ((size_t)2 << 30)
+
 /* Reads plan.json at path (any file name; "-" is standard input): TFC_OK,
  * TFC_INVALID (not JSON, not a plan, a field missing or of the wrong type,
  * each at its line:column), TFC_IO, TFC_NOMEM. */

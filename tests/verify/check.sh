@@ -7,6 +7,7 @@
 # differs and the plan is the same; for a folder from another plan, that the
 # plan differs; the input files a spec names are recorded and checked; a
 # spec renamed or given on standard input is told apart (--spec-name).
+# A listed file over 1 GiB is hashed, and diff reads a plan.json over 256 MiB.
 # diff: same plans exit 0, different ones 1 with the changes (the
 # predicted time to quality among them)
 # (checked against a comparison of the two plan.json written here), bad
@@ -268,6 +269,16 @@ sed 's/^# input /# input x/' "$work/i1/MANIFEST" >"$work/i3/MANIFEST"
 run 1 "$tfc" verify "$work/i3"
 grep -q "i3/MANIFEST:4:1: error: not a MANIFEST input line" "$work/err" || fail "bad input line: $(cat "$work/err")"
 
+# A folder file over 1 GiB (timeline.svg is 1.2 GB at 3.1 million actions,
+# ZBV 512 x 2 x 1024): its sha256 is read a piece at a time, not refused as
+# too large to read whole. A sparse file of 1025 MiB of zeros stands in.
+cp -r "$work/a" "$work/huge"
+truncate -s 1025M "$work/huge/big.bin"
+echo "0e5784b2441347f7c1cbfe2ee03dd421ff87c3086fdf0ce280cf26cbcf114462  big.bin" >>"$work/huge/MANIFEST"
+run 0 "$tfc" verify "$work/huge"
+grep -q "matches its MANIFEST" "$work/out" || fail "verify of a folder with a 1025 MiB file: $(cat "$work/out" "$work/err")"
+rm -rf "$work/huge"
+
 # tfc diff.
 "$tfc" compile "$work/llama8b_1f1b.yaml" -o "$work/c" -q --skip-cuda-check
 run 0 "$tfc" diff "$work/a/plan.json" "$work/a/plan.json"
@@ -417,6 +428,12 @@ t = t.replace('"stage_count":', '"stages":', 1)  # format 1: the count under "st
 open(sys.argv[2], "w").write(t)
 PY
 run 0 "$tfc" diff "$work/v1.json" "$work/a/plan.json"
+# A plan.json past 256 MiB is read (the largest tfc writes is 641 MB: ZBV
+# 512 x 2 x 1024); leading blanks stand in for its size.
+{ head -c 300000000 /dev/zero | tr '\0' ' '; cat "$work/a/plan.json"; } >"$work/wide.json"
+run 0 "$tfc" diff "$work/wide.json" "$work/a/plan.json"
+grep -q "same plan" "$work/out" || fail "diff of a 300 MB plan.json: $(cat "$work/out" "$work/err")"
+rm -f "$work/wide.json"
 # Trouble: exit 2.
 printf '{"format": "tfc-plan-2", "format": 1}' >"$work/dup.json"
 run 2 "$tfc" diff "$work/dup.json" "$work/a/plan.json"
