@@ -1,8 +1,13 @@
-/* cli_options: --policy, --lp-timeout and --lp-method read into plan_options. */
+/* cli_options: --policy, --lp-timeout and --lp-method read into
+ * plan_options; usage errors. */
 #include "cli_options.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cli_exit.h"
+#include "text.h"
 
 const char *cli_plan_options(const char *policy, const char *timeout, const char *method, plan_options *opt,
                              const char **bad)
@@ -31,4 +36,15 @@ const char *cli_plan_options(const char *policy, const char *timeout, const char
             return *bad = method, "--lp-method must be decompose or direct, got";
     }
     return NULL;
+}
+
+int cli_usage_error(const char *verb, const char *msg, const char *arg)
+{
+    char q[TEXT_QUOTE_CAP];
+    if (arg)
+        fprintf(stderr, "tfc: error: %s: %s %s\nTry 'tfc %s --help'.\n", verb, msg,
+                text_quote(q, sizeof q, arg, strlen(arg)), verb);
+    else
+        fprintf(stderr, "tfc: error: %s: %s\nTry 'tfc %s --help'.\n", verb, msg, verb);
+    return EXIT_USAGE;
 }

@@ -70,18 +70,6 @@ const char cli_diff_help[] =
     "Exit codes as diff(1): 0 the same, 1 different, 2 trouble (usage, a file\n"
     "that cannot be read or is not a plan).\n";
 
-/* "tfc: error: VERB: MSG 'ARG'", as every other verb says a usage error
- * (ARG quoted and escaped, omitted when NULL), pointing at its --help. */
-static int usage(const char *verb, const char *msg, const char *arg)
-{
-    char q[TEXT_QUOTE_CAP];
-    if (arg)
-        fprintf(stderr, "tfc: error: %s: %s %s\nTry 'tfc %s --help'.\n", verb, msg,
-                text_quote(q, sizeof q, arg, strlen(arg)), verb);
-    else
-        fprintf(stderr, "tfc: error: %s: %s\nTry 'tfc %s --help'.\n", verb, msg, verb);
-    return EXIT_USAGE;
-}
 
 /* ---- tfc diff ---- */
 
@@ -100,23 +88,23 @@ int cli_diff(int argc, char **argv)
             json = true;
         } else if (strcmp(o, "--tolerance") == 0) {
             if (i + 1 >= argc)
-                return usage("diff", "--tolerance needs a value", NULL);
+                return cli_usage_error("diff", "--tolerance needs a value", NULL);
             char *end;
             tol = strtod(argv[++i], &end);
             if (end == argv[i] || *end || !(tol >= 0 && tol <= 1e9))
-                return usage("diff", "--tolerance must be a number from 0 to 1e9, got", argv[i]);
+                return cli_usage_error("diff", "--tolerance must be a number from 0 to 1e9, got", argv[i]);
         } else if (o[0] == '-' && o[1]) {
-            return usage("diff", "unknown option", o);
+            return cli_usage_error("diff", "unknown option", o);
         } else if (np < 2) {
             paths[np++] = o;
         } else {
-            return usage("diff", "takes two plans; extra argument", o);
+            return cli_usage_error("diff", "takes two plans; extra argument", o);
         }
     }
     if (np < 2)
-        return usage("diff", "needs two plan.json files: tfc diff PLAN_A PLAN_B", NULL);
+        return cli_usage_error("diff", "needs two plan.json files: tfc diff PLAN_A PLAN_B", NULL);
     if (strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0)
-        return usage("diff", "only one of the plans can be standard input", NULL);
+        return cli_usage_error("diff", "only one of the plans can be standard input", NULL);
     arena a;
     arena_init(&a, 0);
     diag_list d;
@@ -490,7 +478,7 @@ int cli_verify(int argc, char **argv)
             if (i + 1 >= argc) {
                 char msg[32];
                 snprintf(msg, sizeof msg, "%s needs a value", o);
-                return usage("verify", msg, NULL);
+                return cli_usage_error("verify", msg, NULL);
             }
             const char **v = strcmp(o, "--policy") == 0      ? &policy
                              : strcmp(o, "--lp-timeout") == 0 ? &timeout
@@ -498,23 +486,23 @@ int cli_verify(int argc, char **argv)
                                                               : &spec_name;
             *v = argv[++i];
         } else if (o[0] == '-' && o[1]) {
-            return usage("verify", "unknown option", o);
+            return cli_usage_error("verify", "unknown option", o);
         } else if (!dir) {
             dir = o;
         } else if (!spec_path) {
             spec_path = o;
         } else {
-            return usage("verify", "takes a folder and at most one spec; extra argument", o);
+            return cli_usage_error("verify", "takes a folder and at most one spec; extra argument", o);
         }
     }
     if (!dir)
-        return usage("verify", "needs a generated folder: tfc verify DIR [SPEC]", NULL);
+        return cli_usage_error("verify", "needs a generated folder: tfc verify DIR [SPEC]", NULL);
     if (spec_name && !spec_path)
-        return usage("verify", "--spec-name is the name to compile SPEC under, and no SPEC is given", NULL);
+        return cli_usage_error("verify", "--spec-name is the name to compile SPEC under, and no SPEC is given", NULL);
     compile_options co = {.skip_cuda_check = true, .spec_name = spec_name};
     const char *bad_arg, *what = cli_plan_options(policy, timeout, method, &co.plan, &bad_arg);
     if (what)
-        return usage("verify", what, bad_arg);
+        return cli_usage_error("verify", what, bad_arg);
 
     diag_list d;
     diag_init(&d, DIAG_DEFAULT_MAX);

@@ -171,18 +171,6 @@ typedef struct verb {
     int (*run)(int argc, char **argv);
 } verb;
 
-/* "tfc: error: VERB: MSG 'ARG'" (ARG quoted and escaped, omitted when
- * NULL), pointing at the verb's own help, where its options are. */
-static int usage_error(const char *verb_name, const char *msg, const char *arg)
-{
-    char q[TEXT_QUOTE_CAP];
-    if (arg)
-        fprintf(stderr, "tfc: error: %s: %s %s\nTry 'tfc %s --help'.\n", verb_name, msg,
-                text_quote(q, sizeof q, arg, strlen(arg)), verb_name);
-    else
-        fprintf(stderr, "tfc: error: %s: %s\nTry 'tfc %s --help'.\n", verb_name, msg, verb_name);
-    return EXIT_USAGE;
-}
 
 static bool is_help(const char *a) { return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0; }
 
@@ -219,7 +207,7 @@ static int parse_spec_args(const char *verb_name, const char *help, int argc, ch
             } else if ((f->shortname && strcmp(a, f->shortname) == 0) || strcmp(a, f->longname) == 0) {
                 if (f->arg) {
                     if (i + 1 >= argc)
-                        return usage_error(verb_name, "option needs a value:", a);
+                        return cli_usage_error(verb_name, "option needs a value:", a);
                     *f->arg = argv[++i];
                 } else {
                     *f->value = true;
@@ -230,13 +218,13 @@ static int parse_spec_args(const char *verb_name, const char *help, int argc, ch
         if (matched)
             continue;
         if (!options_done && a[0] == '-' && a[1] != '\0')
-            return usage_error(verb_name, "unknown option", a);
+            return cli_usage_error(verb_name, "unknown option", a);
         if (*path)
-            return usage_error(verb_name, "more than one SPEC given; extra:", a);
+            return cli_usage_error(verb_name, "more than one SPEC given; extra:", a);
         *path = a;
     }
     if (!*path)
-        return usage_error(verb_name, "missing SPEC", NULL);
+        return cli_usage_error(verb_name, "missing SPEC", NULL);
     return -1;
 }
 
@@ -301,7 +289,7 @@ static int run_check(int argc, char **argv)
     tfc_status st = load_plan(path, &opt, &a, &p);
     if (print_name && print_inputs) {
         arena_free(&a);
-        return usage_error("check", "--print-name and --print-inputs print different things; give one", NULL);
+        return cli_usage_error("check", "--print-name and --print-inputs print different things; give one", NULL);
     }
     if (st == TFC_OK && print_name) {
         puts(p->sp->name);
@@ -411,7 +399,7 @@ static int parse_plan_options(const char *verb_name, const char *policy_name, co
     const char *what = cli_plan_options(policy_name, timeout, method, opt, &bad);
     if (!what)
         return -1;
-    return usage_error(verb_name, what, bad);
+    return cli_usage_error(verb_name, what, bad);
 }
 
 static int run_compile(int argc, char **argv)
@@ -432,11 +420,11 @@ static int run_compile(int argc, char **argv)
     if (r >= 0)
         return r;
     if (require && skip)
-        return usage_error("compile", "--require-cuda-check and --skip-cuda-check contradict each other", NULL);
+        return cli_usage_error("compile", "--require-cuda-check and --skip-cuda-check contradict each other", NULL);
     if (out && !*out)
-        return usage_error("compile", "-o needs a folder name, got", out);
+        return cli_usage_error("compile", "-o needs a folder name, got", out);
     if (depfile && !*depfile)
-        return usage_error("compile", "--depfile needs a file name, got", depfile);
+        return cli_usage_error("compile", "--depfile needs a file name, got", depfile);
     compile_options o = {.out_dir = out, .require_cuda_check = require, .skip_cuda_check = skip, .depfile = depfile};
     if ((r = parse_plan_options("compile", policy_name, timeout, method, &o.plan)) >= 0)
         return r;
@@ -485,17 +473,17 @@ static int run_plan(int argc, char **argv)
     if (r >= 0)
         return r;
     if (sweep_dir && !*sweep_dir)
-        return usage_error("plan", "--sweep needs a folder name, got", sweep_dir);
+        return cli_usage_error("plan", "--sweep needs a folder name, got", sweep_dir);
     if (compare_dir && !*compare_dir)
-        return usage_error("plan", "--compare needs a folder name, got", compare_dir);
+        return cli_usage_error("plan", "--compare needs a folder name, got", compare_dir);
     if (dump && !*dump)
-        return usage_error("plan", "--dump-lp needs a file name, got", dump);
+        return cli_usage_error("plan", "--dump-lp needs a file name, got", dump);
     if (sweep_dir && compare_dir)
-        return usage_error("plan", "--sweep and --compare write different folders; give one", NULL);
+        return cli_usage_error("plan", "--sweep and --compare write different folders; give one", NULL);
     if ((sweep_dir || compare_dir) && dump)
-        return usage_error("plan", "--dump-lp solves nothing; it does not go with --sweep or --compare", NULL);
+        return cli_usage_error("plan", "--dump-lp solves nothing; it does not go with --sweep or --compare", NULL);
     if (sweep_dir && json)
-        return usage_error("plan", "--sweep prints CSV; --json does not go with it", NULL);
+        return cli_usage_error("plan", "--sweep prints CSV; --json does not go with it", NULL);
     plan_options opt;
     if ((r = parse_plan_options("plan", policy_name, timeout, method, &opt)) >= 0)
         return r;
