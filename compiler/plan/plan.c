@@ -323,6 +323,12 @@ static void pilot_note(plan *p)
                  "pilot at the largest cap you would use pins the prediction best",
                  real_shortest(p->sp->freeze.max_ratio).s, real_shortest(tr->pilot_max_ratio).s,
                  real_brief(p->ttq_frozen_share).s, real_brief(tr->pilot_frozen_share).s);
+    else if (p->policy == POLICY_TIMELY) /* the LP at a smaller cap can freeze more to reach its longer step */
+        snprintf(p->ttq_reason + n, sizeof p->ttq_reason - n,
+                 "; extrapolated: the plan at cap %s freezes more than the pilot's at cap %s (%s of the elements "
+                 "against %s)",
+                 real_shortest(p->sp->freeze.max_ratio).s, real_shortest(tr->pilot_max_ratio).s,
+                 real_brief(p->ttq_frozen_share).s, real_brief(tr->pilot_frozen_share).s);
     else /* the pilot is planned with the freeze LP; another policy can freeze more at the same cap */
         snprintf(p->ttq_reason + n, sizeof p->ttq_reason - n,
                  "; extrapolated: the %s policy freezes more at cap %s than the freeze LP's plan of the pilot's cap %s "

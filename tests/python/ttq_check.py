@@ -751,9 +751,12 @@ def main():
             t = json.loads(r.stdout or "{}").get("time_to_quality", {})
             above = t.get("frozen_share", -1) > own["frozen_share"] + 1e-6
             # above the pilot's cap the cap says why; at it or below, the policy (the pilot's plan is the LP's)
+            # (the timely policy is the pilot's own: its plan at a smaller cap)
             wording = rf"cap {t.get('cap', -1):g} freezes more than the pilot's cap 0\.3 \(" \
-                if t.get("cap", -1) > 0.3 else rf"the {pol} policy freezes more at cap {t.get('cap', -1):g} than " \
-                                               rf"the freeze LP's plan of the pilot's cap 0\.3 \("
+                if t.get("cap", -1) > 0.3 else \
+                rf"the plan at cap {t.get('cap', -1):g} freezes more than the pilot's at cap 0\.3 \(" \
+                if pol == "timely" else rf"the {pol} policy freezes more at cap {t.get('cap', -1):g} than " \
+                                        rf"the freeze LP's plan of the pilot's cap 0\.3 \("
             note = re.search(r"; extrapolated: " + wording, t.get("reason", ""))
             seen[(cap, pol)] = above
             if r.returncode != 0 or bool(note) != above or t.get("reason", "").count("; extrapolated: ") != above:
@@ -762,6 +765,31 @@ def main():
         if [seen[(0.3, "timely")], seen[(0.9, "timely")], seen[(0.9, "none")], seen[(0.3, "uniform")]] != \
                 [False, True, False, True]:
             bad.append(f"the extrapolation cases are not what they test: {seen}")
+        # the freeze LP itself can freeze more at a cap below the pilot's (a
+        # longer step to reach, on stages whose frozen backward is free): the
+        # note then names the two caps' plans, not a policy (the pilot's own)
+        numels = (18719902, 193, 1857781609, 104118242, 247, 17937264, 494736206, 7530312)
+        lp_more = "tfc: 1\nname: r\nmodel:\n  stages:\n" + "".join(
+            f"    - params: [{{name: w, numel: {n}}}]\n" for n in numels) + (
+            "pipeline: {schedule: DualPipeV, ranks: 4, stages_per_rank: 2, microbatches: 8}\n"
+            "timing:\n  forward_ms: [13.339, 16.03, 10.462, 6.935, 7.324, 15.16, 1.398, 1.356]\n"
+            "  backward_ms: [26.965, 27.01, 18.419, 14.568, 14.408, 33.153, 3.312, 3.018]\n"
+            "  backward_frozen_ms: [13.482, 13.505, 9.21, 0.0, 0.0, 0.0, 0.0, 0.0]\n"
+            "  backward_input_ms: [14.693, 17.754, 9.39, 7.779, 6.198, 14.567, 1.631, 1.479]\n"
+            "  backward_weight_ms: [11.16, 16.263, 8.377, 4.561, 7.436, 13.762, 0.998, 1.151]\n"
+            "  comm_ms: 0.5\n")
+        with open(p, "w") as fh:
+            fh.write(with_training(lp_more, 39909671030503, 27001416489313.91, 878608, 1, 5000, 0,
+                                   ", optimizer: sgd"))
+        at_pilot = plan_json(p)["time_to_quality"]["frozen_share"]
+        with open(p, "w") as fh:
+            fh.write(with_training(lp_more, 39909671030503, 27001416489313.91, 878608, 0.6, 5000, 0,
+                                   ", optimizer: sgd, pilot: {max_ratio: 1, speedup: 1.668}"))
+        t = plan_json(p)["time_to_quality"]
+        want = "; extrapolated: the plan at cap 0.6 freezes more than the pilot's at cap 1 ("
+        if not t["frozen_share"] > at_pilot + 1e-6 or want not in t["reason"]:
+            bad.append(f"the freeze LP freezing more below the pilot's cap (frozen share {t['frozen_share']} "
+                       f"against {at_pilot} at the pilot's cap 1): reason {t['reason']!r}")
         # ... and where the noise scale falls where freezing starts, the
         # warning places the pilot against plan.json's upper_bound too (the
         # bound at the smaller beta, recomputed here from the plan's fields)
