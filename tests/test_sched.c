@@ -172,6 +172,10 @@ Test(sched_hand, refusals_say_why)
     cr_assert_not_null(strstr(why, "at least as many microbatches as stages"), "%s", why);
     cr_assert_not(builtin_why(SCHED_INTERLEAVED_1F1B, 4, 2, 9, &a, why, sizeof why, &s));
     cr_assert_not_null(strstr(why, "not a multiple of 2"), "%s", why);
+    cr_assert_not(builtin_why(SCHED_ZBH1, 33, 1, 1010, &a, why, sizeof why, &s));
+    cr_assert_not_null(strstr(why, "1010 microbatches make 30 rounds (1010 / 33, rounded down), and 1010 is not a "
+                                   "multiple of 30; a multiple of 33 (the rank count) always works"),
+                       "%s", why);
     cr_assert_not(builtin_why(SCHED_1F1B, 2, 1, 1, &a, why, sizeof why, &s));
     cr_assert_not_null(strstr(why, "as stages: 1 microbatch, 2 stages"), "%s", why);
     cr_assert_not(builtin_why(SCHED_DUALPIPEV, 2, 2, 1, &a, why, sizeof why, &s));

@@ -315,7 +315,7 @@ static bool accepts(spec_schedule kind, uint32_t p, uint32_t v, uint32_t m, diag
         if (m % rounds != 0) {
             diag_error(d, file, at.line, at.col,
                      "%s takes microbatches in rounds of about one per rank: %u microbatches make %u rounds "
-                     "(%u / %u), and %u is not a multiple of %u; a multiple of %u (the rank count) always works",
+                     "(%u / %u, rounded down), and %u is not a multiple of %u; a multiple of %u (the rank count) always works",
                      spec_schedule_name(kind), m, rounds, m, p, m, rounds, p);
             return false;
         }
