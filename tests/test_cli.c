@@ -899,6 +899,8 @@ Test(cli_plan, a_schedule_past_the_lp_limit_exits_3_at_once_and_uniform_still_pl
     assert_clean(&r, "plan");
     cr_assert_eq(r.exit_code, 3, "%s", r.err);
     cr_assert_not_null(strstr(r.err, "262144 actions; the freeze LP is limited to 100000"), "%s", r.err);
+    cr_assert_not_null(strstr(r.err, ".yaml:7:53: note: the actions are ranks x stages_per_rank x microbatches"),
+                       "%s", r.err);
     cr_assert_lt(r.cpu_seconds, time_bound_s);
     proc_result_free(&r);
     cr_assert(proc_tfc(&r, "plan", "--policy", "uniform", path, NULL));

@@ -629,6 +629,10 @@ tfc_status plan_build(const spec *sp, const plan_options *opt, arena *a, diag_li
             break;
         }
         st = lp_freeze_solve(&pb, sp->path, d, p->x, &p->lp);
+        if (st != TFC_OK && p->s->n_actions > LP_MAX_ACTIONS && sp->pos_microbatches.line)
+            /* the refusal of the schedule's size: where that size is set */
+            diag_note(d, sp->pos_microbatches.line, sp->pos_microbatches.col,
+                      "the actions are ranks x stages_per_rank x microbatches x the schedule's passes");
         if (st != TFC_OK)
             return st;
         p->lp_used = true;
