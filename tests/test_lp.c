@@ -908,7 +908,7 @@ static char *looped_llama_spec(unsigned microbatches)
     return y;
 }
 
-Test(lp_decompose, a_warm_phase_one_that_stalls_starts_over, .timeout = 300)
+Test(lp_decompose, a_warm_phase_one_that_stalls_starts_over)
 {
     char *yaml = looped_llama_spec(128);
     loaded l;
