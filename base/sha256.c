@@ -93,13 +93,18 @@ void sha256_final(sha256_ctx *c, unsigned char digest[32])
     }
 }
 
+void sha256_final_hex(sha256_ctx *c, char hex[65])
+{
+    unsigned char d[32];
+    sha256_final(c, d);
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
 void sha256_hex(const void *data, size_t len, char hex[65])
 {
     sha256_ctx c;
-    unsigned char d[32];
     sha256_init(&c);
     sha256_update(&c, data, len);
-    sha256_final(&c, d);
-    for (int i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    sha256_final_hex(&c, hex);
 }

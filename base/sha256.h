@@ -16,6 +16,8 @@ typedef struct sha256_ctx {
 void sha256_init(sha256_ctx *c);
 void sha256_update(sha256_ctx *c, const void *data, size_t len);
 void sha256_final(sha256_ctx *c, unsigned char digest[32]);
+/* sha256_final, the digest as 64 lowercase hex digits and a NUL. */
+void sha256_final_hex(sha256_ctx *c, char hex[65]);
 /* The digest of one buffer as 64 lowercase hex digits and a NUL. */
 void sha256_hex(const void *data, size_t len, char hex[65]);
 

@@ -5,7 +5,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,6 @@
 #include "real.h"
 #include "sha256.h"
 #include "spec.h"
-#include "text.h"
 #include "version.h"
 
 const char cli_verify_help[] =
@@ -69,7 +67,6 @@ const char cli_diff_help[] =
     "\n"
     "Exit codes as diff(1): 0 the same, 1 different, 2 trouble (usage, a file\n"
     "that cannot be read or is not a plan).\n";
-
 
 /* ---- tfc diff ---- */
 
@@ -313,10 +310,7 @@ static tfc_status hash_file(const char *dir, const char *name, char hex[65], are
         diag_error(d, path, 0, 0, "cannot read: %s", strerror(err));
         return TFC_IO;
     }
-    unsigned char digest[32];
-    sha256_final(&c, digest);
-    for (int k = 0; k < 32; k++)
-        snprintf(hex + 2 * k, 3, "%02x", digest[k]);
+    sha256_final_hex(&c, hex);
     return TFC_OK;
 }
 
