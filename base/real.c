@@ -78,20 +78,28 @@ real_text real_brief(double v)
 /* -1, 0 or 1 as a is below, at or above b. */
 static int side(double a, double b) { return (a > b) - (a < b); }
 
-real_text real_apart(double v, double other)
+/* t (v's text) with more decimals where it falls on the other side of
+ * other, or on it, while v does not (real_apart, real_fixed_apart). */
+static real_text keep_side(real_text t, double v, double other)
 {
-    real_text t = real_brief(v);
     if (!isfinite(v) || !isfinite(other) || side(strtod(t.s, NULL), other) == side(v, other))
         return t;
     const char *point = strchr(t.s, '.');
-    if (!point || strpbrk(t.s, "eE"))
+    if (strpbrk(t.s, "eE"))
         return real_shortest(v);
-    for (int d = (int)strlen(point + 1) + 1; d <= REAL_MAX_DECIMALS; d++) {
+    for (int d = point ? (int)strlen(point + 1) + 1 : 1; d <= REAL_MAX_DECIMALS; d++) {
         t = real_fixed(v, d);
         if (side(strtod(t.s, NULL), other) == side(v, other))
             return t;
     }
     return real_shortest(v);
+}
+
+real_text real_apart(double v, double other) { return keep_side(real_brief(v), v, other); }
+
+real_text real_fixed_apart(double v, int decimals, double other)
+{
+    return keep_side(real_fixed(v, decimals), v, other);
 }
 
 real_text real_bytes(uint64_t b)

@@ -51,6 +51,11 @@ real_text real_brief(double v);
  * the value it bounds ("1.299 is more than 1.2986", not "than 1.30"). */
 real_text real_apart(double v, double other);
 
+/* v as real_fixed(v, decimals), with more decimals where that text would
+ * fall on the other side of other, or on it, while v does not: a speed-up
+ * of 1.00004 beside "freezing pays" is "1.00004x", not "1.0000x". */
+real_text real_fixed_apart(double v, int decimals, double other);
+
 /* A byte count for a person: "N B" below 1 KiB, else two decimals in the
  * largest binary unit it reaches (KiB to EiB): "10.49 MiB", "22.25 GiB". */
 real_text real_bytes(uint64_t b);

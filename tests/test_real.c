@@ -216,6 +216,25 @@ Test(real, brief_keeps_three_significant_digits)
     }
 }
 
+/* A speed-up printed to a fixed number of decimals beside "pays" or "does
+ * not pay" stays on its side of 1: more decimals only where the fixed ones
+ * would put it on 1 or past it. */
+Test(real, fixed_apart_keeps_a_ratio_off_one)
+{
+    cr_assert_str_eq(real_fixed_apart(1.00004, 4, 1.0).s, "1.00004");
+    cr_assert_str_eq(real_fixed_apart(0.99996, 4, 1.0).s, "0.99996");
+    cr_assert_str_eq(real_fixed_apart(1.0, 4, 1.0).s, "1.0000");
+    cr_assert_str_eq(real_fixed_apart(1.2345, 4, 1.0).s, "1.2345");
+    cr_assert_str_eq(real_fixed_apart(1.0 + 0x1p-52, 4, 1.0).s, real_shortest(1.0 + 0x1p-52).s);
+    cr_assert_str_eq(real_fixed_apart(100.4, 0, 100.0).s, "100.4");
+    for (int e = 5; e <= 15; e++)
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            double v = 1.0 + sgn * pow(10.0, -e) * 1.5;
+            double got = strtod(real_fixed_apart(v, 4, 1.0).s, NULL);
+            cr_assert((got > 1.0) == (v > 1.0) && got != 1.0, "%.17g: %s", v, real_fixed_apart(v, 4, 1.0).s);
+        }
+}
+
 /* A bound printed beside the value it bounds stays on its side: real_apart's
  * text compares to the other value as the bound does, with real_brief's
  * text wherever that already does, and never fewer decimals than it. */

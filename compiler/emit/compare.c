@@ -434,7 +434,7 @@ void compare_print_text(const spec *sp, const char *label, const compare_result 
             if (w->applicable && w->ttq_known) {
                 double ms = compare_ttq_ms(w);
                 fprintf(f, "  %-22s %8sx at cap %-4s %12s ms a no-freezing step's progress%s\n",
-                        row_name(w, name, sizeof name), real_fixed(w->ttq_speedup, 4).s, real_shortest(w->ttq_cap).s,
+                        row_name(w, name, sizeof name), real_fixed_apart(w->ttq_speedup, 4, 1.0).s, real_shortest(w->ttq_cap).s,
                         isfinite(ms) ? real_fixed(ms, 3).s : "never",
                         w->ttq_speedup > 1.0 ? "" : " (freezing does not pay)");
             }

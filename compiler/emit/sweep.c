@@ -163,7 +163,7 @@ bool sweep_write_svg(const spec *sp, const char *spec_label, const sweep_result 
         if (r->pt[i].ttq[0] > 1.0)
             fprintf(b, "best predicted time to quality at beta %s: cap %s, %sx (timely)</text>\n",
                     real_brief(r->ttq_beta).s, real_shortest(r->pt[i].max_ratio).s,
-                    real_fixed(r->pt[i].ttq[0], 3).s);
+                    real_fixed_apart(r->pt[i].ttq[0], 3, 1.0).s);
         else
             fprintf(b, "at beta %s no cap beats no freezing in predicted time to quality</text>\n",
                     real_brief(r->ttq_beta).s);

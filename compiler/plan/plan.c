@@ -197,15 +197,22 @@ static ttq_optimizer optimizer_of(const spec *sp)
 }
 
 /* A break-even beta for the reasons (ttq_break_even: INFINITY where any
- * beta pays). */
-static real_text be_text(double be)
+ * beta pays), on its side of the beta the reason names beside it. */
+static real_text be_text(double be, double beta)
 {
     real_text t;
     if (isinf(be)) {
         snprintf(t.s, sizeof t.s, "%s", "infinite (any beta pays)");
         return t;
     }
-    return real_brief(be);
+    return real_apart(be, beta);
+}
+
+/* The beta a reason names, on its side of the break-even beside it (none:
+ * be < 0), so "pays at beta 0.8477: break-even 0.848" reads as it is. */
+static real_text beta_text(double beta, double be)
+{
+    return be >= 0.0 ? real_apart(beta, be) : real_brief(beta);
 }
 
 /* What a reason adds where the model's prediction does not pay and the
@@ -220,9 +227,10 @@ static void bound_note(char *buf, size_t cap, double bound, const char *at_cap)
         snprintf(where, sizeof where, " at cap %s", at_cap);
     if (bound > 1.0)
         snprintf(buf, cap, "; at most %sx%s if the rate, not the noise, limits the run (a pilot run tells)",
-                 real_brief(bound).s, where);
+                 real_apart(bound, 1.0).s, where);
     else
-        snprintf(buf, cap, "; not even if the rate limits the run (at most %sx%s)", real_brief(bound).s, where);
+        snprintf(buf, cap, "; not even if the rate limits the run (at most %sx%s)", real_apart(bound, 1.0).s,
+                 where);
 }
 
 /* The spec's step at which freezing takes hold (ttq_takes_hold). */
@@ -279,20 +287,20 @@ static void plan_ttq(plan *p)
                                                                          p->ttq_lr_ratio, p->ttq_optimizer)
                                                        : -1.0;
     p->ttq_rescale = p->ttq_beta < TTQ_RESCALE_BELOW;
-    real_text beta = real_brief(p->ttq_beta), cap = real_shortest(sp->freeze.max_ratio);
+    real_text beta = beta_text(p->ttq_beta, p->ttq_break_even), cap = real_shortest(sp->freeze.max_ratio);
     if (!(p->ttq_frozen_share > 0.0))
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "nothing is frozen at cap %s", cap.s);
     else if (!((double)sp->training.steps > w))
         late_note(p->ttq_reason, sizeof p->ttq_reason, sp, w);
     else if (p->ttq_speedup > 1.0)
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "freezing pays at beta %s: break-even %s at cap %s", beta.s,
-                 p->ttq_break_even < 0 ? "none" : be_text(p->ttq_break_even).s, cap.s);
+                 p->ttq_break_even < 0 ? "none" : be_text(p->ttq_break_even, p->ttq_beta).s, cap.s);
     else {
         /* no break-even: a step no shorter, or everything frozen (said below) */
         const char *none = p->ttq_step_ratio >= 1.0 ? "none (the step is no shorter)" : "none";
         int n = snprintf(p->ttq_reason, sizeof p->ttq_reason,
                          "freezing does not pay at beta %s: break-even %s at cap %s", beta.s,
-                         p->ttq_break_even >= 0 ? be_text(p->ttq_break_even).s : none, cap.s);
+                         p->ttq_break_even >= 0 ? be_text(p->ttq_break_even, p->ttq_beta).s : none, cap.s);
         if (p->ttq_speedup == 0.0 && n > 0 && (size_t)n < sizeof p->ttq_reason) { /* never reaches the loss */
             int m = p->ttq_frozen_share >= 1.0
                         ? snprintf(p->ttq_reason + n, sizeof p->ttq_reason - (size_t)n,
@@ -488,17 +496,19 @@ static tfc_status choose_cap(const spec *sp, const plan_options *opt_in, arena *
     *c = *sp;
     c->freeze.max_ratio = (double)best / PLAN_AUTO_CAPS;
     *chosen = c;
-    real_text b = real_brief(beta);
     double w = takes_hold(sp);
     if (!((double)sp->training.steps > w))
         late_note(reason, cap, sp, w); /* every cap predicts 1: 0 is kept */
     else if (best > 0)
         snprintf(reason, cap, "cap %s predicts the best time to quality of caps 0 to 1 at beta %s: %sx (break-even %s)",
-                 real_shortest(c->freeze.max_ratio).s, b.s, real_brief(speed[best]).s, be_text(be[best]).s);
+                 real_shortest(c->freeze.max_ratio).s, beta_text(beta, be[best]).s, real_apart(speed[best], 1.0).s,
+                 be_text(be[best], beta).s);
     else {
-        int n = easiest > 0 ? snprintf(reason, cap, "freezing does not pay at beta %s: break-even %s at cap %s", b.s,
-                                       real_brief(be[easiest]).s, real_shortest((double)easiest / PLAN_AUTO_CAPS).s)
-                            : snprintf(reason, cap, "freezing does not pay at beta %s: no cap shortens the step", b.s);
+        int n = easiest > 0 ? snprintf(reason, cap, "freezing does not pay at beta %s: break-even %s at cap %s",
+                                       beta_text(beta, be[easiest]).s, be_text(be[easiest], beta).s,
+                                       real_shortest((double)easiest / PLAN_AUTO_CAPS).s)
+                            : snprintf(reason, cap, "freezing does not pay at beta %s: no cap shortens the step",
+                                       real_brief(beta).s);
         /* and whether a cap could, were the rate to limit the run */
         if (hope >= 0 && isnan(sp->training.lr_ratio) && n > 0 && (size_t)n < cap)
             bound_note(reason + n, cap - (size_t)n, bound[hope],

@@ -46,16 +46,18 @@ void plan_print_text(const plan *p, FILE *f)
                 real_fixed(p->shared_opt_makespan > 0 ? p->shared_base_makespan / p->shared_opt_makespan : 1.0, 4).s,
                 s->ranks);
     if (p->ttq_known) {
-        fprintf(f, "time to quality     %10sx predicted (beta %s; %s)\n", real_fixed(p->ttq_speedup, 4).s,
-                real_brief(p->ttq_beta).s, p->ttq_reason);
+        fprintf(f, "time to quality     %10sx predicted (beta %s; %s)\n", real_fixed_apart(p->ttq_speedup, 4, 1.0).s,
+                (p->ttq_break_even >= 0.0 ? real_apart(p->ttq_beta, p->ttq_break_even) : real_brief(p->ttq_beta)).s,
+                p->ttq_reason); /* the beta as the reason writes it beside its break-even */
         if (p->ttq_frozen_share > 0.0)
             fprintf(f, "at most             %10sx at any learning rate (lr_ratio 0: the rate, not the noise, limits "
                        "the run; optimiser %s%s%s)\n",
-                    real_fixed(p->ttq_upper_bound, 4).s, ttq_optimizer_name(p->ttq_optimizer),
+                    real_fixed_apart(p->ttq_upper_bound, 4, 1.0).s, ttq_optimizer_name(p->ttq_optimizer),
                     p->ttq_bound_beta < p->ttq_beta ? "; beta where freezing starts " : "",
                     p->ttq_bound_beta < p->ttq_beta ? real_brief(p->ttq_bound_beta).s : "");
         else
-            fprintf(f, "at most             %10sx (nothing is frozen%s)\n", real_fixed(p->ttq_upper_bound, 4).s,
+            fprintf(f, "at most             %10sx (nothing is frozen%s)\n",
+                    real_fixed_apart(p->ttq_upper_bound, 4, 1.0).s,
                     p->ttq_auto && strstr(p->ttq_reason, "; at most ")
                         ? " at the cap auto chose; the reason above says what another cap could buy" : "");
     } else

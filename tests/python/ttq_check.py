@@ -136,13 +136,15 @@ def recompute(plan, spec_yaml_text, where, optimizer="adam"):
         late_runs[t["auto"]] += 1
     elif not t["auto"] and k is None and f > 0 and t["predicted_speedup"] <= 1:
         # a cap that does not pay says what it could buy at any learning rate
-        note = (f"; at most {short(bound)}x if the rate, not the noise, limits the run" if bound > 1 else
-                f"; not even if the rate limits the run (at most {short(bound)}x)")
+        note = (r"; at most (\S+)x if the rate, not the noise, limits the run" if bound > 1 else
+                r"; not even if the rate limits the run \(at most (\S+)x\)")
         notes[bound > 1] += 1
-        if not t["reason"].startswith("freezing does not pay") or note not in t["reason"]:
-            bad.append(f"{where}: the reason lacks {note!r}: {t['reason']}")
+        m = re.search(note, t["reason"])
+        if not t["reason"].startswith("freezing does not pay") or not m or not rounds_to(m.group(1), bound):
+            bad.append(f"{where}: the reason lacks {note!r} with {bound!r}: {t['reason']}")
     elif "if the rate" in t["reason"] and not t["auto"]:
         bad.append(f"{where}: the bound named where the prediction pays or lr_ratio is known: {t['reason']}")
+    sides(t["reason"], t["predicted_speedup"], t["beta"], t["break_even_beta"], where)
     return t
 
 
@@ -150,9 +152,36 @@ def beta_of(t):
     return t["noise_scale_tokens"] / t["batch_tokens"]
 
 
-def short(v):
-    """A number as tfc's reasons write it: 3 significant-ish decimals."""
-    return f"{v:.{0 if abs(v) >= 100 else 1 if abs(v) >= 10 else 2 if abs(v) >= 1 else 3}f}"
+def rounds_to(text, v):
+    """Whether text is v rounded to its own decimals (at least 3 of them,
+    or as many as 3 significant digits take below 1)."""
+    dec = len(text.split(".")[1]) if "." in text else 0
+    return abs(float(text) - v) <= 0.5 * 10 ** -dec * (1 + 1e-9) and (dec >= 3 or abs(v) >= 1)
+
+
+sided = {"beta": 0, "bound": 0, "speed-up": 0}  # reasons whose numbers' sides were checked
+
+
+def sides(reason, speedup, beta, break_even, where):
+    """A reason's numbers read back compare as the values behind them do: a
+    beta named beside its break-even is below it where freezing pays, above
+    or on it where it does not; a bound above 1 is written above 1, one at
+    or below 1 not above it; auto's predicted speed-up above 1."""
+    m = re.search(r"at beta (\S+): break-even ([0-9][0-9.e+-]*)", reason)
+    if m and break_even is not None and abs(beta / break_even - 1) > 1e-12:
+        sided["beta"] += 1
+        if (float(m.group(1)) < float(m.group(2))) != (beta < break_even) or \
+                ("freezing pays" in reason) != (beta < break_even and speedup > 1):
+            bad.append(f"{where}: beta {beta!r}, break-even {break_even!r}, predicted {speedup!r}: {reason!r}")
+    for m in re.finditer(r"at most (\S+)x(?: at cap \S+)?( if the rate)?", reason):
+        sided["bound"] += 1
+        if (float(m.group(1)) > 1) != bool(m.group(2)):
+            bad.append(f"{where}: a bound written on the wrong side of 1: {reason!r}")
+    m = re.search(r"to 1 at beta \S+: (\S+)x \(break-even", reason)
+    if m:
+        sided["speed-up"] += 1
+        if not float(m.group(1)) > 1:
+            bad.append(f"{where}: auto's cap pays, its speed-up is written {m.group(1)}: {reason!r}")
 
 
 notes = {False: 0, True: 0}  # reasons checked with the bound above 1, at or below it
@@ -497,7 +526,7 @@ def main():
                     if m:
                         bad.append(f"auto with a known lr_ratio still names the bound: {t['reason']}")
                 elif not m or float(m.group(2) or m.group(4)) != hope or \
-                        (m.group(1) or m.group(3)) != short(most) or (m.group(1) is not None) != (most > 1):
+                        not rounds_to(m.group(1) or m.group(3), most) or (m.group(1) is not None) != (most > 1):
                     bad.append(f"auto at beta {noise / batch:.3g}: the reason should name the bound {most:.3f} at "
                                f"cap {hope}: {t['reason']}")
             text = subprocess.run([tfc, "plan", p], capture_output=True, text=True).stdout
@@ -892,7 +921,39 @@ def main():
             elif want not in t["reason"] or "inf " in t["reason"] or ("progress" in want) != (t["predicted_speedup"] == 0):
                 bad.append(f"training{extra}: predicted {t['predicted_speedup']!r}, reason {t['reason']!r}, wanted {want!r}")
 
-        # 4. without training
+        # 4. beside the break-even: a beta a millionth or a billionth either
+        # side of it, at one cap and under auto, is written on its side of
+        # the break-even, the speed-up on its side of 1 (a reason reading
+        # "pays at beta 0.848: break-even 0.848" or "1.0000x predicted"
+        # beside "freezing pays" says nothing)
+        spec1 = os.path.join(src, "specs", "llama8b_1f1b.yaml")
+        base1 = open(spec1).read()
+        p = os.path.join(work, "edge.yaml")
+
+        def at_beta(cap, beta):
+            with open(p, "w") as fh:
+                fh.write(with_training(base1, 1000, repr(beta * 1000), 20000, cap, 1000, 3000))
+            return plan_json(p), subprocess.run([tfc, "plan", p], capture_output=True, text=True).stdout
+
+        be = {c / 10: at_beta(c / 10, 0.1)[0]["time_to_quality"]["break_even_beta"] for c in range(1, 11)}
+        top = max((c for c in be if be[c] is not None), key=lambda c: be[c])
+        n_edge = 0
+        for cap in (0.9, top, "auto"):
+            b0 = be[top] if cap == "auto" else be[cap]
+            for eps in (-1e-6, 1e-6, -1e-9, 1e-9):
+                got, text = at_beta(cap, b0 * (1 + eps))
+                t = recompute(got, base1, f"cap {cap} at beta {b0!r} x (1 + {eps:g})")
+                if cap == "auto":  # the break-even named is the top cap's, paying or not
+                    sides(t["reason"], t["predicted_speedup"], t["beta"], b0, f"auto at {b0!r} x (1 + {eps:g})")
+                m = re.search(r"^time to quality +(\S+)x predicted", text, re.M)
+                pays = t["predicted_speedup"] > 1
+                if not m or (float(m.group(1)) > 1) != pays or pays != (eps < 0) or \
+                        (cap == "auto" and pays != (got["max_ratio"] == top)):
+                    bad.append(f"cap {cap} at beta {b0!r} x (1 + {eps:g}): predicted {t['predicted_speedup']!r}, "
+                               f"cap {got['max_ratio']}: {text[:600]!r}")
+                n_edge += 1
+        print(f"ttq check: {n_edge} plans beside a break-even; reasons' numbers on their sides: {sided}")
+        # 5. without training
         plain = plan_json(os.path.join(src, "specs", "llama8b_1f1b.yaml"))
         if "time_to_quality" in plain:
             bad.append("a spec without training has time_to_quality in plan.json")
