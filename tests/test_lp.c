@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lp_direct.h"
+#include "lp_dw.h"
 #include "lp_price.h"
 #include "plan.h"
 #include "plan_print.h"
@@ -922,6 +923,45 @@ Test(lp_decompose, a_warm_phase_one_that_stalls_starts_over)
     yaml = looped_llama_spec(64);
     expect_whole_lp_agrees(yaml);
     free(yaml);
+}
+
+/* A phase-2 master that lp_solve solved scaled priced a column the pool
+ * already had below zero, beyond the noise the test allows: the
+ * decomposition gave up and the LP was solved whole (over 13 minutes at
+ * these 9,600 actions). Re-solved unscaled once, its prices end the phase.
+ * The decomposition alone, as lp_freeze_solve calls it, must not give up;
+ * the plan's T* and total are HiGHS's (ctest lp_oracle_specs). */
+Test(lp_decompose, a_master_whose_prices_repeat_a_column_is_solved_again_unscaled)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/specs/lp_polish_gpipe.yaml", TFC_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    static char yaml[1 << 16];
+    size_t n = fread(yaml, 1, sizeof yaml - 1, f);
+    fclose(f);
+    cr_assert(n > 0 && n < sizeof yaml - 1);
+    yaml[n] = '\0';
+    loaded l;
+    plan *pl = build_with(&l, yaml, POLICY_NONE, false);
+    lp_problem pb = plan_lp_problem(pl);
+    arena mem;
+    arena_init(&mem, 0);
+    double *x = calloc(pl->s->n_actions, sizeof *x);
+    cr_assert(x);
+    lp_stats st;
+    memset(&st, 0, sizeof st);
+    diag_list d;
+    diag_init(&d, DIAG_DEFAULT_MAX);
+    tfc_status r = lp_dw_solve(&pb, &mem, "lp_polish_gpipe.yaml", &d, x, &st);
+    cr_assert(!st.dw_gave_up, "the decomposition gave up in phase %d: %s", (int)st.dw_gave_up_in, st.dw_gave_up_why);
+    cr_assert_eq(r, TFC_OK);
+    cr_assert_gt(st.t_star, 0.0);
+    cr_assert_lt(st.t_star, pl->base.makespan);
+    diag_free(&d);
+    free(x);
+    arena_free(&mem);
+    loaded_free(&l);
 }
 
 /* The whole LP's size as tfc plan reports it on the default path, counted

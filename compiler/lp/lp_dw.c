@@ -231,6 +231,7 @@ typedef struct master {
     int conv_row;
     double t_lim;           /* phase 2's deadline: the subproblem's, and no pool column past it */
     size_t in_lp;           /* pool columns already in lp */
+    bool polished;          /* rebuilt unscaled after its prices repeated a column (NEXT_POLISH) */
 } master;
 
 /* The column of pool entry j as (row, value) pairs, the objective as row 0. */
@@ -463,7 +464,7 @@ typedef struct round_vals {
     double T, val;      /* the subproblem's makespan and value */
 } round_vals;
 
-typedef enum { NEXT_ADD, NEXT_REPRICE, NEXT_STOP } next_step;
+typedef enum { NEXT_ADD, NEXT_REPRICE, NEXT_POLISH, NEXT_STOP } next_step;
 
 /* Step 4, the convergence test. The Lagrangian bound at the round's prices
  * bounds the phase's optimum from below; the best one (*lb) is the next
@@ -524,6 +525,8 @@ static next_step convergence_test(dw *w, const master *m, lp_phase phase, const 
             *res = RUN_NUMERIC; /* not shown feasible: the check's cap is not taken */
             return NEXT_STOP;
         }
+        if (!m->polished)
+            return NEXT_POLISH;
         char why[96];
         snprintf(why, sizeof why, "it repeats a column, reduced cost %s", real_shortest(rc).s);
         give_up(w, phase, why); /* the caller solves the LP whole */
@@ -629,6 +632,17 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
         if (may_stall && stalled >= DW_STALL_ROUNDS) {
             res = RUN_STALLED;
             break;
+        }
+        if (next == NEXT_POLISH) {
+            lp_phase ph = m->phase;
+            double lim = m->t_lim;
+            master_free(m);
+            if (!master_make(w, m, ph, lim))
+                break;
+            set_scaling(m->lp, SCALE_NONE);
+            m->polished = true;
+            mispriced = true;
+            continue;
         }
         mispriced = next == NEXT_REPRICE;
         if (mispriced)
