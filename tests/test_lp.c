@@ -925,22 +925,18 @@ Test(lp_decompose, a_warm_phase_one_that_stalls_starts_over)
     free(yaml);
 }
 
-/* A phase-2 master that lp_solve solved scaled priced a column the pool
- * already had below zero, beyond the noise the test allows: the
- * decomposition gave up and the LP was solved whole (over 13 minutes at
- * these 9,600 actions). Re-solved unscaled once, its prices end the phase.
- * The decomposition alone, as lp_freeze_solve calls it, must not give up;
- * the plan's T* and total are HiGHS's (ctest lp_oracle_specs). */
-Test(lp_decompose, a_master_whose_prices_repeat_a_column_is_solved_again_unscaled)
+/* The decomposition alone, as lp_freeze_solve calls it, on tests/specs/NAME:
+ * its status and statistics, never the whole LP's fallback. */
+static tfc_status decompose_file(const char *name, lp_stats *st, double *baseline)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/tests/specs/lp_polish_gpipe.yaml", TFC_SOURCE_DIR);
+    snprintf(path, sizeof path, "%s/tests/specs/%s", TFC_SOURCE_DIR, name);
     FILE *f = fopen(path, "rb");
     cr_assert(f, "%s", path);
     static char yaml[1 << 16];
     size_t n = fread(yaml, 1, sizeof yaml - 1, f);
     fclose(f);
-    cr_assert(n > 0 && n < sizeof yaml - 1);
+    cr_assert(n > 0 && n < sizeof yaml - 1, "%s", path);
     yaml[n] = '\0';
     loaded l;
     plan *pl = build_with(&l, yaml, POLICY_NONE, false);
@@ -949,19 +945,47 @@ Test(lp_decompose, a_master_whose_prices_repeat_a_column_is_solved_again_unscale
     arena_init(&mem, 0);
     double *x = calloc(pl->s->n_actions, sizeof *x);
     cr_assert(x);
-    lp_stats st;
-    memset(&st, 0, sizeof st);
+    memset(st, 0, sizeof *st);
     diag_list d;
     diag_init(&d, DIAG_DEFAULT_MAX);
-    tfc_status r = lp_dw_solve(&pb, &mem, "lp_polish_gpipe.yaml", &d, x, &st);
-    cr_assert(!st.dw_gave_up, "the decomposition gave up in phase %d: %s", (int)st.dw_gave_up_in, st.dw_gave_up_why);
-    cr_assert_eq(r, TFC_OK);
-    cr_assert_gt(st.t_star, 0.0);
-    cr_assert_lt(st.t_star, pl->base.makespan);
+    tfc_status r = lp_dw_solve(&pb, &mem, name, &d, x, st);
+    *baseline = pl->base.makespan;
     diag_free(&d);
     free(x);
     arena_free(&mem);
     loaded_free(&l);
+    return r;
+}
+
+/* A phase-2 master that lp_solve solved scaled priced a column the pool
+ * already had below zero, beyond the noise the test allows: the
+ * decomposition gave up and the LP was solved whole (over 13 minutes at
+ * these 9,600 actions). Re-solved unscaled once, its prices end the phase.
+ * The decomposition must not give up; the plan's T* and total are
+ * HiGHS's (ctest lp_oracle_specs). */
+Test(lp_decompose, a_master_whose_prices_repeat_a_column_is_solved_again_unscaled)
+{
+    lp_stats st;
+    double base;
+    tfc_status r = decompose_file("lp_polish_gpipe.yaml", &st, &base);
+    cr_assert(!st.dw_gave_up, "the decomposition gave up in phase %d: %s", (int)st.dw_gave_up_in, st.dw_gave_up_why);
+    cr_assert_eq(r, TFC_OK);
+    cr_assert(st.t_star > 0.0 && st.t_star < base);
+}
+
+/* A master re-solved from the last round's basis stalled, degenerate, for
+ * up to 156,201 simplex iterations a round where lp_solve's default basis
+ * takes about 250 (85 s in all on these 2,424 actions): a warm re-solve
+ * stops past DW_WARM_ITER_* and starts over. Iterations counted, not
+ * timed; T* and the total are HiGHS's (ctest lp_oracle_specs). */
+Test(lp_decompose, a_stalling_warm_master_starts_over_from_the_default_basis)
+{
+    lp_stats st;
+    double base;
+    tfc_status r = decompose_file("lp_warm_stall.yaml", &st, &base);
+    cr_assert_eq(r, TFC_OK);
+    cr_assert(!st.dw_gave_up, "%s", st.dw_gave_up_why);
+    cr_assert_leq(st.master_iterations, 200000, "%lld simplex iterations on the masters", st.master_iterations);
 }
 
 /* The whole LP's size as tfc plan reports it on the default path, counted

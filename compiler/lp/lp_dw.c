@@ -40,6 +40,14 @@
  * subproblem's value and the convexity dual: the master's optimum is then
  * the LP's to within it (docs/freeze-lp.md). */
 #define DW_RC_TOL 1e-10
+/* A master's warm re-solve (from the last round's basis) takes a few
+ * iterations, at most 224 in the specs measured; past DW_WARM_ITER_BASE +
+ * DW_WARM_ITER_PER (rows + columns) it is stalling on the degenerate
+ * master (17,602 to 156,201 iterations seen on a DualPipeV 16 x 2 x 32
+ * spec's phase 2, where a solve from lp_solve's default basis took about
+ * 250) and master_resolve starts it over from that basis. */
+#define DW_WARM_ITER_BASE 1000LL
+#define DW_WARM_ITER_PER 2LL
 /* Wentges smoothing: the weight of the best prices so far. */
 #define DW_SMOOTHING 0.3
 /* Phase 3's bisection stops when the feasible and infeasible caps are this
@@ -92,6 +100,7 @@ typedef struct dw {
     int *rowcol;
     bool nomem;                     /* memory ran out (diag_nomem filed) */
     bool gave_up;                   /* phase 1 or 2 could not go on; nothing filed (lp_stats.dw_gave_up) */
+    long long master_iters;         /* lp_stats.master_iterations */
     lp_phase gave_up_in;
     char gave_up_why[128];
     double last_lb;                 /* the last run_phase's best Lagrangian bound */
@@ -364,7 +373,8 @@ typedef enum { MASTER_SOLVED, MASTER_UNSOLVED, MASTER_ERROR } master_result;
 
 /* Step 1 of a round, the robust master re-solve. The last basis can
  * mislead lp_solve on this small but very degenerate LP (columns exactly
- * at a row's bound): once more from its default basis, then once more on
+ * at a row's bound), or stall it (past DW_WARM_ITER_*): once more from
+ * its default basis, then once more on
  * a master built afresh, unscaled, with the primal simplex in both phases.
  * MASTER_UNSOLVED with lp_solve's last status in *ret when all three fail;
  * MASTER_ERROR (filed) when memory runs out. */
@@ -372,10 +382,13 @@ static master_result master_resolve(dw *w, master *m, int *ret)
 {
     if (!headroom(w, (size_t)w->S + 1, w->ncol))
         return MASTER_ERROR;
-    *ret = lp_problem_solve(m->lp);
+    *ret = lp_problem_solve_within(m->lp, DW_WARM_ITER_BASE +
+                                              DW_WARM_ITER_PER * ((long long)get_Nrows(m->lp) + get_Ncolumns(m->lp)));
+    w->master_iters += (long long)get_total_iter(m->lp);
     if (*ret != OPTIMAL) {
         default_basis(m->lp);
         *ret = lp_problem_solve(m->lp);
+        w->master_iters += (long long)get_total_iter(m->lp);
         if (*ret != OPTIMAL) {
             lp_phase ph = m->phase;
             double lim = m->t_lim;
@@ -385,6 +398,7 @@ static master_result master_resolve(dw *w, master *m, int *ret)
             set_scaling(m->lp, SCALE_NONE);
             set_simplextype(m->lp, SIMPLEX_PRIMAL_PRIMAL);
             *ret = lp_problem_solve(m->lp);
+            w->master_iters += (long long)get_total_iter(m->lp);
         }
     }
     return *ret == OPTIMAL ? MASTER_SOLVED : MASTER_UNSOLVED;
@@ -412,7 +426,9 @@ static bool master_prices(dw *w, const master *m, double *sigma)
     }
     if (!get_dual_solution(m->lp, w->duals)) {
         default_basis(m->lp);
-        if (lp_problem_solve(m->lp) != OPTIMAL || !get_dual_solution(m->lp, w->duals))
+        int ret = lp_problem_solve(m->lp);
+        w->master_iters += (long long)get_total_iter(m->lp);
+        if (ret != OPTIMAL || !get_dual_solution(m->lp, w->duals))
             return false;
     }
     *sigma = w->duals[m->conv_row];
@@ -1030,6 +1046,7 @@ tfc_status lp_dw_solve(const lp_problem *pb, arena *a, const char *file, diag_li
             }
         }
     }
+    st->master_iterations = w.master_iters;
     for (size_t u = 0; u < w.n; u++)
         x[u] = 0.0;
     if (ok)

@@ -122,13 +122,18 @@ static int __WINAPI past_limit(lprec *lp, void *limit)
 
 int lp_problem_solve(lprec *lp)
 {
+    return lp_problem_solve_within(lp, LP_SOLVE_ITER_BASE +
+                                           LP_SOLVE_ITER_PER * ((long long)get_Nrows(lp) + get_Ncolumns(lp)));
+}
+
+int lp_problem_solve_within(lprec *lp, long long limit)
+{
     /* A degenerate LP can make lp_solve cycle, with no end (seen on the
      * decomposition's phase-3 masters of small interleaved schedules):
      * a limit in iterations, far above what a solve takes (a few per row
      * and column), ends it as USERABORT, which every caller takes as a
      * failed solve. Counted, not timed: the same spec stops at the same
      * place on every machine. */
-    long long limit = LP_SOLVE_ITER_BASE + LP_SOLVE_ITER_PER * ((long long)get_Nrows(lp) + get_Ncolumns(lp));
     put_abortfunc(lp, past_limit, &limit);
     pthread_mutex_lock(&solve_lock);
     int ret = solve(lp);

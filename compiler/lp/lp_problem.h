@@ -133,6 +133,7 @@ typedef struct lp_stats {
     int leximin_rounds;      /* rounds after the first minmax that lowered a maximum */
     int budget_rounds;       /* decomposition: times phases 1 and 2 ran again because budget rows joined */
     int budget_rows;         /* decomposition: budget rows in the master at the end (of the stages with freezable actions) */
+    long long master_iterations; /* decomposition: lp_solve's simplex iterations on its masters, every phase */
     double max_ratio;        /* phase 3's objective: the largest per-action ratio after rounding (snap_ratios); phase 2's when not run */
     bool balance_incomplete; /* phase 3 ran past --lp-timeout: the plan is phase 2's (optimal T* and total), not balanced */
     bool balance_failed;     /* lp_solve failed on phase 3's first solve (whole LP; warned): phase 2's plan as well */
@@ -183,5 +184,8 @@ tfc_status lp_problem_headroom(size_t rows, size_t cols, size_t nonzeros, diag_l
 #define LP_SOLVE_ITER_PER 100LL
 struct _lprec;
 int lp_problem_solve(struct _lprec *lp);
+/* The same with at most max_iter iterations (a warm start that would take
+ * more than a solve from scratch: lp_dw.c's masters). */
+int lp_problem_solve_within(struct _lprec *lp, long long max_iter);
 
 #endif
