@@ -371,6 +371,21 @@ typedef enum { RUN_OPTIMAL, RUN_BELOW, RUN_ABOVE, RUN_NUMERIC, RUN_TIMEOUT, RUN_
 
 typedef enum { MASTER_SOLVED, MASTER_UNSOLVED, MASTER_ERROR } master_result;
 
+/* The master built afresh from the pool, without lp_solve's scaling (its
+ * tolerances then hold on the master's own values); polished kept. */
+static bool master_rebuild_unscaled(dw *w, master *m)
+{
+    lp_phase ph = m->phase;
+    double lim = m->t_lim;
+    bool polished = m->polished;
+    master_free(m);
+    if (!master_make(w, m, ph, lim))
+        return false;
+    m->polished = polished;
+    set_scaling(m->lp, SCALE_NONE);
+    return true;
+}
+
 /* Step 1 of a round, the robust master re-solve. The last basis can
  * mislead lp_solve on this small but very degenerate LP (columns exactly
  * at a row's bound), or stall it (past DW_WARM_ITER_*): once more from
@@ -390,12 +405,8 @@ static master_result master_resolve(dw *w, master *m, int *ret)
         *ret = lp_problem_solve(m->lp);
         w->master_iters += (long long)get_total_iter(m->lp);
         if (*ret != OPTIMAL) {
-            lp_phase ph = m->phase;
-            double lim = m->t_lim;
-            master_free(m);
-            if (!master_make(w, m, ph, lim))
+            if (!master_rebuild_unscaled(w, m))
                 return MASTER_ERROR;
-            set_scaling(m->lp, SCALE_NONE);
             set_simplextype(m->lp, SIMPLEX_PRIMAL_PRIMAL);
             *ret = lp_problem_solve(m->lp);
             w->master_iters += (long long)get_total_iter(m->lp);
@@ -487,7 +498,10 @@ typedef enum { NEXT_ADD, NEXT_REPRICE, NEXT_POLISH, NEXT_STOP } next_step;
  * smoothing centre. NEXT_STOP with *res once the bound passes `above`,
  * meets the master's objective (to DW_RC_TOL), or the column prices out
  * only by noise; NEXT_REPRICE when the column did not price out at the
- * master's own prices (mispriced: the next round prices there); else
+ * master's own prices (mispriced: the next round prices there);
+ * NEXT_POLISH when, in phase 1 or 2, one the pool holds prices out at the
+ * master's own prices beyond the noise: its prices are wrong, and the
+ * master is rebuilt unscaled once (give_up the second time); else
  * NEXT_ADD: the column joins the master. */
 static next_step convergence_test(dw *w, const master *m, lp_phase phase, const round_vals *r, double above,
                                   double *lb, run_result *res)
@@ -649,13 +663,9 @@ static run_result run_phase(dw *w, master *m, lp_phase phase, double below, doub
             res = RUN_STALLED;
             break;
         }
-        if (next == NEXT_POLISH) {
-            lp_phase ph = m->phase;
-            double lim = m->t_lim;
-            master_free(m);
-            if (!master_make(w, m, ph, lim))
+        if (next == NEXT_POLISH) { /* its prices, re-solved unscaled, at the next round */
+            if (!master_rebuild_unscaled(w, m))
                 break;
-            set_scaling(m->lp, SCALE_NONE);
             m->polished = true;
             mispriced = true;
             continue;
