@@ -931,13 +931,8 @@ static tfc_status decompose_file(const char *name, lp_stats *st, double *baselin
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/specs/%s", TFC_SOURCE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "%s", path);
-    static char yaml[1 << 16];
-    size_t n = fread(yaml, 1, sizeof yaml - 1, f);
-    fclose(f);
-    cr_assert(n > 0 && n < sizeof yaml - 1, "%s", path);
-    yaml[n] = '\0';
+    char *yaml = read_text_file(path);
+    cr_assert(yaml, "%s", path);
     loaded l;
     plan *pl = build_with(&l, yaml, POLICY_NONE, false);
     lp_problem pb = plan_lp_problem(pl);
@@ -954,6 +949,7 @@ static tfc_status decompose_file(const char *name, lp_stats *st, double *baselin
     free(x);
     arena_free(&mem);
     loaded_free(&l);
+    free(yaml);
     return r;
 }
 

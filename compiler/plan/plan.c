@@ -208,9 +208,7 @@ static real_text be_text(double be, double beta)
     return real_apart(be, beta);
 }
 
-/* The beta a reason names, on its side of the break-even beside it (none:
- * be < 0), so "pays at beta 0.8477: break-even 0.848" reads as it is. */
-static real_text beta_text(double beta, double be)
+real_text plan_beta_text(double beta, double be)
 {
     return be >= 0.0 ? real_apart(beta, be) : real_brief(beta);
 }
@@ -287,7 +285,7 @@ static void plan_ttq(plan *p)
                                                                          p->ttq_lr_ratio, p->ttq_optimizer)
                                                        : -1.0;
     p->ttq_rescale = p->ttq_beta < TTQ_RESCALE_BELOW;
-    real_text beta = beta_text(p->ttq_beta, p->ttq_break_even), cap = real_shortest(sp->freeze.max_ratio);
+    real_text beta = plan_beta_text(p->ttq_beta, p->ttq_break_even), cap = real_shortest(sp->freeze.max_ratio);
     if (!(p->ttq_frozen_share > 0.0))
         snprintf(p->ttq_reason, sizeof p->ttq_reason, "nothing is frozen at cap %s", cap.s);
     else if (!((double)sp->training.steps > w))
@@ -501,11 +499,11 @@ static tfc_status choose_cap(const spec *sp, const plan_options *opt_in, arena *
         late_note(reason, cap, sp, w); /* every cap predicts 1: 0 is kept */
     else if (best > 0)
         snprintf(reason, cap, "cap %s predicts the best time to quality of caps 0 to 1 at beta %s: %sx (break-even %s)",
-                 real_shortest(c->freeze.max_ratio).s, beta_text(beta, be[best]).s, real_apart(speed[best], 1.0).s,
+                 real_shortest(c->freeze.max_ratio).s, plan_beta_text(beta, be[best]).s, real_apart(speed[best], 1.0).s,
                  be_text(be[best], beta).s);
     else {
         int n = easiest > 0 ? snprintf(reason, cap, "freezing does not pay at beta %s: break-even %s at cap %s",
-                                       beta_text(beta, be[easiest]).s, be_text(be[easiest], beta).s,
+                                       plan_beta_text(beta, be[easiest]).s, be_text(be[easiest], beta).s,
                                        real_shortest((double)easiest / PLAN_AUTO_CAPS).s)
                             : snprintf(reason, cap, "freezing does not pay at beta %s: no cap shortens the step",
                                        real_brief(beta).s);

@@ -11,6 +11,7 @@
 #include "dag.h"
 #include "diag.h"
 #include "lp_freeze.h"
+#include "real.h"
 #include "sched.h"
 #include "sim.h"
 #include "spec.h"
@@ -110,6 +111,11 @@ typedef struct plan {
     uint64_t *act_peak_bytes;
     bool act_bytes_known;
 } plan;
+
+/* A beta as the time-to-quality reasons write it: on its side of the
+ * break-even written beside it (none: be < 0), so "pays at beta 0.8477:
+ * break-even 0.848" reads as it is. */
+real_text plan_beta_text(double beta, double be);
 
 /* The step tfc predicts, nothing frozen or under the policy: on the shared
  * processors when there are fewer than ranks (pipeline.processors), else

@@ -47,8 +47,7 @@ void plan_print_text(const plan *p, FILE *f)
                 s->ranks);
     if (p->ttq_known) {
         fprintf(f, "time to quality     %10sx predicted (beta %s; %s)\n", real_fixed_apart(p->ttq_speedup, 4, 1.0).s,
-                (p->ttq_break_even >= 0.0 ? real_apart(p->ttq_beta, p->ttq_break_even) : real_brief(p->ttq_beta)).s,
-                p->ttq_reason); /* the beta as the reason writes it beside its break-even */
+                plan_beta_text(p->ttq_beta, p->ttq_break_even).s, p->ttq_reason);
         if (p->ttq_frozen_share > 0.0)
             fprintf(f, "at most             %10sx at any learning rate (lr_ratio 0: the rate, not the noise, limits "
                        "the run; optimiser %s%s%s)\n",
